@@ -1,0 +1,286 @@
+// crawlrank/page_db.h: the page database, a crawl's link graph and per-page metadata on LMDB.
+//
+// A PageDb is one directory. It maps each canonical URL (by its 64-bit fingerprint, see
+// url.h) to a page record and a dense page id (0, 1, 2, ... in discovery order), and each
+// crawled page id to the set of page ids it links to. The on-disk format is versioned and
+// written down in docs/format.md.
+//
+// Concurrency: one writer process at a time (a second writer gets FailedPrecondition);
+// any number of read-only opens in other processes, which see consistent snapshots while
+// the writer continues. Within a process a PageDb is thread-safe: writes are serialised,
+// reads run concurrently.
+//
+// Caveats, as LMDB's own (see lmdb.h):
+//   - A Snapshot pins the pages it can see: keep snapshots short-lived or the file grows.
+//   - The map grows by itself when full; growing needs every Snapshot of this process
+//     closed, so a writer thread must not hold one while it writes.
+//   - Durability is an explicit choice (PageDbOptions::durability). With any setting, a
+//     crash of the process loses nothing a call reported as done; the setting decides
+//     what an operating-system crash or power loss can take.
+#ifndef CRAWLRANK_PAGE_DB_H_
+#define CRAWLRANK_PAGE_DB_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "crawlrank/status.h"
+#include "crawlrank/url.h"
+
+namespace crawlrank {
+
+// The newest on-disk format this library reads and writes.
+inline constexpr uint32_t kPageDbFormatVersion = 1;
+
+enum class Durability : uint8_t {
+  // fsync at every commit: nothing reported done is lost even on power loss. Slowest for
+  // many small writes (one fsync each).
+  kSync,
+  // Commits are not fsynced; a background thread fsyncs at most `sync_interval` after a
+  // commit. An OS crash or power loss may lose the last interval of writes (and, on file
+  // systems that reorder writes, LMDB warns it may damage the file).
+  kPeriodic,
+  // Never fsync (bulk loads you can redo). The OS writes back when it likes.
+  kNone,
+};
+
+struct PageDbOptions {
+  // Create the directory and an empty DB when `path` holds none. Default: true.
+  bool create_if_missing = true;
+  // Fail with AlreadyExists when a DB is already there. Default: false.
+  bool error_if_exists = false;
+  // Open for reading only: takes no writer lock, so it works beside a running writer.
+  bool read_only = false;
+  // Size of the LMDB map when the DB is opened for writing. The map doubles whenever it
+  // fills, so this only saves a few early resizes. The file grows with the data, not with
+  // the map. Default: 256 MiB.
+  uint64_t initial_map_size = uint64_t{256} << 20;
+  // See Durability. Default: kPeriodic with a 1 s interval ("durable within a second").
+  Durability durability = Durability::kPeriodic;
+  std::chrono::milliseconds sync_interval{1000};
+  // Canonicalisation profile of a new DB. An existing DB keeps the profile it was created
+  // with (changing it would change every key); this field is then ignored.
+  UrlProfile url_profile = UrlProfile::kRfc3986;
+};
+
+// An outgoing link of a crawled page.
+struct Link {
+  std::string url;    // absolute (resolve hrefs with ResolveUrl first)
+  float score = 0.f;  // link score; a page's link score is the max over its in-links
+};
+
+// What a crawler reports about one fetched page.
+struct CrawledPage {
+  std::string url;                // absolute; canonicalised with the DB's profile
+  int64_t crawl_time_ms = 0;      // Unix time of the fetch in ms; 0 means now
+  float content_score = 0.f;      // the caller's relevance score of the content
+  uint64_t content_hash = 0;      // hash of the content, to count changes on recrawl
+  uint16_t http_status = 200;     // last HTTP status
+  std::vector<Link> links;        // out-links; repeats are stored once
+};
+
+// Everything the DB knows about one page.
+struct PageRecord {
+  uint64_t fingerprint = 0;      // UrlFingerprint(url)
+  uint32_t id = 0;               // dense id, in discovery order
+  std::string url;               // canonical URL
+  uint32_t depth = 0;            // link distance from a crawled-first page at discovery
+  uint64_t discovered_from = 0;  // fingerprint of the page that linked here first; 0: none
+  int64_t first_crawl_ms = 0;    // 0 when never crawled
+  int64_t last_crawl_ms = 0;
+  uint32_t n_crawls = 0;
+  uint32_t n_changes = 0;        // recrawls whose content hash differed from the last one
+  float content_score = 0.f;
+  float link_score = 0.f;        // max over in-links
+  uint64_t content_hash = 0;
+  uint16_t http_status = 0;      // 0 when never crawled
+  uint32_t n_errors = 0;
+
+  bool crawled() const { return n_crawls > 0; }
+  friend bool operator==(const PageRecord&, const PageRecord&) = default;
+};
+
+struct PageDbCounters {
+  uint64_t pages = 0;          // known pages (crawled or only linked to)
+  uint64_t crawled_pages = 0;  // pages crawled at least once
+  uint64_t edges = 0;          // stored links
+};
+
+// Links of a page that could not be stored, and why; filled by PageDb::Add when asked.
+struct AddReport {
+  struct Rejected {
+    std::string url;
+    Status reason;
+  };
+  std::vector<Rejected> rejected_links;
+};
+
+// A set of writes applied atomically by PageDb::Write: all or none.
+class WriteBatch {
+ public:
+  // Records a fetched page and replaces its out-links.
+  void AddCrawled(CrawledPage page) { ops_.push_back(Op{std::move(page), false}); }
+  // Records the out-links of `source_url` without counting a crawl (graph import).
+  void AddLinks(std::string source_url, std::vector<Link> links) {
+    ops_.push_back(Op{CrawledPage{std::move(source_url), 0, 0.f, 0, 0, std::move(links)}, true});
+  }
+  // Restores a page exactly (page_db_load). REQUIRES: record.id is the next free id.
+  void RestorePage(PageRecord record) { restores_.push_back(std::move(record)); }
+  // Replaces the out-links of page `source` by `targets` (page ids; page_db_load).
+  void RestoreLinks(uint32_t source, std::vector<uint32_t> targets) {
+    restore_links_.push_back({source, std::move(targets)});
+  }
+  size_t size() const { return ops_.size() + restores_.size() + restore_links_.size(); }
+  void Clear() { ops_.clear(); restores_.clear(); restore_links_.clear(); }
+
+ private:
+  friend class PageDb;
+  struct Op {
+    CrawledPage page;
+    bool links_only;  // AddLinks: no crawl is counted
+  };
+  std::vector<Op> ops_;
+  std::vector<PageRecord> restores_;
+  std::vector<std::pair<uint32_t, std::vector<uint32_t>>> restore_links_;
+};
+
+class PageDb;
+
+// Iterates the links of a Snapshot in source id order, one source page at a time.
+//   for (EdgeCursor c = snapshot.Edges(); c.Valid(); c.Next()) use(c.source(), c.targets());
+//   if (!c.status().ok()) ...
+class EdgeCursor {
+ public:
+  EdgeCursor(EdgeCursor&&) noexcept;
+  EdgeCursor& operator=(EdgeCursor&&) noexcept;
+  ~EdgeCursor();
+
+  bool Valid() const { return valid_; }
+  // REQUIRES: Valid().
+  void Next();
+  uint32_t source() const { return source_; }
+  // Targets in increasing id order; valid until Next().
+  std::span<const uint32_t> targets() const { return targets_; }
+  // Not OK when iteration stopped on damaged data.
+  const Status& status() const { return status_; }
+
+ private:
+  friend class Snapshot;
+  struct Impl;
+  explicit EdgeCursor(std::unique_ptr<Impl> impl);
+  void Load();
+  std::unique_ptr<Impl> impl_;
+  bool valid_ = false;
+  uint32_t source_ = 0;
+  std::vector<uint32_t> targets_;
+  Status status_;
+};
+
+// A consistent read-only view of a PageDb at one moment (an LMDB read transaction).
+// Move-only; keep it short-lived (see the caveats at the top of this file).
+class Snapshot {
+ public:
+  Snapshot(Snapshot&&) noexcept;
+  Snapshot& operator=(Snapshot&&) noexcept;
+  ~Snapshot();
+
+  const PageDbCounters& counters() const { return counters_; }
+
+  // Look-ups. NotFound when the page is not in the DB.
+  Result<PageRecord> Find(uint64_t fingerprint) const;
+  Result<PageRecord> FindId(uint32_t id) const;
+  // Canonicalises `url` with the DB's profile first.
+  Result<PageRecord> FindUrl(std::string_view url) const;
+  // Returns the out-links (page ids) of page `id`; empty when it has none.
+  Result<std::vector<uint32_t>> Links(uint32_t id) const;
+
+  // Calls `fn` for every page in id order; stops at the first non-OK status and returns it.
+  Status ForEachPage(const std::function<Status(const PageRecord&)>& fn) const;
+
+  // Streams every link, grouped by source, in source id order.
+  EdgeCursor Edges() const;
+
+ private:
+  friend class PageDb;
+  struct Impl;
+  explicit Snapshot(std::unique_ptr<Impl> impl, PageDbCounters counters);
+  std::unique_ptr<Impl> impl_;
+  PageDbCounters counters_;
+};
+
+// Facts about a DB: the header and the counters.
+struct PageDbInfo {
+  std::string path;
+  uint32_t format_version = 0;
+  UrlProfile url_profile = UrlProfile::kRfc3986;
+  std::string hash;            // e.g. "xxh3-64 seed 0"
+  int64_t created_ms = 0;
+  PageDbCounters counters;
+  uint64_t map_size = 0;       // current LMDB map size in bytes
+  uint64_t file_bytes = 0;     // size of data.mdb
+  uint64_t links_bytes = 0;    // bytes of LMDB pages holding the links table
+  uint64_t pages_bytes = 0;    // bytes of LMDB pages holding the pages table
+};
+
+class PageDb {
+ public:
+  // Opens (or creates, per options) the PageDb in directory `path`.
+  // Errors: NotFound (no DB and !create_if_missing), AlreadyExists (error_if_exists),
+  // FailedPrecondition (not a PageDB, unknown format version, writer lock held elsewhere),
+  // IoError, DataLoss (damaged file).
+  static Result<std::unique_ptr<PageDb>> Open(const std::string& path,
+                                              const PageDbOptions& options = {});
+
+  PageDb(const PageDb&) = delete;
+  PageDb& operator=(const PageDb&) = delete;
+  // Stops the background sync and syncs once more (unless Durability::kNone).
+  ~PageDb();
+
+  const std::string& path() const;
+  UrlProfile url_profile() const;
+  bool read_only() const;
+
+  // Records one fetched page and its out-links in one transaction. A link that cannot be
+  // canonicalised, or whose fingerprint collides with another URL's, is skipped and listed
+  // in `report` when given. The page's own URL failing is an error (InvalidArgument, or
+  // AlreadyExists for a fingerprint collision) and nothing is written.
+  Status Add(const CrawledPage& page, AddReport* report = nullptr);
+  // Records many pages in one transaction: much faster than one Add each.
+  Status AddBatch(std::span<const CrawledPage> pages, AddReport* report = nullptr);
+  // Applies a WriteBatch atomically.
+  Status Write(const WriteBatch& batch, AddReport* report = nullptr);
+
+  // Forces everything committed so far to stable storage.
+  Status Sync();
+
+  // Opens a consistent read view.
+  Result<Snapshot> NewSnapshot() const;
+
+  // Convenience look-ups, each in its own snapshot.
+  Result<PageRecord> Find(uint64_t fingerprint) const;
+  Result<PageRecord> FindUrl(std::string_view url) const;
+  Result<PageRecord> FindId(uint32_t id) const;
+
+  // The header, counters and sizes.
+  Result<PageDbInfo> Info() const;
+
+  // Checks every invariant of the stored data (ids dense and matching their records,
+  // links decodable and pointing at existing ids, counters equal to what is stored).
+  // Reads everything: O(pages + links). DataLoss naming the first broken key otherwise.
+  Status Check() const;
+
+  struct Impl;
+
+ private:
+  explicit PageDb(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace crawlrank
+
+#endif  // CRAWLRANK_PAGE_DB_H_

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages crawlrank builds and tests with (skips what is there).
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config git
+  liblmdb-dev lmdb-utils libxxhash-dev libcurl4-openssl-dev libpsl-dev libidn2-dev
+  libgtest-dev libcli11-dev nlohmann-json3-dev
+  python3 python3-pytest python3-w3lib python3-networkx
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "install-deps: installing ${missing[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -1,0 +1,858 @@
+#include "crawlrank/page_db.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <unordered_map>
+
+#include "coding.h"
+#include "page_db_impl.h"
+#include "page_record.h"
+
+namespace crawlrank {
+namespace {
+
+using lmdb::Val;
+using lmdb::View;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string ErrnoText() { return std::strerror(errno); }
+
+struct Key32 {
+  explicit Key32(uint32_t v) { coding::EncodeBigEndian32(v, bytes); }
+  MDB_val val() { return MDB_val{4, bytes}; }
+  char bytes[4];
+};
+struct Key64 {
+  explicit Key64(uint64_t v) { coding::EncodeBigEndian64(v, bytes); }
+  MDB_val val() { return MDB_val{8, bytes}; }
+  char bytes[8];
+};
+
+std::string Fixed64Value(uint64_t v) {
+  std::string s;
+  coding::PutFixed64(s, v);
+  return s;
+}
+
+// Reads a string value from `meta`; NotFound when absent.
+Result<std::string_view> GetMeta(MDB_txn* txn, MDB_dbi meta, std::string_view key,
+                                 const std::string& path) {
+  MDB_val k = Val(key), v;
+  const int rc = mdb_get(txn, meta, &k, &v);
+  if (rc != 0) return lmdb::Error(rc, "read meta key " + std::string(key) + " of", path);
+  return View(v);
+}
+
+Result<uint64_t> GetMetaU64(MDB_txn* txn, MDB_dbi meta, std::string_view key,
+                            const std::string& path) {
+  CRAWLRANK_ASSIGN_OR_RETURN(std::string_view value, GetMeta(txn, meta, key, path));
+  uint64_t v;
+  if (!coding::GetFixed64(value, &v) || !value.empty()) {
+    return DataLossError("PageDB \"" + path + "\": meta key " + std::string(key) + " damaged");
+  }
+  return v;
+}
+
+// Number of entries in an encoded link list: one varint ends at each byte < 0x80.
+uint64_t CountLinks(std::string_view value) {
+  return static_cast<uint64_t>(
+      std::count_if(value.begin(), value.end(), [](char c) { return (c & 0x80) == 0; }));
+}
+
+Status NotAPageDb(const std::string& path, std::string_view why) {
+  return FailedPreconditionError("open PageDB \"" + path + "\": not a crawlrank PageDB (" +
+                                 std::string(why) + ")");
+}
+
+}  // namespace
+
+UniqueFd::~UniqueFd() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading
+
+Result<lmdb::Txn> PageDb::Impl::BeginRead(std::shared_lock<std::shared_timed_mutex>& lock) const {
+  for (int attempt = 0;; ++attempt) {
+    lock = std::shared_lock(map_mutex);
+    MDB_txn* raw = nullptr;
+    const int rc = mdb_txn_begin(env.get(), nullptr, MDB_RDONLY, &raw);
+    if (rc == 0) {
+      mdb_txn_abort(raw);  // re-begun below through the RAII wrapper
+      return lmdb::Txn::Begin(env.get(), MDB_RDONLY, path);
+    }
+    if (rc != MDB_MAP_RESIZED || attempt >= 3) return lmdb::Error(rc, "begin read of", path);
+    // The writer process grew the map: adopt its size. Needs no live txn in this process.
+    lock.unlock();
+    std::unique_lock exclusive(map_mutex);
+    const int resize_rc = mdb_env_set_mapsize(env.get(), 0);
+    if (resize_rc != 0) return lmdb::Error(resize_rc, "follow map resize of", path);
+  }
+}
+
+Result<PageDbCounters> PageDb::Impl::ReadCounters(MDB_txn* txn) const {
+  PageDbCounters c;
+  CRAWLRANK_ASSIGN_OR_RETURN(c.pages, GetMetaU64(txn, meta, kMetaPages, path));
+  CRAWLRANK_ASSIGN_OR_RETURN(c.crawled_pages, GetMetaU64(txn, meta, kMetaCrawledPages, path));
+  CRAWLRANK_ASSIGN_OR_RETURN(c.edges, GetMetaU64(txn, meta, kMetaEdges, path));
+  return c;
+}
+
+Result<PageRecord> Snapshot::Impl::Get(uint64_t fingerprint) const {
+  Key64 key(fingerprint);
+  MDB_val k = key.val(), v;
+  const int rc = mdb_get(txn.get(), db->pages, &k, &v);
+  if (rc == MDB_NOTFOUND) {
+    return NotFoundError("page \"" + FormatFingerprint(fingerprint) + "\": not in PageDB \"" +
+                         db->path + "\"");
+  }
+  if (rc != 0) return lmdb::Error(rc, "read page " + FormatFingerprint(fingerprint) + " of", db->path);
+  PageRecord record;
+  CRAWLRANK_RETURN_IF_ERROR(DecodePageRecord(fingerprint, View(v), &record));
+  return record;
+}
+
+Result<uint64_t> Snapshot::Impl::FingerprintOf(uint32_t id) const {
+  Key32 key(id);
+  MDB_val k = key.val(), v;
+  const int rc = mdb_get(txn.get(), db->ids, &k, &v);
+  if (rc == MDB_NOTFOUND) {
+    return NotFoundError("page id " + std::to_string(id) + ": not in PageDB \"" + db->path + "\"");
+  }
+  if (rc != 0) return lmdb::Error(rc, "read id " + std::to_string(id) + " of", db->path);
+  std::string_view value = View(v);
+  uint64_t fingerprint;
+  if (!coding::GetFixed64(value, &fingerprint) || !value.empty()) {
+    return DataLossError("ids entry " + std::to_string(id) + " of \"" + db->path + "\": damaged");
+  }
+  return fingerprint;
+}
+
+Snapshot::Snapshot(std::unique_ptr<Impl> impl, PageDbCounters counters)
+    : impl_(std::move(impl)), counters_(counters) {}
+Snapshot::Snapshot(Snapshot&&) noexcept = default;
+Snapshot& Snapshot::operator=(Snapshot&&) noexcept = default;
+Snapshot::~Snapshot() = default;
+
+Result<PageRecord> Snapshot::Find(uint64_t fingerprint) const { return impl_->Get(fingerprint); }
+
+Result<PageRecord> Snapshot::FindId(uint32_t id) const {
+  CRAWLRANK_ASSIGN_OR_RETURN(uint64_t fingerprint, impl_->FingerprintOf(id));
+  return impl_->Get(fingerprint);
+}
+
+Result<PageRecord> Snapshot::FindUrl(std::string_view url) const {
+  CRAWLRANK_ASSIGN_OR_RETURN(std::string canonical, CanonicalizeUrl(url, impl_->db->profile));
+  auto record = impl_->Get(UrlFingerprint(canonical));
+  if (record.ok() && record->url != canonical) {
+    return NotFoundError("URL \"" + canonical + "\": not in PageDB (its fingerprint belongs to \"" +
+                         record->url + "\")");
+  }
+  if (!record.ok() && record.status().code() == StatusCode::kNotFound) {
+    return NotFoundError("URL \"" + canonical + "\": not in PageDB \"" + impl_->db->path + "\"");
+  }
+  return record;
+}
+
+Result<std::vector<uint32_t>> Snapshot::Links(uint32_t id) const {
+  Key32 key(id);
+  MDB_val k = key.val(), v;
+  std::vector<uint32_t> targets;
+  const int rc = mdb_get(impl_->txn.get(), impl_->db->links, &k, &v);
+  if (rc == MDB_NOTFOUND) return targets;
+  if (rc != 0) return lmdb::Error(rc, "read links of page " + std::to_string(id) + " in", impl_->db->path);
+  CRAWLRANK_RETURN_IF_ERROR(DecodeLinks(id, View(v), &targets));
+  return targets;
+}
+
+Status Snapshot::ForEachPage(const std::function<Status(const PageRecord&)>& fn) const {
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
+                             lmdb::Cursor::Open(impl_->txn.get(), impl_->db->ids, impl_->db->path));
+  MDB_val k, v;
+  for (int rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_FIRST); rc != MDB_NOTFOUND;
+       rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_NEXT)) {
+    if (rc != 0) return lmdb::Error(rc, "iterate ids of", impl_->db->path);
+    if (k.mv_size != 4 || v.mv_size != 8) {
+      return DataLossError("ids table of \"" + impl_->db->path + "\": entry of wrong size");
+    }
+    const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
+    std::string_view value = View(v);
+    uint64_t fingerprint;
+    (void)coding::GetFixed64(value, &fingerprint);
+    CRAWLRANK_ASSIGN_OR_RETURN(PageRecord record, impl_->Get(fingerprint));
+    if (record.id != id) {
+      return DataLossError("page \"" + FormatFingerprint(fingerprint) + "\" has id " +
+                           std::to_string(record.id) + " but is listed under id " +
+                           std::to_string(id));
+    }
+    CRAWLRANK_RETURN_IF_ERROR(fn(record));
+  }
+  return Status::Ok();
+}
+
+struct EdgeCursor::Impl {
+  lmdb::Cursor cursor;
+  std::string path;
+};
+
+EdgeCursor::EdgeCursor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+EdgeCursor::EdgeCursor(EdgeCursor&&) noexcept = default;
+EdgeCursor& EdgeCursor::operator=(EdgeCursor&&) noexcept = default;
+EdgeCursor::~EdgeCursor() = default;
+
+EdgeCursor Snapshot::Edges() const {
+  auto cursor = lmdb::Cursor::Open(impl_->txn.get(), impl_->db->links, impl_->db->path);
+  if (!cursor.ok()) {
+    EdgeCursor failed(nullptr);
+    failed.status_ = cursor.status();
+    return failed;
+  }
+  EdgeCursor edges(std::make_unique<EdgeCursor::Impl>(
+      EdgeCursor::Impl{std::move(cursor).value(), impl_->db->path}));
+  MDB_val k, v;
+  const int rc = mdb_cursor_get(edges.impl_->cursor.get(), &k, &v, MDB_FIRST);
+  if (rc == 0) {
+    edges.valid_ = true;
+    edges.Load();
+  } else if (rc != MDB_NOTFOUND) {
+    edges.status_ = lmdb::Error(rc, "iterate links of", impl_->db->path);
+  }
+  return edges;
+}
+
+void EdgeCursor::Load() {
+  MDB_val k, v;
+  int rc = mdb_cursor_get(impl_->cursor.get(), &k, &v, MDB_GET_CURRENT);
+  if (rc != 0) {
+    status_ = lmdb::Error(rc, "read links of", impl_->path);
+  } else if (k.mv_size != 4) {
+    status_ = DataLossError("links table of \"" + impl_->path + "\": key of wrong size");
+  } else {
+    source_ = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
+    status_ = DecodeLinks(source_, View(v), &targets_);
+  }
+  if (!status_.ok()) {
+    valid_ = false;
+    targets_.clear();
+  }
+}
+
+void EdgeCursor::Next() {
+  MDB_val k, v;
+  const int rc = mdb_cursor_get(impl_->cursor.get(), &k, &v, MDB_NEXT);
+  if (rc == 0) {
+    Load();
+    return;
+  }
+  valid_ = false;
+  targets_.clear();
+  if (rc != MDB_NOTFOUND) status_ = lmdb::Error(rc, "iterate links of", impl_->path);
+}
+
+Result<Snapshot> PageDb::NewSnapshot() const {
+  auto impl = std::make_unique<Snapshot::Impl>();
+  impl->db = impl_.get();
+  CRAWLRANK_ASSIGN_OR_RETURN(impl->txn, impl_->BeginRead(impl->lock));
+  CRAWLRANK_ASSIGN_OR_RETURN(PageDbCounters counters, impl_->ReadCounters(impl->txn.get()));
+  return Snapshot(std::move(impl), counters);
+}
+
+Result<PageRecord> PageDb::Find(uint64_t fingerprint) const {
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, NewSnapshot());
+  return snapshot.Find(fingerprint);
+}
+Result<PageRecord> PageDb::FindUrl(std::string_view url) const {
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, NewSnapshot());
+  return snapshot.FindUrl(url);
+}
+Result<PageRecord> PageDb::FindId(uint32_t id) const {
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, NewSnapshot());
+  return snapshot.FindId(id);
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing
+
+namespace {
+
+// One write transaction. Index and link-score changes are applied to the writer's
+// in-memory mirror as they happen and undone by Rollback() if the transaction aborts.
+class WriteTxn {
+ public:
+  WriteTxn(PageDb::Impl& db, lmdb::Txn txn, AddReport* report)
+      : db_(db), txn_(std::move(txn)), report_(report), saved_counters_(db.counters),
+        saved_max_links_source_(db.max_links_source), first_new_id_(db.counters.pages) {}
+
+  bool map_full() const { return map_full_; }
+
+  // Records a fetched page (or, with links_only, just its out-links).
+  Status Apply(const CrawledPage& page, bool links_only);
+  Status Restore(const PageRecord& record);
+  Status RestoreLinks(uint32_t source, std::vector<uint32_t> targets);
+  // Writes the touched records, new ids and counters, and commits.
+  Status Commit();
+  // Undoes the in-memory changes of an aborted transaction.
+  void Rollback();
+
+ private:
+  struct Touched {
+    PageRecord record;
+  };
+
+  Status Check(int rc, std::string_view op) {
+    if (rc == 0) return Status::Ok();
+    if (rc == MDB_MAP_FULL) map_full_ = true;
+    return lmdb::Error(rc, op, db_.path);
+  }
+
+  // Returns the id of canonical `url`, creating the page when new. A fingerprint shared
+  // with a different URL is AlreadyExists.
+  Result<uint32_t> Resolve(std::string_view url, uint64_t fingerprint, uint32_t depth,
+                           uint64_t discovered_from, float link_score);
+  // Returns the record of id, loading it into the touched set.
+  Result<PageRecord*> Touch(uint32_t id, uint64_t fingerprint);
+  Status PutLinks(uint32_t source, std::vector<uint32_t>& targets);
+
+  PageDb::Impl& db_;
+  lmdb::Txn txn_;
+  AddReport* report_;
+  PageDbCounters saved_counters_;
+  int64_t saved_max_links_source_;
+  uint32_t first_new_id_;
+  std::vector<uint64_t> inserted_;                  // fingerprints new to the index
+  std::vector<std::pair<uint32_t, float>> old_scores_;  // (id, score before this txn)
+  std::unordered_map<uint32_t, PageRecord> touched_;
+  std::vector<uint32_t> targets_;
+  bool map_full_ = false;
+};
+
+Result<PageRecord*> WriteTxn::Touch(uint32_t id, uint64_t fingerprint) {
+  auto it = touched_.find(id);
+  if (it != touched_.end()) return &it->second;
+  Key64 key(fingerprint);
+  MDB_val k = key.val(), v;
+  CRAWLRANK_RETURN_IF_ERROR(Check(mdb_get(txn_.get(), db_.pages, &k, &v), "read page of"));
+  PageRecord record;
+  CRAWLRANK_RETURN_IF_ERROR(DecodePageRecord(fingerprint, View(v), &record));
+  return &touched_.emplace(id, std::move(record)).first->second;
+}
+
+Result<uint32_t> WriteTxn::Resolve(std::string_view url, uint64_t fingerprint, uint32_t depth,
+                                   uint64_t discovered_from, float link_score) {
+  if (const FingerprintIndex::Entry* e = db_.index.Find(fingerprint)) {
+    if (e->check != UrlCheck(url)) {
+      CRAWLRANK_ASSIGN_OR_RETURN(PageRecord * other, Touch(e->id, fingerprint));
+      return AlreadyExistsError("URL \"" + std::string(url) + "\": fingerprint " +
+                                FormatFingerprint(fingerprint) + " collides with \"" +
+                                other->url + "\"; not merged");
+    }
+    const uint32_t id = e->id;
+    if (link_score > db_.link_scores[id]) {
+      CRAWLRANK_ASSIGN_OR_RETURN(PageRecord * record, Touch(id, fingerprint));
+      if (id < first_new_id_) old_scores_.emplace_back(id, db_.link_scores[id]);
+      record->link_score = db_.link_scores[id] = link_score;
+    }
+    return id;
+  }
+  if (db_.counters.pages >= UINT32_MAX) {
+    return ResourceExhaustedError("PageDB \"" + db_.path + "\": 2^32 - 1 pages, ids exhausted");
+  }
+  const auto id = static_cast<uint32_t>(db_.counters.pages++);
+  db_.index.Insert(fingerprint, id, UrlCheck(url));
+  inserted_.push_back(fingerprint);
+  db_.link_scores.push_back(link_score);
+  PageRecord& record = touched_[id];
+  record.fingerprint = fingerprint;
+  record.id = id;
+  record.url.assign(url);
+  record.depth = depth;
+  record.discovered_from = discovered_from;
+  record.link_score = link_score;
+  return id;
+}
+
+Status WriteTxn::PutLinks(uint32_t source, std::vector<uint32_t>& targets) {
+  std::sort(targets.begin(), targets.end());
+  targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+  Key32 key(source);
+  MDB_val k = key.val(), old;
+  uint64_t old_count = 0;
+  if (static_cast<int64_t>(source) <= db_.max_links_source) {
+    const int rc = mdb_get(txn_.get(), db_.links, &k, &old);
+    if (rc == 0) {
+      old_count = CountLinks(View(old));
+    } else if (rc != MDB_NOTFOUND) {
+      return Check(rc, "read links of");
+    }
+  }
+  db_.counters.edges = db_.counters.edges - old_count + targets.size();
+  if (targets.empty()) {
+    if (old_count == 0) return Status::Ok();
+    return Check(mdb_del(txn_.get(), db_.links, &k, nullptr), "delete links in");
+  }
+  std::string value;
+  value.reserve(targets.size() * 2 + 4);
+  EncodeLinks(source, targets, &value);
+  MDB_val v = Val(value);
+  unsigned flags = 0;
+  if (static_cast<int64_t>(source) > db_.max_links_source) {
+    flags = MDB_APPEND;
+    db_.max_links_source = source;
+  }
+  return Check(mdb_put(txn_.get(), db_.links, &k, &v, flags), "write links to");
+}
+
+Status WriteTxn::Apply(const CrawledPage& page, bool links_only) {
+  CRAWLRANK_ASSIGN_OR_RETURN(std::string url, CanonicalizeUrl(page.url, db_.profile));
+  const uint64_t fingerprint = UrlFingerprint(url);
+  CRAWLRANK_ASSIGN_OR_RETURN(uint32_t id, Resolve(url, fingerprint, 0, 0, 0.f));
+  CRAWLRANK_ASSIGN_OR_RETURN(PageRecord * record, Touch(id, fingerprint));
+  if (!links_only) {
+    const int64_t when = page.crawl_time_ms != 0 ? page.crawl_time_ms : NowMs();
+    if (record->n_crawls == 0) {
+      record->first_crawl_ms = when;
+      ++db_.counters.crawled_pages;
+    } else if (record->content_hash != page.content_hash) {
+      ++record->n_changes;
+    }
+    ++record->n_crawls;
+    record->last_crawl_ms = when;
+    record->content_score = page.content_score;
+    record->content_hash = page.content_hash;
+    record->http_status = page.http_status;
+    if (page.http_status >= 400) ++record->n_errors;
+  }
+  const uint32_t depth = record->depth + 1;
+  targets_.clear();
+  for (const Link& link : page.links) {
+    auto canonical = CanonicalizeUrl(link.url, db_.profile);
+    if (!canonical.ok()) {
+      if (report_ != nullptr) report_->rejected_links.push_back({link.url, canonical.status()});
+      continue;
+    }
+    auto target = Resolve(*canonical, UrlFingerprint(*canonical), depth, fingerprint, link.score);
+    if (!target.ok()) {
+      if (target.status().code() != StatusCode::kAlreadyExists) return target.status();
+      if (report_ != nullptr) report_->rejected_links.push_back({link.url, target.status()});
+      continue;
+    }
+    targets_.push_back(*target);
+  }
+  return PutLinks(id, targets_);
+}
+
+Status WriteTxn::Restore(const PageRecord& in) {
+  CRAWLRANK_ASSIGN_OR_RETURN(std::string url, CanonicalizeUrl(in.url, db_.profile));
+  if (url != in.url) {
+    return InvalidArgumentError("restore page \"" + in.url + "\": not canonical under " +
+                                std::string(UrlProfileName(db_.profile)) + " (expected \"" +
+                                url + "\")");
+  }
+  const uint64_t fingerprint = UrlFingerprint(url);
+  if (in.fingerprint != fingerprint) {
+    return InvalidArgumentError("restore page \"" + url + "\": hash " +
+                                FormatFingerprint(in.fingerprint) + " does not match its URL (" +
+                                FormatFingerprint(fingerprint) + ")");
+  }
+  if (in.id != db_.counters.pages) {
+    return InvalidArgumentError("restore page \"" + url + "\": id " + std::to_string(in.id) +
+                                " is not the next free id " + std::to_string(db_.counters.pages));
+  }
+  if (db_.index.Find(fingerprint) != nullptr) {
+    return AlreadyExistsError("restore page \"" + url + "\": already in the PageDB");
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(uint32_t id, Resolve(url, fingerprint, in.depth,
+                                                  in.discovered_from, in.link_score));
+  touched_[id] = in;
+  if (in.crawled()) ++db_.counters.crawled_pages;
+  return Status::Ok();
+}
+
+Status WriteTxn::RestoreLinks(uint32_t source, std::vector<uint32_t> targets) {
+  const uint64_t pages = db_.counters.pages;
+  if (source >= pages) {
+    return InvalidArgumentError("restore links of page " + std::to_string(source) +
+                                ": no such page id (" + std::to_string(pages) + " pages)");
+  }
+  for (uint32_t t : targets) {
+    if (t >= pages) {
+      return InvalidArgumentError("restore link " + std::to_string(source) + " -> " +
+                                  std::to_string(t) + ": no such page id (" +
+                                  std::to_string(pages) + " pages)");
+    }
+  }
+  return PutLinks(source, targets);
+}
+
+Status WriteTxn::Commit() {
+  // Records in key order: LMDB inserts are cheapest that way.
+  std::vector<const PageRecord*> records;
+  records.reserve(touched_.size());
+  for (const auto& [id, record] : touched_) records.push_back(&record);
+  std::sort(records.begin(), records.end(), [](const PageRecord* a, const PageRecord* b) {
+    return a->fingerprint < b->fingerprint;
+  });
+  std::string value;
+  for (const PageRecord* record : records) {
+    value.clear();
+    EncodePageRecord(*record, &value);
+    Key64 key(record->fingerprint);
+    MDB_val k = key.val(), v = Val(value);
+    CRAWLRANK_RETURN_IF_ERROR(Check(mdb_put(txn_.get(), db_.pages, &k, &v, 0), "write page to"));
+  }
+  for (uint64_t id = first_new_id_; id < db_.counters.pages; ++id) {
+    const auto id32 = static_cast<uint32_t>(id);
+    Key32 key(id32);
+    const std::string fingerprint = Fixed64Value(touched_.at(id32).fingerprint);
+    MDB_val k = key.val(), v = Val(fingerprint);
+    CRAWLRANK_RETURN_IF_ERROR(Check(mdb_put(txn_.get(), db_.ids, &k, &v, MDB_APPEND), "write id to"));
+  }
+  const std::pair<std::string_view, uint64_t> counters[] = {
+      {kMetaPages, db_.counters.pages},
+      {kMetaCrawledPages, db_.counters.crawled_pages},
+      {kMetaEdges, db_.counters.edges}};
+  for (const auto& [name, count] : counters) {
+    const std::string encoded = Fixed64Value(count);
+    MDB_val k = Val(name), v = Val(encoded);
+    CRAWLRANK_RETURN_IF_ERROR(Check(mdb_put(txn_.get(), db_.meta, &k, &v, 0), "write meta to"));
+  }
+  return Check(mdb_txn_commit(txn_.Release()), "commit to");
+}
+
+void WriteTxn::Rollback() {
+  txn_.Abort();
+  for (auto it = inserted_.rbegin(); it != inserted_.rend(); ++it) db_.index.Erase(*it);
+  db_.link_scores.resize(first_new_id_);
+  for (auto it = old_scores_.rbegin(); it != old_scores_.rend(); ++it) {
+    db_.link_scores[it->first] = it->second;
+  }
+  db_.counters = saved_counters_;
+  db_.max_links_source = saved_max_links_source_;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// Opening
+
+namespace {
+
+Status GrowMap(PageDb::Impl& db) {
+  std::unique_lock lock(db.map_mutex, std::defer_lock);
+  if (!lock.try_lock_for(std::chrono::seconds(30))) {
+    return ResourceExhaustedError("grow map of PageDB \"" + db.path +
+                                  "\": snapshots of this process stayed open for 30 s");
+  }
+  MDB_envinfo info;
+  int rc = mdb_env_info(db.env.get(), &info);
+  if (rc != 0) return lmdb::Error(rc, "read map size of", db.path);
+  const uint64_t size = static_cast<uint64_t>(info.me_mapsize) * 2;
+  rc = mdb_env_set_mapsize(db.env.get(), size);
+  if (rc != 0) return lmdb::Error(rc, "grow map to " + std::to_string(size) + " bytes of", db.path);
+  return Status::Ok();
+}
+
+Status OpenTable(MDB_txn* txn, const char* name, unsigned flags, MDB_dbi* dbi,
+                 const std::string& path) {
+  const int rc = mdb_dbi_open(txn, name, flags, dbi);
+  if (rc == MDB_NOTFOUND) return NotAPageDb(path, std::string("no \"") + name + "\" table");
+  if (rc != 0) return lmdb::Error(rc, std::string("open table ") + name + " of", path);
+  return Status::Ok();
+}
+
+// Creates the tables and header of a new DB inside `txn`.
+Status CreateTables(PageDb::Impl& db, MDB_txn* txn) {
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "meta", MDB_CREATE, &db.meta, db.path));
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "pages", MDB_CREATE, &db.pages, db.path));
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "ids", MDB_CREATE, &db.ids, db.path));
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "links", MDB_CREATE, &db.links, db.path));
+  std::string version;
+  coding::PutFixed32(version, kPageDbFormatVersion);
+  const std::pair<std::string_view, std::string> header[] = {
+      {kMetaMagic, std::string(kMagicValue)},
+      {kMetaFormatVersion, version},
+      {kMetaUrlProfile, std::string(UrlProfileName(db.options.url_profile))},
+      {kMetaHash, std::string(kHashValue)},
+      {kMetaCreated, Fixed64Value(static_cast<uint64_t>(NowMs()))},
+      {kMetaPages, Fixed64Value(0)},
+      {kMetaCrawledPages, Fixed64Value(0)},
+      {kMetaEdges, Fixed64Value(0)}};
+  for (const auto& [key, value] : header) {
+    MDB_val k = Val(key), v = Val(value);
+    const int rc = mdb_put(txn, db.meta, &k, &v, 0);
+    if (rc != 0) return lmdb::Error(rc, "write header of", db.path);
+  }
+  return Status::Ok();
+}
+
+// Opens the tables of an existing DB and checks its header.
+Status OpenTables(PageDb::Impl& db, MDB_txn* txn) {
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "meta", 0, &db.meta, db.path));
+  auto magic = GetMeta(txn, db.meta, kMetaMagic, db.path);
+  if (!magic.ok() || *magic != kMagicValue) return NotAPageDb(db.path, "no crawlrank header");
+  CRAWLRANK_ASSIGN_OR_RETURN(std::string_view version_value,
+                             GetMeta(txn, db.meta, kMetaFormatVersion, db.path));
+  uint32_t version = 0;
+  if (!coding::GetFixed32(version_value, &version) || !version_value.empty()) {
+    return DataLossError("open PageDB \"" + db.path + "\": format version field damaged");
+  }
+  if (version != kPageDbFormatVersion) {
+    return FailedPreconditionError(
+        "open PageDB \"" + db.path + "\": format version " + std::to_string(version) +
+        (version > kPageDbFormatVersion ? " is newer than" : " is not supported by") +
+        " this crawlrank (it reads version " + std::to_string(kPageDbFormatVersion) + ")");
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(std::string_view hash, GetMeta(txn, db.meta, kMetaHash, db.path));
+  if (hash != kHashValue) {
+    return FailedPreconditionError("open PageDB \"" + db.path + "\": keys hashed with \"" +
+                                   std::string(hash) + "\", this crawlrank computes \"" +
+                                   std::string(kHashValue) + "\"");
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(std::string_view profile,
+                             GetMeta(txn, db.meta, kMetaUrlProfile, db.path));
+  auto parsed = ParseUrlProfile(profile);
+  if (!parsed.ok()) return DataLossError("open PageDB \"" + db.path + "\": " + parsed.status().message());
+  db.profile = *parsed;
+  CRAWLRANK_ASSIGN_OR_RETURN(uint64_t created, GetMetaU64(txn, db.meta, kMetaCreated, db.path));
+  db.created_ms = static_cast<int64_t>(created);
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "pages", 0, &db.pages, db.path));
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "ids", 0, &db.ids, db.path));
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "links", 0, &db.links, db.path));
+  return Status::Ok();
+}
+
+// Builds the writer's in-memory mirror of the committed pages.
+Status LoadWriterState(PageDb::Impl& db, MDB_txn* txn) {
+  CRAWLRANK_ASSIGN_OR_RETURN(db.counters, db.ReadCounters(txn));
+  if (db.counters.pages > UINT32_MAX) {
+    return DataLossError("open PageDB \"" + db.path + "\": page counter out of range");
+  }
+  db.index.Reserve(db.counters.pages);
+  db.link_scores.assign(db.counters.pages, 0.f);
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor pages, lmdb::Cursor::Open(txn, db.pages, db.path));
+  MDB_val k, v;
+  uint64_t n = 0;
+  for (int rc = mdb_cursor_get(pages.get(), &k, &v, MDB_FIRST); rc != MDB_NOTFOUND;
+       rc = mdb_cursor_get(pages.get(), &k, &v, MDB_NEXT), ++n) {
+    if (rc != 0) return lmdb::Error(rc, "read pages of", db.path);
+    if (k.mv_size != 8) return DataLossError("pages table of \"" + db.path + "\": bad key size");
+    PageRecord record;
+    const uint64_t fingerprint = coding::DecodeBigEndian64(static_cast<const char*>(k.mv_data));
+    CRAWLRANK_RETURN_IF_ERROR(DecodePageRecord(fingerprint, View(v), &record));
+    if (record.id >= db.counters.pages || db.index.Find(fingerprint) != nullptr) {
+      return DataLossError("page \"" + FormatFingerprint(fingerprint) + "\" of \"" + db.path +
+                           "\": id " + std::to_string(record.id) + " out of range or repeated");
+    }
+    db.index.Insert(fingerprint, record.id, UrlCheck(record.url));
+    db.link_scores[record.id] = record.link_score;
+  }
+  if (n != db.counters.pages) {
+    return DataLossError("open PageDB \"" + db.path + "\": " + std::to_string(n) +
+                         " page records but the header counts " +
+                         std::to_string(db.counters.pages));
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor links, lmdb::Cursor::Open(txn, db.links, db.path));
+  const int rc = mdb_cursor_get(links.get(), &k, &v, MDB_LAST);
+  if (rc == 0 && k.mv_size == 4) {
+    db.max_links_source = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
+  } else if (rc != 0 && rc != MDB_NOTFOUND) {
+    return lmdb::Error(rc, "read links of", db.path);
+  }
+  return Status::Ok();
+}
+
+void SyncLoop(PageDb::Impl* db, std::stop_token stop) {
+  std::unique_lock lock(db->sync_mutex);
+  while (db->sync_cv.wait(lock, stop, [db] { return db->dirty; })) {
+    // Let commits accumulate for one interval, then make them all durable at once.
+    db->sync_cv.wait_for(lock, stop, db->options.sync_interval, [] { return false; });
+    db->dirty = false;
+    lock.unlock();
+    mdb_env_sync(db->env.get(), 1);
+    lock.lock();
+  }
+}
+
+}  // namespace
+
+PageDb::PageDb(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+PageDb::~PageDb() {
+  if (impl_->syncer.joinable()) {
+    impl_->syncer.request_stop();
+    impl_->syncer.join();
+  }
+  if (!impl_->read_only() && impl_->options.durability != Durability::kNone) {
+    mdb_env_sync(impl_->env.get(), 1);
+  }
+}
+
+Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
+                                             const PageDbOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  impl->options = options;
+  const std::string where = "open PageDB \"" + path + "\"";
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) return IoError(where + ": " + ErrnoText());
+    if (options.read_only || !options.create_if_missing) {
+      return NotFoundError(where + ": no such directory");
+    }
+    if (::mkdir(path.c_str(), 0755) != 0) return IoError(where + ": mkdir: " + ErrnoText());
+  } else if (!S_ISDIR(st.st_mode)) {
+    return FailedPreconditionError(where + ": not a directory (a PageDB is a directory)");
+  }
+  const bool exists = ::stat((path + "/data.mdb").c_str(), &st) == 0;
+  if (!exists && (options.read_only || !options.create_if_missing)) {
+    return NotFoundError(where + ": no PageDB in this directory (no data.mdb)");
+  }
+  if (exists && options.error_if_exists) return AlreadyExistsError(where + ": it already exists");
+
+  if (!options.read_only) {
+    UniqueFd lock(::open((path + "/writer.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    if (lock.get() < 0) return IoError(where + ": writer.lock: " + ErrnoText());
+    if (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EWOULDBLOCK) {
+        return FailedPreconditionError(
+            where + " for writing: another process is writing it (writer.lock is held); "
+                    "open it read-only to inspect it");
+      }
+      return IoError(where + ": lock writer.lock: " + ErrnoText());
+    }
+    impl->writer_lock = std::move(lock);
+  }
+
+  unsigned flags = MDB_NOTLS;
+  if (options.read_only) flags |= MDB_RDONLY;
+  if (options.durability != Durability::kSync) flags |= MDB_NOSYNC;
+  CRAWLRANK_ASSIGN_OR_RETURN(
+      impl->env, lmdb::Env::Open(path, flags, options.read_only ? 0 : options.initial_map_size, 8));
+  int dead = 0;
+  mdb_reader_check(impl->env.get(), &dead);  // clear slots of readers that died
+
+  CRAWLRANK_ASSIGN_OR_RETURN(
+      lmdb::Txn txn, lmdb::Txn::Begin(impl->env.get(), options.read_only ? MDB_RDONLY : 0, path));
+  MDB_dbi probe;
+  const int rc = mdb_dbi_open(txn.get(), "meta", 0, &probe);
+  if (rc == MDB_NOTFOUND && !options.read_only) {
+    MDB_dbi main;
+    MDB_stat stat;
+    if (mdb_dbi_open(txn.get(), nullptr, 0, &main) != 0 || mdb_stat(txn.get(), main, &stat) != 0 ||
+        stat.ms_entries != 0) {
+      return NotAPageDb(path, "an LMDB environment without a \"meta\" table");
+    }
+    CRAWLRANK_RETURN_IF_ERROR(CreateTables(*impl, txn.get()));
+    impl->profile = options.url_profile;
+  } else if (rc != 0 && rc != MDB_NOTFOUND) {
+    return lmdb::Error(rc, "open table meta of", path);
+  } else {
+    CRAWLRANK_RETURN_IF_ERROR(OpenTables(*impl, txn.get()));
+  }
+  if (!options.read_only) CRAWLRANK_RETURN_IF_ERROR(LoadWriterState(*impl, txn.get()));
+  CRAWLRANK_RETURN_IF_ERROR(txn.Commit(path));  // keeps the table handles open
+
+  if (!options.read_only && options.durability == Durability::kPeriodic) {
+    Impl* raw = impl.get();
+    impl->syncer = std::jthread([raw](std::stop_token stop) { SyncLoop(raw, std::move(stop)); });
+  }
+  return std::unique_ptr<PageDb>(new PageDb(std::move(impl)));
+}
+
+const std::string& PageDb::path() const { return impl_->path; }
+UrlProfile PageDb::url_profile() const { return impl_->profile; }
+bool PageDb::read_only() const { return impl_->read_only(); }
+
+Status PageDb::Sync() {
+  if (impl_->read_only()) return Status::Ok();
+  const int rc = mdb_env_sync(impl_->env.get(), 1);
+  if (rc != 0) return lmdb::Error(rc, "sync", impl_->path);
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------------------
+// Writes
+
+namespace {
+
+// Runs `body` in a write transaction and commits it; on a full map, grows it and runs
+// `body` again from the start.
+Status RunWrite(PageDb::Impl& db, AddReport* report,
+                const std::function<Status(WriteTxn&)>& body) {
+  if (db.read_only()) {
+    return FailedPreconditionError("write to PageDB \"" + db.path + "\": opened read-only");
+  }
+  std::lock_guard guard(db.write_mutex);
+  for (;;) {
+    AddReport local;
+    Status status;
+    bool map_full = false;
+    {
+      std::shared_lock lock(db.map_mutex);
+      CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Txn txn, lmdb::Txn::Begin(db.env.get(), 0, db.path));
+      WriteTxn write(db, std::move(txn), report != nullptr ? &local : nullptr);
+      status = body(write);
+      if (status.ok()) status = write.Commit();
+      if (!status.ok()) {
+        map_full = write.map_full();
+        write.Rollback();
+      }
+    }
+    if (status.ok()) {
+      if (report != nullptr) {
+        std::move(local.rejected_links.begin(), local.rejected_links.end(),
+                  std::back_inserter(report->rejected_links));
+      }
+      if (db.options.durability == Durability::kPeriodic) {
+        std::lock_guard sync_guard(db.sync_mutex);
+        db.dirty = true;
+        db.sync_cv.notify_one();
+      }
+      return status;
+    }
+    if (!map_full) return status;
+    CRAWLRANK_RETURN_IF_ERROR(GrowMap(db));
+  }
+}
+
+}  // namespace
+
+Status PageDb::Write(const WriteBatch& batch, AddReport* report) {
+  return RunWrite(*impl_, report, [&batch](WriteTxn& write) {
+    for (const PageRecord& record : batch.restores_) {
+      CRAWLRANK_RETURN_IF_ERROR(write.Restore(record));
+    }
+    for (const auto& [source, targets] : batch.restore_links_) {
+      CRAWLRANK_RETURN_IF_ERROR(write.RestoreLinks(source, targets));
+    }
+    for (const WriteBatch::Op& op : batch.ops_) {
+      CRAWLRANK_RETURN_IF_ERROR(write.Apply(op.page, op.links_only));
+    }
+    return Status::Ok();
+  });
+}
+
+Status PageDb::Add(const CrawledPage& page, AddReport* report) {
+  return AddBatch(std::span<const CrawledPage>(&page, 1), report);
+}
+
+Status PageDb::AddBatch(std::span<const CrawledPage> pages, AddReport* report) {
+  return RunWrite(*impl_, report, [pages](WriteTxn& write) {
+    for (const CrawledPage& page : pages) CRAWLRANK_RETURN_IF_ERROR(write.Apply(page, false));
+    return Status::Ok();
+  });
+}
+
+}  // namespace crawlrank

@@ -1,0 +1,94 @@
+// Private state of a PageDb, shared by page_db.cc (open, write, read) and
+// page_db_check.cc (Check, Info).
+#ifndef CRAWLRANK_SRC_PAGE_DB_IMPL_H_
+#define CRAWLRANK_SRC_PAGE_DB_IMPL_H_
+
+#include <condition_variable>
+#include <mutex>
+#include <shared_mutex>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "crawlrank/page_db.h"
+#include "fingerprint_index.h"
+#include "lmdb_env.h"
+
+namespace crawlrank {
+
+// Keys of the `meta` table (docs/format.md).
+inline constexpr std::string_view kMetaMagic = "magic";
+inline constexpr std::string_view kMetaFormatVersion = "format_version";
+inline constexpr std::string_view kMetaUrlProfile = "url_profile";
+inline constexpr std::string_view kMetaHash = "hash";
+inline constexpr std::string_view kMetaCreated = "created_ms";
+inline constexpr std::string_view kMetaPages = "pages";
+inline constexpr std::string_view kMetaCrawledPages = "crawled_pages";
+inline constexpr std::string_view kMetaEdges = "edges";
+inline constexpr std::string_view kMagicValue = "crawlrank-pagedb";
+inline constexpr std::string_view kHashValue = "xxh3-64 seed 0";
+
+// Closes a file descriptor on destruction.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  UniqueFd& operator=(UniqueFd&& o) noexcept {
+    std::swap(fd_, o.fd_);
+    return *this;
+  }
+  ~UniqueFd();
+  int get() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+};
+
+struct PageDb::Impl {
+  std::string path;
+  PageDbOptions options;
+  UrlProfile profile = UrlProfile::kRfc3986;
+  int64_t created_ms = 0;
+  UniqueFd writer_lock;  // flock'ed by the one writer process
+  lmdb::Env env;
+  MDB_dbi meta = 0, pages = 0, ids = 0, links = 0;
+
+  // Every live transaction of this process holds this shared; resizing the map (which
+  // remaps it) holds it exclusively.
+  mutable std::shared_timed_mutex map_mutex;
+
+  // Writer state, guarded by write_mutex. The index and link scores mirror the committed
+  // `pages` table so that a link target resolves without an LMDB read.
+  std::mutex write_mutex;
+  FingerprintIndex index;
+  std::vector<float> link_scores;  // by page id
+  PageDbCounters counters;
+  int64_t max_links_source = -1;  // highest key in `links`, to append in order
+
+  // Durability::kPeriodic: a thread fsyncs at most sync_interval after a commit.
+  std::mutex sync_mutex;
+  std::condition_variable_any sync_cv;
+  bool dirty = false;
+  std::jthread syncer;
+
+  bool read_only() const { return options.read_only; }
+  // Begins a read transaction, following a map resized by the writer process.
+  Result<lmdb::Txn> BeginRead(std::shared_lock<std::shared_timed_mutex>& lock) const;
+  Result<PageDbCounters> ReadCounters(MDB_txn* txn) const;
+};
+
+struct Snapshot::Impl {
+  // Destroyed in reverse order: the transaction ends before the lock is released.
+  std::shared_lock<std::shared_timed_mutex> lock;
+  lmdb::Txn txn;
+  const PageDb::Impl* db = nullptr;
+
+  Result<PageRecord> Get(uint64_t fingerprint) const;
+  Result<uint64_t> FingerprintOf(uint32_t id) const;
+};
+
+}  // namespace crawlrank
+
+#endif  // CRAWLRANK_SRC_PAGE_DB_IMPL_H_

@@ -1,0 +1,88 @@
+#include "page_record.h"
+
+#include "coding.h"
+
+namespace crawlrank {
+
+using coding::GetFixed64;
+using coding::GetFloat;
+using coding::GetVarint32;
+using coding::GetVarint64;
+
+void EncodePageRecord(const PageRecord& r, std::string* out) {
+  coding::PutVarint32(*out, r.id);
+  coding::PutVarint32(*out, r.depth);
+  coding::PutFixed64(*out, r.discovered_from);
+  coding::PutVarint64(*out, static_cast<uint64_t>(r.first_crawl_ms));
+  coding::PutVarint64(*out, static_cast<uint64_t>(r.last_crawl_ms));
+  coding::PutVarint32(*out, r.n_crawls);
+  coding::PutVarint32(*out, r.n_changes);
+  coding::PutFloat(*out, r.content_score);
+  coding::PutFloat(*out, r.link_score);
+  coding::PutFixed64(*out, r.content_hash);
+  coding::PutVarint32(*out, r.http_status);
+  coding::PutVarint32(*out, r.n_errors);
+  coding::PutVarint32(*out, static_cast<uint32_t>(r.url.size()));
+  out->append(r.url);
+}
+
+Status DecodePageRecord(uint64_t fingerprint, std::string_view in, PageRecord* r) {
+  uint64_t first = 0, last = 0;
+  uint32_t status = 0, url_size = 0;
+  r->fingerprint = fingerprint;
+  const bool ok = GetVarint32(in, &r->id) && GetVarint32(in, &r->depth) &&
+                  GetFixed64(in, &r->discovered_from) && GetVarint64(in, &first) &&
+                  GetVarint64(in, &last) && GetVarint32(in, &r->n_crawls) &&
+                  GetVarint32(in, &r->n_changes) && GetFloat(in, &r->content_score) &&
+                  GetFloat(in, &r->link_score) && GetFixed64(in, &r->content_hash) &&
+                  GetVarint32(in, &status) && status <= UINT16_MAX &&
+                  GetVarint32(in, &r->n_errors) && GetVarint32(in, &url_size) &&
+                  in.size() == url_size && first <= INT64_MAX && last <= INT64_MAX;
+  if (!ok) {
+    return DataLossError("page record \"" + FormatFingerprint(fingerprint) +
+                         "\": damaged (truncated, overlong or out-of-range field)");
+  }
+  r->first_crawl_ms = static_cast<int64_t>(first);
+  r->last_crawl_ms = static_cast<int64_t>(last);
+  r->http_status = static_cast<uint16_t>(status);
+  r->url.assign(in);
+  return Status::Ok();
+}
+
+void EncodeLinks(uint32_t source, std::span<const uint32_t> targets, std::string* out) {
+  if (targets.empty()) return;
+  coding::PutVarint64(*out, coding::ZigZag(int64_t{targets[0]} - int64_t{source}));
+  for (size_t i = 1; i < targets.size(); ++i) {
+    coding::PutVarint32(*out, targets[i] - targets[i - 1] - 1);
+  }
+}
+
+Status DecodeLinks(uint32_t source, std::string_view in, std::vector<uint32_t>* targets) {
+  targets->clear();
+  if (in.empty()) return Status::Ok();
+  auto damaged = [source] {
+    return DataLossError("link list of page " + std::to_string(source) + ": damaged");
+  };
+  uint64_t zigzag;
+  if (!GetVarint64(in, &zigzag)) return damaged();
+  int64_t current = int64_t{source} + coding::UnZigZag(zigzag);
+  if (current < 0 || current > int64_t{UINT32_MAX}) return damaged();
+  targets->push_back(static_cast<uint32_t>(current));
+  while (!in.empty()) {
+    // Fast path: most gaps within a host fit one byte.
+    const auto byte = static_cast<uint8_t>(in[0]);
+    uint64_t gap;
+    if (byte < 0x80) {
+      gap = byte;
+      in.remove_prefix(1);
+    } else if (!GetVarint64(in, &gap)) {
+      return damaged();
+    }
+    current += static_cast<int64_t>(gap) + 1;
+    if (current > int64_t{UINT32_MAX} || gap > UINT32_MAX) return damaged();
+    targets->push_back(static_cast<uint32_t>(current));
+  }
+  return Status::Ok();
+}
+
+}  // namespace crawlrank

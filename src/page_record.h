@@ -1,0 +1,33 @@
+// Value encodings of the `pages` and `links` tables (docs/format.md, format version 1).
+#ifndef CRAWLRANK_SRC_PAGE_RECORD_H_
+#define CRAWLRANK_SRC_PAGE_RECORD_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "crawlrank/page_db.h"
+#include "crawlrank/status.h"
+
+namespace crawlrank {
+
+// Appends the encoding of `record` (all fields but the fingerprint, which is the key).
+void EncodePageRecord(const PageRecord& record, std::string* out);
+
+// Decodes a `pages` value stored under `fingerprint`. DataLoss naming the key on any
+// truncated, overlong or trailing byte.
+Status DecodePageRecord(uint64_t fingerprint, std::string_view value, PageRecord* record);
+
+// Appends the link list of `source`: zig-zag varint of (first target - source), then a
+// varint of (gap - 1) for each next target. REQUIRES: `targets` strictly increasing.
+void EncodeLinks(uint32_t source, std::span<const uint32_t> targets, std::string* out);
+
+// Decodes a link list into `targets` (cleared first). DataLoss on damaged input or a
+// target outside [0, 2^32).
+Status DecodeLinks(uint32_t source, std::string_view value, std::vector<uint32_t>* targets);
+
+}  // namespace crawlrank
+
+#endif  // CRAWLRANK_SRC_PAGE_RECORD_H_

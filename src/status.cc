@@ -1,0 +1,53 @@
+#include "crawlrank/status.h"
+
+namespace crawlrank {
+
+std::string_view StatusCodeName(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk: return "OK";
+    case StatusCode::kInvalidArgument: return "InvalidArgument";
+    case StatusCode::kNotFound: return "NotFound";
+    case StatusCode::kAlreadyExists: return "AlreadyExists";
+    case StatusCode::kFailedPrecondition: return "FailedPrecondition";
+    case StatusCode::kResourceExhausted: return "ResourceExhausted";
+    case StatusCode::kAborted: return "Aborted";
+    case StatusCode::kUnavailable: return "Unavailable";
+    case StatusCode::kDataLoss: return "DataLoss";
+    case StatusCode::kInternal: return "Internal";
+    case StatusCode::kIoError: return "IoError";
+  }
+  return "Unknown";
+}
+
+std::string Status::ToString() const {
+  if (ok()) return "OK";
+  std::string out(StatusCodeName(code_));
+  out += ": ";
+  out += message_;
+  return out;
+}
+
+Status Status::WithContext(std::string_view context) const {
+  if (ok()) return *this;
+  std::string message(context);
+  message += ": ";
+  message += message_;
+  return Status(code_, std::move(message));
+}
+
+Status InvalidArgumentError(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+Status NotFoundError(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
+Status AlreadyExistsError(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
+Status FailedPreconditionError(std::string m) {
+  return {StatusCode::kFailedPrecondition, std::move(m)};
+}
+Status ResourceExhaustedError(std::string m) {
+  return {StatusCode::kResourceExhausted, std::move(m)};
+}
+Status AbortedError(std::string m) { return {StatusCode::kAborted, std::move(m)}; }
+Status UnavailableError(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
+Status DataLossError(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
+Status InternalError(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
+
+}  // namespace crawlrank

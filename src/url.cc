@@ -1,0 +1,422 @@
+#include "crawlrank/url.h"
+
+#include <idn2.h>
+#include <libpsl.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "url_internal.h"
+
+namespace crawlrank {
+namespace url_internal {
+namespace {
+
+bool IsSchemeChar(unsigned char c, bool first) {
+  if (std::isalpha(c)) return true;
+  return !first && (std::isdigit(c) || c == '+' || c == '-' || c == '.');
+}
+
+// Returns the length of "scheme:" at the front of `url`, or 0 if there is none.
+size_t SchemeLength(std::string_view url) {
+  for (size_t i = 0; i < url.size(); ++i) {
+    const auto c = static_cast<unsigned char>(url[i]);
+    if (c == ':') return i == 0 ? 0 : i + 1;
+    if (!IsSchemeChar(c, i == 0)) return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool HasScheme(std::string_view url) { return SchemeLength(url) != 0; }
+
+namespace {
+
+bool IsUnsafeRaw(unsigned char c) {
+  return c <= 0x20 || c >= 0x7F || std::strchr("<>\"^`{|}\\", c) != nullptr;
+}
+
+}  // namespace
+
+Status BadUrl(std::string_view url, std::string_view why) {
+  std::string message = "URL \"";
+  message.append(url);
+  message += "\": ";
+  message.append(why);
+  return InvalidArgumentError(std::move(message));
+}
+
+bool IsHexDigit(unsigned char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+int HexValue(unsigned char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return c - 'A' + 10;
+}
+
+void AppendEscape(std::string& out, unsigned char c) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  out += '%';
+  out += kHex[c >> 4];
+  out += kHex[c & 15];
+}
+
+bool IsUnreserved(unsigned char c) {
+  return std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
+}
+
+Result<std::string> CleanInput(std::string_view url) {
+  auto trimmable = [](unsigned char c) { return c <= 0x20; };
+  while (!url.empty() && trimmable(url.front())) url.remove_prefix(1);
+  while (!url.empty() && trimmable(url.back())) url.remove_suffix(1);
+  std::string out;
+  out.reserve(url.size());
+  for (unsigned char c : url) {
+    if (c == '\t' || c == '\n' || c == '\r') continue;
+    if (c < 0x20 || c == 0x7F) {
+      return BadUrl(url, "control character " + std::to_string(c) + " in URL");
+    }
+    out += static_cast<char>(c);
+  }
+  if (out.empty()) return BadUrl(url, "empty URL");
+  return out;
+}
+
+std::string EncodeUnsafeBytes(std::string_view url) {
+  // Locate the authority ("//" after an optional scheme): it is left for libcurl, which
+  // handles IDN host names itself.
+  size_t authority_begin = std::string_view::npos;
+  size_t authority_end = std::string_view::npos;
+  const size_t scheme = SchemeLength(url);
+  if (url.substr(scheme, 2) == "//") {
+    authority_begin = scheme + 2;
+    authority_end = url.find_first_of("/?#", authority_begin);
+    if (authority_end == std::string_view::npos) authority_end = url.size();
+  }
+  std::string out;
+  out.reserve(url.size() + 16);
+  for (size_t i = 0; i < url.size(); ++i) {
+    const auto c = static_cast<unsigned char>(url[i]);
+    if (i >= authority_begin && i < authority_end) {
+      out += static_cast<char>(c);
+    } else if (c == '%') {
+      if (i + 2 < url.size() && IsHexDigit(url[i + 1]) && IsHexDigit(url[i + 2])) {
+        out += '%';
+      } else {
+        out += "%25";
+      }
+    } else if (IsUnsafeRaw(c)) {
+      AppendEscape(out, c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+Result<std::string> HostToAscii(std::string_view host, IdnaMode mode,
+                                std::string_view context_url) {
+  std::string out(host);
+  const bool ascii = std::all_of(host.begin(), host.end(),
+                                 [](unsigned char c) { return c < 0x80; });
+  if (!ascii) {
+    char* converted = nullptr;
+    const int flags = mode == IdnaMode::kUts46 ? (IDN2_NFC_INPUT | IDN2_NONTRANSITIONAL)
+                                               : (IDN2_NFC_INPUT | IDN2_TRANSITIONAL);
+    const int rc = idn2_to_ascii_8z(out.c_str(), &converted, flags);
+    if (rc != IDN2_OK) {
+      return BadUrl(context_url, std::string("host is not a valid IDN name: ") +
+                                     idn2_strerror(rc));
+    }
+    out = converted;
+    idn2_free(converted);
+  }
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+CurlUrl::CurlUrl() : handle_(curl_url()) {}
+
+Status CurlUrl::Set(CURLUPart part, const std::string& value, unsigned flags,
+                    std::string_view context_url) {
+  if (!handle_) return ResourceExhaustedError("curl_url: out of memory");
+  const CURLUcode rc = curl_url_set(handle_.get(), part, value.c_str(), flags);
+  if (rc != CURLUE_OK) return BadUrl(context_url, curl_url_strerror(rc));
+  return Status::Ok();
+}
+
+Result<std::string> CurlUrl::Get(CURLUPart part, unsigned flags) const {
+  char* raw = nullptr;
+  const CURLUcode rc = curl_url_get(handle_.get(), part, &raw, flags);
+  if (rc != CURLUE_OK) return NotFoundError(curl_url_strerror(rc));
+  std::string value(raw);
+  curl_free(raw);
+  return value;
+}
+
+}  // namespace url_internal
+
+namespace {
+
+using url_internal::BadUrl;
+using url_internal::CurlUrl;
+
+enum class Component { kUserinfo, kPath, kQuery };
+
+bool AllowedRaw(unsigned char c, Component component) {
+  if (url_internal::IsUnreserved(c)) return true;
+  if (std::strchr("!$&'()*+,;=", c) != nullptr) return true;  // sub-delims
+  switch (component) {
+    case Component::kUserinfo: return c == ':';
+    case Component::kPath: return c == ':' || c == '@' || c == '/';
+    case Component::kQuery: return c == ':' || c == '@' || c == '/' || c == '?';
+  }
+  return false;
+}
+
+// RFC 3986 §6.2.2.2: decodes escapes of unreserved characters, upper-cases the hex of the
+// others, and encodes any byte that may not appear raw in the component.
+std::string NormalizePercent(std::string_view in, Component component) {
+  using url_internal::IsHexDigit;
+  using url_internal::HexValue;
+  std::string out;
+  out.reserve(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    auto c = static_cast<unsigned char>(in[i]);
+    if (c == '%' && i + 2 < in.size() && IsHexDigit(in[i + 1]) && IsHexDigit(in[i + 2])) {
+      c = static_cast<unsigned char>(HexValue(in[i + 1]) * 16 + HexValue(in[i + 2]));
+      i += 2;
+      if (url_internal::IsUnreserved(c)) {
+        out += static_cast<char>(c);
+        continue;
+      }
+    } else if (AllowedRaw(c, component)) {
+      out += static_cast<char>(c);
+      continue;
+    }
+    url_internal::AppendEscape(out, c);
+  }
+  return out;
+}
+
+// RFC 3986 §5.2.4.
+std::string RemoveDotSegments(std::string_view input) {
+  std::string output;
+  output.reserve(input.size());
+  auto pop_last_segment = [&output] {
+    const size_t slash = output.rfind('/');
+    output.resize(slash == std::string::npos ? 0 : slash);
+  };
+  while (!input.empty()) {
+    if (input.starts_with("../")) {
+      input.remove_prefix(3);
+    } else if (input.starts_with("./")) {
+      input.remove_prefix(2);
+    } else if (input.starts_with("/./")) {
+      input.remove_prefix(2);
+    } else if (input == "/.") {
+      input = "/";
+    } else if (input.starts_with("/../")) {
+      input.remove_prefix(3);
+      pop_last_segment();
+    } else if (input == "/..") {
+      input = "/";
+      pop_last_segment();
+    } else if (input == "." || input == "..") {
+      input = {};
+    } else {
+      const size_t next = input.find('/', 1);
+      const size_t n = next == std::string_view::npos ? input.size() : next;
+      output.append(input.substr(0, n));
+      input.remove_prefix(n);
+    }
+  }
+  return output;
+}
+
+void LowerAscii(std::string& s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+}
+
+Status CheckScheme(std::string_view url, std::string_view original) {
+  const size_t colon = url.find(':');
+  const std::string_view head = url.substr(0, colon);
+  const bool has_scheme = colon != std::string_view::npos && colon > 0 &&
+                          std::all_of(head.begin(), head.end(), [](unsigned char c) {
+                            return std::isalnum(c) || c == '+' || c == '-' || c == '.';
+                          }) &&
+                          std::isalpha(static_cast<unsigned char>(head[0]));
+  if (!has_scheme) return BadUrl(original, "no scheme (a relative URL needs a base URL)");
+  std::string scheme(head);
+  LowerAscii(scheme);
+  if (scheme != "http" && scheme != "https") {
+    return BadUrl(original, "scheme \"" + scheme + "\" is not allowed (only http and https)");
+  }
+  return Status::Ok();
+}
+
+Result<std::string> CanonicalizeRfc3986(std::string_view clean, std::string_view original) {
+  CurlUrl url;
+  CRAWLRANK_RETURN_IF_ERROR(url.Set(CURLUPART_URL, url_internal::EncodeUnsafeBytes(clean),
+                                    CURLU_PATH_AS_IS | CURLU_NON_SUPPORT_SCHEME, original));
+  auto scheme = url.Get(CURLUPART_SCHEME, 0);
+  auto raw_host = url.Get(CURLUPART_HOST, 0);
+  if (!scheme.ok()) return BadUrl(original, "no scheme");
+  if (!raw_host.ok() || raw_host->empty()) return BadUrl(original, "no host");
+  CRAWLRANK_ASSIGN_OR_RETURN(std::string host,
+                             url_internal::HostToAscii(*raw_host, url_internal::IdnaMode::kUts46, original));
+  LowerAscii(*scheme);
+
+  std::string out = *scheme + "://";
+  if (auto user = url.Get(CURLUPART_USER, 0); user.ok()) {
+    out += NormalizePercent(*user, Component::kUserinfo);
+    if (auto password = url.Get(CURLUPART_PASSWORD, 0); password.ok()) {
+      out += ':';
+      out += NormalizePercent(*password, Component::kUserinfo);
+    }
+    out += '@';
+  }
+  out += host;
+  if (auto port = url.Get(CURLUPART_PORT, CURLU_NO_DEFAULT_PORT); port.ok()) {
+    out += ':';
+    out += *port;
+  }
+  auto path = url.Get(CURLUPART_PATH, 0);
+  std::string normal_path =
+      RemoveDotSegments(NormalizePercent(path.ok() ? *path : "", Component::kPath));
+  out += normal_path.empty() ? "/" : normal_path;
+  if (auto query = url.Get(CURLUPART_QUERY, 0); query.ok() && !query->empty()) {
+    out += '?';
+    out += NormalizePercent(*query, Component::kQuery);
+  }
+  return out;
+}
+
+Result<std::string> Canonicalize(std::string_view clean, std::string_view original,
+                                 UrlProfile profile) {
+  CRAWLRANK_RETURN_IF_ERROR(CheckScheme(clean, original));
+  switch (profile) {
+    case UrlProfile::kRfc3986: return CanonicalizeRfc3986(clean, original);
+    case UrlProfile::kW3lib: return CanonicalizeW3lib(clean);
+  }
+  return InvalidArgumentError("unknown URL profile " +
+                              std::to_string(static_cast<int>(profile)));
+}
+
+}  // namespace
+
+std::string_view UrlProfileName(UrlProfile profile) {
+  switch (profile) {
+    case UrlProfile::kRfc3986: return "rfc3986/1";
+    case UrlProfile::kW3lib: return "w3lib/1";
+  }
+  return "unknown";
+}
+
+Result<UrlProfile> ParseUrlProfile(std::string_view name) {
+  if (name == "rfc3986" || name == "rfc3986/1") return UrlProfile::kRfc3986;
+  if (name == "w3lib" || name == "w3lib/1") return UrlProfile::kW3lib;
+  return InvalidArgumentError("URL profile \"" + std::string(name) +
+                              "\": unknown (known: rfc3986/1, w3lib/1)");
+}
+
+Result<std::string> CanonicalizeUrl(std::string_view url, UrlProfile profile) {
+  CRAWLRANK_ASSIGN_OR_RETURN(std::string clean, url_internal::CleanInput(url));
+  return Canonicalize(clean, url, profile);
+}
+
+Result<std::string> ResolveUrl(std::string_view base, std::string_view reference,
+                               UrlProfile profile) {
+  CRAWLRANK_ASSIGN_OR_RETURN(std::string clean_base, url_internal::CleanInput(base));
+  CRAWLRANK_RETURN_IF_ERROR(CheckScheme(clean_base, base));
+  auto clean_ref = url_internal::CleanInput(reference);
+  if (!clean_ref.ok()) {
+    // An empty reference is the base document itself (RFC 3986 §5.4.1).
+    if (!reference.empty() && !std::all_of(reference.begin(), reference.end(), [](char c) {
+          return static_cast<unsigned char>(c) <= 0x20;
+        })) {
+      return clean_ref.status();
+    }
+    return Canonicalize(clean_base, base, profile);
+  }
+  // An absolute reference stands alone; a fragment-only one names the base document.
+  if (url_internal::HasScheme(*clean_ref)) return Canonicalize(*clean_ref, reference, profile);
+  if (clean_ref->starts_with('#')) return Canonicalize(clean_base, base, profile);
+  CurlUrl url;
+  CRAWLRANK_RETURN_IF_ERROR(url.Set(CURLUPART_URL, url_internal::EncodeUnsafeBytes(clean_base),
+                                    CURLU_NON_SUPPORT_SCHEME, base));
+  const std::string context = std::string(reference) + "\" against \"" + std::string(base);
+  CRAWLRANK_RETURN_IF_ERROR(url.Set(CURLUPART_URL, url_internal::EncodeUnsafeBytes(*clean_ref),
+                                    CURLU_NON_SUPPORT_SCHEME, context));
+  auto resolved = url.Get(CURLUPART_URL, 0);
+  if (!resolved.ok()) return BadUrl(context, resolved.status().message());
+  return Canonicalize(*resolved, *resolved, profile);
+}
+
+uint64_t UrlFingerprint(std::string_view canonical_url) {
+  return XXH3_64bits_withSeed(canonical_url.data(), canonical_url.size(), kFingerprintSeed);
+}
+
+std::string FormatFingerprint(uint64_t fingerprint) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, fingerprint >>= 4) out[i] = kHex[fingerprint & 15];
+  return out;
+}
+
+Result<uint64_t> ParseFingerprint(std::string_view hex) {
+  if (hex.size() != 16) {
+    return InvalidArgumentError("hash \"" + std::string(hex) +
+                                "\": expected 16 hex digits, got " +
+                                std::to_string(hex.size()) + " characters");
+  }
+  uint64_t value = 0;
+  for (char c : hex) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) {
+      return InvalidArgumentError("hash \"" + std::string(hex) + "\": '" + std::string(1, c) +
+                                  "' is not a hex digit");
+    }
+    value = value * 16 +
+            static_cast<uint64_t>(std::isdigit(static_cast<unsigned char>(c))
+                                      ? c - '0'
+                                      : std::tolower(static_cast<unsigned char>(c)) - 'a' + 10);
+  }
+  return value;
+}
+
+namespace {
+bool IsIpLiteral(std::string_view host) {
+  if (host.starts_with('[')) return true;
+  return !host.empty() && std::all_of(host.begin(), host.end(), [](unsigned char c) {
+    return std::isdigit(c) || c == '.';
+  });
+}
+}  // namespace
+
+Result<std::string> HostKey(std::string_view canonical_url, HostKeyMode mode) {
+  const size_t start = canonical_url.find("://");
+  if (start == std::string_view::npos) return BadUrl(canonical_url, "not a canonical URL");
+  std::string_view authority = canonical_url.substr(start + 3);
+  authority = authority.substr(0, authority.find_first_of("/?#"));
+  if (const size_t at = authority.rfind('@'); at != std::string_view::npos) {
+    authority.remove_prefix(at + 1);
+  }
+  std::string_view host = authority;
+  if (host.starts_with('[')) {
+    host = host.substr(0, host.find(']') + 1);
+  } else {
+    host = host.substr(0, host.find(':'));
+  }
+  if (host.empty()) return BadUrl(canonical_url, "no host");
+  if (mode == HostKeyMode::kHost || IsIpLiteral(host)) return std::string(host);
+  const std::string host_z(host);
+  const char* domain = psl_registrable_domain(psl_builtin(), host_z.c_str());
+  return domain == nullptr ? host_z : std::string(domain);
+}
+
+}  // namespace crawlrank

@@ -1,0 +1,436 @@
+#include "crawlrank/page_db.h"
+
+#include <gtest/gtest.h>
+#include <lmdb.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+
+#include "coding.h"
+#include "testutil.h"
+
+namespace crawlrank {
+namespace {
+
+using testing::TempDir;
+
+CrawledPage Page(std::string url, std::vector<std::string> links, int64_t time_ms = 1000,
+                 uint64_t hash = 1) {
+  CrawledPage page;
+  page.url = std::move(url);
+  page.crawl_time_ms = time_ms;
+  page.content_hash = hash;
+  for (auto& l : links) page.links.push_back(Link{std::move(l), 0.f});
+  return page;
+}
+
+PageDbOptions Fast() {
+  PageDbOptions options;
+  options.durability = Durability::kNone;
+  return options;
+}
+
+std::set<std::string> LinkUrls(const PageDb& db, std::string_view url) {
+  auto snapshot = db.NewSnapshot();
+  EXPECT_TRUE(snapshot.ok());
+  auto record = snapshot->FindUrl(url);
+  EXPECT_TRUE(record.ok()) << record.status().ToString();
+  std::set<std::string> out;
+  if (!record.ok()) return out;
+  auto links = snapshot->Links(record->id);
+  EXPECT_TRUE(links.ok()) << links.status().ToString();
+  if (!links.ok()) return out;
+  for (uint32_t id : *links) out.insert(snapshot->FindId(id)->url);
+  return out;
+}
+
+TEST(PageDbTest, AddAssignsIdsInDiscoveryOrderAndStoresLinks) {
+  TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+  ASSERT_OK(db->Add(Page("http://a.com/", {"http://a.com/x", "http://b.com/"})));
+  ASSERT_OK(db->Add(Page("http://b.com/", {"http://a.com/", "http://c.com/"})));
+
+  ASSERT_OK_AND_ASSIGN(PageRecord a, db->FindUrl("HTTP://A.COM"));
+  ASSERT_OK_AND_ASSIGN(PageRecord ax, db->FindUrl("http://a.com/x"));
+  ASSERT_OK_AND_ASSIGN(PageRecord b, db->FindUrl("http://b.com/"));
+  ASSERT_OK_AND_ASSIGN(PageRecord c, db->FindUrl("http://c.com/"));
+  EXPECT_EQ(a.id, 0u);
+  EXPECT_EQ(ax.id, 1u);
+  EXPECT_EQ(b.id, 2u);
+  EXPECT_EQ(c.id, 3u);
+  // Depth and discovered-from come from the first discovery.
+  EXPECT_EQ(a.depth, 0u);
+  EXPECT_EQ(b.depth, 1u);
+  EXPECT_EQ(b.discovered_from, a.fingerprint);
+  EXPECT_EQ(c.depth, 2u);
+  EXPECT_EQ(c.discovered_from, b.fingerprint);
+  EXPECT_EQ(a.fingerprint, UrlFingerprint("http://a.com/"));
+
+  EXPECT_EQ(LinkUrls(*db, "http://a.com/"),
+            (std::set<std::string>{"http://a.com/x", "http://b.com/"}));
+  ASSERT_OK_AND_ASSIGN(Snapshot snap, db->NewSnapshot());
+  EXPECT_EQ(snap.counters().pages, 4u);
+  EXPECT_EQ(snap.counters().crawled_pages, 2u);
+  EXPECT_EQ(snap.counters().edges, 4u);
+  EXPECT_OK(db->Check());
+}
+
+TEST(PageDbTest, RecrawlCountsCrawlsAndChanges) {
+  TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+  ASSERT_OK(db->Add(Page("http://a.com/", {}, 1000, 7)));
+  ASSERT_OK(db->Add(Page("http://a.com/", {}, 2000, 7)));   // same content
+  ASSERT_OK(db->Add(Page("http://a.com/", {}, 3000, 8)));   // changed
+  ASSERT_OK(db->Add(Page("http://a.com/", {}, 4000, 8)));   // same again
+  ASSERT_OK_AND_ASSIGN(PageRecord a, db->FindUrl("http://a.com/"));
+  EXPECT_EQ(a.n_crawls, 4u);
+  EXPECT_EQ(a.n_changes, 1u);
+  EXPECT_EQ(a.first_crawl_ms, 1000);
+  EXPECT_EQ(a.last_crawl_ms, 4000);
+  EXPECT_EQ(a.content_hash, 8u);
+  ASSERT_OK_AND_ASSIGN(Snapshot snap, db->NewSnapshot());
+  EXPECT_EQ(snap.counters().crawled_pages, 1u);
+}
+
+TEST(PageDbTest, LinkScoreIsTheMaxOverInLinks) {
+  TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+  for (auto [source, score] : {std::pair{"http://s1.com/", 0.3f}, {"http://s2.com/", 0.7f},
+                               {"http://s3.com/", 0.5f}}) {
+    CrawledPage page = Page(source, {});
+    page.links.push_back(Link{"http://t.com/", score});
+    ASSERT_OK(db->Add(page));
+  }
+  ASSERT_OK_AND_ASSIGN(PageRecord t, db->FindUrl("http://t.com/"));
+  EXPECT_FLOAT_EQ(t.link_score, 0.7f);  // not the first (Aduana defect 7), the max
+  // The writer's mirror survives a reopen: a lower score still does not win.
+  db.reset();
+  ASSERT_OK_AND_ASSIGN(db, PageDb::Open(dir.Sub("db"), Fast()));
+  CrawledPage page = Page("http://s4.com/", {});
+  page.links.push_back(Link{"http://t.com/", 0.6f});
+  ASSERT_OK(db->Add(page));
+  EXPECT_FLOAT_EQ(db->FindUrl("http://t.com/")->link_score, 0.7f);
+  page.links[0].score = 0.9f;
+  ASSERT_OK(db->Add(page));
+  EXPECT_FLOAT_EQ(db->FindUrl("http://t.com/")->link_score, 0.9f);
+}
+
+TEST(PageDbTest, LinksAreASetWithSelfLinksAndRecrawlReplacesThem) {
+  TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+  ASSERT_OK(db->Add(Page("http://a.com/", {"http://b.com/", "http://B.com:80/", "http://a.com/#top",
+                                           "http://b.com/"})));
+  EXPECT_EQ(LinkUrls(*db, "http://a.com/"), (std::set<std::string>{"http://a.com/", "http://b.com/"}));
+  EXPECT_EQ(db->NewSnapshot()->counters().edges, 2u);
+  ASSERT_OK(db->Add(Page("http://a.com/", {"http://c.com/"})));
+  EXPECT_EQ(LinkUrls(*db, "http://a.com/"), (std::set<std::string>{"http://c.com/"}));
+  EXPECT_EQ(db->NewSnapshot()->counters().edges, 1u);
+  ASSERT_OK(db->Add(Page("http://a.com/", {})));
+  EXPECT_TRUE(LinkUrls(*db, "http://a.com/").empty());
+  EXPECT_EQ(db->NewSnapshot()->counters().edges, 0u);
+  EXPECT_OK(db->Check());
+}
+
+TEST(PageDbTest, BadLinksAreReportedAndSkippedBadPagesFailTheBatch) {
+  TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+  AddReport report;
+  ASSERT_OK(db->Add(Page("http://a.com/", {"mailto:x@y.z", "http://ok.com/", "relative/path"}),
+                    &report));
+  ASSERT_EQ(report.rejected_links.size(), 2u);
+  EXPECT_EQ(report.rejected_links[0].url, "mailto:x@y.z");
+  EXPECT_NE(report.rejected_links[0].reason.message().find("scheme"), std::string::npos);
+  EXPECT_EQ(LinkUrls(*db, "http://a.com/"), (std::set<std::string>{"http://ok.com/"}));
+
+  const std::vector<CrawledPage> batch = {Page("http://new.com/", {"http://other.com/"}),
+                                          Page("ftp://bad.com/", {})};
+  const Status status = db->AddBatch(batch);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("ftp://bad.com/"), std::string::npos) << status.message();
+  // All or nothing: the good page of the failed batch is not there either.
+  EXPECT_EQ(db->FindUrl("http://new.com/").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(db->NewSnapshot()->counters().pages, 2u);  // a.com and ok.com
+  // And the writer's mirror was rolled back: the next page gets the next id.
+  ASSERT_OK(db->Add(Page("http://new.com/", {})));
+  EXPECT_EQ(db->FindUrl("http://new.com/")->id, 2u);
+  EXPECT_OK(db->Check());
+}
+
+TEST(PageDbTest, DataSurvivesReopenAndTheWriterResumes) {
+  TempDir dir;
+  {
+    ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+    ASSERT_OK(db->Add(Page("http://a.com/", {"http://b.com/"})));
+  }
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+  ASSERT_OK(db->Add(Page("http://c.com/", {"http://b.com/", "http://d.com/"})));
+  EXPECT_EQ(db->FindUrl("http://b.com/")->id, 1u);  // resolved, not re-created
+  EXPECT_EQ(db->FindUrl("http://d.com/")->id, 3u);
+  EXPECT_OK(db->Check());
+}
+
+TEST(PageDbTest, RandomGraphStreamsBackExactly) {
+  const uint32_t seed = 424242;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+  const int n = 500;
+  auto url = [](int i) { return "http://h" + std::to_string(i % 17) + ".com/p" + std::to_string(i); };
+  std::map<std::string, std::set<std::string>> expected;
+  std::vector<CrawledPage> batch;
+  for (int i = 0; i < n; ++i) {
+    CrawledPage page = Page(url(i), {});
+    const int degree = static_cast<int>(rng() % 12);
+    for (int j = 0; j < degree; ++j) {
+      const std::string target = url(static_cast<int>(rng() % n));
+      page.links.push_back(Link{target, 0.f});
+      expected[url(i)].insert(target);
+    }
+    batch.push_back(std::move(page));
+    if (batch.size() == 64 || i == n - 1) {
+      ASSERT_OK(db->AddBatch(batch));
+      batch.clear();
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(Snapshot snap, db->NewSnapshot());
+  std::map<std::string, std::set<std::string>> actual;
+  uint64_t edges = 0;
+  int64_t previous = -1;
+  EdgeCursor cursor = snap.Edges();
+  for (; cursor.Valid(); cursor.Next()) {
+    EXPECT_GT(static_cast<int64_t>(cursor.source()), previous) << "sources in id order";
+    previous = cursor.source();
+    const std::string source = snap.FindId(cursor.source())->url;
+    for (uint32_t t : cursor.targets()) actual[source].insert(snap.FindId(t)->url);
+    edges += cursor.targets().size();
+  }
+  ASSERT_OK(cursor.status());
+  std::erase_if(expected, [](const auto& kv) { return kv.second.empty(); });
+  EXPECT_EQ(actual, expected);
+  EXPECT_EQ(edges, snap.counters().edges);
+  EXPECT_OK(db->Check());
+}
+
+TEST(PageDbTest, SnapshotsAreIsolatedFromLaterWrites) {
+  TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+  ASSERT_OK(db->Add(Page("http://a.com/", {"http://b.com/"})));
+  ASSERT_OK_AND_ASSIGN(Snapshot before, db->NewSnapshot());
+  ASSERT_OK(db->Add(Page("http://c.com/", {"http://d.com/"})));
+  EXPECT_EQ(before.counters().pages, 2u);
+  EXPECT_EQ(before.FindUrl("http://c.com/").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(db->NewSnapshot()->counters().pages, 4u);
+}
+
+TEST(PageDbTest, MapGrowsByItself) {
+  TempDir dir;
+  PageDbOptions options = Fast();
+  options.initial_map_size = 1 << 20;  // 1 MiB: fills within the first few thousand pages
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), options));
+  std::vector<CrawledPage> batch;
+  for (int i = 0; i < 20000; ++i) {
+    batch.push_back(Page("http://grow.com/page/" + std::to_string(i),
+                         {"http://grow.com/page/" + std::to_string(i + 1)}));
+    if (batch.size() == 2000) {
+      ASSERT_OK(db->AddBatch(batch));
+      batch.clear();
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(PageDbInfo info, db->Info());
+  EXPECT_GT(info.map_size, uint64_t{1} << 20);
+  EXPECT_EQ(info.counters.pages, 20001u);
+  EXPECT_EQ(info.counters.edges, 20000u);
+  EXPECT_OK(db->Check());
+}
+
+TEST(PageDbTest, OneWriterManyReaders) {
+  TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto writer, PageDb::Open(dir.Sub("db"), Fast()));
+  ASSERT_OK(writer->Add(Page("http://a.com/", {})));
+  auto second = PageDb::Open(dir.Sub("db"), Fast());
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(second.status().message().find("writer.lock"), std::string::npos);
+
+  PageDbOptions ro;
+  ro.read_only = true;
+  ASSERT_OK_AND_ASSIGN(auto reader, PageDb::Open(dir.Sub("db"), ro));
+  EXPECT_TRUE(reader->FindUrl("http://a.com/").ok());
+  ASSERT_OK(writer->Add(Page("http://b.com/", {})));
+  EXPECT_TRUE(reader->FindUrl("http://b.com/").ok()) << "a new snapshot sees new commits";
+  const Status write = reader->Add(Page("http://c.com/", {}));
+  EXPECT_EQ(write.code(), StatusCode::kFailedPrecondition);
+}
+
+TEST(PageDbTest, OpenErrorsSayWhatIsWrong) {
+  TempDir dir;
+  PageDbOptions ro;
+  ro.read_only = true;
+  auto missing = PageDb::Open(dir.Sub("nope"), ro);
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("nope"), std::string::npos);
+
+  { std::ofstream(dir.Sub("file")) << "x"; }
+  auto file = PageDb::Open(dir.Sub("file"));
+  EXPECT_EQ(file.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(file.status().message().find("not a directory"), std::string::npos);
+
+  // A foreign LMDB environment is not a PageDB.
+  std::filesystem::create_directory(dir.Sub("foreign"));
+  {
+    MDB_env* env;
+    ASSERT_EQ(mdb_env_create(&env), 0);
+    ASSERT_EQ(mdb_env_open(env, dir.Sub("foreign").c_str(), 0, 0644), 0);
+    MDB_txn* txn;
+    MDB_dbi dbi;
+    ASSERT_EQ(mdb_txn_begin(env, nullptr, 0, &txn), 0);
+    ASSERT_EQ(mdb_dbi_open(txn, nullptr, 0, &dbi), 0);
+    MDB_val k{3, const_cast<char*>("key")}, v{3, const_cast<char*>("val")};
+    ASSERT_EQ(mdb_put(txn, dbi, &k, &v, 0), 0);
+    ASSERT_EQ(mdb_txn_commit(txn), 0);
+    mdb_env_close(env);
+  }
+  for (bool read_only : {false, true}) {
+    PageDbOptions options;
+    options.read_only = read_only;
+    auto foreign = PageDb::Open(dir.Sub("foreign"), options);
+    EXPECT_EQ(foreign.status().code(), StatusCode::kFailedPrecondition);
+    EXPECT_NE(foreign.status().message().find("not a crawlrank PageDB"), std::string::npos)
+        << foreign.status().ToString();
+  }
+  { ASSERT_TRUE(PageDb::Open(dir.Sub("db"), Fast()).ok()); }
+  PageDbOptions exclusive;
+  exclusive.error_if_exists = true;
+  EXPECT_EQ(PageDb::Open(dir.Sub("db"), exclusive).status().code(), StatusCode::kAlreadyExists);
+}
+
+// Rewrites one key of the `meta` table with raw LMDB.
+void PutMeta(const std::string& path, std::string_view key, std::string_view value) {
+  MDB_env* env;
+  ASSERT_EQ(mdb_env_create(&env), 0);
+  ASSERT_EQ(mdb_env_set_maxdbs(env, 8), 0);
+  ASSERT_EQ(mdb_env_open(env, path.c_str(), 0, 0644), 0);
+  MDB_txn* txn;
+  MDB_dbi dbi;
+  ASSERT_EQ(mdb_txn_begin(env, nullptr, 0, &txn), 0);
+  ASSERT_EQ(mdb_dbi_open(txn, "meta", 0, &dbi), 0);
+  MDB_val k{key.size(), const_cast<char*>(key.data())};
+  MDB_val v{value.size(), const_cast<char*>(value.data())};
+  ASSERT_EQ(mdb_put(txn, dbi, &k, &v, 0), 0);
+  ASSERT_EQ(mdb_txn_commit(txn), 0);
+  mdb_env_close(env);
+}
+
+TEST(PageDbTest, UnknownFormatVersionIsRefusedClearly) {
+  TempDir dir;
+  { ASSERT_TRUE(PageDb::Open(dir.Sub("db"), Fast()).ok()); }
+  std::string version;
+  coding::PutFixed32(version, 2);
+  PutMeta(dir.Sub("db"), "format_version", version);
+  auto db = PageDb::Open(dir.Sub("db"), Fast());
+  EXPECT_EQ(db.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(db.status().message().find("format version 2 is newer"), std::string::npos)
+      << db.status().ToString();
+}
+
+TEST(PageDbTest, UrlProfileIsFixedAtCreation) {
+  TempDir dir;
+  PageDbOptions options = Fast();
+  options.url_profile = UrlProfile::kW3lib;
+  { ASSERT_TRUE(PageDb::Open(dir.Sub("db"), options).ok()); }
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));  // asks for rfc3986
+  EXPECT_EQ(db->url_profile(), UrlProfile::kW3lib);
+  ASSERT_OK_AND_ASSIGN(PageDbInfo info, db->Info());
+  EXPECT_EQ(info.url_profile, UrlProfile::kW3lib);
+  EXPECT_EQ(info.format_version, kPageDbFormatVersion);
+}
+
+TEST(PageDbTest, RestoreRequiresTheNextIdAndAMatchingHash) {
+  TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+  PageRecord r;
+  r.url = "http://a.com/";
+  r.fingerprint = UrlFingerprint(r.url);
+  r.id = 1;  // the next free id is 0
+  WriteBatch batch;
+  batch.RestorePage(r);
+  EXPECT_EQ(db->Write(batch).code(), StatusCode::kInvalidArgument);
+  r.id = 0;
+  r.fingerprint ^= 1;
+  batch.Clear();
+  batch.RestorePage(r);
+  EXPECT_EQ(db->Write(batch).code(), StatusCode::kInvalidArgument);
+  r.fingerprint ^= 1;
+  r.n_crawls = 2;
+  r.first_crawl_ms = 5;
+  batch.Clear();
+  batch.RestorePage(r);
+  batch.RestoreLinks(0, {0});
+  ASSERT_OK(db->Write(batch));
+  EXPECT_EQ(*db->FindId(0), r);
+  EXPECT_EQ(db->NewSnapshot()->counters().crawled_pages, 1u);
+  batch.Clear();
+  batch.RestoreLinks(0, {7});
+  EXPECT_EQ(db->Write(batch).code(), StatusCode::kInvalidArgument);
+  EXPECT_OK(db->Check());
+}
+
+TEST(PageDbTest, FingerprintCollisionsAreReportedNeverMerged) {
+  // A true 64-bit XXH3 collision is out of reach, so plant one: store "http://b.com/"'s
+  // record under the fingerprint of "http://a.com/", as a colliding URL would be.
+  TempDir dir;
+  {
+    ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+    PageRecord r;
+    r.url = "http://b.com/";
+    r.fingerprint = UrlFingerprint(r.url);
+    WriteBatch batch;
+    batch.RestorePage(r);
+    ASSERT_OK(db->Write(batch));
+  }
+  {
+    MDB_env* env;
+    ASSERT_EQ(mdb_env_create(&env), 0);
+    ASSERT_EQ(mdb_env_set_maxdbs(env, 8), 0);
+    ASSERT_EQ(mdb_env_open(env, dir.Sub("db").c_str(), 0, 0644), 0);
+    MDB_txn* txn;
+    MDB_dbi pages, ids;
+    ASSERT_EQ(mdb_txn_begin(env, nullptr, 0, &txn), 0);
+    ASSERT_EQ(mdb_dbi_open(txn, "pages", 0, &pages), 0);
+    ASSERT_EQ(mdb_dbi_open(txn, "ids", 0, &ids), 0);
+    char old_key[8], new_key[8];
+    coding::EncodeBigEndian64(UrlFingerprint("http://b.com/"), old_key);
+    coding::EncodeBigEndian64(UrlFingerprint("http://a.com/"), new_key);
+    MDB_val k{8, old_key}, v;
+    ASSERT_EQ(mdb_get(txn, pages, &k, &v), 0);
+    std::string value(static_cast<char*>(v.mv_data), v.mv_size);
+    ASSERT_EQ(mdb_del(txn, pages, &k, nullptr), 0);
+    MDB_val nk{8, new_key}, nv{value.size(), value.data()};
+    ASSERT_EQ(mdb_put(txn, pages, &nk, &nv, 0), 0);
+    std::string fp;
+    coding::PutFixed64(fp, UrlFingerprint("http://a.com/"));
+    char id0[4] = {0, 0, 0, 0};
+    MDB_val ik{4, id0}, iv{8, fp.data()};
+    ASSERT_EQ(mdb_put(txn, ids, &ik, &iv, 0), 0);
+    ASSERT_EQ(mdb_txn_commit(txn), 0);
+    mdb_env_close(env);
+  }
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+  AddReport report;
+  ASSERT_OK(db->Add(Page("http://c.com/", {"http://a.com/"}), &report));
+  ASSERT_EQ(report.rejected_links.size(), 1u);
+  EXPECT_EQ(report.rejected_links[0].reason.code(), StatusCode::kAlreadyExists);
+  EXPECT_NE(report.rejected_links[0].reason.message().find("collides with \"http://b.com/\""),
+            std::string::npos) << report.rejected_links[0].reason.message();
+  EXPECT_TRUE(LinkUrls(*db, "http://c.com/").empty());
+  const Status own = db->Add(Page("http://a.com/", {}));
+  EXPECT_EQ(own.code(), StatusCode::kAlreadyExists) << own.ToString();
+  EXPECT_EQ(db->Find(UrlFingerprint("http://a.com/"))->url, "http://b.com/") << "not merged";
+}
+
+}  // namespace
+}  // namespace crawlrank

@@ -1,0 +1,59 @@
+// Helpers shared by the tests: temporary directories and status matchers.
+#ifndef CRAWLRANK_TESTS_TESTUTIL_H_
+#define CRAWLRANK_TESTS_TESTUTIL_H_
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "crawlrank/status.h"
+
+namespace crawlrank::testing {
+
+// A fresh directory under $TMPDIR, removed with everything in it on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "crawlrank-test-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  // Returns path()/name as a string.
+  std::string Sub(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace crawlrank::testing
+
+#define ASSERT_OK(expr)                                          \
+  do {                                                           \
+    const ::crawlrank::Status assert_ok_status_ = (expr);        \
+    ASSERT_TRUE(assert_ok_status_.ok()) << assert_ok_status_.ToString(); \
+  } while (0)
+#define EXPECT_OK(expr)                                          \
+  do {                                                           \
+    const ::crawlrank::Status expect_ok_status_ = (expr);        \
+    EXPECT_TRUE(expect_ok_status_.ok()) << expect_ok_status_.ToString(); \
+  } while (0)
+
+// Declares `lhs` from a Result's value, failing the test when it holds an error.
+#define ASSERT_OK_AND_ASSIGN(lhs, expr) \
+  ASSERT_OK_AND_ASSIGN_IMPL_(CRAWLRANK_CONCAT_(assign_result_, __LINE__), lhs, expr)
+#define ASSERT_OK_AND_ASSIGN_IMPL_(result, lhs, expr)            \
+  auto result = (expr);                                          \
+  ASSERT_TRUE(result.ok()) << result.status().ToString();        \
+  lhs = std::move(result).value()
+
+#endif  // CRAWLRANK_TESTS_TESTUTIL_H_

@@ -1,0 +1,2 @@
+// placeholder: being written by the URL work
+int main() { return 0; }

@@ -1,5 +1,9 @@
 #include "tool_common.h"
 
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
 #include <iostream>
 
 #include "crawlrank/version.h"
@@ -33,6 +37,113 @@ int UsageError(const CLI::App& app, std::string_view message) {
   std::cerr << app.get_name() << ": " << message << "\n"
             << "Run with --help for more information.\n";
   return kExitUsage;
+}
+
+Result<std::unique_ptr<PageDb>> OpenForReading(const std::string& path) {
+  PageDbOptions options;
+  options.create_if_missing = false;
+  options.read_only = true;
+  return PageDb::Open(path, options);
+}
+
+Result<PageRecord> FindPage(const Snapshot& snapshot, std::string_view hash_or_url) {
+  if (hash_or_url.find("://") != std::string_view::npos) return snapshot.FindUrl(hash_or_url);
+  auto fingerprint = ParseFingerprint(hash_or_url);
+  if (!fingerprint.ok()) {
+    return InvalidArgumentError("\"" + std::string(hash_or_url) +
+                                "\" is neither a page hash (16 hex digits) nor an absolute URL");
+  }
+  return snapshot.Find(*fingerprint);
+}
+
+int FailLookup(const CLI::App& app, const Status& status) {
+  if (status.code() == StatusCode::kInvalidArgument) return UsageError(app, status.message());
+  return Fail(app, status);
+}
+
+std::string FormatSeconds(int64_t ms) {
+  const bool negative = ms < 0;
+  const uint64_t magnitude = negative ? uint64_t(0) - uint64_t(ms) : uint64_t(ms);
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%s%llu.%03llu", negative ? "-" : "",
+                static_cast<unsigned long long>(magnitude / 1000),
+                static_cast<unsigned long long>(magnitude % 1000));
+  return buffer;
+}
+
+Result<int64_t> ParseSeconds(std::string_view text) {
+  auto bad = [text] {
+    return InvalidArgumentError("\"" + std::string(text) +
+                                "\" is not a time in seconds with three decimals");
+  };
+  std::string_view digits = text;
+  const bool negative = !digits.empty() && digits.front() == '-';
+  if (negative) digits.remove_prefix(1);
+  const size_t dot = digits.find('.');
+  if (dot == std::string_view::npos || digits.size() - dot != 4 || dot == 0) return bad();
+  uint64_t whole = 0, frac = 0;
+  const char* end = digits.data() + dot;
+  if (std::from_chars(digits.data(), end, whole).ptr != end) return bad();
+  const char* frac_end = digits.data() + digits.size();
+  if (std::from_chars(end + 1, frac_end, frac).ptr != frac_end) return bad();
+  if (whole > uint64_t{INT64_MAX} / 1000 - 1) return bad();
+  const auto ms = static_cast<int64_t>(whole * 1000 + frac);
+  return negative ? -ms : ms;
+}
+
+std::string FormatScore(double score) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.9g", score);
+  return buffer;
+}
+
+Result<float> ParseScore(std::string_view text) {
+  float value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || !std::isfinite(value)) {
+    return InvalidArgumentError("\"" + std::string(text) + "\" is not a finite number");
+  }
+  return value;
+}
+
+Result<uint64_t> ParseUnsigned(std::string_view text, uint64_t max) {
+  uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || value > max) {
+    return InvalidArgumentError("\"" + std::string(text) + "\" is not a whole number from 0 to " +
+                                std::to_string(max));
+  }
+  return value;
+}
+
+std::vector<std::string_view> SplitFields(std::string_view line) {
+  std::vector<std::string_view> fields;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    const size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+    if (i > start) fields.push_back(line.substr(start, i - start));
+  }
+  return fields;
+}
+
+Output& Output::operator<<(uint64_t n) {
+  char digits[24];
+  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
+  buffer_.append(digits, end);
+  return *this;
+}
+
+Status Output::Flush() {
+  if (buffer_.empty()) return Status::Ok();
+  const size_t written = std::fwrite(buffer_.data(), 1, buffer_.size(), file_);
+  const bool failed = written != buffer_.size() || std::fflush(file_) != 0;
+  buffer_.clear();
+  if (failed) return IoError(std::string("write to standard output: ") + std::strerror(errno));
+  return Status::Ok();
 }
 
 }  // namespace crawlrank::tools

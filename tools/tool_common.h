@@ -1,4 +1,5 @@
-// Shared plumbing of the command-line tools: option parsing, exit codes, error output.
+// Shared plumbing of the command-line tools: option parsing, exit codes, error output,
+// opening a DB for reading, and the number formats every tool prints.
 //
 // Every tool: `--help`, `--version`, data on stdout, errors on stderr as `tool: message`,
 // exit 0 (success), 1 (the work failed: missing DB, bad data) or 2 (bad usage).
@@ -7,10 +8,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
+#include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "crawlrank/page_db.h"
 #include "crawlrank/status.h"
 
 namespace crawlrank::tools {
@@ -19,16 +25,66 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 
-// Adds `--version`, parses argv into `app`, then runs `body`. Maps CLI11's help/version to exit 0 and its
-// parse errors to exit 2 (with the usage hint on stderr).
+// Adds `--version`, parses argv into `app`, then runs `body`. Maps CLI11's help/version to
+// exit 0 and its parse errors to exit 2 (with the usage hint on stderr).
 int Run(CLI::App& app, int argc, char** argv, const std::function<int()>& body);
 
-// Prints `tool: <status message>` to stderr and returns the exit code for it:
-// kExitUsage for InvalidArgument raised by arguments, kExitFailure otherwise.
+// Prints `tool: <status message>` to stderr and returns kExitFailure.
 int Fail(const CLI::App& app, const Status& status);
 
-// Same as Fail for a usage error (exit 2).
+// Prints `tool: <message>` and the usage hint to stderr and returns kExitUsage.
 int UsageError(const CLI::App& app, std::string_view message);
+
+// Opens an existing PageDB read-only: takes no lock, works beside a running writer.
+Result<std::unique_ptr<PageDb>> OpenForReading(const std::string& path);
+
+// Names a page on the command line: 16 hex digits (a fingerprint) or an absolute URL.
+// InvalidArgument when it is neither; NotFound when the DB lacks it.
+Result<PageRecord> FindPage(const Snapshot& snapshot, std::string_view hash_or_url);
+
+// Exit for a failed FindPage: a malformed argument is a usage error (2), a missing page 1.
+int FailLookup(const CLI::App& app, const Status& status);
+
+// Unix milliseconds as seconds with exactly three decimals ("1700000000.123"), and back.
+std::string FormatSeconds(int64_t ms);
+Result<int64_t> ParseSeconds(std::string_view text);
+
+// A score with 9 significant digits: enough to read the same float back.
+std::string FormatScore(double score);
+Result<float> ParseScore(std::string_view text);
+
+// Parses a decimal unsigned integer that fits `max`.
+Result<uint64_t> ParseUnsigned(std::string_view text, uint64_t max);
+
+// Splits a line on runs of spaces and tabs.
+std::vector<std::string_view> SplitFields(std::string_view line);
+
+// Buffered writer to stdout: printing millions of lines through iostreams is slow.
+class Output {
+ public:
+  Output() : buffer_(), file_(stdout) { buffer_.reserve(kFlushAt + 4096); }
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+  ~Output() { (void)Flush(); }
+
+  Output& operator<<(std::string_view text) {
+    buffer_.append(text);
+    if (buffer_.size() >= kFlushAt) (void)Flush();
+    return *this;
+  }
+  Output& operator<<(char c) {
+    buffer_ += c;
+    return *this;
+  }
+  Output& operator<<(uint64_t n);
+  // Writes out what is buffered. IoError when stdout refuses (a closed pipe, a full disk).
+  Status Flush();
+
+ private:
+  static constexpr size_t kFlushAt = size_t{1} << 16;
+  std::string buffer_;
+  std::FILE* file_;
+};
 
 }  // namespace crawlrank::tools
 

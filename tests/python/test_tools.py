@@ -1,0 +1,215 @@
+"""The page_db_* tools: golden output on the shipped example, round trips, exit codes.
+
+The tools come from the build tree named by $CRAWLRANK_TOOLS_DIR (ctest sets it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "small-web.links"
+GOLDEN = ROOT / "tests" / "golden"
+TOOLS = (
+    "page_db_dump",
+    "page_db_find",
+    "page_db_links",
+    "page_db_load",
+    "page_db_path",
+    "page_db_stats",
+)
+
+
+@pytest.fixture(scope="module")
+def bin_dir() -> pathlib.Path:
+    tools = os.environ.get("CRAWLRANK_TOOLS_DIR")
+    if not tools:
+        pytest.skip("CRAWLRANK_TOOLS_DIR is not set (run through ctest)")
+    return pathlib.Path(tools)
+
+
+def run(bin_dir: pathlib.Path, tool: str, *args: str, stdin: str | None = None,
+        expect: int = 0) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run([str(bin_dir / tool), *map(str, args)], input=stdin,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == expect, (
+        f"{tool} {args}: exit {proc.returncode}, expected {expect}\n"
+        f"stdout: {proc.stdout}\nstderr: {proc.stderr}")
+    return proc
+
+
+@pytest.fixture(scope="module")
+def example_db(bin_dir: pathlib.Path, tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    db = tmp_path_factory.mktemp("example") / "db"
+    run(bin_dir, "page_db_load", db, EXAMPLE)
+    return db
+
+
+def example_edges() -> set[tuple[str, str]]:
+    edges = set()
+    for line in EXAMPLE.read_text().splitlines():
+        if line and not line.startswith("#"):
+            src, dst = line.split()
+            edges.add((src, dst))
+    return edges
+
+
+def dump_pages(bin_dir: pathlib.Path, db: pathlib.Path) -> dict[int, str]:
+    out = run(bin_dir, "page_db_dump", "info", db).stdout
+    return {int(f[1]): f[2] for f in (line.split() for line in out.splitlines())}
+
+
+def test_dump_matches_golden(bin_dir, example_db):
+    assert run(bin_dir, "page_db_dump", "info", example_db, "--header").stdout == \
+        (GOLDEN / "small-web.info").read_text()
+    assert run(bin_dir, "page_db_dump", "links", example_db).stdout == \
+        (GOLDEN / "small-web.links").read_text()
+
+
+def test_dumped_links_are_the_input_links(bin_dir, example_db):
+    url_of = dump_pages(bin_dir, example_db)
+    dumped = set()
+    for line in run(bin_dir, "page_db_dump", "links", example_db).stdout.splitlines():
+        src, dst = map(int, line.split())
+        dumped.add((url_of[src], url_of[dst]))
+    assert dumped == example_edges()
+    assert len(url_of) == len({u for edge in example_edges() for u in edge})
+
+
+def test_dump_json_has_every_field(bin_dir, example_db):
+    lines = run(bin_dir, "page_db_dump", "info", example_db, "--json").stdout.splitlines()
+    first = json.loads(lines[0])
+    assert first["index"] == 0 and first["url"] == "http://shop.example.com/"
+    assert {"hash", "depth", "discovered_from", "link_score", "status"} <= first.keys()
+    links = run(bin_dir, "page_db_dump", "links", example_db, "--json").stdout.splitlines()
+    assert len(links) == len(example_edges())
+    assert set(json.loads(links[0])) == {"from", "to"}
+
+
+@pytest.mark.parametrize("columns", [[], ["--all"]])
+def test_dump_load_dump_is_identical(bin_dir, example_db, tmp_path, columns):
+    dump = (run(bin_dir, "page_db_dump", "info", example_db, "--header", *columns).stdout
+            + run(bin_dir, "page_db_dump", "links", example_db).stdout)
+    (tmp_path / "dump.txt").write_text(dump)
+    copy = tmp_path / "copy"
+    run(bin_dir, "page_db_load", copy, tmp_path / "dump.txt")
+    again = (run(bin_dir, "page_db_dump", "info", copy, "--header", *columns).stdout
+             + run(bin_dir, "page_db_dump", "links", copy).stdout)
+    assert again == dump
+
+
+def test_load_from_stdin_of_index_pairs(bin_dir, tmp_path):
+    db = tmp_path / "db"
+    run(bin_dir, "page_db_load", db, stdin="0 1\n1\t2\n\n# comment\n2 0\n5 1\n2 0\n")
+    pages = dump_pages(bin_dir, db)
+    assert pages == {i: f"http://graph.invalid/{i}" for i in range(6)}
+    links = run(bin_dir, "page_db_dump", "links", db).stdout
+    assert links == "0 1\n1 2\n2 0\n5 1\n"
+
+
+def test_find(bin_dir, example_db):
+    out = run(bin_dir, "page_db_find", example_db, "wiki/(Page|Trust)").stdout
+    assert out == (GOLDEN / "small-web.find").read_text()
+    assert run(bin_dir, "page_db_find", example_db, "^ftp:").stdout == ""
+
+
+def test_links_of_a_page(bin_dir, example_db):
+    url = "https://wiki.example.edu/wiki/PageRank"
+    out = run(bin_dir, "page_db_links", example_db, url).stdout
+    assert out == (GOLDEN / "small-web.page-links").read_text()
+    edges = example_edges()
+    lines = [line.split() for line in out.splitlines()]
+    assert lines[0][0] == "page" and lines[0][2] == url
+    assert {f[2] for f in lines if f[0] == "in"} == {s for s, d in edges if d == url}
+    assert {f[2] for f in lines if f[0] == "out"} == {d for s, d in edges if s == url}
+    # The same page named by its hash.
+    assert run(bin_dir, "page_db_links", example_db, lines[0][1]).stdout == out
+
+
+def test_discovery_path(bin_dir, example_db):
+    out = run(bin_dir, "page_db_path", example_db, "e003787a96845974").stdout
+    assert out == (GOLDEN / "small-web.path").read_text()
+    chain = [line.split() for line in out.splitlines()]
+    assert [int(f[0]) for f in chain] == list(range(len(chain)))
+    edges = example_edges()
+    for parent, child in zip(chain, chain[1:]):
+        assert (parent[2], child[2]) in edges
+
+
+def test_stats(bin_dir, example_db):
+    stats = json.loads(run(bin_dir, "page_db_stats", example_db, "--json").stdout)
+    edges = example_edges()
+    assert stats["pages"] == len({u for e in edges for u in e})
+    assert stats["links"] == len(edges)
+    assert stats["crawled_pages"] == 0
+    assert stats["hosts"] == 5
+    assert stats["format_version"] == 1
+    assert stats["url_profile"] == "rfc3986/1"
+    text = run(bin_dir, "page_db_stats", example_db).stdout
+    assert f"links: {len(edges)}\n" in text
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_help_and_version(bin_dir, tool):
+    assert "Usage" in run(bin_dir, tool, "--help").stdout
+    assert run(bin_dir, tool, "--version").stdout.startswith(f"{tool} (crawlrank) ")
+    assert "Run with --help" in run(bin_dir, tool, "--no-such-option", expect=2).stderr
+
+
+def test_unknown_option_is_named(bin_dir, example_db):
+    assert "--bogus" in run(bin_dir, "page_db_stats", example_db, "--bogus", expect=2).stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["page_db_dump", "info"],
+    ["page_db_find"],
+    ["page_db_links"],
+    ["page_db_path"],
+    ["page_db_stats"],
+])
+def test_missing_db_fails_with_its_path(bin_dir, tmp_path, args):
+    missing = tmp_path / "nothing-here"
+    tool, *rest = args
+    extra = {"page_db_find": ["x"], "page_db_links": ["0" * 16], "page_db_path": ["0" * 16]}
+    err = run(bin_dir, tool, *rest, missing, *extra.get(tool, []), expect=1).stderr
+    assert err.startswith(f"{tool}: ") and str(missing) in err
+    assert not missing.exists(), "a reading tool must not create a DB"
+
+
+def test_usage_errors(bin_dir, example_db):
+    err = run(bin_dir, "page_db_find", example_db, "(", expect=2).stderr
+    assert "bad regex" in err
+    err = run(bin_dir, "page_db_links", example_db, "12zz", expect=2).stderr
+    assert "12zz" in err
+    run(bin_dir, "page_db_dump", "everything", example_db, expect=2)
+    err = run(bin_dir, "page_db_links", example_db, "0123456789abcdef", expect=1).stderr
+    assert "0123456789abcdef" in err
+
+
+@pytest.mark.parametrize("text,line,message", [
+    ("0 1\nfoo\n", 2, "got 1 fields"),
+    ("http://a.test/ http://b.test/\n0 1\n", 2, "index pairs cannot follow URL pairs"),
+    ("http://a.test/ ftp://b.test/\n", 1, "ftp"),
+    ("0 1\n1 99999999999\n", 2, "99999999999"),
+    ("d2bb3523249ec343 0 http://graph.invalid/0 0.000 0.000 0 0 0\n"
+     "91d541e9e51a31ed 2 http://graph.invalid/1 0.000 0.000 0 0 0\n", 2, "index 2"),
+    ("ffffffffffffffff 0 http://graph.invalid/0 0.000 0.000 0 0 0\n", 1, "is not the hash"),
+    ("d2bb3523249ec343 0 http://graph.invalid/0 0.5 0.000 0 0 0\n", 1, "first_crawl"),
+    ("d2bb3523249ec343 0 http://graph.invalid/0 0.000 0.000 0 0 0\n0 1\n", 2, "beyond"),
+])
+def test_load_reports_bad_lines_and_writes_nothing(bin_dir, tmp_path, text, line, message):
+    db = tmp_path / "db"
+    err = run(bin_dir, "page_db_load", db, stdin=text, expect=1).stderr
+    assert f"<stdin>:{line}: " in err and message in err, err
+    stats = json.loads(run(bin_dir, "page_db_stats", db, "--json").stdout)
+    assert stats["pages"] == 0 and stats["links"] == 0
+
+
+def test_load_of_unreadable_file(bin_dir, tmp_path):
+    err = run(bin_dir, "page_db_load", tmp_path / "db", tmp_path / "absent.txt", expect=1).stderr
+    assert "absent.txt" in err

@@ -1,0 +1,90 @@
+// page_db_stats: the header, counters, sizes and a few graph statistics of a PageDB.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <iostream>
+#include <unordered_set>
+
+#include "tool_common.h"
+
+namespace crawlrank::tools {
+namespace {
+
+Result<nlohmann::ordered_json> Collect(const PageDb& db) {
+  CRAWLRANK_ASSIGN_OR_RETURN(PageDbInfo info, db.Info());
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
+  const PageDbCounters& counters = snapshot.counters();
+
+  std::unordered_set<std::string> hosts;
+  uint32_t max_depth = 0;
+  CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
+    max_depth = std::max(max_depth, page.depth);
+    auto host = HostKey(page.url);
+    if (host.ok()) hosts.insert(*std::move(host));
+    return Status::Ok();
+  }));
+  uint64_t sources = 0, max_out = 0;
+  EdgeCursor cursor = snapshot.Edges();
+  for (; cursor.Valid(); cursor.Next()) {
+    ++sources;
+    max_out = std::max<uint64_t>(max_out, cursor.targets().size());
+  }
+  CRAWLRANK_RETURN_IF_ERROR(cursor.status());
+
+  nlohmann::ordered_json stats;
+  stats["path"] = info.path;
+  stats["format_version"] = info.format_version;
+  stats["url_profile"] = UrlProfileName(info.url_profile);
+  stats["hash"] = info.hash;
+  stats["created"] = FormatSeconds(info.created_ms);
+  stats["pages"] = counters.pages;
+  stats["crawled_pages"] = counters.crawled_pages;
+  stats["links"] = counters.edges;
+  stats["hosts"] = hosts.size();
+  stats["pages_with_links"] = sources;
+  stats["max_out_degree"] = max_out;
+  stats["mean_out_degree"] = sources == 0 ? 0.0 : double(counters.edges) / double(sources);
+  stats["max_depth"] = max_depth;
+  stats["file_bytes"] = info.file_bytes;
+  stats["map_bytes"] = info.map_size;
+  stats["pages_table_bytes"] = info.pages_bytes;
+  stats["links_table_bytes"] = info.links_bytes;
+  stats["bytes_per_link"] =
+      counters.edges == 0 ? 0.0 : double(info.links_bytes) / double(counters.edges);
+  return stats;
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app("Prints the header, counters, sizes and graph statistics of a PageDB.",
+               "page_db_stats");
+  std::string db_path;
+  bool json = false;
+  app.add_option("db", db_path, "PageDB directory")->required();
+  app.add_flag("--json", json, "print one JSON object");
+  return Run(app, argc, argv, [&] {
+    auto db = OpenForReading(db_path);
+    if (!db.ok()) return Fail(app, db.status());
+    auto stats = Collect(**db);
+    if (!stats.ok()) return Fail(app, stats.status());
+    if (json) {
+      std::cout << stats->dump(2) << "\n";
+      return kExitOk;
+    }
+    for (const auto& [key, value] : stats->items()) {
+      std::cout << key << ": ";
+      if (value.is_string()) {
+        std::cout << value.get<std::string>() << "\n";
+      } else if (value.is_number_float()) {
+        std::cout << FormatScore(value.get<double>()) << "\n";
+      } else {
+        std::cout << value.dump() << "\n";
+      }
+    }
+    return kExitOk;
+  });
+}
+
+}  // namespace
+}  // namespace crawlrank::tools
+
+int main(int argc, char** argv) { return crawlrank::tools::Main(argc, argv); }

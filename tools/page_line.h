@@ -1,0 +1,35 @@
+// The text form of a page record printed by `page_db_dump info` and read back by
+// `page_db_load`, kept together so the two cannot drift apart.
+//
+//   basic (8 fields, Aduana's order):  hash index url first_crawl last_crawl changes crawls score
+//   full (--all, 6 more fields):       ... depth discovered_from link_score content_hash status errors
+//
+// Times are Unix seconds with three decimals, scores have 9 significant digits (enough to
+// restore the same float), hashes are 16 hex digits.
+#ifndef CRAWLRANK_TOOLS_PAGE_LINE_H_
+#define CRAWLRANK_TOOLS_PAGE_LINE_H_
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "crawlrank/page_db.h"
+
+namespace crawlrank::tools {
+
+inline constexpr size_t kBasicPageFields = 8;
+inline constexpr size_t kFullPageFields = 14;
+
+// The header line (`# hash index url ...`) for `--header`.
+std::string PageLineHeader(bool full);
+
+// Appends the line for `record`, without a newline.
+void AppendPageLine(const PageRecord& record, bool full, std::string& out);
+
+// Parses the fields of one line (kBasicPageFields or kFullPageFields of them). Fields a
+// basic line lacks are left at their defaults.
+Result<PageRecord> ParsePageLine(std::span<const std::string_view> fields);
+
+}  // namespace crawlrank::tools
+
+#endif  // CRAWLRANK_TOOLS_PAGE_LINE_H_

@@ -120,7 +120,8 @@ Result<PageRecord> Snapshot::Impl::Get(uint64_t fingerprint) const {
   }
   if (rc != 0) return lmdb::Error(rc, "read page " + FormatFingerprint(fingerprint) + " of", db->path);
   PageRecord record;
-  CRAWLRANK_RETURN_IF_ERROR(DecodePageRecord(fingerprint, View(v), &record));
+  CRAWLRANK_RETURN_IF_ERROR(
+      DecodePageRecord(fingerprint, View(v), &record).WithContext("PageDB \"" + db->path + "\""));
   return record;
 }
 
@@ -173,7 +174,8 @@ Result<std::vector<uint32_t>> Snapshot::Links(uint32_t id) const {
   const int rc = mdb_get(impl_->txn.get(), impl_->db->links, &k, &v);
   if (rc == MDB_NOTFOUND) return targets;
   if (rc != 0) return lmdb::Error(rc, "read links of page " + std::to_string(id) + " in", impl_->db->path);
-  CRAWLRANK_RETURN_IF_ERROR(DecodeLinks(id, View(v), &targets));
+  CRAWLRANK_RETURN_IF_ERROR(
+      DecodeLinks(id, View(v), &targets).WithContext("PageDB \"" + impl_->db->path + "\""));
   return targets;
 }
 
@@ -191,7 +193,14 @@ Status Snapshot::ForEachPage(const std::function<Status(const PageRecord&)>& fn)
     std::string_view value = View(v);
     uint64_t fingerprint;
     (void)coding::GetFixed64(value, &fingerprint);
-    CRAWLRANK_ASSIGN_OR_RETURN(PageRecord record, impl_->Get(fingerprint));
+    auto found = impl_->Get(fingerprint);
+    if (!found.ok()) {
+      if (found.status().code() != StatusCode::kNotFound) return found.status();
+      return DataLossError("ids table of \"" + impl_->db->path + "\": id " + std::to_string(id) +
+                           " names page " + FormatFingerprint(fingerprint) +
+                           ", which is not in the pages table");
+    }
+    PageRecord& record = *found;
     if (record.id != id) {
       return DataLossError("page \"" + FormatFingerprint(fingerprint) + "\" has id " +
                            std::to_string(record.id) + " but is listed under id " +
@@ -241,7 +250,7 @@ void EdgeCursor::Load() {
     status_ = DataLossError("links table of \"" + impl_->path + "\": key of wrong size");
   } else {
     source_ = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
-    status_ = DecodeLinks(source_, View(v), &targets_);
+    status_ = DecodeLinks(source_, View(v), &targets_).WithContext("PageDB \"" + impl_->path + "\"");
   }
   if (!status_.ok()) {
     valid_ = false;
@@ -345,7 +354,8 @@ Result<PageRecord*> WriteTxn::Touch(uint32_t id, uint64_t fingerprint) {
   MDB_val k = key.val(), v;
   CRAWLRANK_RETURN_IF_ERROR(Check(mdb_get(txn_.get(), db_.pages, &k, &v), "read page of"));
   PageRecord record;
-  CRAWLRANK_RETURN_IF_ERROR(DecodePageRecord(fingerprint, View(v), &record));
+  CRAWLRANK_RETURN_IF_ERROR(
+      DecodePageRecord(fingerprint, View(v), &record).WithContext("PageDB \"" + db_.path + "\""));
   return &touched_.emplace(id, std::move(record)).first->second;
 }
 
@@ -650,7 +660,8 @@ Status LoadWriterState(PageDb::Impl& db, MDB_txn* txn) {
     if (k.mv_size != 8) return DataLossError("pages table of \"" + db.path + "\": bad key size");
     PageRecord record;
     const uint64_t fingerprint = coding::DecodeBigEndian64(static_cast<const char*>(k.mv_data));
-    CRAWLRANK_RETURN_IF_ERROR(DecodePageRecord(fingerprint, View(v), &record));
+    CRAWLRANK_RETURN_IF_ERROR(
+        DecodePageRecord(fingerprint, View(v), &record).WithContext("PageDB \"" + db.path + "\""));
     if (record.id >= db.counters.pages || db.index.Find(fingerprint) != nullptr) {
       return DataLossError("page \"" + FormatFingerprint(fingerprint) + "\" of \"" + db.path +
                            "\": id " + std::to_string(record.id) + " out of range or repeated");
@@ -699,6 +710,30 @@ PageDb::~PageDb() {
   }
 }
 
+namespace {
+
+// A data.mdb shorter than its last committed page (a copy cut short, a full disk during a
+// copy) would make LMDB read past the end of the mapping and crash with SIGBUS; report it.
+// The file only grows while open, so reading the size after the meta page is safe.
+Status CheckFileSize(MDB_env* env, const std::string& path) {
+  MDB_envinfo info;
+  MDB_stat stat;
+  if (mdb_env_info(env, &info) != 0 || mdb_env_stat(env, &stat) != 0) return Status::Ok();
+  struct stat st;
+  if (::stat((path + "/data.mdb").c_str(), &st) != 0) {
+    return IoError("open PageDB \"" + path + "\": stat data.mdb: " + ErrnoText());
+  }
+  const uint64_t needed = (uint64_t{info.me_last_pgno} + 1) * stat.ms_psize;
+  if (static_cast<uint64_t>(st.st_size) < needed) {
+    return DataLossError("open PageDB \"" + path + "\": data.mdb is truncated (" +
+                         std::to_string(st.st_size) + " bytes, its last page ends at " +
+                         std::to_string(needed) + ")");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
                                              const PageDbOptions& options) {
   auto impl = std::make_unique<Impl>();
@@ -742,6 +777,7 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
       impl->env, lmdb::Env::Open(path, flags, options.read_only ? 0 : options.initial_map_size, 8));
   int dead = 0;
   mdb_reader_check(impl->env.get(), &dead);  // clear slots of readers that died
+  CRAWLRANK_RETURN_IF_ERROR(CheckFileSize(impl->env.get(), path));
 
   CRAWLRANK_ASSIGN_OR_RETURN(
       lmdb::Txn txn, lmdb::Txn::Begin(impl->env.get(), options.read_only ? MDB_RDONLY : 0, path));

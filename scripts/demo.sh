@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The main job on the shipped example: installs what is missing, builds, loads the link
+# graph examples/small-web.links into a fresh PageDB and shows it with the tools.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh
+tools=build/tools
+db=build/demo-db
+rm -rf "$db"
+
+step() { printf '\n$ %s\n' "$*"; "$@"; }
+step "$tools/page_db_load" "$db" examples/small-web.links
+step "$tools/page_db_stats" "$db"
+printf '\n$ %s\n' "$tools/page_db_dump info $db --header | head -6"
+"$tools/page_db_dump" info "$db" --header | head -6
+step "$tools/page_db_find" "$db" '^https://wiki\.'
+step "$tools/page_db_links" "$db" https://wiki.example.edu/wiki/TrustRank
+step "$tools/page_db_path" "$db" https://www.example.org/news/2015/crawl-frontiers

@@ -1,0 +1,188 @@
+// page_db_bench: PageDB ingest and edge-stream speed on a generated web-like graph.
+//
+// Crawls the generated graph page by page (in generator order) into a fresh PageDB with
+// AddBatch, then streams every edge back from one snapshot. Baselines measured in the same
+// run: ingest with one transaction per page (as Aduana wrote), and a pass over the same
+// edges held in memory as CSR arrays. Prints `key value` lines; see docs/benchmarks.md.
+#include <sys/resource.h>
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <vector>
+
+#include "crawlrank/page_db.h"
+#include "web_graph.h"
+
+namespace crawlrank::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+long PeakRssKiB() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+[[noreturn]] void Die(const Status& status) {
+  std::fprintf(stderr, "page_db_bench: %s\n", status.ToString().c_str());
+  std::exit(1);
+}
+
+template <typename T>
+T Check(Result<T> result) {
+  if (!result.ok()) Die(result.status());
+  return *std::move(result);
+}
+
+void Check(const Status& status) {
+  if (!status.ok()) Die(status);
+}
+
+CrawledPage PageOf(const WebGraph& graph, uint32_t page, std::vector<uint32_t>& targets) {
+  graph.OutLinks(page, targets);
+  CrawledPage crawled;
+  crawled.url = graph.Url(page);
+  crawled.crawl_time_ms = 1'700'000'000'000 + page;
+  crawled.content_hash = page;
+  crawled.links.reserve(targets.size());
+  for (uint32_t t : targets) crawled.links.push_back(Link{graph.Url(t), 0.f});
+  return crawled;
+}
+
+struct IngestResult {
+  double seconds = 0;  // inside PageDb calls only
+  uint64_t pages = 0;
+  uint64_t links = 0;
+};
+
+// Crawls pages [0, pages) of `graph` into `db`, `batch_pages` per transaction.
+IngestResult Ingest(PageDb& db, const WebGraph& graph, uint32_t pages, uint32_t batch_pages) {
+  IngestResult result;
+  std::vector<uint32_t> targets;
+  std::vector<CrawledPage> batch;
+  for (uint32_t first = 0; first < pages; first += batch_pages) {
+    batch.clear();
+    for (uint32_t p = first; p < std::min(pages, first + batch_pages); ++p) {
+      batch.push_back(PageOf(graph, p, targets));
+      result.links += batch.back().links.size();
+    }
+    const auto start = Clock::now();
+    Check(db.AddBatch(batch));
+    result.seconds += Seconds(start);
+    result.pages += batch.size();
+  }
+  return result;
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app("PageDB ingest and edge-stream benchmark on a generated web-like graph.",
+               "page_db_bench");
+  WebGraphOptions graph_options;
+  uint32_t batch_pages = 1000, baseline_pages = 20'000;
+  int repeats = 5;
+  std::string dir = "/tmp/crawlrank-bench";
+  app.add_option("--pages", graph_options.pages, "pages to crawl")->capture_default_str();
+  app.add_option("--degree", graph_options.mean_out_degree, "mean out-degree")->capture_default_str();
+  app.add_option("--seed", graph_options.seed, "graph seed")->capture_default_str();
+  app.add_option("--batch-pages", batch_pages, "pages per AddBatch")->capture_default_str();
+  app.add_option("--baseline-pages", baseline_pages, "pages of the one-page-per-transaction baseline")
+      ->capture_default_str();
+  app.add_option("--repeats", repeats, "edge-stream passes (median reported)")->capture_default_str();
+  app.add_option("--dir", dir, "scratch directory (emptied)")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const WebGraph graph(graph_options);
+  std::printf("graph_pages %u\ngraph_hosts %zu\nseed %llu\n", graph.pages(), graph.hosts(),
+              static_cast<unsigned long long>(graph_options.seed));
+
+  // Baseline: one transaction per page, as Aduana's page_db_add did.
+  {
+    auto db = Check(PageDb::Open(dir + "/baseline"));
+    const IngestResult base = Ingest(*db, graph, std::min(baseline_pages, graph.pages()), 1);
+    std::printf("baseline_one_txn_per_page_links_per_s %.0f\n", base.links / base.seconds);
+    std::printf("baseline_pages %llu\n", static_cast<unsigned long long>(base.pages));
+    baseline_pages = static_cast<uint32_t>(base.links / base.seconds);  // reused below
+  }
+  std::filesystem::remove_all(dir + "/baseline");
+
+  auto db = Check(PageDb::Open(dir + "/db"));
+  const IngestResult ingest = Ingest(*db, graph, graph.pages(), batch_pages);
+  Check(db->Sync());
+  const double ingest_links_per_s = ingest.links / ingest.seconds;
+  std::printf("ingest_seconds %.3f\n", ingest.seconds);
+  std::printf("ingest_links_per_s %.0f\n", ingest_links_per_s);
+  std::printf("ingest_pages_per_s %.0f\n", ingest.pages / ingest.seconds);
+  std::printf("ingest_vs_one_txn_per_page %.1f\n", ingest_links_per_s / baseline_pages);
+
+  const PageDbInfo info = Check(db->Info());
+  std::printf("db_pages %llu\ndb_links %llu\n",
+              static_cast<unsigned long long>(info.counters.pages),
+              static_cast<unsigned long long>(info.counters.edges));
+  std::printf("links_table_bytes_per_link %.3f\n",
+              double(info.links_bytes) / double(info.counters.edges));
+  std::printf("file_bytes_per_link %.3f\n", double(info.file_bytes) / double(info.counters.edges));
+
+  // Edge stream from one snapshot, warm (the first pass warms the page cache).
+  std::vector<uint64_t> offsets{0};
+  std::vector<uint32_t> csr;
+  std::vector<double> stream_s, csr_s;
+  uint64_t checksum = 0;
+  for (int r = 0; r <= repeats; ++r) {
+    const Snapshot snapshot = Check(db->NewSnapshot());
+    const auto start = Clock::now();
+    uint64_t sum = 0, n = 0;
+    EdgeCursor cursor = snapshot.Edges();
+    for (; cursor.Valid(); cursor.Next()) {
+      for (uint32_t t : cursor.targets()) sum += t ^ cursor.source();
+      n += cursor.targets().size();
+      if (r == 0) {
+        csr.insert(csr.end(), cursor.targets().begin(), cursor.targets().end());
+        offsets.push_back(csr.size());
+      }
+    }
+    Check(cursor.status());
+    if (r > 0) stream_s.push_back(Seconds(start));
+    if (n != info.counters.edges) Die(InternalError("edge stream count differs from the header"));
+    checksum = sum;
+  }
+  // Baseline: the same pass over in-memory CSR arrays (sources re-numbered densely).
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = Clock::now();
+    uint64_t sum = 0;
+    for (size_t s = 0; s + 1 < offsets.size(); ++s) {
+      for (uint64_t i = offsets[s]; i < offsets[s + 1]; ++i) sum += csr[i] ^ s;
+    }
+    csr_s.push_back(Seconds(start));
+    if (sum == 42) std::printf("#\n");  // keeps the loop
+  }
+  const double edges = static_cast<double>(info.counters.edges);
+  std::printf("stream_links_per_s %.0f\n", edges / Median(stream_s));
+  std::printf("csr_pass_links_per_s %.0f\n", edges / Median(csr_s));
+  std::printf("stream_vs_csr_pass %.3f\n", Median(csr_s) / Median(stream_s));
+  std::printf("stream_checksum %llu\n", static_cast<unsigned long long>(checksum));
+  std::printf("peak_rss_mib %.1f\n", PeakRssKiB() / 1024.0);
+  db.reset();
+  std::filesystem::remove_all(dir);
+  return 0;
+}
+
+}  // namespace
+}  // namespace crawlrank::bench
+
+int main(int argc, char** argv) { return crawlrank::bench::Main(argc, argv); }

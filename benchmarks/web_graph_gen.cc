@@ -1,0 +1,50 @@
+// web_graph_gen: writes a generated web-like graph as `src dst` lines (page indexes), or
+// as `src_url dst_url` lines with --urls; page_db_load reads either.
+#include <CLI/CLI.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "web_graph.h"
+
+int main(int argc, char** argv) {
+  CLI::App app("Writes a deterministic web-like link graph to standard output.", "web_graph_gen");
+  crawlrank::bench::WebGraphOptions options;
+  bool urls = false;
+  app.add_option("--pages", options.pages, "pages")->capture_default_str();
+  app.add_option("--degree", options.mean_out_degree, "mean out-degree")->capture_default_str();
+  app.add_option("--seed", options.seed, "seed")->capture_default_str();
+  app.add_flag("--urls", urls, "print URLs instead of page indexes");
+  CLI11_PARSE(app, argc, argv);
+
+  const crawlrank::bench::WebGraph graph(options);
+  std::vector<uint32_t> targets;
+  std::string out;
+  char number[16];
+  auto append_number = [&](uint32_t n) {
+    auto [end, ec] = std::to_chars(number, number + sizeof number, n);
+    out.append(number, end);
+  };
+  for (uint32_t page = 0; page < graph.pages(); ++page) {
+    graph.OutLinks(page, targets);
+    for (uint32_t target : targets) {
+      if (urls) {
+        out += graph.Url(page);
+        out += ' ';
+        out += graph.Url(target);
+      } else {
+        append_number(page);
+        out += ' ';
+        append_number(target);
+      }
+      out += '\n';
+    }
+    if (out.size() > (1 << 20)) {
+      if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) return 1;
+      out.clear();
+    }
+  }
+  return std::fwrite(out.data(), 1, out.size(), stdout) == out.size() ? 0 : 1;
+}

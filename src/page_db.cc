@@ -13,6 +13,7 @@
 #include "coding.h"
 #include "page_db_impl.h"
 #include "page_record.h"
+#include "url_fast_path.h"
 
 namespace crawlrank {
 namespace {
@@ -446,13 +447,20 @@ Status WriteTxn::Apply(const CrawledPage& page, bool links_only) {
   }
   const uint32_t depth = record->depth + 1;
   targets_.clear();
+  std::string scratch;
   for (const Link& link : page.links) {
-    auto canonical = CanonicalizeUrl(link.url, db_.profile);
-    if (!canonical.ok()) {
-      if (report_ != nullptr) report_->rejected_links.push_back({link.url, canonical.status()});
-      continue;
+    // Links already in canonical form (most of them) are used in place, without a copy.
+    std::string_view canonical = link.url;
+    if (db_.profile != UrlProfile::kRfc3986 || !url_internal::IsCanonicalRfc3986(link.url)) {
+      auto converted = CanonicalizeUrl(link.url, db_.profile);
+      if (!converted.ok()) {
+        if (report_ != nullptr) report_->rejected_links.push_back({link.url, converted.status()});
+        continue;
+      }
+      scratch = *std::move(converted);
+      canonical = scratch;
     }
-    auto target = Resolve(*canonical, UrlFingerprint(*canonical), depth, fingerprint, link.score);
+    auto target = Resolve(canonical, UrlFingerprint(canonical), depth, fingerprint, link.score);
     if (!target.ok()) {
       if (target.status().code() != StatusCode::kAlreadyExists) return target.status();
       if (report_ != nullptr) report_->rejected_links.push_back({link.url, target.status()});

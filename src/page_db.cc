@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <map>
 #include <cerrno>
 #include <cstring>
 #include <unordered_map>
@@ -63,12 +65,6 @@ Result<uint64_t> GetMetaU64(MDB_txn* txn, MDB_dbi meta, std::string_view key,
     return DataLossError("PageDB \"" + path + "\": meta key " + std::string(key) + " damaged");
   }
   return v;
-}
-
-// Number of entries in an encoded link list: one varint ends at each byte < 0x80.
-uint64_t CountLinks(std::string_view value) {
-  return static_cast<uint64_t>(
-      std::count_if(value.begin(), value.end(), [](char c) { return (c & 0x80) == 0; }));
 }
 
 Status NotAPageDb(const std::string& path, std::string_view why) {
@@ -169,14 +165,14 @@ Result<PageRecord> Snapshot::FindUrl(std::string_view url) const {
 }
 
 Result<std::vector<uint32_t>> Snapshot::Links(uint32_t id) const {
-  Key32 key(id);
+  Key32 key(id >> kLinkBlockShift);
   MDB_val k = key.val(), v;
   std::vector<uint32_t> targets;
   const int rc = mdb_get(impl_->txn.get(), impl_->db->links, &k, &v);
   if (rc == MDB_NOTFOUND) return targets;
   if (rc != 0) return lmdb::Error(rc, "read links of page " + std::to_string(id) + " in", impl_->db->path);
   CRAWLRANK_RETURN_IF_ERROR(
-      DecodeLinks(id, View(v), &targets).WithContext("PageDB \"" + impl_->db->path + "\""));
+      FindInLinkBlock(id, View(v), &targets).WithContext("PageDB \"" + impl_->db->path + "\""));
   return targets;
 }
 
@@ -215,6 +211,9 @@ Status Snapshot::ForEachPage(const std::function<Status(const PageRecord&)>& fn)
 struct EdgeCursor::Impl {
   lmdb::Cursor cursor;
   std::string path;
+  std::vector<uint32_t> targets;         // of the current block
+  std::vector<LinkBlockEntry> entries;   // of the current block
+  size_t entry = 0;                      // current entry
 };
 
 EdgeCursor::EdgeCursor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -229,46 +228,48 @@ EdgeCursor Snapshot::Edges() const {
     failed.status_ = cursor.status();
     return failed;
   }
-  EdgeCursor edges(std::make_unique<EdgeCursor::Impl>(
-      EdgeCursor::Impl{std::move(cursor).value(), impl_->db->path}));
-  MDB_val k, v;
-  const int rc = mdb_cursor_get(edges.impl_->cursor.get(), &k, &v, MDB_FIRST);
-  if (rc == 0) {
-    edges.valid_ = true;
-    edges.Load();
-  } else if (rc != MDB_NOTFOUND) {
-    edges.status_ = lmdb::Error(rc, "iterate links of", impl_->db->path);
-  }
+  auto impl = std::make_unique<EdgeCursor::Impl>();
+  impl->cursor = std::move(cursor).value();
+  impl->path = impl_->db->path;
+  EdgeCursor edges(std::move(impl));
+  edges.Load(MDB_FIRST);
   return edges;
 }
 
-void EdgeCursor::Load() {
+void EdgeCursor::Load(int op) {
+  Impl& impl = *impl_;
   MDB_val k, v;
-  int rc = mdb_cursor_get(impl_->cursor.get(), &k, &v, MDB_GET_CURRENT);
-  if (rc != 0) {
-    status_ = lmdb::Error(rc, "read links of", impl_->path);
-  } else if (k.mv_size != 4) {
-    status_ = DataLossError("links table of \"" + impl_->path + "\": key of wrong size");
-  } else {
-    source_ = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
-    status_ = DecodeLinks(source_, View(v), &targets_).WithContext("PageDB \"" + impl_->path + "\"");
+  const int rc = mdb_cursor_get(impl.cursor.get(), &k, &v, static_cast<MDB_cursor_op>(op));
+  if (rc == 0 && k.mv_size == 4) {
+    const uint32_t block = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
+    status_ = DecodeLinkBlock(block, View(v), &impl.targets, &impl.entries)
+                  .WithContext("PageDB \"" + impl.path + "\"");
+  } else if (rc == 0) {
+    status_ = DataLossError("links table of \"" + impl.path + "\": key of wrong size");
+  } else if (rc != MDB_NOTFOUND) {
+    status_ = lmdb::Error(rc, "iterate links of", impl.path);
   }
-  if (!status_.ok()) {
-    valid_ = false;
-    targets_.clear();
+  valid_ = rc == 0 && status_.ok();
+  impl.entry = 0;
+  if (!valid_) {
+    targets_ = {};
+    return;
   }
+  const LinkBlockEntry& first = impl.entries.front();
+  source_ = first.source;
+  targets_ = std::span<const uint32_t>(impl.targets.data(), first.end);
 }
 
 void EdgeCursor::Next() {
-  MDB_val k, v;
-  const int rc = mdb_cursor_get(impl_->cursor.get(), &k, &v, MDB_NEXT);
-  if (rc == 0) {
-    Load();
+  Impl& impl = *impl_;
+  if (++impl.entry == impl.entries.size()) {
+    Load(MDB_NEXT);
     return;
   }
-  valid_ = false;
-  targets_.clear();
-  if (rc != MDB_NOTFOUND) status_ = lmdb::Error(rc, "iterate links of", impl_->path);
+  const LinkBlockEntry& entry = impl.entries[impl.entry];
+  const uint32_t begin = impl.entries[impl.entry - 1].end;
+  source_ = entry.source;
+  targets_ = std::span<const uint32_t>(impl.targets.data() + begin, entry.end - begin);
 }
 
 Result<Snapshot> PageDb::NewSnapshot() const {
@@ -303,7 +304,7 @@ class WriteTxn {
  public:
   WriteTxn(PageDb::Impl& db, lmdb::Txn txn, AddReport* report)
       : db_(db), txn_(std::move(txn)), report_(report), saved_counters_(db.counters),
-        saved_max_links_source_(db.max_links_source), first_new_id_(db.counters.pages) {}
+        saved_max_links_block_(db.max_links_block), first_new_id_(db.counters.pages) {}
 
   bool map_full() const { return map_full_; }
 
@@ -339,7 +340,15 @@ class WriteTxn {
   lmdb::Txn txn_;
   AddReport* report_;
   PageDbCounters saved_counters_;
-  int64_t saved_max_links_source_;
+  int64_t saved_max_links_block_;
+  // Link blocks changed by this transaction, decoded; written in key order at Commit.
+  struct DirtyBlock {
+    std::array<std::vector<uint32_t>, kLinkBlockSources> lists;
+    bool stored = false;  // the block is in the table now
+  };
+  std::map<uint32_t, DirtyBlock> blocks_;
+  Result<DirtyBlock*> LoadBlock(uint32_t block);
+  Status WriteBlocks();
   uint32_t first_new_id_;
   std::vector<uint64_t> inserted_;                  // fingerprints new to the index
   std::vector<std::pair<uint32_t, float>> old_scores_;  // (id, score before this txn)
@@ -394,35 +403,62 @@ Result<uint32_t> WriteTxn::Resolve(std::string_view url, uint64_t fingerprint, u
   return id;
 }
 
+Result<WriteTxn::DirtyBlock*> WriteTxn::LoadBlock(uint32_t block) {
+  auto [it, inserted] = blocks_.try_emplace(block);
+  DirtyBlock& dirty = it->second;
+  if (!inserted || static_cast<int64_t>(block) > db_.max_links_block) return &dirty;
+  Key32 key(block);
+  MDB_val k = key.val(), v;
+  const int rc = mdb_get(txn_.get(), db_.links, &k, &v);
+  if (rc == MDB_NOTFOUND) return &dirty;
+  CRAWLRANK_RETURN_IF_ERROR(Check(rc, "read links of"));
+  dirty.stored = true;
+  std::vector<uint32_t> targets;
+  std::vector<LinkBlockEntry> entries;
+  CRAWLRANK_RETURN_IF_ERROR(DecodeLinkBlock(block, View(v), &targets, &entries)
+                                .WithContext("PageDB \"" + db_.path + "\""));
+  uint32_t begin = 0;
+  for (const LinkBlockEntry& entry : entries) {
+    dirty.lists[entry.source & (kLinkBlockSources - 1)].assign(targets.begin() + begin,
+                                                               targets.begin() + entry.end);
+    begin = entry.end;
+  }
+  return &dirty;
+}
+
 Status WriteTxn::PutLinks(uint32_t source, std::vector<uint32_t>& targets) {
   std::sort(targets.begin(), targets.end());
   targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
-  Key32 key(source);
-  MDB_val k = key.val(), old;
-  uint64_t old_count = 0;
-  if (static_cast<int64_t>(source) <= db_.max_links_source) {
-    const int rc = mdb_get(txn_.get(), db_.links, &k, &old);
-    if (rc == 0) {
-      old_count = CountLinks(View(old));
-    } else if (rc != MDB_NOTFOUND) {
-      return Check(rc, "read links of");
-    }
-  }
-  db_.counters.edges = db_.counters.edges - old_count + targets.size();
-  if (targets.empty()) {
-    if (old_count == 0) return Status::Ok();
-    return Check(mdb_del(txn_.get(), db_.links, &k, nullptr), "delete links in");
-  }
+  CRAWLRANK_ASSIGN_OR_RETURN(DirtyBlock * block, LoadBlock(source >> kLinkBlockShift));
+  std::vector<uint32_t>& list = block->lists[source & (kLinkBlockSources - 1)];
+  db_.counters.edges = db_.counters.edges - list.size() + targets.size();
+  list.assign(targets.begin(), targets.end());
+  return Status::Ok();
+}
+
+Status WriteTxn::WriteBlocks() {
   std::string value;
-  value.reserve(targets.size() * 2 + 4);
-  EncodeLinks(source, targets, &value);
-  MDB_val v = Val(value);
-  unsigned flags = 0;
-  if (static_cast<int64_t>(source) > db_.max_links_source) {
-    flags = MDB_APPEND;
-    db_.max_links_source = source;
+  for (const auto& [block, dirty] : blocks_) {
+    value.clear();
+    for (uint32_t slot = 0; slot < kLinkBlockSources; ++slot) {
+      if (dirty.lists[slot].empty()) continue;
+      AppendLinkBlockEntry((block << kLinkBlockShift) | slot, dirty.lists[slot], &value);
+    }
+    Key32 key(block);
+    MDB_val k = key.val();
+    if (value.empty()) {
+      if (dirty.stored) CRAWLRANK_RETURN_IF_ERROR(Check(mdb_del(txn_.get(), db_.links, &k, nullptr), "delete links in"));
+      continue;
+    }
+    MDB_val v = Val(value);
+    unsigned flags = 0;
+    if (static_cast<int64_t>(block) > db_.max_links_block) {
+      flags = MDB_APPEND;
+      db_.max_links_block = block;
+    }
+    CRAWLRANK_RETURN_IF_ERROR(Check(mdb_put(txn_.get(), db_.links, &k, &v, flags), "write links to"));
   }
-  return Check(mdb_put(txn_.get(), db_.links, &k, &v, flags), "write links to");
+  return Status::Ok();
 }
 
 Status WriteTxn::Apply(const CrawledPage& page, bool links_only) {
@@ -515,6 +551,7 @@ Status WriteTxn::RestoreLinks(uint32_t source, std::vector<uint32_t> targets) {
 }
 
 Status WriteTxn::Commit() {
+  CRAWLRANK_RETURN_IF_ERROR(WriteBlocks());
   // Records in key order: LMDB inserts are cheapest that way.
   std::vector<const PageRecord*> records;
   records.reserve(touched_.size());
@@ -557,7 +594,7 @@ void WriteTxn::Rollback() {
     db_.link_scores[it->first] = it->second;
   }
   db_.counters = saved_counters_;
-  db_.max_links_source = saved_max_links_source_;
+  db_.max_links_block = saved_max_links_block_;
 }
 
 }  // namespace
@@ -685,7 +722,7 @@ Status LoadWriterState(PageDb::Impl& db, MDB_txn* txn) {
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor links, lmdb::Cursor::Open(txn, db.links, db.path));
   const int rc = mdb_cursor_get(links.get(), &k, &v, MDB_LAST);
   if (rc == 0 && k.mv_size == 4) {
-    db.max_links_source = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
+    db.max_links_block = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
   } else if (rc != 0 && rc != MDB_NOTFOUND) {
     return lmdb::Error(rc, "read links of", db.path);
   }

@@ -65,7 +65,7 @@ struct PageDb::Impl {
   FingerprintIndex index;
   std::vector<float> link_scores;  // by page id
   PageDbCounters counters;
-  int64_t max_links_source = -1;  // highest key in `links`, to append in order
+  int64_t max_links_block = -1;  // highest key in `links`, to append in order
 
   // Durability::kPeriodic: a thread fsyncs at most sync_interval after a commit.
   std::mutex sync_mutex;

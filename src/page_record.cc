@@ -57,16 +57,14 @@ void EncodeLinks(uint32_t source, std::span<const uint32_t> targets, std::string
   }
 }
 
-Status DecodeLinks(uint32_t source, std::string_view in, std::vector<uint32_t>* targets) {
-  targets->clear();
-  if (in.empty()) return Status::Ok();
-  auto damaged = [source] {
-    return DataLossError("link list of page " + std::to_string(source) + ": damaged");
-  };
+namespace {
+
+// Appends the decoded list of `source` to `targets`. Returns false when damaged.
+bool AppendDecodedLinks(uint32_t source, std::string_view in, std::vector<uint32_t>* targets) {
   uint64_t zigzag;
-  if (!GetVarint64(in, &zigzag)) return damaged();
+  if (!GetVarint64(in, &zigzag)) return false;
   int64_t current = int64_t{source} + coding::UnZigZag(zigzag);
-  if (current < 0 || current > int64_t{UINT32_MAX}) return damaged();
+  if (current < 0 || current > int64_t{UINT32_MAX}) return false;
   targets->push_back(static_cast<uint32_t>(current));
   while (!in.empty()) {
     // Fast path: most gaps within a host fit one byte.
@@ -75,12 +73,84 @@ Status DecodeLinks(uint32_t source, std::string_view in, std::vector<uint32_t>* 
     if (byte < 0x80) {
       gap = byte;
       in.remove_prefix(1);
-    } else if (!GetVarint64(in, &gap)) {
-      return damaged();
+    } else if (!GetVarint64(in, &gap) || gap > UINT32_MAX) {
+      return false;
     }
     current += static_cast<int64_t>(gap) + 1;
-    if (current > int64_t{UINT32_MAX} || gap > UINT32_MAX) return damaged();
+    if (current > int64_t{UINT32_MAX}) return false;
     targets->push_back(static_cast<uint32_t>(current));
+  }
+  return true;
+}
+
+// Reads the header of the next block entry: its slot and its list bytes.
+bool NextBlockEntry(std::string_view& in, uint32_t* slot, std::string_view* list) {
+  uint32_t length;
+  if (!GetVarint32(in, slot) || *slot >= kLinkBlockSources || !GetVarint32(in, &length) ||
+      length == 0 || length > in.size()) {
+    return false;
+  }
+  *list = in.substr(0, length);
+  in.remove_prefix(length);
+  return true;
+}
+
+Status DamagedBlock(uint32_t block) {
+  return DataLossError("links block " + std::to_string(block) + " (pages " +
+                       std::to_string(uint64_t{block} << kLinkBlockShift) + ".." +
+                       std::to_string(((uint64_t{block} + 1) << kLinkBlockShift) - 1) +
+                       "): damaged");
+}
+
+}  // namespace
+
+Status DecodeLinks(uint32_t source, std::string_view in, std::vector<uint32_t>* targets) {
+  targets->clear();
+  if (in.empty() || AppendDecodedLinks(source, in, targets)) return Status::Ok();
+  return DataLossError("link list of page " + std::to_string(source) + ": damaged");
+}
+
+void AppendLinkBlockEntry(uint32_t source, std::span<const uint32_t> targets, std::string* out) {
+  std::string list;
+  EncodeLinks(source, targets, &list);
+  coding::PutVarint32(*out, source & (kLinkBlockSources - 1));
+  coding::PutVarint32(*out, static_cast<uint32_t>(list.size()));
+  out->append(list);
+}
+
+Status DecodeLinkBlock(uint32_t block, std::string_view in, std::vector<uint32_t>* targets,
+                       std::vector<LinkBlockEntry>* entries) {
+  targets->clear();
+  entries->clear();
+  const uint64_t base = uint64_t{block} << kLinkBlockShift;
+  if (base > UINT32_MAX || in.empty()) return DamagedBlock(block);
+  int64_t previous_slot = -1;
+  while (!in.empty()) {
+    uint32_t slot;
+    std::string_view list;
+    if (!NextBlockEntry(in, &slot, &list) || int64_t{slot} <= previous_slot) {
+      return DamagedBlock(block);
+    }
+    previous_slot = slot;
+    const auto source = static_cast<uint32_t>(base + slot);
+    if (!AppendDecodedLinks(source, list, targets)) return DamagedBlock(block);
+    entries->push_back({source, static_cast<uint32_t>(targets->size())});
+  }
+  return Status::Ok();
+}
+
+Status FindInLinkBlock(uint32_t source, std::string_view in, std::vector<uint32_t>* targets) {
+  targets->clear();
+  const uint32_t block = source >> kLinkBlockShift;
+  const uint32_t wanted = source & (kLinkBlockSources - 1);
+  while (!in.empty()) {
+    uint32_t slot;
+    std::string_view list;
+    if (!NextBlockEntry(in, &slot, &list)) return DamagedBlock(block);
+    if (slot < wanted) continue;
+    if (slot > wanted) break;
+    if (!AppendDecodedLinks(source, list, targets)) return DamagedBlock(block);
+    break;
   }
   return Status::Ok();
 }

@@ -28,6 +28,31 @@ void EncodeLinks(uint32_t source, std::span<const uint32_t> targets, std::string
 // target outside [0, 2^32).
 Status DecodeLinks(uint32_t source, std::string_view value, std::vector<uint32_t>* targets);
 
+// The `links` table stores the lists of kLinkBlockSources consecutive source ids under one
+// key (source >> kLinkBlockShift): fewer, fuller B-tree entries and one cursor step per
+// block when streaming. A block value is a sequence of entries in increasing source order:
+//   varint slot (source - first source of the block), varint byte length, link list.
+inline constexpr uint32_t kLinkBlockShift = 4;
+inline constexpr uint32_t kLinkBlockSources = 1u << kLinkBlockShift;
+
+// Appends the entry of `source` to a block value. REQUIRES: `targets` non-empty and
+// strictly increasing; entries appended in increasing source order.
+void AppendLinkBlockEntry(uint32_t source, std::span<const uint32_t> targets, std::string* out);
+
+struct LinkBlockEntry {
+  uint32_t source;
+  uint32_t end;  // one past its last target in the decoded targets
+};
+
+// Decodes block `block` entirely, appending its targets to `targets` and one entry per
+// source to `entries` (both cleared first). DataLoss naming the block when damaged.
+Status DecodeLinkBlock(uint32_t block, std::string_view value, std::vector<uint32_t>* targets,
+                       std::vector<LinkBlockEntry>* entries);
+
+// Decodes only the list of `source` from its block value into `targets` (cleared first;
+// left empty when the block has no entry for it).
+Status FindInLinkBlock(uint32_t source, std::string_view value, std::vector<uint32_t>* targets);
+
 }  // namespace crawlrank
 
 #endif  // CRAWLRANK_SRC_PAGE_RECORD_H_

@@ -380,7 +380,8 @@ TEST_F(PageDbCorruptionTest, GarbageRecordValues) {
       {"pages", std::string("\x09\x00garbage", 9)},
       {"links", ""},
       {"links", std::string(12, '\xff')},
-      {"links", std::string("\x00\xff\xff\xff\xff\x0f", 6)},  // a target beyond the last id
+      // A well-formed block whose one list names a target 2^31 past its source.
+      {"links", std::string("\x00\x05\x80\x80\x80\x80\x10", 7)},
       {"ids", std::string(3, 'x')},
       {"ids", std::string(8, '\x01')},  // an id pointing at no page
   };

@@ -173,11 +173,11 @@ class EdgeCursor {
   friend class Snapshot;
   struct Impl;
   explicit EdgeCursor(std::unique_ptr<Impl> impl);
-  void Load();
+  void Load(int cursor_op);  // reads the next block of links
   std::unique_ptr<Impl> impl_;
   bool valid_ = false;
   uint32_t source_ = 0;
-  std::vector<uint32_t> targets_;
+  std::span<const uint32_t> targets_;
   Status status_;
 };
 

@@ -1,0 +1,30 @@
+"""Shared fixtures of the pytest suite that drives crawlrank's command-line tools.
+
+The tools come from a CMake build: point CRAWLRANK_TOOLS_DIR at its tools/ folder
+(ctest does, see tests/CMakeLists.txt). Without it, every test that needs a tool is
+skipped, so `pytest tests/python` still runs cleanly from a bare checkout.
+"""
+import os
+from pathlib import Path
+
+import pytest
+
+TESTS_DIR = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def tools_dir() -> Path:
+    """The folder holding the built tools (crawlrank_url, page_db_*)."""
+    value = os.environ.get("CRAWLRANK_TOOLS_DIR")
+    if not value:
+        pytest.skip("CRAWLRANK_TOOLS_DIR is not set (point it at <build>/tools)")
+    path = Path(value)
+    if not path.is_dir():
+        pytest.fail(f"CRAWLRANK_TOOLS_DIR={value}: not a directory")
+    return path
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """tests/data of the source tree."""
+    return TESTS_DIR / "data"

@@ -59,28 +59,40 @@ void EncodeLinks(uint32_t source, std::span<const uint32_t> targets, std::string
 
 namespace {
 
+// Decodes the list of `source` in `in` to `out`, which has room for in.size() targets
+// (each takes at least one byte). Returns the end of what it wrote, or nullptr when damaged.
+uint32_t* DecodeListTo(uint32_t source, std::string_view in, uint32_t* out) {
+  uint64_t zigzag;
+  if (!GetVarint64(in, &zigzag)) return nullptr;
+  int64_t current = int64_t{source} + coding::UnZigZag(zigzag);
+  if (current < 0 || current > int64_t{UINT32_MAX}) return nullptr;
+  *out++ = static_cast<uint32_t>(current);
+  const auto* p = reinterpret_cast<const uint8_t*>(in.data());
+  const auto* end = p + in.size();
+  while (p != end) {
+    // Fast path: most gaps within a host fit one byte.
+    if (*p < 0x80) {
+      current += *p++ + 1;
+    } else {
+      std::string_view rest(reinterpret_cast<const char*>(p), static_cast<size_t>(end - p));
+      uint64_t gap;
+      if (!GetVarint64(rest, &gap) || gap > UINT32_MAX) return nullptr;
+      p = reinterpret_cast<const uint8_t*>(rest.data());
+      current += static_cast<int64_t>(gap) + 1;
+    }
+    if (current > int64_t{UINT32_MAX}) return nullptr;
+    *out++ = static_cast<uint32_t>(current);
+  }
+  return out;
+}
+
 // Appends the decoded list of `source` to `targets`. Returns false when damaged.
 bool AppendDecodedLinks(uint32_t source, std::string_view in, std::vector<uint32_t>* targets) {
-  uint64_t zigzag;
-  if (!GetVarint64(in, &zigzag)) return false;
-  int64_t current = int64_t{source} + coding::UnZigZag(zigzag);
-  if (current < 0 || current > int64_t{UINT32_MAX}) return false;
-  targets->push_back(static_cast<uint32_t>(current));
-  while (!in.empty()) {
-    // Fast path: most gaps within a host fit one byte.
-    const auto byte = static_cast<uint8_t>(in[0]);
-    uint64_t gap;
-    if (byte < 0x80) {
-      gap = byte;
-      in.remove_prefix(1);
-    } else if (!GetVarint64(in, &gap) || gap > UINT32_MAX) {
-      return false;
-    }
-    current += static_cast<int64_t>(gap) + 1;
-    if (current > int64_t{UINT32_MAX}) return false;
-    targets->push_back(static_cast<uint32_t>(current));
-  }
-  return true;
+  const size_t size = targets->size();
+  targets->resize(size + in.size());
+  uint32_t* end = DecodeListTo(source, in, targets->data() + size);
+  targets->resize(end == nullptr ? size : static_cast<size_t>(end - targets->data()));
+  return end != nullptr;
 }
 
 // Reads the header of the next block entry: its slot and its list bytes.
@@ -125,6 +137,8 @@ Status DecodeLinkBlock(uint32_t block, std::string_view in, std::vector<uint32_t
   const uint64_t base = uint64_t{block} << kLinkBlockShift;
   if (base > UINT32_MAX || in.empty()) return DamagedBlock(block);
   int64_t previous_slot = -1;
+  targets->resize(in.size());  // room for the most targets the block can hold
+  uint32_t* out = targets->data();
   while (!in.empty()) {
     uint32_t slot;
     std::string_view list;
@@ -133,9 +147,11 @@ Status DecodeLinkBlock(uint32_t block, std::string_view in, std::vector<uint32_t
     }
     previous_slot = slot;
     const auto source = static_cast<uint32_t>(base + slot);
-    if (!AppendDecodedLinks(source, list, targets)) return DamagedBlock(block);
-    entries->push_back({source, static_cast<uint32_t>(targets->size())});
+    out = DecodeListTo(source, list, out);
+    if (out == nullptr) return DamagedBlock(block);
+    entries->push_back({source, static_cast<uint32_t>(out - targets->data())});
   }
+  targets->resize(static_cast<size_t>(out - targets->data()));
   return Status::Ok();
 }
 

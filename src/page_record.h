@@ -32,7 +32,7 @@ Status DecodeLinks(uint32_t source, std::string_view value, std::vector<uint32_t
 // key (source >> kLinkBlockShift): fewer, fuller B-tree entries and one cursor step per
 // block when streaming. A block value is a sequence of entries in increasing source order:
 //   varint slot (source - first source of the block), varint byte length, link list.
-inline constexpr uint32_t kLinkBlockShift = 4;
+inline constexpr uint32_t kLinkBlockShift = 5;
 inline constexpr uint32_t kLinkBlockSources = 1u << kLinkBlockShift;
 
 // Appends the entry of `source` to a block value. REQUIRES: `targets` non-empty and

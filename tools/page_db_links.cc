@@ -35,20 +35,7 @@ int Main(int argc, char** argv) {
       "Prints a page's links: `page HASH URL`, then `in HASH URL` for every page linking to "
       "it and `out HASH URL` for every page it links to, in id order.",
       "page_db_links");
-  std::string db_path, page;
-  app.add_option("db", db_path, "PageDB directory")->required();
-  app.add_option("page", page, "page hash (16 hex digits) or URL")->required();
-  return Run(app, argc, argv, [&] {
-    auto db = OpenForReading(db_path);
-    if (!db.ok()) return Fail(app, db.status());
-    auto snapshot = (*db)->NewSnapshot();
-    if (!snapshot.ok()) return Fail(app, snapshot.status());
-    auto record = FindPage(*snapshot, page);
-    if (!record.ok()) return FailLookup(app, record.status());
-    Output out;
-    const Status status = PrintLinks(*snapshot, *record, out);
-    return status.ok() ? kExitOk : Fail(app, status);
-  });
+  return RunOnPage(app, argc, argv, PrintLinks);
 }
 
 }  // namespace

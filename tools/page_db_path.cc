@@ -4,7 +4,7 @@
 namespace crawlrank::tools {
 namespace {
 
-Status PrintPath(const Snapshot& snapshot, PageRecord page, Output& out) {
+Status PrintPath(const Snapshot& snapshot, const PageRecord& page, Output& out) {
   std::vector<PageRecord> chain{page};
   while (chain.back().discovered_from != 0) {
     // A chain longer than the DB has pages can only come from damaged records.
@@ -33,20 +33,7 @@ int Main(int argc, char** argv) {
       "Prints how a page was discovered: one `depth hash url` line per page, from the page "
       "it was first reached from (depth 0, or the first page of a loaded graph) to the page.",
       "page_db_path");
-  std::string db_path, page;
-  app.add_option("db", db_path, "PageDB directory")->required();
-  app.add_option("page", page, "page hash (16 hex digits) or URL")->required();
-  return Run(app, argc, argv, [&] {
-    auto db = OpenForReading(db_path);
-    if (!db.ok()) return Fail(app, db.status());
-    auto snapshot = (*db)->NewSnapshot();
-    if (!snapshot.ok()) return Fail(app, snapshot.status());
-    auto record = FindPage(*snapshot, page);
-    if (!record.ok()) return FailLookup(app, record.status());
-    Output out;
-    const Status status = PrintPath(*snapshot, *std::move(record), out);
-    return status.ok() ? kExitOk : Fail(app, status);
-  });
+  return RunOnPage(app, argc, argv, PrintPath);
 }
 
 }  // namespace

@@ -56,9 +56,28 @@ Result<PageRecord> FindPage(const Snapshot& snapshot, std::string_view hash_or_u
   return snapshot.Find(*fingerprint);
 }
 
-int FailLookup(const CLI::App& app, const Status& status) {
-  if (status.code() == StatusCode::kInvalidArgument) return UsageError(app, status.message());
-  return Fail(app, status);
+int RunOnPage(CLI::App& app, int argc, char** argv,
+              const std::function<Status(const Snapshot&, const PageRecord&, Output&)>& fn) {
+  std::string db_path, page;
+  app.add_option("db", db_path, "PageDB directory")->required();
+  app.add_option("page", page, "page hash (16 hex digits) or URL")->required();
+  return Run(app, argc, argv, [&] {
+    auto db = OpenForReading(db_path);
+    if (!db.ok()) return Fail(app, db.status());
+    auto snapshot = (*db)->NewSnapshot();
+    if (!snapshot.ok()) return Fail(app, snapshot.status());
+    auto record = FindPage(*snapshot, page);
+    if (!record.ok()) {
+      if (record.status().code() == StatusCode::kInvalidArgument) {
+        return UsageError(app, record.status().message());
+      }
+      return Fail(app, record.status());
+    }
+    Output out;
+    Status status = fn(*snapshot, *record, out);
+    if (status.ok()) status = out.Flush();
+    return status.ok() ? kExitOk : Fail(app, status);
+  });
 }
 
 std::string FormatSeconds(int64_t ms) {

@@ -42,8 +42,13 @@ Result<std::unique_ptr<PageDb>> OpenForReading(const std::string& path);
 // InvalidArgument when it is neither; NotFound when the DB lacks it.
 Result<PageRecord> FindPage(const Snapshot& snapshot, std::string_view hash_or_url);
 
-// Exit for a failed FindPage: a malformed argument is a usage error (2), a missing page 1.
-int FailLookup(const CLI::App& app, const Status& status);
+class Output;
+
+// The body of a tool about one page (`tool DB PAGE`): adds the two arguments to `app`,
+// parses, opens the DB read-only, finds the page and calls `fn` with a snapshot and it.
+// A malformed PAGE is a usage error (exit 2); a missing DB or page, or `fn` failing, 1.
+int RunOnPage(CLI::App& app, int argc, char** argv,
+              const std::function<Status(const Snapshot&, const PageRecord&, Output&)>& fn);
 
 // Unix milliseconds as seconds with exactly three decimals ("1700000000.123"), and back.
 std::string FormatSeconds(int64_t ms);

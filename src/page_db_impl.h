@@ -3,6 +3,7 @@
 #ifndef CRAWLRANK_SRC_PAGE_DB_IMPL_H_
 #define CRAWLRANK_SRC_PAGE_DB_IMPL_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <shared_mutex>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "crawlrank/page_db.h"
+#include "coding.h"
 #include "fingerprint_index.h"
 #include "lmdb_env.h"
 
@@ -28,6 +30,31 @@ inline constexpr std::string_view kMetaCrawledPages = "crawled_pages";
 inline constexpr std::string_view kMetaEdges = "edges";
 inline constexpr std::string_view kMagicValue = "crawlrank-pagedb";
 inline constexpr std::string_view kHashValue = "xxh3-64 seed 0";
+
+// Unix time in milliseconds.
+inline int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// LMDB keys: big-endian, so byte order is numeric order (docs/format.md).
+struct Key32 {
+  explicit Key32(uint32_t v) { coding::EncodeBigEndian32(v, bytes); }
+  MDB_val val() { return MDB_val{4, bytes}; }
+  char bytes[4];
+};
+struct Key64 {
+  explicit Key64(uint64_t v) { coding::EncodeBigEndian64(v, bytes); }
+  MDB_val val() { return MDB_val{8, bytes}; }
+  char bytes[8];
+};
+
+inline std::string Fixed64Value(uint64_t v) {
+  std::string s;
+  coding::PutFixed64(s, v);
+  return s;
+}
 
 // Closes a file descriptor on destruction.
 class UniqueFd {

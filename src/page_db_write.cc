@@ -1,0 +1,408 @@
+// PageDb's write path: one WriteTxn per Write/Add/AddBatch call, run by RunWrite, which
+// grows the map and retries when it fills.
+#include <algorithm>
+#include <array>
+#include <map>
+#include <unordered_map>
+
+#include "crawlrank/page_db.h"
+#include "page_db_impl.h"
+#include "page_record.h"
+#include "url_fast_path.h"
+
+namespace crawlrank {
+
+using lmdb::Val;
+using lmdb::View;
+
+namespace {
+
+// One write transaction. Index and link-score changes are applied to the writer's
+// in-memory mirror as they happen and undone by Rollback() if the transaction aborts.
+class WriteTxn {
+ public:
+  WriteTxn(PageDb::Impl& db, lmdb::Txn txn, AddReport* report)
+      : db_(db), txn_(std::move(txn)), report_(report), saved_counters_(db.counters),
+        saved_max_links_block_(db.max_links_block), first_new_id_(db.counters.pages) {}
+
+  bool map_full() const { return map_full_; }
+
+  // Records a fetched page (or, with links_only, just its out-links).
+  Status Apply(const CrawledPage& page, bool links_only);
+  Status Restore(const PageRecord& record);
+  Status RestoreLinks(uint32_t source, std::vector<uint32_t> targets);
+  // Writes the touched records, new ids and counters, and commits.
+  Status Commit();
+  // Undoes the in-memory changes of an aborted transaction.
+  void Rollback();
+
+ private:
+  struct Touched {
+    PageRecord record;
+  };
+
+  Status Check(int rc, std::string_view op) {
+    if (rc == 0) return Status::Ok();
+    if (rc == MDB_MAP_FULL) map_full_ = true;
+    return lmdb::Error(rc, op, db_.path);
+  }
+
+  // Returns the id of canonical `url`, creating the page when new. A fingerprint shared
+  // with a different URL is AlreadyExists.
+  Result<uint32_t> Resolve(std::string_view url, uint64_t fingerprint, uint32_t depth,
+                           uint64_t discovered_from, float link_score);
+  // Returns the record of id, loading it into the touched set.
+  Result<PageRecord*> Touch(uint32_t id, uint64_t fingerprint);
+  Status PutLinks(uint32_t source, std::vector<uint32_t>& targets);
+
+  PageDb::Impl& db_;
+  lmdb::Txn txn_;
+  AddReport* report_;
+  PageDbCounters saved_counters_;
+  int64_t saved_max_links_block_;
+  // Link blocks changed by this transaction, decoded; written in key order at Commit.
+  struct DirtyBlock {
+    std::array<std::vector<uint32_t>, kLinkBlockSources> lists;
+    bool stored = false;  // the block is in the table now
+  };
+  std::map<uint32_t, DirtyBlock> blocks_;
+  Result<DirtyBlock*> LoadBlock(uint32_t block);
+  Status WriteBlocks();
+  uint32_t first_new_id_;
+  std::vector<uint64_t> inserted_;                  // fingerprints new to the index
+  std::vector<std::pair<uint32_t, float>> old_scores_;  // (id, score before this txn)
+  std::unordered_map<uint32_t, PageRecord> touched_;
+  std::vector<uint32_t> targets_;
+  bool map_full_ = false;
+};
+
+Result<PageRecord*> WriteTxn::Touch(uint32_t id, uint64_t fingerprint) {
+  auto it = touched_.find(id);
+  if (it != touched_.end()) return &it->second;
+  Key64 key(fingerprint);
+  MDB_val k = key.val(), v;
+  CRAWLRANK_RETURN_IF_ERROR(Check(mdb_get(txn_.get(), db_.pages, &k, &v), "read page of"));
+  PageRecord record;
+  CRAWLRANK_RETURN_IF_ERROR(
+      DecodePageRecord(fingerprint, View(v), &record).WithContext("PageDB \"" + db_.path + "\""));
+  return &touched_.emplace(id, std::move(record)).first->second;
+}
+
+Result<uint32_t> WriteTxn::Resolve(std::string_view url, uint64_t fingerprint, uint32_t depth,
+                                   uint64_t discovered_from, float link_score) {
+  if (const FingerprintIndex::Entry* e = db_.index.Find(fingerprint)) {
+    if (e->check != UrlCheck(url)) {
+      CRAWLRANK_ASSIGN_OR_RETURN(PageRecord * other, Touch(e->id, fingerprint));
+      return AlreadyExistsError("URL \"" + std::string(url) + "\": fingerprint " +
+                                FormatFingerprint(fingerprint) + " collides with \"" +
+                                other->url + "\"; not merged");
+    }
+    const uint32_t id = e->id;
+    if (link_score > db_.link_scores[id]) {
+      CRAWLRANK_ASSIGN_OR_RETURN(PageRecord * record, Touch(id, fingerprint));
+      if (id < first_new_id_) old_scores_.emplace_back(id, db_.link_scores[id]);
+      record->link_score = db_.link_scores[id] = link_score;
+    }
+    return id;
+  }
+  if (db_.counters.pages >= UINT32_MAX) {
+    return ResourceExhaustedError("PageDB \"" + db_.path + "\": 2^32 - 1 pages, ids exhausted");
+  }
+  const auto id = static_cast<uint32_t>(db_.counters.pages++);
+  db_.index.Insert(fingerprint, id, UrlCheck(url));
+  inserted_.push_back(fingerprint);
+  db_.link_scores.push_back(link_score);
+  PageRecord& record = touched_[id];
+  record.fingerprint = fingerprint;
+  record.id = id;
+  record.url.assign(url);
+  record.depth = depth;
+  record.discovered_from = discovered_from;
+  record.link_score = link_score;
+  return id;
+}
+
+Result<WriteTxn::DirtyBlock*> WriteTxn::LoadBlock(uint32_t block) {
+  auto [it, inserted] = blocks_.try_emplace(block);
+  DirtyBlock& dirty = it->second;
+  if (!inserted || static_cast<int64_t>(block) > db_.max_links_block) return &dirty;
+  Key32 key(block);
+  MDB_val k = key.val(), v;
+  const int rc = mdb_get(txn_.get(), db_.links, &k, &v);
+  if (rc == MDB_NOTFOUND) return &dirty;
+  CRAWLRANK_RETURN_IF_ERROR(Check(rc, "read links of"));
+  dirty.stored = true;
+  std::vector<uint32_t> targets;
+  std::vector<LinkBlockEntry> entries;
+  CRAWLRANK_RETURN_IF_ERROR(DecodeLinkBlock(block, View(v), &targets, &entries)
+                                .WithContext("PageDB \"" + db_.path + "\""));
+  uint32_t begin = 0;
+  for (const LinkBlockEntry& entry : entries) {
+    dirty.lists[entry.source & (kLinkBlockSources - 1)].assign(targets.begin() + begin,
+                                                               targets.begin() + entry.end);
+    begin = entry.end;
+  }
+  return &dirty;
+}
+
+Status WriteTxn::PutLinks(uint32_t source, std::vector<uint32_t>& targets) {
+  std::sort(targets.begin(), targets.end());
+  targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+  CRAWLRANK_ASSIGN_OR_RETURN(DirtyBlock * block, LoadBlock(source >> kLinkBlockShift));
+  std::vector<uint32_t>& list = block->lists[source & (kLinkBlockSources - 1)];
+  db_.counters.edges = db_.counters.edges - list.size() + targets.size();
+  list.assign(targets.begin(), targets.end());
+  return Status::Ok();
+}
+
+Status WriteTxn::WriteBlocks() {
+  std::string value;
+  for (const auto& [block, dirty] : blocks_) {
+    value.clear();
+    for (uint32_t slot = 0; slot < kLinkBlockSources; ++slot) {
+      if (dirty.lists[slot].empty()) continue;
+      AppendLinkBlockEntry((block << kLinkBlockShift) | slot, dirty.lists[slot], &value);
+    }
+    Key32 key(block);
+    MDB_val k = key.val();
+    if (value.empty()) {
+      if (dirty.stored) CRAWLRANK_RETURN_IF_ERROR(Check(mdb_del(txn_.get(), db_.links, &k, nullptr), "delete links in"));
+      continue;
+    }
+    MDB_val v = Val(value);
+    unsigned flags = 0;
+    if (static_cast<int64_t>(block) > db_.max_links_block) {
+      flags = MDB_APPEND;
+      db_.max_links_block = block;
+    }
+    CRAWLRANK_RETURN_IF_ERROR(Check(mdb_put(txn_.get(), db_.links, &k, &v, flags), "write links to"));
+  }
+  return Status::Ok();
+}
+
+Status WriteTxn::Apply(const CrawledPage& page, bool links_only) {
+  CRAWLRANK_ASSIGN_OR_RETURN(std::string url, CanonicalizeUrl(page.url, db_.profile));
+  const uint64_t fingerprint = UrlFingerprint(url);
+  CRAWLRANK_ASSIGN_OR_RETURN(uint32_t id, Resolve(url, fingerprint, 0, 0, 0.f));
+  CRAWLRANK_ASSIGN_OR_RETURN(PageRecord * record, Touch(id, fingerprint));
+  if (!links_only) {
+    const int64_t when = page.crawl_time_ms != 0 ? page.crawl_time_ms : NowMs();
+    if (record->n_crawls == 0) {
+      record->first_crawl_ms = when;
+      ++db_.counters.crawled_pages;
+    } else if (record->content_hash != page.content_hash) {
+      ++record->n_changes;
+    }
+    ++record->n_crawls;
+    record->last_crawl_ms = when;
+    record->content_score = page.content_score;
+    record->content_hash = page.content_hash;
+    record->http_status = page.http_status;
+    if (page.http_status >= 400) ++record->n_errors;
+  }
+  const uint32_t depth = record->depth + 1;
+  targets_.clear();
+  std::string scratch;
+  for (const Link& link : page.links) {
+    // Links already in canonical form (most of them) are used in place, without a copy.
+    std::string_view canonical = link.url;
+    if (db_.profile != UrlProfile::kRfc3986 || !url_internal::IsCanonicalRfc3986(link.url)) {
+      auto converted = CanonicalizeUrl(link.url, db_.profile);
+      if (!converted.ok()) {
+        if (report_ != nullptr) report_->rejected_links.push_back({link.url, converted.status()});
+        continue;
+      }
+      scratch = *std::move(converted);
+      canonical = scratch;
+    }
+    auto target = Resolve(canonical, UrlFingerprint(canonical), depth, fingerprint, link.score);
+    if (!target.ok()) {
+      if (target.status().code() != StatusCode::kAlreadyExists) return target.status();
+      if (report_ != nullptr) report_->rejected_links.push_back({link.url, target.status()});
+      continue;
+    }
+    targets_.push_back(*target);
+  }
+  return PutLinks(id, targets_);
+}
+
+Status WriteTxn::Restore(const PageRecord& in) {
+  CRAWLRANK_ASSIGN_OR_RETURN(std::string url, CanonicalizeUrl(in.url, db_.profile));
+  if (url != in.url) {
+    return InvalidArgumentError("restore page \"" + in.url + "\": not canonical under " +
+                                std::string(UrlProfileName(db_.profile)) + " (expected \"" +
+                                url + "\")");
+  }
+  const uint64_t fingerprint = UrlFingerprint(url);
+  if (in.fingerprint != fingerprint) {
+    return InvalidArgumentError("restore page \"" + url + "\": hash " +
+                                FormatFingerprint(in.fingerprint) + " does not match its URL (" +
+                                FormatFingerprint(fingerprint) + ")");
+  }
+  if (in.id != db_.counters.pages) {
+    return InvalidArgumentError("restore page \"" + url + "\": id " + std::to_string(in.id) +
+                                " is not the next free id " + std::to_string(db_.counters.pages));
+  }
+  if (db_.index.Find(fingerprint) != nullptr) {
+    return AlreadyExistsError("restore page \"" + url + "\": already in the PageDB");
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(uint32_t id, Resolve(url, fingerprint, in.depth,
+                                                  in.discovered_from, in.link_score));
+  touched_[id] = in;
+  if (in.crawled()) ++db_.counters.crawled_pages;
+  return Status::Ok();
+}
+
+Status WriteTxn::RestoreLinks(uint32_t source, std::vector<uint32_t> targets) {
+  const uint64_t pages = db_.counters.pages;
+  if (source >= pages) {
+    return InvalidArgumentError("restore links of page " + std::to_string(source) +
+                                ": no such page id (" + std::to_string(pages) + " pages)");
+  }
+  for (uint32_t t : targets) {
+    if (t >= pages) {
+      return InvalidArgumentError("restore link " + std::to_string(source) + " -> " +
+                                  std::to_string(t) + ": no such page id (" +
+                                  std::to_string(pages) + " pages)");
+    }
+  }
+  return PutLinks(source, targets);
+}
+
+Status WriteTxn::Commit() {
+  CRAWLRANK_RETURN_IF_ERROR(WriteBlocks());
+  // Records in key order: LMDB inserts are cheapest that way.
+  std::vector<const PageRecord*> records;
+  records.reserve(touched_.size());
+  for (const auto& [id, record] : touched_) records.push_back(&record);
+  std::sort(records.begin(), records.end(), [](const PageRecord* a, const PageRecord* b) {
+    return a->fingerprint < b->fingerprint;
+  });
+  std::string value;
+  for (const PageRecord* record : records) {
+    value.clear();
+    EncodePageRecord(*record, &value);
+    Key64 key(record->fingerprint);
+    MDB_val k = key.val(), v = Val(value);
+    CRAWLRANK_RETURN_IF_ERROR(Check(mdb_put(txn_.get(), db_.pages, &k, &v, 0), "write page to"));
+  }
+  for (uint64_t id = first_new_id_; id < db_.counters.pages; ++id) {
+    const auto id32 = static_cast<uint32_t>(id);
+    Key32 key(id32);
+    const std::string fingerprint = Fixed64Value(touched_.at(id32).fingerprint);
+    MDB_val k = key.val(), v = Val(fingerprint);
+    CRAWLRANK_RETURN_IF_ERROR(Check(mdb_put(txn_.get(), db_.ids, &k, &v, MDB_APPEND), "write id to"));
+  }
+  const std::pair<std::string_view, uint64_t> counters[] = {
+      {kMetaPages, db_.counters.pages},
+      {kMetaCrawledPages, db_.counters.crawled_pages},
+      {kMetaEdges, db_.counters.edges}};
+  for (const auto& [name, count] : counters) {
+    const std::string encoded = Fixed64Value(count);
+    MDB_val k = Val(name), v = Val(encoded);
+    CRAWLRANK_RETURN_IF_ERROR(Check(mdb_put(txn_.get(), db_.meta, &k, &v, 0), "write meta to"));
+  }
+  return Check(mdb_txn_commit(txn_.Release()), "commit to");
+}
+
+void WriteTxn::Rollback() {
+  txn_.Abort();
+  for (auto it = inserted_.rbegin(); it != inserted_.rend(); ++it) db_.index.Erase(*it);
+  db_.link_scores.resize(first_new_id_);
+  for (auto it = old_scores_.rbegin(); it != old_scores_.rend(); ++it) {
+    db_.link_scores[it->first] = it->second;
+  }
+  db_.counters = saved_counters_;
+  db_.max_links_block = saved_max_links_block_;
+}
+
+}  // namespace
+
+namespace {
+
+// Doubles the map of the writer's environment. Needs every transaction of this process
+// finished: waits for them (map_mutex), and gives up if a Snapshot stays open.
+Status GrowMap(PageDb::Impl& db) {
+  std::unique_lock lock(db.map_mutex, std::defer_lock);
+  if (!lock.try_lock_for(std::chrono::seconds(30))) {
+    return ResourceExhaustedError("grow map of PageDB \"" + db.path +
+                                  "\": snapshots of this process stayed open for 30 s");
+  }
+  MDB_envinfo info;
+  int rc = mdb_env_info(db.env.get(), &info);
+  if (rc != 0) return lmdb::Error(rc, "read map size of", db.path);
+  const uint64_t size = static_cast<uint64_t>(info.me_mapsize) * 2;
+  rc = mdb_env_set_mapsize(db.env.get(), size);
+  if (rc != 0) return lmdb::Error(rc, "grow map to " + std::to_string(size) + " bytes of", db.path);
+  return Status::Ok();
+}
+
+
+// Runs `body` in a write transaction and commits it; on a full map, grows it and runs
+// `body` again from the start.
+Status RunWrite(PageDb::Impl& db, AddReport* report,
+                const std::function<Status(WriteTxn&)>& body) {
+  if (db.read_only()) {
+    return FailedPreconditionError("write to PageDB \"" + db.path + "\": opened read-only");
+  }
+  std::lock_guard guard(db.write_mutex);
+  for (;;) {
+    AddReport local;
+    Status status;
+    bool map_full = false;
+    {
+      std::shared_lock lock(db.map_mutex);
+      CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Txn txn, lmdb::Txn::Begin(db.env.get(), 0, db.path));
+      WriteTxn write(db, std::move(txn), report != nullptr ? &local : nullptr);
+      status = body(write);
+      if (status.ok()) status = write.Commit();
+      if (!status.ok()) {
+        map_full = write.map_full();
+        write.Rollback();
+      }
+    }
+    if (status.ok()) {
+      if (report != nullptr) {
+        std::move(local.rejected_links.begin(), local.rejected_links.end(),
+                  std::back_inserter(report->rejected_links));
+      }
+      if (db.options.durability == Durability::kPeriodic) {
+        std::lock_guard sync_guard(db.sync_mutex);
+        db.dirty = true;
+        db.sync_cv.notify_one();
+      }
+      return status;
+    }
+    if (!map_full) return status;
+    CRAWLRANK_RETURN_IF_ERROR(GrowMap(db));
+  }
+}
+
+}  // namespace
+
+Status PageDb::Write(const WriteBatch& batch, AddReport* report) {
+  return RunWrite(*impl_, report, [&batch](WriteTxn& write) {
+    for (const PageRecord& record : batch.restores_) {
+      CRAWLRANK_RETURN_IF_ERROR(write.Restore(record));
+    }
+    for (const auto& [source, targets] : batch.restore_links_) {
+      CRAWLRANK_RETURN_IF_ERROR(write.RestoreLinks(source, targets));
+    }
+    for (const WriteBatch::Op& op : batch.ops_) {
+      CRAWLRANK_RETURN_IF_ERROR(write.Apply(op.page, op.links_only));
+    }
+    return Status::Ok();
+  });
+}
+
+Status PageDb::Add(const CrawledPage& page, AddReport* report) {
+  return AddBatch(std::span<const CrawledPage>(&page, 1), report);
+}
+
+Status PageDb::AddBatch(std::span<const CrawledPage> pages, AddReport* report) {
+  return RunWrite(*impl_, report, [pages](WriteTxn& write) {
+    for (const CrawledPage& page : pages) CRAWLRANK_RETURN_IF_ERROR(write.Apply(page, false));
+    return Status::Ok();
+  });
+}
+}  // namespace crawlrank

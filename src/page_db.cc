@@ -12,7 +12,6 @@
 #include "coding.h"
 #include "page_db_impl.h"
 #include "page_record.h"
-#include "url_fast_path.h"
 
 namespace crawlrank {
 namespace {

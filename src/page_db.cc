@@ -80,35 +80,83 @@ Result<PageDbCounters> PageDb::Impl::ReadCounters(MDB_txn* txn) const {
   return c;
 }
 
-Result<PageRecord> Snapshot::Impl::Get(uint64_t fingerprint) const {
-  Key64 key(fingerprint);
+Result<PageRecord> Snapshot::Impl::GetById(uint32_t id) const {
+  auto missing = [&] {
+    return NotFoundError("page id " + std::to_string(id) + ": not in PageDB \"" + db->path + "\"");
+  };
+  if (id >= pages) return missing();
+  Key32 key(id);
   MDB_val k = key.val(), v;
   const int rc = mdb_get(txn.get(), db->pages, &k, &v);
   if (rc == MDB_NOTFOUND) {
-    return NotFoundError("page \"" + FormatFingerprint(fingerprint) + "\": not in PageDB \"" +
-                         db->path + "\"");
+    return DataLossError("PageDB \"" + db->path + "\": page id " + std::to_string(id) +
+                         " is missing, the header counts " + std::to_string(pages) + " pages");
   }
-  if (rc != 0) return lmdb::Error(rc, "read page " + FormatFingerprint(fingerprint) + " of", db->path);
+  if (rc != 0) return lmdb::Error(rc, "read page id " + std::to_string(id) + " of", db->path);
   PageRecord record;
   CRAWLRANK_RETURN_IF_ERROR(
-      DecodePageRecord(fingerprint, View(v), &record).WithContext("PageDB \"" + db->path + "\""));
+      DecodePageRecord(id, View(v), &record).WithContext("PageDB \"" + db->path + "\""));
   return record;
 }
 
-Result<uint64_t> Snapshot::Impl::FingerprintOf(uint32_t id) const {
-  Key32 key(id);
+Result<PageRecord> Snapshot::Impl::Get(uint64_t fingerprint) const {
+  auto record = LookUp(fingerprint);
+  if (record.ok() && record->fingerprint != fingerprint) {
+    return DataLossError("PageDB \"" + db->path + "\": fingerprint " +
+                         FormatFingerprint(fingerprint) + " is filed under page id " +
+                         std::to_string(record->id) + ", whose URL hashes to " +
+                         FormatFingerprint(record->fingerprint));
+  }
+  if (!record.ok() && record.status().code() == StatusCode::kNotFound) {
+    return NotFoundError("page \"" + FormatFingerprint(fingerprint) + "\": not in PageDB \"" +
+                         db->path + "\"");
+  }
+  return record;
+}
+
+Result<PageRecord> Snapshot::Impl::LookUp(uint64_t fingerprint) const {
+  if (!db->read_only()) {
+    // The writer's own index holds every page; ids past this snapshot are not in it.
+    std::shared_lock index_lock(db->index_mutex);
+    const FingerprintIndex::Entry* entry = db->index.Find(fingerprint);
+    if (entry == nullptr || entry->id >= pages) return NotFoundError("");
+    const uint32_t id = entry->id;
+    index_lock.unlock();
+    return GetById(id);
+  }
+  Key64 key(fingerprint);
   MDB_val k = key.val(), v;
-  const int rc = mdb_get(txn.get(), db->ids, &k, &v);
-  if (rc == MDB_NOTFOUND) {
-    return NotFoundError("page id " + std::to_string(id) + ": not in PageDB \"" + db->path + "\"");
-  }
-  if (rc != 0) return lmdb::Error(rc, "read id " + std::to_string(id) + " of", db->path);
+  const int rc = mdb_get(txn.get(), db->fingerprints, &k, &v);
+  if (rc == MDB_NOTFOUND) return ScanUnindexed(fingerprint);
+  if (rc != 0) return lmdb::Error(rc, "look up " + FormatFingerprint(fingerprint) + " in", db->path);
   std::string_view value = View(v);
-  uint64_t fingerprint;
-  if (!coding::GetFixed64(value, &fingerprint) || !value.empty()) {
-    return DataLossError("ids entry " + std::to_string(id) + " of \"" + db->path + "\": damaged");
+  uint32_t id;
+  if (!coding::GetFixed32(value, &id) || !value.empty() || id >= indexed_pages) {
+    return DataLossError("PageDB \"" + db->path + "\": fingerprints entry " +
+                         FormatFingerprint(fingerprint) + " is damaged");
   }
-  return fingerprint;
+  return GetById(id);
+}
+
+Result<PageRecord> Snapshot::Impl::ScanUnindexed(uint64_t fingerprint) const {
+  // At most the writer's fingerprint batch of pages, read in id order.
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
+                             lmdb::Cursor::Open(txn.get(), db->pages, db->path));
+  Key32 key(static_cast<uint32_t>(std::min<uint64_t>(indexed_pages, UINT32_MAX)));
+  MDB_val k = key.val(), v;
+  for (int rc = indexed_pages < pages ? mdb_cursor_get(cursor.get(), &k, &v, MDB_SET_RANGE)
+                                      : MDB_NOTFOUND;
+       rc != MDB_NOTFOUND; rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_NEXT)) {
+    if (rc != 0) return lmdb::Error(rc, "read pages of", db->path);
+    if (k.mv_size != 4) return DataLossError("pages table of \"" + db->path + "\": bad key size");
+    const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
+    if (id >= pages) break;
+    PageRecord record;
+    CRAWLRANK_RETURN_IF_ERROR(
+        DecodePageRecord(id, View(v), &record).WithContext("PageDB \"" + db->path + "\""));
+    if (record.fingerprint == fingerprint) return record;
+  }
+  return NotFoundError("");
 }
 
 Snapshot::Snapshot(std::unique_ptr<Impl> impl, PageDbCounters counters)
@@ -119,10 +167,7 @@ Snapshot::~Snapshot() = default;
 
 Result<PageRecord> Snapshot::Find(uint64_t fingerprint) const { return impl_->Get(fingerprint); }
 
-Result<PageRecord> Snapshot::FindId(uint32_t id) const {
-  CRAWLRANK_ASSIGN_OR_RETURN(uint64_t fingerprint, impl_->FingerprintOf(id));
-  return impl_->Get(fingerprint);
-}
+Result<PageRecord> Snapshot::FindId(uint32_t id) const { return impl_->GetById(id); }
 
 Result<PageRecord> Snapshot::FindUrl(std::string_view url) const {
   CRAWLRANK_ASSIGN_OR_RETURN(std::string canonical, CanonicalizeUrl(url, impl_->db->profile));
@@ -150,32 +195,25 @@ Result<std::vector<uint32_t>> Snapshot::Links(uint32_t id) const {
 }
 
 Status Snapshot::ForEachPage(const std::function<Status(const PageRecord&)>& fn) const {
+  const std::string& path = impl_->db->path;
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
-                             lmdb::Cursor::Open(impl_->txn.get(), impl_->db->ids, impl_->db->path));
+                             lmdb::Cursor::Open(impl_->txn.get(), impl_->db->pages, path));
   MDB_val k, v;
+  uint64_t expected = 0;
   for (int rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_FIRST); rc != MDB_NOTFOUND;
-       rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_NEXT)) {
-    if (rc != 0) return lmdb::Error(rc, "iterate ids of", impl_->db->path);
-    if (k.mv_size != 4 || v.mv_size != 8) {
-      return DataLossError("ids table of \"" + impl_->db->path + "\": entry of wrong size");
-    }
+       rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_NEXT), ++expected) {
+    if (rc != 0) return lmdb::Error(rc, "iterate pages of", path);
+    if (k.mv_size != 4) return DataLossError("pages table of \"" + path + "\": key of wrong size");
     const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
-    std::string_view value = View(v);
-    uint64_t fingerprint;
-    (void)coding::GetFixed64(value, &fingerprint);
-    auto found = impl_->Get(fingerprint);
-    if (!found.ok()) {
-      if (found.status().code() != StatusCode::kNotFound) return found.status();
-      return DataLossError("ids table of \"" + impl_->db->path + "\": id " + std::to_string(id) +
-                           " names page " + FormatFingerprint(fingerprint) +
-                           ", which is not in the pages table");
+    if (id >= impl_->pages) break;  // committed after this snapshot's header was read
+    if (id != expected) {
+      return DataLossError("pages table of \"" + path + "\": ids are not dense, id " +
+                           std::to_string(id) + " follows " + std::to_string(expected) +
+                           " pages");
     }
-    PageRecord& record = *found;
-    if (record.id != id) {
-      return DataLossError("page \"" + FormatFingerprint(fingerprint) + "\" has id " +
-                           std::to_string(record.id) + " but is listed under id " +
-                           std::to_string(id));
-    }
+    PageRecord record;
+    CRAWLRANK_RETURN_IF_ERROR(
+        DecodePageRecord(id, View(v), &record).WithContext("PageDB \"" + path + "\""));
     CRAWLRANK_RETURN_IF_ERROR(fn(record));
   }
   return Status::Ok();
@@ -250,6 +288,14 @@ Result<Snapshot> PageDb::NewSnapshot() const {
   impl->db = impl_.get();
   CRAWLRANK_ASSIGN_OR_RETURN(impl->txn, impl_->BeginRead(impl->lock));
   CRAWLRANK_ASSIGN_OR_RETURN(PageDbCounters counters, impl_->ReadCounters(impl->txn.get()));
+  CRAWLRANK_ASSIGN_OR_RETURN(impl->indexed_pages,
+                             GetMetaU64(impl->txn.get(), impl_->meta, kMetaIndexedPages, impl_->path));
+  impl->pages = counters.pages;
+  if (impl->indexed_pages > impl->pages) {
+    return DataLossError("PageDB \"" + impl_->path + "\": header counts " +
+                         std::to_string(impl->pages) + " pages but " +
+                         std::to_string(impl->indexed_pages) + " indexed");
+  }
   return Snapshot(std::move(impl), counters);
 }
 
@@ -283,7 +329,7 @@ Status OpenTable(MDB_txn* txn, const char* name, unsigned flags, MDB_dbi* dbi,
 Status CreateTables(PageDb::Impl& db, MDB_txn* txn) {
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "meta", MDB_CREATE, &db.meta, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "pages", MDB_CREATE, &db.pages, db.path));
-  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "ids", MDB_CREATE, &db.ids, db.path));
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "fingerprints", MDB_CREATE, &db.fingerprints, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "links", MDB_CREATE, &db.links, db.path));
   std::string version;
   coding::PutFixed32(version, kPageDbFormatVersion);
@@ -295,7 +341,8 @@ Status CreateTables(PageDb::Impl& db, MDB_txn* txn) {
       {kMetaCreated, Fixed64Value(static_cast<uint64_t>(NowMs()))},
       {kMetaPages, Fixed64Value(0)},
       {kMetaCrawledPages, Fixed64Value(0)},
-      {kMetaEdges, Fixed64Value(0)}};
+      {kMetaEdges, Fixed64Value(0)},
+      {kMetaIndexedPages, Fixed64Value(0)}};
   for (const auto& [key, value] : header) {
     MDB_val k = Val(key), v = Val(value);
     const int rc = mdb_put(txn, db.meta, &k, &v, 0);
@@ -335,7 +382,7 @@ Status OpenTables(PageDb::Impl& db, MDB_txn* txn) {
   CRAWLRANK_ASSIGN_OR_RETURN(uint64_t created, GetMetaU64(txn, db.meta, kMetaCreated, db.path));
   db.created_ms = static_cast<int64_t>(created);
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "pages", 0, &db.pages, db.path));
-  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "ids", 0, &db.ids, db.path));
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "fingerprints", 0, &db.fingerprints, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "links", 0, &db.links, db.path));
   return Status::Ok();
 }
@@ -348,23 +395,35 @@ Status LoadWriterState(PageDb::Impl& db, MDB_txn* txn) {
   }
   db.index.Reserve(db.counters.pages);
   db.link_scores.assign(db.counters.pages, 0.f);
+  CRAWLRANK_ASSIGN_OR_RETURN(db.indexed_pages,
+                             GetMetaU64(txn, db.meta, kMetaIndexedPages, db.path));
+  if (db.indexed_pages > db.counters.pages) {
+    return DataLossError("open PageDB \"" + db.path + "\": more pages indexed than counted");
+  }
+  db.unindexed.clear();
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor pages, lmdb::Cursor::Open(txn, db.pages, db.path));
   MDB_val k, v;
   uint64_t n = 0;
   for (int rc = mdb_cursor_get(pages.get(), &k, &v, MDB_FIRST); rc != MDB_NOTFOUND;
        rc = mdb_cursor_get(pages.get(), &k, &v, MDB_NEXT), ++n) {
     if (rc != 0) return lmdb::Error(rc, "read pages of", db.path);
-    if (k.mv_size != 8) return DataLossError("pages table of \"" + db.path + "\": bad key size");
-    PageRecord record;
-    const uint64_t fingerprint = coding::DecodeBigEndian64(static_cast<const char*>(k.mv_data));
-    CRAWLRANK_RETURN_IF_ERROR(
-        DecodePageRecord(fingerprint, View(v), &record).WithContext("PageDB \"" + db.path + "\""));
-    if (record.id >= db.counters.pages || db.index.Find(fingerprint) != nullptr) {
-      return DataLossError("page \"" + FormatFingerprint(fingerprint) + "\" of \"" + db.path +
-                           "\": id " + std::to_string(record.id) + " out of range or repeated");
+    if (k.mv_size != 4) return DataLossError("pages table of \"" + db.path + "\": bad key size");
+    const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
+    if (id != n || id >= db.counters.pages) {
+      return DataLossError("open PageDB \"" + db.path + "\": page id " + std::to_string(id) +
+                           " where " + std::to_string(n) + " was expected, of " +
+                           std::to_string(db.counters.pages) + " pages");
     }
-    db.index.Insert(fingerprint, record.id, UrlCheck(record.url));
-    db.link_scores[record.id] = record.link_score;
+    PageRecord record;
+    CRAWLRANK_RETURN_IF_ERROR(
+        DecodePageRecord(id, View(v), &record).WithContext("PageDB \"" + db.path + "\""));
+    if (db.index.Find(record.fingerprint) != nullptr) {
+      return DataLossError("open PageDB \"" + db.path + "\": page id " + std::to_string(id) +
+                           " repeats fingerprint " + FormatFingerprint(record.fingerprint));
+    }
+    db.index.Insert(record.fingerprint, id, UrlCheck(record.url));
+    db.link_scores[id] = record.link_score;
+    if (id >= db.indexed_pages) db.unindexed.emplace_back(record.fingerprint, id);
   }
   if (n != db.counters.pages) {
     return DataLossError("open PageDB \"" + db.path + "\": " + std::to_string(n) +

@@ -1,6 +1,9 @@
 // PageDb::Check and PageDb::Info: whole-DB verification and facts.
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "coding.h"
 #include "crawlrank/page_db.h"
 #include "page_db_impl.h"
@@ -17,30 +20,54 @@ Status PageDb::Check() const {
   };
 
   uint64_t pages = 0, crawled = 0;
+  std::vector<uint64_t> fingerprints;
+  fingerprints.reserve(counters.pages);
   CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& record) -> Status {
-    if (record.id != pages) {
-      return broken("ids are not dense: id " + std::to_string(record.id) + " follows " +
-                    std::to_string(pages) + " pages");
-    }
-    if (UrlFingerprint(record.url) != record.fingerprint) {
-      return broken("page " + std::to_string(record.id) + " (\"" + record.url +
-                    "\") is stored under fingerprint " + FormatFingerprint(record.fingerprint) +
-                    ", not its own");
-    }
-    ++pages;
+    ++pages;  // ForEachPage checks that ids are dense
     if (record.crawled()) ++crawled;
+    fingerprints.push_back(record.fingerprint);
     return Status::Ok();
   }));
+  MDB_txn* txn = snapshot.impl_->txn.get();
   MDB_stat stat;
-  if (mdb_stat(snapshot.impl_->txn.get(), impl_->pages, &stat) != 0 ||
-      stat.ms_entries != pages) {
+  if (mdb_stat(txn, impl_->pages, &stat) != 0 || stat.ms_entries != pages) {
     return broken("the pages table holds " + std::to_string(stat.ms_entries) +
-                  " records but ids lists " + std::to_string(pages));
+                  " records but the ids run to " + std::to_string(pages));
   }
   if (pages != counters.pages || crawled != counters.crawled_pages) {
     return broken("header counts " + std::to_string(counters.pages) + " pages (" +
                   std::to_string(counters.crawled_pages) + " crawled), found " +
                   std::to_string(pages) + " (" + std::to_string(crawled) + ")");
+  }
+  std::sort(fingerprints.begin(), fingerprints.end());
+  if (auto twin = std::adjacent_find(fingerprints.begin(), fingerprints.end());
+      twin != fingerprints.end()) {
+    return broken("two pages share fingerprint " + FormatFingerprint(*twin));
+  }
+
+  // The fingerprint table lists exactly the pages [0, indexed_pages), each under its own.
+  const uint64_t indexed = snapshot.impl_->indexed_pages;
+  if (mdb_stat(txn, impl_->fingerprints, &stat) != 0 || stat.ms_entries != indexed) {
+    return broken("the fingerprints table holds " + std::to_string(stat.ms_entries) +
+                  " entries, the header says " + std::to_string(indexed));
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor entries,
+                             lmdb::Cursor::Open(txn, impl_->fingerprints, path));
+  MDB_val k, v;
+  for (int rc = mdb_cursor_get(entries.get(), &k, &v, MDB_FIRST); rc != MDB_NOTFOUND;
+       rc = mdb_cursor_get(entries.get(), &k, &v, MDB_NEXT)) {
+    if (rc != 0) return lmdb::Error(rc, "iterate fingerprints of", path);
+    std::string_view value = lmdb::View(v);
+    uint32_t id = 0;
+    if (k.mv_size != 8 || !coding::GetFixed32(value, &id) || !value.empty() || id >= indexed) {
+      return broken("a fingerprints entry is damaged");
+    }
+    const uint64_t fingerprint = coding::DecodeBigEndian64(static_cast<const char*>(k.mv_data));
+    CRAWLRANK_ASSIGN_OR_RETURN(PageRecord record, snapshot.FindId(id));
+    if (record.fingerprint != fingerprint) {
+      return broken("fingerprint " + FormatFingerprint(fingerprint) + " is filed under page " +
+                    std::to_string(id) + " (\"" + record.url + "\"), which is not its page");
+    }
   }
   uint64_t edges = 0;
   EdgeCursor cursor = snapshot.Edges();
@@ -86,7 +113,7 @@ Result<PageDbInfo> PageDb::Info() const {
     return uint64_t{s.ms_psize} * (s.ms_branch_pages + s.ms_leaf_pages + s.ms_overflow_pages);
   };
   info.links_bytes = table_bytes(impl_->links);
-  info.pages_bytes = table_bytes(impl_->pages);
+  info.pages_bytes = table_bytes(impl_->pages) + table_bytes(impl_->fingerprints);
   return info;
 }
 

@@ -28,6 +28,7 @@ inline constexpr std::string_view kMetaCreated = "created_ms";
 inline constexpr std::string_view kMetaPages = "pages";
 inline constexpr std::string_view kMetaCrawledPages = "crawled_pages";
 inline constexpr std::string_view kMetaEdges = "edges";
+inline constexpr std::string_view kMetaIndexedPages = "indexed_pages";
 inline constexpr std::string_view kMagicValue = "crawlrank-pagedb";
 inline constexpr std::string_view kHashValue = "xxh3-64 seed 0";
 
@@ -80,7 +81,7 @@ struct PageDb::Impl {
   int64_t created_ms = 0;
   UniqueFd writer_lock;  // flock'ed by the one writer process
   lmdb::Env env;
-  MDB_dbi meta = 0, pages = 0, ids = 0, links = 0;
+  MDB_dbi meta = 0, pages = 0, fingerprints = 0, links = 0;
 
   // Every live transaction of this process holds this shared; resizing the map (which
   // remaps it) holds it exclusively.
@@ -89,10 +90,17 @@ struct PageDb::Impl {
   // Writer state, guarded by write_mutex. The index and link scores mirror the committed
   // `pages` table so that a link target resolves without an LMDB read.
   std::mutex write_mutex;
+  // Guards `index` for readers of this process (Snapshot look-ups): shared by them,
+  // exclusive for a write transaction from its first change to its commit or rollback.
+  mutable std::shared_mutex index_mutex;
   FingerprintIndex index;
   std::vector<float> link_scores;  // by page id
   PageDbCounters counters;
   int64_t max_links_block = -1;  // highest key in `links`, to append in order
+  // Pages [0, indexed_pages) are in the `fingerprints` table; `unindexed` holds the
+  // (fingerprint, id) of the later ones until the next batch is written there.
+  uint64_t indexed_pages = 0;
+  std::vector<std::pair<uint64_t, uint32_t>> unindexed;
 
   // Durability::kPeriodic: a thread fsyncs at most sync_interval after a commit.
   std::mutex sync_mutex;
@@ -111,9 +119,26 @@ struct Snapshot::Impl {
   std::shared_lock<std::shared_timed_mutex> lock;
   lmdb::Txn txn;
   const PageDb::Impl* db = nullptr;
+  uint64_t pages = 0;          // ids [0, pages) exist in this snapshot
+  uint64_t indexed_pages = 0;  // ids [0, indexed_pages) are in `fingerprints`
 
+  // The page with this id; NotFound when the snapshot has none.
+  Result<PageRecord> GetById(uint32_t id) const;
+  // The page with this fingerprint; NotFound when the snapshot has none.
   Result<PageRecord> Get(uint64_t fingerprint) const;
-  Result<uint64_t> FingerprintOf(uint32_t id) const;
+
+ private:
+  // Looks a fingerprint up: in the writer's index when this process writes, else in
+  // `fingerprints` and then among the pages not indexed there yet.
+  Result<PageRecord> LookUp(uint64_t fingerprint) const;
+  Result<PageRecord> ScanUnindexed(uint64_t fingerprint) const;
+};
+
+// Reaches a PageDb's private state, for tests that must plant what cannot happen
+// naturally (a 64-bit fingerprint collision).
+class PageDbInternals {
+ public:
+  static PageDb::Impl& Of(PageDb& db) { return *db.impl_; }
 };
 
 }  // namespace crawlrank

@@ -23,7 +23,8 @@ class WriteTxn {
  public:
   WriteTxn(PageDb::Impl& db, lmdb::Txn txn, AddReport* report)
       : db_(db), txn_(std::move(txn)), report_(report), saved_counters_(db.counters),
-        saved_max_links_block_(db.max_links_block), first_new_id_(db.counters.pages) {}
+        saved_max_links_block_(db.max_links_block), first_new_id_(db.counters.pages),
+        saved_unindexed_(db.unindexed.size()) {}
 
   bool map_full() const { return map_full_; }
 
@@ -37,10 +38,6 @@ class WriteTxn {
   void Rollback();
 
  private:
-  struct Touched {
-    PageRecord record;
-  };
-
   Status Check(int rc, std::string_view op) {
     if (rc == 0) return Status::Ok();
     if (rc == MDB_MAP_FULL) map_full_ = true;
@@ -52,7 +49,9 @@ class WriteTxn {
   Result<uint32_t> Resolve(std::string_view url, uint64_t fingerprint, uint32_t depth,
                            uint64_t discovered_from, float link_score);
   // Returns the record of id, loading it into the touched set.
-  Result<PageRecord*> Touch(uint32_t id, uint64_t fingerprint);
+  Result<PageRecord*> Touch(uint32_t id);
+  // Writes the pages not yet in `fingerprints` there once they are a batch.
+  Status IndexFingerprints();
   Status PutLinks(uint32_t source, std::vector<uint32_t>& targets);
 
   PageDb::Impl& db_;
@@ -69,6 +68,8 @@ class WriteTxn {
   Result<DirtyBlock*> LoadBlock(uint32_t block);
   Status WriteBlocks();
   uint32_t first_new_id_;
+  size_t saved_unindexed_;
+  bool indexed_all_ = false;  // Commit wrote every unindexed page to `fingerprints`
   std::vector<uint64_t> inserted_;                  // fingerprints new to the index
   std::vector<std::pair<uint32_t, float>> old_scores_;  // (id, score before this txn)
   std::unordered_map<uint32_t, PageRecord> touched_;
@@ -76,15 +77,15 @@ class WriteTxn {
   bool map_full_ = false;
 };
 
-Result<PageRecord*> WriteTxn::Touch(uint32_t id, uint64_t fingerprint) {
+Result<PageRecord*> WriteTxn::Touch(uint32_t id) {
   auto it = touched_.find(id);
   if (it != touched_.end()) return &it->second;
-  Key64 key(fingerprint);
+  Key32 key(id);
   MDB_val k = key.val(), v;
   CRAWLRANK_RETURN_IF_ERROR(Check(mdb_get(txn_.get(), db_.pages, &k, &v), "read page of"));
   PageRecord record;
   CRAWLRANK_RETURN_IF_ERROR(
-      DecodePageRecord(fingerprint, View(v), &record).WithContext("PageDB \"" + db_.path + "\""));
+      DecodePageRecord(id, View(v), &record).WithContext("PageDB \"" + db_.path + "\""));
   return &touched_.emplace(id, std::move(record)).first->second;
 }
 
@@ -92,14 +93,14 @@ Result<uint32_t> WriteTxn::Resolve(std::string_view url, uint64_t fingerprint, u
                                    uint64_t discovered_from, float link_score) {
   if (const FingerprintIndex::Entry* e = db_.index.Find(fingerprint)) {
     if (e->check != UrlCheck(url)) {
-      CRAWLRANK_ASSIGN_OR_RETURN(PageRecord * other, Touch(e->id, fingerprint));
+      CRAWLRANK_ASSIGN_OR_RETURN(PageRecord * other, Touch(e->id));
       return AlreadyExistsError("URL \"" + std::string(url) + "\": fingerprint " +
                                 FormatFingerprint(fingerprint) + " collides with \"" +
                                 other->url + "\"; not merged");
     }
     const uint32_t id = e->id;
     if (link_score > db_.link_scores[id]) {
-      CRAWLRANK_ASSIGN_OR_RETURN(PageRecord * record, Touch(id, fingerprint));
+      CRAWLRANK_ASSIGN_OR_RETURN(PageRecord * record, Touch(id));
       if (id < first_new_id_) old_scores_.emplace_back(id, db_.link_scores[id]);
       record->link_score = db_.link_scores[id] = link_score;
     }
@@ -111,6 +112,7 @@ Result<uint32_t> WriteTxn::Resolve(std::string_view url, uint64_t fingerprint, u
   const auto id = static_cast<uint32_t>(db_.counters.pages++);
   db_.index.Insert(fingerprint, id, UrlCheck(url));
   inserted_.push_back(fingerprint);
+  db_.unindexed.emplace_back(fingerprint, id);
   db_.link_scores.push_back(link_score);
   PageRecord& record = touched_[id];
   record.fingerprint = fingerprint;
@@ -184,7 +186,7 @@ Status WriteTxn::Apply(const CrawledPage& page, bool links_only) {
   CRAWLRANK_ASSIGN_OR_RETURN(std::string url, CanonicalizeUrl(page.url, db_.profile));
   const uint64_t fingerprint = UrlFingerprint(url);
   CRAWLRANK_ASSIGN_OR_RETURN(uint32_t id, Resolve(url, fingerprint, 0, 0, 0.f));
-  CRAWLRANK_ASSIGN_OR_RETURN(PageRecord * record, Touch(id, fingerprint));
+  CRAWLRANK_ASSIGN_OR_RETURN(PageRecord * record, Touch(id));
   if (!links_only) {
     const int64_t when = page.crawl_time_ms != 0 ? page.crawl_time_ms : NowMs();
     if (record->n_crawls == 0) {
@@ -269,40 +271,60 @@ Status WriteTxn::RestoreLinks(uint32_t source, std::vector<uint32_t> targets) {
   return PutLinks(source, targets);
 }
 
+Status WriteTxn::IndexFingerprints() {
+  const uint64_t batch = std::max<uint32_t>(1, db_.options.fingerprint_batch);
+  if (db_.unindexed.size() < batch) return Status::Ok();
+  // One sorted pass: the B-tree leaves are visited in order, each at most once.
+  std::vector<std::pair<uint64_t, uint32_t>> sorted = db_.unindexed;
+  std::sort(sorted.begin(), sorted.end());
+  std::string value;
+  for (const auto& [fingerprint, id] : sorted) {
+    value.clear();
+    coding::PutFixed32(value, id);
+    Key64 key(fingerprint);
+    MDB_val k = key.val(), v = Val(value);
+    CRAWLRANK_RETURN_IF_ERROR(
+        Check(mdb_put(txn_.get(), db_.fingerprints, &k, &v, MDB_NOOVERWRITE), "index page in"));
+  }
+  indexed_all_ = true;
+  return Status::Ok();
+}
+
 Status WriteTxn::Commit() {
   CRAWLRANK_RETURN_IF_ERROR(WriteBlocks());
-  // Records in key order: LMDB inserts are cheapest that way.
+  // Records in id order: changed ones in place, new ones appended at the end.
   std::vector<const PageRecord*> records;
   records.reserve(touched_.size());
   for (const auto& [id, record] : touched_) records.push_back(&record);
-  std::sort(records.begin(), records.end(), [](const PageRecord* a, const PageRecord* b) {
-    return a->fingerprint < b->fingerprint;
-  });
+  std::sort(records.begin(), records.end(),
+            [](const PageRecord* a, const PageRecord* b) { return a->id < b->id; });
   std::string value;
   for (const PageRecord* record : records) {
     value.clear();
     EncodePageRecord(*record, &value);
-    Key64 key(record->fingerprint);
+    Key32 key(record->id);
     MDB_val k = key.val(), v = Val(value);
-    CRAWLRANK_RETURN_IF_ERROR(Check(mdb_put(txn_.get(), db_.pages, &k, &v, 0), "write page to"));
+    const unsigned flags = record->id >= first_new_id_ ? MDB_APPEND : 0;
+    CRAWLRANK_RETURN_IF_ERROR(Check(mdb_put(txn_.get(), db_.pages, &k, &v, flags), "write page to"));
   }
-  for (uint64_t id = first_new_id_; id < db_.counters.pages; ++id) {
-    const auto id32 = static_cast<uint32_t>(id);
-    Key32 key(id32);
-    const std::string fingerprint = Fixed64Value(touched_.at(id32).fingerprint);
-    MDB_val k = key.val(), v = Val(fingerprint);
-    CRAWLRANK_RETURN_IF_ERROR(Check(mdb_put(txn_.get(), db_.ids, &k, &v, MDB_APPEND), "write id to"));
-  }
+  CRAWLRANK_RETURN_IF_ERROR(IndexFingerprints());
+  const uint64_t indexed_pages = indexed_all_ ? db_.counters.pages : db_.indexed_pages;
   const std::pair<std::string_view, uint64_t> counters[] = {
       {kMetaPages, db_.counters.pages},
       {kMetaCrawledPages, db_.counters.crawled_pages},
-      {kMetaEdges, db_.counters.edges}};
+      {kMetaEdges, db_.counters.edges},
+      {kMetaIndexedPages, indexed_pages}};
   for (const auto& [name, count] : counters) {
     const std::string encoded = Fixed64Value(count);
     MDB_val k = Val(name), v = Val(encoded);
     CRAWLRANK_RETURN_IF_ERROR(Check(mdb_put(txn_.get(), db_.meta, &k, &v, 0), "write meta to"));
   }
-  return Check(mdb_txn_commit(txn_.Release()), "commit to");
+  CRAWLRANK_RETURN_IF_ERROR(Check(mdb_txn_commit(txn_.Release()), "commit to"));
+  if (indexed_all_) {
+    db_.indexed_pages = indexed_pages;
+    db_.unindexed.clear();
+  }
+  return Status::Ok();
 }
 
 void WriteTxn::Rollback() {
@@ -314,6 +336,7 @@ void WriteTxn::Rollback() {
   }
   db_.counters = saved_counters_;
   db_.max_links_block = saved_max_links_block_;
+  db_.unindexed.resize(saved_unindexed_);
 }
 
 }  // namespace
@@ -352,6 +375,7 @@ Status RunWrite(PageDb::Impl& db, AddReport* report,
     bool map_full = false;
     {
       std::shared_lock lock(db.map_mutex);
+      std::unique_lock index_lock(db.index_mutex);  // readers here must not see a half write
       CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Txn txn, lmdb::Txn::Begin(db.env.get(), 0, db.path));
       WriteTxn write(db, std::move(txn), report != nullptr ? &local : nullptr);
       status = body(write);

@@ -13,12 +13,13 @@
 
 namespace crawlrank {
 
-// Appends the encoding of `record` (all fields but the fingerprint, which is the key).
+// Appends the encoding of `record`: every field but the id (the key) and the fingerprint
+// (the hash of the URL).
 void EncodePageRecord(const PageRecord& record, std::string* out);
 
-// Decodes a `pages` value stored under `fingerprint`. DataLoss naming the key on any
-// truncated, overlong or trailing byte.
-Status DecodePageRecord(uint64_t fingerprint, std::string_view value, PageRecord* record);
+// Decodes a `pages` value stored under `id`, computing the fingerprint from the URL.
+// DataLoss naming the id on any truncated, overlong or trailing byte.
+Status DecodePageRecord(uint32_t id, std::string_view value, PageRecord* record);
 
 // Appends the link list of `source`: zig-zag varint of (first target - source), then a
 // varint of (gap - 1) for each next target. REQUIRES: `targets` strictly increasing.

@@ -255,9 +255,11 @@ TEST(PageDbFaultTest, ReaderProcessDumpsConsistentSnapshotsWhileWriterWrites) {
 // ---------------------------------------------------------------------------------------
 // A damaged copy gives an error status, never a crash or silently wrong data.
 
-// Builds a DB of `pages` crawled pages in `path`.
+// Builds a DB of `pages` crawled pages in `path`, most of them in the fingerprint table.
 void BuildDb(const std::string& path, uint32_t pages) {
-  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path));
+  PageDbOptions options;
+  options.fingerprint_batch = 1000;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, options));
   std::vector<CrawledPage> batch;
   for (uint32_t i = 0; i < pages; ++i) batch.push_back(PageOfIndex(i));
   ASSERT_OK(db->AddBatch(batch));
@@ -382,8 +384,9 @@ TEST_F(PageDbCorruptionTest, GarbageRecordValues) {
       {"links", std::string(12, '\xff')},
       // A well-formed block whose one list names a target 2^31 past its source.
       {"links", std::string("\x00\x05\x80\x80\x80\x80\x10", 7)},
-      {"ids", std::string(3, 'x')},
-      {"ids", std::string(8, '\x01')},  // an id pointing at no page
+      {"fingerprints", std::string(3, 'x')},
+      {"fingerprints", std::string("\x05\x00\x00\x00", 4)},  // filed under another page
+      {"fingerprints", std::string("\xff\xff\x00\x00", 4)},  // under an id beyond the last
   };
   for (const Case& c : cases) {
     fs::remove_all(copy_);

@@ -63,6 +63,11 @@ struct PageDbOptions {
   // See Durability. Default: kPeriodic with a 1 s interval ("durable within a second").
   Durability durability = Durability::kPeriodic;
   std::chrono::milliseconds sync_interval{1000};
+  // Tuning: the writer files new pages in the on-disk fingerprint table (which other
+  // processes use to find a page by hash or URL) this many at a time, in one sorted pass;
+  // until then they find the newest pages by a scan of at most this many records.
+  // Default: 65536.
+  uint32_t fingerprint_batch = 65536;
   // Canonicalisation profile of a new DB. An existing DB keeps the profile it was created
   // with (changing it would change every key); this field is then ignored.
   UrlProfile url_profile = UrlProfile::kRfc3986;
@@ -224,7 +229,7 @@ struct PageDbInfo {
   uint64_t map_size = 0;       // current LMDB map size in bytes
   uint64_t file_bytes = 0;     // size of data.mdb
   uint64_t links_bytes = 0;    // bytes of LMDB pages holding the links table
-  uint64_t pages_bytes = 0;    // bytes of LMDB pages holding the pages table
+  uint64_t pages_bytes = 0;    // bytes of LMDB pages holding the pages and fingerprints tables
 };
 
 class PageDb {
@@ -277,6 +282,7 @@ class PageDb {
   struct Impl;
 
  private:
+  friend class PageDbInternals;  // white-box tests (src/page_db_impl.h)
   explicit PageDb(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

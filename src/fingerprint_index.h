@@ -35,6 +35,11 @@ class FingerprintIndex {
     }
   }
 
+  // Starts loading the slot where `fingerprint` would be, ahead of a Find.
+  void Prefetch(uint64_t fingerprint) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[Slot(fingerprint)]);
+  }
+
   // Adds an entry. REQUIRES: `fingerprint` is not present; id != kEmpty.
   void Insert(uint64_t fingerprint, uint32_t id, uint32_t check);
   // Removes `fingerprint` if present (backward-shift deletion: no tombstones).

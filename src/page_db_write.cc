@@ -73,6 +73,14 @@ class WriteTxn {
   std::vector<uint64_t> inserted_;                  // fingerprints new to the index
   std::vector<std::pair<uint32_t, float>> old_scores_;  // (id, score before this txn)
   std::unordered_map<uint32_t, PageRecord> touched_;
+  // Scratch space of Apply.
+  struct PendingLink {
+    std::string_view url;  // canonical
+    uint64_t fingerprint;
+    const Link* link;
+  };
+  std::vector<PendingLink> links_;
+  std::vector<std::string> converted_;
   std::vector<uint32_t> targets_;
   bool map_full_ = false;
 };
@@ -203,8 +211,11 @@ Status WriteTxn::Apply(const CrawledPage& page, bool links_only) {
     if (page.http_status >= 400) ++record->n_errors;
   }
   const uint32_t depth = record->depth + 1;
-  targets_.clear();
-  std::string scratch;
+  // First pass: canonical form and fingerprint of every link, and a prefetch of its index
+  // slot, so that the look-ups of the second pass do not wait on memory one by one.
+  links_.clear();
+  converted_.clear();
+  converted_.reserve(page.links.size());  // no reallocation: views into it stay valid
   for (const Link& link : page.links) {
     // Links already in canonical form (most of them) are used in place, without a copy.
     std::string_view canonical = link.url;
@@ -214,13 +225,20 @@ Status WriteTxn::Apply(const CrawledPage& page, bool links_only) {
         if (report_ != nullptr) report_->rejected_links.push_back({link.url, converted.status()});
         continue;
       }
-      scratch = *std::move(converted);
-      canonical = scratch;
+      canonical = converted_.emplace_back(*std::move(converted));
     }
-    auto target = Resolve(canonical, UrlFingerprint(canonical), depth, fingerprint, link.score);
+    const uint64_t target_fingerprint = UrlFingerprint(canonical);
+    db_.index.Prefetch(target_fingerprint);
+    links_.push_back({canonical, target_fingerprint, &link});
+  }
+  targets_.clear();
+  for (const PendingLink& link : links_) {
+    auto target = Resolve(link.url, link.fingerprint, depth, fingerprint, link.link->score);
     if (!target.ok()) {
       if (target.status().code() != StatusCode::kAlreadyExists) return target.status();
-      if (report_ != nullptr) report_->rejected_links.push_back({link.url, target.status()});
+      if (report_ != nullptr) {
+        report_->rejected_links.push_back({link.link->url, target.status()});
+      }
       continue;
     }
     targets_.push_back(*target);

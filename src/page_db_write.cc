@@ -82,6 +82,9 @@ class WriteTxn {
   std::vector<PendingLink> links_;
   std::vector<std::string> converted_;
   std::vector<uint32_t> targets_;
+  // Scratch space of LoadBlock.
+  std::vector<uint32_t> block_targets_;
+  std::vector<LinkBlockEntry> block_entries_;
   bool map_full_ = false;
 };
 
@@ -142,14 +145,12 @@ Result<WriteTxn::DirtyBlock*> WriteTxn::LoadBlock(uint32_t block) {
   if (rc == MDB_NOTFOUND) return &dirty;
   CRAWLRANK_RETURN_IF_ERROR(Check(rc, "read links of"));
   dirty.stored = true;
-  std::vector<uint32_t> targets;
-  std::vector<LinkBlockEntry> entries;
-  CRAWLRANK_RETURN_IF_ERROR(DecodeLinkBlock(block, View(v), &targets, &entries)
+  CRAWLRANK_RETURN_IF_ERROR(DecodeLinkBlock(block, View(v), &block_targets_, &block_entries_)
                                 .WithContext("PageDB \"" + db_.path + "\""));
   uint32_t begin = 0;
-  for (const LinkBlockEntry& entry : entries) {
-    dirty.lists[entry.source & (kLinkBlockSources - 1)].assign(targets.begin() + begin,
-                                                               targets.begin() + entry.end);
+  for (const LinkBlockEntry& entry : block_entries_) {
+    dirty.lists[entry.source & (kLinkBlockSources - 1)].assign(
+        block_targets_.begin() + begin, block_targets_.begin() + entry.end);
     begin = entry.end;
   }
   return &dirty;

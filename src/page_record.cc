@@ -123,12 +123,31 @@ Status DecodeLinks(uint32_t source, std::string_view in, std::vector<uint32_t>* 
   return DataLossError("link list of page " + std::to_string(source) + ": damaged");
 }
 
+namespace {
+
+size_t VarintSize(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+// The size of EncodeLinks' output, so that its length can be written before it.
+size_t EncodedLinksSize(uint32_t source, std::span<const uint32_t> targets) {
+  if (targets.empty()) return 0;
+  size_t size = VarintSize(coding::ZigZag(int64_t{targets[0]} - int64_t{source}));
+  for (size_t i = 1; i < targets.size(); ++i) size += VarintSize(targets[i] - targets[i - 1] - 1);
+  return size;
+}
+
+}  // namespace
+
 void AppendLinkBlockEntry(uint32_t source, std::span<const uint32_t> targets, std::string* out) {
-  std::string list;
-  EncodeLinks(source, targets, &list);
   coding::PutVarint32(*out, source & (kLinkBlockSources - 1));
-  coding::PutVarint32(*out, static_cast<uint32_t>(list.size()));
-  out->append(list);
+  coding::PutVarint32(*out, static_cast<uint32_t>(EncodedLinksSize(source, targets)));
+  EncodeLinks(source, targets, out);
 }
 
 Status DecodeLinkBlock(uint32_t block, std::string_view in, std::vector<uint32_t>* targets,

@@ -115,6 +115,8 @@ int Main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--repeats", repeats, "edge-stream passes (median reported)")->capture_default_str();
   app.add_option("--dir", dir, "scratch directory (emptied)")->capture_default_str();
+  bool keep = false;
+  app.add_flag("--keep", keep, "keep the ingested DB in DIR/db");
   CLI11_PARSE(app, argc, argv);
 
   std::filesystem::remove_all(dir);
@@ -192,7 +194,7 @@ int Main(int argc, char** argv) {
   std::printf("stream_checksum %llu\n", static_cast<unsigned long long>(checksum));
   std::printf("peak_rss_mib %.1f\n", PeakRssKiB() / 1024.0);
   db.reset();
-  std::filesystem::remove_all(dir);
+  if (!keep) std::filesystem::remove_all(dir);
   return 0;
 }
 

@@ -263,6 +263,12 @@ class PageDb {
   // Forces everything committed so far to stable storage.
   Status Sync();
 
+  // Writes a compacted copy of the DB as it is now into `dir` (created; it must not exist
+  // or be empty): every table rewritten in key order into full B-tree pages, with no free
+  // pages. Updates in place leave pages about two-thirds full; the copy packs them.
+  // Works on a read-only open, beside a running writer.
+  Status CompactTo(const std::string& dir) const;
+
   // Opens a consistent read view.
   Result<Snapshot> NewSnapshot() const;
 

@@ -1,0 +1,70 @@
+// PageDb::CompactTo: a logical copy of every table, appended in key order.
+//
+// LMDB's own compacting copy (mdb_env_copy2 with MDB_CP_COMPACT) drops free pages but keeps
+// each B-tree page as filled as it was; appending every entry in key order (MDB_APPEND)
+// instead fills each leaf before starting the next.
+#include <filesystem>
+
+#include "crawlrank/page_db.h"
+#include "page_db_impl.h"
+
+namespace crawlrank {
+namespace {
+
+constexpr uint64_t kCommitBytes = uint64_t{64} << 20;  // bounds a transaction's dirty pages
+
+// Copies table `name` from `from` into a new table of `to`, committing every kCommitBytes.
+Status CopyTable(MDB_txn* from, MDB_dbi source, MDB_env* to, const char* name, bool ordered,
+                 const std::string& where) {
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor, lmdb::Cursor::Open(from, source, where));
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Txn txn, lmdb::Txn::Begin(to, 0, where));
+  MDB_dbi target;
+  int rc = mdb_dbi_open(txn.get(), name, MDB_CREATE, &target);
+  if (rc != 0) return lmdb::Error(rc, std::string("create table ") + name + " in", where);
+  uint64_t bytes = 0;
+  MDB_val k, v;
+  for (rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_FIRST); rc == 0;
+       rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_NEXT)) {
+    const int put = mdb_put(txn.get(), target, &k, &v, ordered ? MDB_APPEND : 0);
+    if (put != 0) return lmdb::Error(put, std::string("copy table ") + name + " to", where);
+    bytes += k.mv_size + v.mv_size;
+    if (bytes >= kCommitBytes) {
+      CRAWLRANK_RETURN_IF_ERROR(txn.Commit(where));
+      CRAWLRANK_ASSIGN_OR_RETURN(txn, lmdb::Txn::Begin(to, 0, where));
+      bytes = 0;
+    }
+  }
+  if (rc != MDB_NOTFOUND) return lmdb::Error(rc, std::string("read table ") + name + " of", where);
+  return txn.Commit(where);
+}
+
+}  // namespace
+
+Status PageDb::CompactTo(const std::string& dir) const {
+  const std::string where = "compact PageDB \"" + impl_->path + "\" into \"" + dir + "\"";
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_empty(dir, ec)) {
+    return AlreadyExistsError(where + ": the target exists and is not empty");
+  }
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return IoError(where + ": " + ec.message());
+
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, NewSnapshot());
+  MDB_txn* from = snapshot.impl_->txn.get();
+  MDB_envinfo info;
+  if (const int rc = mdb_env_info(impl_->env.get(), &info); rc != 0) {
+    return lmdb::Error(rc, "read map size of", impl_->path);
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Env to,
+                             lmdb::Env::Open(dir, MDB_NOSYNC, info.me_mapsize, 8));
+  const PageDb::Impl& db = *impl_;
+  CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.meta, to.get(), "meta", false, where));
+  CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.pages, to.get(), "pages", true, where));
+  CRAWLRANK_RETURN_IF_ERROR(
+      CopyTable(from, db.fingerprints, to.get(), "fingerprints", true, where));
+  CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.links, to.get(), "links", true, where));
+  if (const int rc = mdb_env_sync(to.get(), 1); rc != 0) return lmdb::Error(rc, "sync", dir);
+  return Status::Ok();
+}
+
+}  // namespace crawlrank

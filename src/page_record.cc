@@ -1,5 +1,7 @@
 #include "page_record.h"
 
+#include <cstring>
+
 #include "coding.h"
 
 namespace crawlrank {
@@ -50,12 +52,35 @@ Status DecodePageRecord(uint32_t id, std::string_view in, PageRecord* r) {
   return Status::Ok();
 }
 
-void EncodeLinks(uint32_t source, std::span<const uint32_t> targets, std::string* out) {
-  if (targets.empty()) return;
-  coding::PutVarint64(*out, coding::ZigZag(int64_t{targets[0]} - int64_t{source}));
-  for (size_t i = 1; i < targets.size(); ++i) {
-    coding::PutVarint32(*out, targets[i] - targets[i - 1] - 1);
+namespace {
+
+// Writes the varint of `v` at `p` and returns the end. `p` has room for 10 bytes.
+char* WriteVarint(char* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>(v | 0x80);
+    v >>= 7;
   }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+
+// Writes the link list at `p` and returns the end. `p` has room for 10 + 5 n bytes.
+char* WriteLinks(char* p, uint32_t source, std::span<const uint32_t> targets) {
+  if (targets.empty()) return p;
+  p = WriteVarint(p, coding::ZigZag(int64_t{targets[0]} - int64_t{source}));
+  for (size_t i = 1; i < targets.size(); ++i) p = WriteVarint(p, targets[i] - targets[i - 1] - 1);
+  return p;
+}
+
+size_t MaxLinksSize(size_t n) { return 10 + 5 * n; }
+
+}  // namespace
+
+void EncodeLinks(uint32_t source, std::span<const uint32_t> targets, std::string* out) {
+  const size_t at = out->size();
+  out->resize(at + MaxLinksSize(targets.size()));
+  char* end = WriteLinks(out->data() + at, source, targets);
+  out->resize(static_cast<size_t>(end - out->data()));
 }
 
 namespace {
@@ -123,31 +148,17 @@ Status DecodeLinks(uint32_t source, std::string_view in, std::vector<uint32_t>* 
   return DataLossError("link list of page " + std::to_string(source) + ": damaged");
 }
 
-namespace {
-
-size_t VarintSize(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
-
-// The size of EncodeLinks' output, so that its length can be written before it.
-size_t EncodedLinksSize(uint32_t source, std::span<const uint32_t> targets) {
-  if (targets.empty()) return 0;
-  size_t size = VarintSize(coding::ZigZag(int64_t{targets[0]} - int64_t{source}));
-  for (size_t i = 1; i < targets.size(); ++i) size += VarintSize(targets[i] - targets[i - 1] - 1);
-  return size;
-}
-
-}  // namespace
-
 void AppendLinkBlockEntry(uint32_t source, std::span<const uint32_t> targets, std::string* out) {
-  coding::PutVarint32(*out, source & (kLinkBlockSources - 1));
-  coding::PutVarint32(*out, static_cast<uint32_t>(EncodedLinksSize(source, targets)));
-  EncodeLinks(source, targets, out);
+  // The list goes after room for the longest header, then moves up behind the real one.
+  constexpr size_t kMaxHeader = 1 + 5;  // slot (< 128), length varint32
+  const size_t at = out->size();
+  out->resize(at + kMaxHeader + MaxLinksSize(targets.size()));
+  char* list = out->data() + at + kMaxHeader;
+  const size_t length = static_cast<size_t>(WriteLinks(list, source, targets) - list);
+  char* p = WriteVarint(out->data() + at, source & (kLinkBlockSources - 1));
+  p = WriteVarint(p, length);
+  std::memmove(p, list, length);
+  out->resize(static_cast<size_t>(p + length - out->data()));
 }
 
 Status DecodeLinkBlock(uint32_t block, std::string_view in, std::vector<uint32_t>* targets,

@@ -72,7 +72,10 @@ class WriteTxn {
   bool indexed_all_ = false;  // Commit wrote every unindexed page to `fingerprints`
   std::vector<uint64_t> inserted_;                  // fingerprints new to the index
   std::vector<std::pair<uint32_t, float>> old_scores_;  // (id, score before this txn)
-  std::unordered_map<uint32_t, PageRecord> touched_;
+  // Records this transaction writes: pages it created (id first_new_id_ + i), and older
+  // pages it changed. A pointer into either stays valid until the next Resolve.
+  std::vector<PageRecord> created_;
+  std::unordered_map<uint32_t, PageRecord> changed_;
   // Scratch space of Apply.
   struct PendingLink {
     std::string_view url;  // canonical
@@ -89,15 +92,16 @@ class WriteTxn {
 };
 
 Result<PageRecord*> WriteTxn::Touch(uint32_t id) {
-  auto it = touched_.find(id);
-  if (it != touched_.end()) return &it->second;
+  if (id >= first_new_id_) return &created_[id - first_new_id_];
+  auto it = changed_.find(id);
+  if (it != changed_.end()) return &it->second;
   Key32 key(id);
   MDB_val k = key.val(), v;
   CRAWLRANK_RETURN_IF_ERROR(Check(mdb_get(txn_.get(), db_.pages, &k, &v), "read page of"));
   PageRecord record;
   CRAWLRANK_RETURN_IF_ERROR(
       DecodePageRecord(id, View(v), &record).WithContext("PageDB \"" + db_.path + "\""));
-  return &touched_.emplace(id, std::move(record)).first->second;
+  return &changed_.emplace(id, std::move(record)).first->second;
 }
 
 Result<uint32_t> WriteTxn::Resolve(std::string_view url, uint64_t fingerprint, uint32_t depth,
@@ -125,7 +129,7 @@ Result<uint32_t> WriteTxn::Resolve(std::string_view url, uint64_t fingerprint, u
   inserted_.push_back(fingerprint);
   db_.unindexed.emplace_back(fingerprint, id);
   db_.link_scores.push_back(link_score);
-  PageRecord& record = touched_[id];
+  PageRecord& record = created_.emplace_back();
   record.fingerprint = fingerprint;
   record.id = id;
   record.url.assign(url);
@@ -269,7 +273,7 @@ Status WriteTxn::Restore(const PageRecord& in) {
   }
   CRAWLRANK_ASSIGN_OR_RETURN(uint32_t id, Resolve(url, fingerprint, in.depth,
                                                   in.discovered_from, in.link_score));
-  touched_[id] = in;
+  created_[id - first_new_id_] = in;
   if (in.crawled()) ++db_.counters.crawled_pages;
   return Status::Ok();
 }
@@ -313,10 +317,11 @@ Status WriteTxn::Commit() {
   CRAWLRANK_RETURN_IF_ERROR(WriteBlocks());
   // Records in id order: changed ones in place, new ones appended at the end.
   std::vector<const PageRecord*> records;
-  records.reserve(touched_.size());
-  for (const auto& [id, record] : touched_) records.push_back(&record);
+  records.reserve(changed_.size() + created_.size());
+  for (const auto& [id, record] : changed_) records.push_back(&record);
   std::sort(records.begin(), records.end(),
             [](const PageRecord* a, const PageRecord* b) { return a->id < b->id; });
+  for (const PageRecord& record : created_) records.push_back(&record);
   std::string value;
   for (const PageRecord* record : records) {
     value.clear();

@@ -100,6 +100,43 @@ IngestResult Ingest(PageDb& db, const WebGraph& graph, uint32_t pages, uint32_t 
   return result;
 }
 
+struct Csr {
+  std::vector<uint64_t> offsets{0};
+  std::vector<uint32_t> targets;
+};
+
+struct StreamResult {
+  double seconds = 0;  // median of the warm passes
+  uint64_t checksum = 0;
+};
+
+// Streams every edge of `db` 1 + `repeats` times; the first pass warms the page cache and
+// fills `csr` when given.
+StreamResult Stream(const PageDb& db, int repeats, uint64_t expected_edges, Csr* csr) {
+  StreamResult result;
+  std::vector<double> times;
+  for (int r = 0; r <= repeats; ++r) {
+    const Snapshot snapshot = Check(db.NewSnapshot());
+    const auto start = Clock::now();
+    uint64_t sum = 0, n = 0;
+    EdgeCursor cursor = snapshot.Edges();
+    for (; cursor.Valid(); cursor.Next()) {
+      for (uint32_t t : cursor.targets()) sum += t ^ cursor.source();
+      n += cursor.targets().size();
+      if (r == 0 && csr != nullptr) {
+        csr->targets.insert(csr->targets.end(), cursor.targets().begin(), cursor.targets().end());
+        csr->offsets.push_back(csr->targets.size());
+      }
+    }
+    Check(cursor.status());
+    if (r > 0) times.push_back(Seconds(start));
+    if (n != expected_edges) Die(InternalError("edge stream count differs from the header"));
+    result.checksum = sum;
+  }
+  result.seconds = Median(times);
+  return result;
+}
+
 int Main(int argc, char** argv) {
   CLI::App app("PageDB ingest and edge-stream benchmark on a generated web-like graph.",
                "page_db_bench");
@@ -155,44 +192,41 @@ int Main(int argc, char** argv) {
   std::printf("file_bytes_per_link %.3f\n", double(info.file_bytes) / double(info.counters.edges));
 
   // Edge stream from one snapshot, warm (the first pass warms the page cache).
-  std::vector<uint64_t> offsets{0};
-  std::vector<uint32_t> csr;
-  std::vector<double> stream_s, csr_s;
-  uint64_t checksum = 0;
-  for (int r = 0; r <= repeats; ++r) {
-    const Snapshot snapshot = Check(db->NewSnapshot());
-    const auto start = Clock::now();
-    uint64_t sum = 0, n = 0;
-    EdgeCursor cursor = snapshot.Edges();
-    for (; cursor.Valid(); cursor.Next()) {
-      for (uint32_t t : cursor.targets()) sum += t ^ cursor.source();
-      n += cursor.targets().size();
-      if (r == 0) {
-        csr.insert(csr.end(), cursor.targets().begin(), cursor.targets().end());
-        offsets.push_back(csr.size());
-      }
-    }
-    Check(cursor.status());
-    if (r > 0) stream_s.push_back(Seconds(start));
-    if (n != info.counters.edges) Die(InternalError("edge stream count differs from the header"));
-    checksum = sum;
-  }
+  Csr csr;
+  const StreamResult live = Stream(*db, repeats, info.counters.edges, &csr);
   // Baseline: the same pass over in-memory CSR arrays (sources re-numbered densely).
+  std::vector<double> csr_s;
   for (int r = 0; r < repeats; ++r) {
     const auto start = Clock::now();
     uint64_t sum = 0;
-    for (size_t s = 0; s + 1 < offsets.size(); ++s) {
-      for (uint64_t i = offsets[s]; i < offsets[s + 1]; ++i) sum += csr[i] ^ s;
+    for (size_t s = 0; s + 1 < csr.offsets.size(); ++s) {
+      for (uint64_t i = csr.offsets[s]; i < csr.offsets[s + 1]; ++i) sum += csr.targets[i] ^ s;
     }
     csr_s.push_back(Seconds(start));
     if (sum == 42) std::printf("#\n");  // keeps the loop
   }
   const double edges = static_cast<double>(info.counters.edges);
-  std::printf("stream_links_per_s %.0f\n", edges / Median(stream_s));
+  std::printf("stream_links_per_s %.0f\n", edges / live.seconds);
   std::printf("csr_pass_links_per_s %.0f\n", edges / Median(csr_s));
-  std::printf("stream_vs_csr_pass %.3f\n", Median(csr_s) / Median(stream_s));
-  std::printf("stream_checksum %llu\n", static_cast<unsigned long long>(checksum));
+  std::printf("stream_vs_csr_pass %.3f\n", Median(csr_s) / live.seconds);
+  std::printf("stream_checksum %llu\n", static_cast<unsigned long long>(live.checksum));
+
+  // The same DB compacted (PageDb::CompactTo): full B-tree pages.
+  const auto compact_start = Clock::now();
+  Check(db->CompactTo(dir + "/compact"));
+  std::printf("compact_seconds %.3f\n", Seconds(compact_start));
+  PageDbOptions reading;
+  reading.read_only = true;
+  auto compact = Check(PageDb::Open(dir + "/compact", reading));
+  const PageDbInfo compact_info = Check(compact->Info());
+  std::printf("compact_links_table_bytes_per_link %.3f\n",
+              double(compact_info.links_bytes) / edges);
+  std::printf("compact_file_bytes_per_link %.3f\n", double(compact_info.file_bytes) / edges);
+  const StreamResult packed = Stream(*compact, repeats, info.counters.edges, nullptr);
+  if (packed.checksum != live.checksum) Die(InternalError("the compacted copy streams other edges"));
+  std::printf("compact_stream_links_per_s %.0f\n", edges / packed.seconds);
   std::printf("peak_rss_mib %.1f\n", PeakRssKiB() / 1024.0);
+  compact.reset();
   db.reset();
   if (!keep) std::filesystem::remove_all(dir);
   return 0;

@@ -216,6 +216,73 @@ TEST(PageDbTest, RandomGraphStreamsBackExactly) {
   EXPECT_OK(db->Check());
 }
 
+// Everything a snapshot shows, as comparable values.
+struct Contents {
+  std::vector<PageRecord> pages;
+  std::vector<std::pair<uint32_t, std::vector<uint32_t>>> links;
+  PageDbCounters counters;
+};
+
+Contents ReadAll(const PageDb& db) {
+  Contents c;
+  auto snapshot = db.NewSnapshot();
+  EXPECT_TRUE(snapshot.ok());
+  if (!snapshot.ok()) return c;
+  c.counters = snapshot->counters();
+  EXPECT_OK(snapshot->ForEachPage([&](const PageRecord& r) {
+    c.pages.push_back(r);
+    return Status::Ok();
+  }));
+  for (EdgeCursor e = snapshot->Edges(); e.Valid(); e.Next()) {
+    c.links.emplace_back(e.source(), std::vector<uint32_t>(e.targets().begin(), e.targets().end()));
+  }
+  return c;
+}
+
+TEST(PageDbTest, CompactedCopyHoldsTheSameDataInFewerPages) {
+  const uint32_t seed = 777;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  TempDir dir;
+  PageDbOptions options = Fast();
+  options.fingerprint_batch = 100;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), options));
+  auto url = [](uint32_t i) { return "http://h" + std::to_string(i % 13) + ".org/" + std::to_string(i); };
+  // Pages crawled in random order, so link blocks grow in place and leaves split.
+  for (int round = 0; round < 40; ++round) {
+    std::vector<CrawledPage> batch;
+    for (int k = 0; k < 50; ++k) {
+      const uint32_t i = rng() % 3000;
+      std::vector<std::string> links;
+      for (int j = 0; j < 20; ++j) links.push_back(url((i + rng() % 200) % 3000));
+      batch.push_back(Page(url(i), links));
+    }
+    ASSERT_OK(db->AddBatch(batch));
+  }
+  const Contents before = ReadAll(*db);
+  ASSERT_OK_AND_ASSIGN(PageDbInfo info, db->Info());
+
+  ASSERT_OK(db->CompactTo(dir.Sub("copy")));
+  PageDbOptions reading;
+  reading.read_only = true;
+  ASSERT_OK_AND_ASSIGN(auto copy, PageDb::Open(dir.Sub("copy"), reading));
+  ASSERT_OK(copy->Check());
+  const Contents after = ReadAll(*copy);
+  EXPECT_EQ(after.pages, before.pages);
+  EXPECT_EQ(after.links, before.links);
+  EXPECT_EQ(after.counters.edges, before.counters.edges);
+  ASSERT_OK_AND_ASSIGN(PageDbInfo packed, copy->Info());
+  EXPECT_LT(packed.links_bytes, info.links_bytes);
+  EXPECT_LT(packed.file_bytes, info.file_bytes);
+  // The copy is a full PageDB: a writer can take it over.
+  copy.reset();
+  ASSERT_OK_AND_ASSIGN(auto writer, PageDb::Open(dir.Sub("copy"), options));
+  ASSERT_OK(writer->Add(Page("http://new.org/", {url(1)})));
+  ASSERT_OK(writer->Check());
+
+  EXPECT_EQ(db->CompactTo(dir.Sub("copy")).code(), StatusCode::kAlreadyExists);
+}
+
 TEST(PageDbTest, SnapshotsAreIsolatedFromLaterWrites) {
   TempDir dir;
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));

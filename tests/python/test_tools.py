@@ -16,6 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "small-web.links"
 GOLDEN = ROOT / "tests" / "golden"
 TOOLS = (
+    "page_db_compact",
     "page_db_dump",
     "page_db_find",
     "page_db_links",
@@ -154,6 +155,17 @@ def test_stats(bin_dir, example_db):
     assert f"links: {len(edges)}\n" in text
 
 
+def test_compacted_copy_dumps_the_same(bin_dir, example_db, tmp_path):
+    copy = tmp_path / "copy"
+    out = run(bin_dir, "page_db_compact", example_db, copy).stdout
+    assert "links table bytes per link" in out
+    for mode in ("info", "links"):
+        assert run(bin_dir, "page_db_dump", mode, copy, "--all" if mode == "info" else "--header").stdout \
+            == run(bin_dir, "page_db_dump", mode, example_db, "--all" if mode == "info" else "--header").stdout
+    err = run(bin_dir, "page_db_compact", example_db, copy, expect=1).stderr
+    assert "not empty" in err
+
+
 @pytest.mark.parametrize("tool", TOOLS)
 def test_help_and_version(bin_dir, tool):
     assert "Usage" in run(bin_dir, tool, "--help").stdout
@@ -166,6 +178,7 @@ def test_unknown_option_is_named(bin_dir, example_db):
 
 
 @pytest.mark.parametrize("args", [
+    ["page_db_compact"],
     ["page_db_dump", "info"],
     ["page_db_find"],
     ["page_db_links"],
@@ -175,7 +188,8 @@ def test_unknown_option_is_named(bin_dir, example_db):
 def test_missing_db_fails_with_its_path(bin_dir, tmp_path, args):
     missing = tmp_path / "nothing-here"
     tool, *rest = args
-    extra = {"page_db_find": ["x"], "page_db_links": ["0" * 16], "page_db_path": ["0" * 16]}
+    extra = {"page_db_find": ["x"], "page_db_links": ["0" * 16], "page_db_path": ["0" * 16],
+             "page_db_compact": [tmp_path / "copy"]}
     err = run(bin_dir, tool, *rest, missing, *extra.get(tool, []), expect=1).stderr
     assert err.startswith(f"{tool}: ") and str(missing) in err
     assert not missing.exists(), "a reading tool must not create a DB"

@@ -17,5 +17,5 @@ runs = [dict(line.split() for line in open(f) if line.strip()) for f in sys.argv
 print(f"# median of {len(runs)} runs")
 for key in runs[0]:
     values = [float(r[key]) for r in runs]
-    print(f"{key} {statistics.median(values):g}  (min {min(values):g}, max {max(values):g})")
+    print(f"{key} {statistics.median(values):.10g}  (min {min(values):.10g}, max {max(values):.10g})")
 PY

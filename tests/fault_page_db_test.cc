@@ -228,13 +228,15 @@ TEST(PageDbFaultTest, ReaderProcessDumpsConsistentSnapshotsWhileWriterWrites) {
   const std::string path = dir.Sub("db");
   Child writer([&](int fd) { WriteLinkBatches(path, fd); });
   std::optional<uint32_t> acked;
-  size_t previous_lines = 0;
+  uint64_t previous_lines = 0;
   for (int dump = 0; dump < 15; ++dump) {
-    // Wait for fresh progress, so that every dump sees a different state.
+    // Wait until a batch the previous dump cannot have seen is committed, so that every
+    // dump sees a later state. (Acks still in the pipe may be for batches it saw.)
+    const uint64_t seen_batches = previous_lines / (3 * kSourcesPerBatch);
     do {
       acked = writer.Read();
       ASSERT_TRUE(acked.has_value()) << "the writer died";
-    } while (writer.Readable(std::chrono::milliseconds(0)));
+    } while (*acked < seen_batches || writer.Readable(std::chrono::milliseconds(0)));
     ASSERT_OK_AND_ASSIGN(std::string out, Capture(tool + " links " + path));
     std::istringstream lines(out);
     uint64_t from, to, n = 0;

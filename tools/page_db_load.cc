@@ -12,7 +12,8 @@
 // and URL pairs cannot be mixed with the other kinds.
 //
 // The whole input is read and checked first: a bad line is reported with its number and
-// nothing is written. The links given for a page replace any it had.
+// nothing is written (a new DB is not even created). The links given for a page replace
+// any it had.
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -263,19 +264,32 @@ int Main(int argc, char** argv) {
     PageDbOptions options;
     options.url_profile = *profile;
     options.durability = Durability::kNone;  // a load can be redone; synced once at the end
+    // An existing DB is held (and locked) while the input is read; a new one is created
+    // only once the input has been read without error.
+    options.create_if_missing = false;
     auto db = PageDb::Open(db_path, options);
-    if (!db.ok()) return Fail(app, db.status());
-    auto info = (*db)->Info();
-    if (!info.ok()) return Fail(app, info.status());
-    const uint64_t first_id = info->counters.pages;
+    const bool exists = db.ok();
+    if (!exists && db.status().code() != StatusCode::kNotFound) return Fail(app, db.status());
+    uint64_t first_id = 0;
+    if (exists) {
+      auto info = (*db)->Info();
+      if (!info.ok()) return Fail(app, info.status());
+      first_id = info->counters.pages;
+    }
 
     InputReader reader(file.empty() ? std::string("<stdin>") : file, first_id,
-                       (*db)->url_profile());
+                       exists ? (*db)->url_profile() : *profile);
     Status status = reader.ReadAll(file.empty() ? std::cin : in_file);
     if (!status.ok()) return Fail(app, status);
+    if (!exists) {
+      options.create_if_missing = true;
+      options.error_if_exists = true;  // another process created it meanwhile: start over
+      db = PageDb::Open(db_path, options);
+      if (!db.ok()) return Fail(app, db.status());
+    }
     status = Write(**db, first_id, reader.input());
     if (!status.ok()) return Fail(app, status);
-    info = (*db)->Info();
+    auto info = (*db)->Info();
     if (!info.ok()) return Fail(app, info.status());
     std::cout << "page_db_load: read " << reader.input().lines << " lines; " << db_path
               << " now holds " << info->counters.pages << " pages and " << info->counters.edges

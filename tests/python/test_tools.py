@@ -220,8 +220,12 @@ def test_load_reports_bad_lines_and_writes_nothing(bin_dir, tmp_path, text, line
     db = tmp_path / "db"
     err = run(bin_dir, "page_db_load", db, stdin=text, expect=1).stderr
     assert f"<stdin>:{line}: " in err and message in err, err
-    stats = json.loads(run(bin_dir, "page_db_stats", db, "--json").stdout)
-    assert stats["pages"] == 0 and stats["links"] == 0
+    assert not db.exists(), "a rejected load must not create the DB"
+    # Into an existing DB, a rejected input changes nothing either.
+    run(bin_dir, "page_db_load", db, stdin="http://x.test/ http://y.test/\n")
+    before = run(bin_dir, "page_db_dump", "info", db).stdout
+    run(bin_dir, "page_db_load", db, stdin=text, expect=1)
+    assert run(bin_dir, "page_db_dump", "info", db).stdout == before
 
 
 def test_load_of_unreadable_file(bin_dir, tmp_path):

@@ -143,9 +143,13 @@ class WriteTxn {
   PageDbCounters saved_counters_;
   int64_t saved_max_links_block_;
   // Link blocks changed by this transaction, decoded; written in key order at Commit.
+  // A link block this transaction changes. Lists it replaces are kept decoded; the
+  // others are copied from the stored value as they are at Commit.
   struct DirtyBlock {
-    std::array<std::vector<uint32_t>, kLinkBlockSources> lists;
-    bool stored = false;  // the block is in the table now
+    std::string stored;      // the block's value when first touched; empty: none
+    LinkBlockLayout layout;  // views into `stored` (a map node: it never moves)
+    std::array<bool, kLinkBlockSources> replaced{};
+    std::array<std::vector<uint32_t>, kLinkBlockSources> lists;  // where replaced
   };
   std::map<uint32_t, DirtyBlock> blocks_;
   Result<DirtyBlock*> LoadBlock(uint32_t block);
@@ -160,9 +164,6 @@ class WriteTxn {
   std::vector<PageRecord> created_;
   std::unordered_map<uint32_t, PageRecord> changed_;
   std::vector<uint32_t> targets_;  // scratch space of Apply
-  // Scratch space of LoadBlock.
-  std::vector<uint32_t> block_targets_;
-  std::vector<LinkBlockEntry> block_entries_;
   bool map_full_ = false;
 };
 
@@ -223,15 +224,9 @@ Result<WriteTxn::DirtyBlock*> WriteTxn::LoadBlock(uint32_t block) {
   const int rc = mdb_get(txn_.get(), db_.links, &k, &v);
   if (rc == MDB_NOTFOUND) return &dirty;
   CRAWLRANK_RETURN_IF_ERROR(Check(rc, "read links of"));
-  dirty.stored = true;
-  CRAWLRANK_RETURN_IF_ERROR(DecodeLinkBlock(block, View(v), &block_targets_, &block_entries_)
+  dirty.stored.assign(View(v));
+  CRAWLRANK_RETURN_IF_ERROR(ParseLinkBlock(block, dirty.stored, &dirty.layout)
                                 .WithContext("PageDB \"" + db_.path + "\""));
-  uint32_t begin = 0;
-  for (const LinkBlockEntry& entry : block_entries_) {
-    dirty.lists[entry.source & (kLinkBlockSources - 1)].assign(
-        block_targets_.begin() + begin, block_targets_.begin() + entry.end);
-    begin = entry.end;
-  }
   return &dirty;
 }
 
@@ -239,9 +234,12 @@ Status WriteTxn::PutLinks(uint32_t source, std::vector<uint32_t>& targets) {
   std::sort(targets.begin(), targets.end());
   targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
   CRAWLRANK_ASSIGN_OR_RETURN(DirtyBlock * block, LoadBlock(source >> kLinkBlockShift));
-  std::vector<uint32_t>& list = block->lists[source & (kLinkBlockSources - 1)];
-  db_.counters.edges = db_.counters.edges - list.size() + targets.size();
-  list.assign(targets.begin(), targets.end());
+  const uint32_t slot = source & (kLinkBlockSources - 1);
+  const uint64_t old_count = block->replaced[slot] ? block->lists[slot].size()
+                                                   : CountLinks(block->layout.lists[slot]);
+  db_.counters.edges = db_.counters.edges - old_count + targets.size();
+  block->lists[slot].assign(targets.begin(), targets.end());
+  block->replaced[slot] = true;
   return Status::Ok();
 }
 
@@ -250,13 +248,18 @@ Status WriteTxn::WriteBlocks() {
   for (const auto& [block, dirty] : blocks_) {
     value.clear();
     for (uint32_t slot = 0; slot < kLinkBlockSources; ++slot) {
-      if (dirty.lists[slot].empty()) continue;
-      AppendLinkBlockEntry((block << kLinkBlockShift) | slot, dirty.lists[slot], &value);
+      if (!dirty.replaced[slot]) {
+        value.append(dirty.layout.entries[slot]);
+      } else if (!dirty.lists[slot].empty()) {
+        AppendLinkBlockEntry((block << kLinkBlockShift) | slot, dirty.lists[slot], &value);
+      }
     }
     Key32 key(block);
     MDB_val k = key.val();
     if (value.empty()) {
-      if (dirty.stored) CRAWLRANK_RETURN_IF_ERROR(Check(mdb_del(txn_.get(), db_.links, &k, nullptr), "delete links in"));
+      if (!dirty.stored.empty()) {
+        CRAWLRANK_RETURN_IF_ERROR(Check(mdb_del(txn_.get(), db_.links, &k, nullptr), "delete links in"));
+      }
       continue;
     }
     MDB_val v = Val(value);

@@ -186,6 +186,30 @@ Status DecodeLinkBlock(uint32_t block, std::string_view in, std::vector<uint32_t
   return Status::Ok();
 }
 
+Status ParseLinkBlock(uint32_t block, std::string_view in, LinkBlockLayout* layout) {
+  *layout = LinkBlockLayout{};
+  if (in.empty()) return DamagedBlock(block);
+  int64_t previous_slot = -1;
+  while (!in.empty()) {
+    const char* entry_start = in.data();
+    uint32_t slot;
+    std::string_view list;
+    if (!NextBlockEntry(in, &slot, &list) || int64_t{slot} <= previous_slot) {
+      return DamagedBlock(block);
+    }
+    previous_slot = slot;
+    layout->entries[slot] = std::string_view(entry_start, static_cast<size_t>(in.data() - entry_start));
+    layout->lists[slot] = list;
+  }
+  return Status::Ok();
+}
+
+uint32_t CountLinks(std::string_view list) {
+  uint32_t n = 0;
+  for (char c : list) n += (static_cast<unsigned char>(c) & 0x80) == 0;
+  return n;
+}
+
 Status FindInLinkBlock(uint32_t source, std::string_view in, std::vector<uint32_t>* targets) {
   targets->clear();
   const uint32_t block = source >> kLinkBlockShift;

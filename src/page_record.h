@@ -2,6 +2,7 @@
 #ifndef CRAWLRANK_SRC_PAGE_RECORD_H_
 #define CRAWLRANK_SRC_PAGE_RECORD_H_
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -49,6 +50,19 @@ struct LinkBlockEntry {
 // source to `entries` (both cleared first). DataLoss naming the block when damaged.
 Status DecodeLinkBlock(uint32_t block, std::string_view value, std::vector<uint32_t>* targets,
                        std::vector<LinkBlockEntry>* entries);
+
+// Where each source's entry lies in a block value, so that a writer can replace one list
+// and copy the others as they are.
+struct LinkBlockLayout {
+  std::array<std::string_view, kLinkBlockSources> entries;  // header and list; empty: none
+  std::array<std::string_view, kLinkBlockSources> lists;    // the list bytes alone
+};
+
+// Finds the entries of a block value (checking their headers, not their lists).
+Status ParseLinkBlock(uint32_t block, std::string_view value, LinkBlockLayout* layout);
+
+// Counts the targets of an encoded list: each varint ends at a byte below 0x80.
+uint32_t CountLinks(std::string_view list);
 
 // Decodes only the list of `source` from its block value into `targets` (cleared first;
 // left empty when the block has no entry for it).

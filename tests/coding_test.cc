@@ -131,5 +131,49 @@ TEST(PageRecordTest, DamagedLinkListsAreDataLoss) {
   EXPECT_EQ(DecodeLinks(0, value, &out).code(), StatusCode::kDataLoss);
 }
 
+TEST(PageRecordTest, LinkBlocksRoundTripAndLocateTheirEntries) {
+  // Block 3 covers sources 96..127; entries for slots 1, 5 and 31, written in slot order.
+  const std::vector<std::pair<uint32_t, std::vector<uint32_t>>> lists = {
+      {97, {0, 96, 97, 5000}}, {101, {101}}, {127, {1, 2, 3, 4, 1000000}}};
+  std::string value;
+  for (const auto& [source, targets] : lists) AppendLinkBlockEntry(source, targets, &value);
+
+  std::vector<uint32_t> targets;
+  std::vector<LinkBlockEntry> entries;
+  ASSERT_OK(DecodeLinkBlock(3, value, &targets, &entries));
+  ASSERT_EQ(entries.size(), 3u);
+  uint32_t begin = 0;
+  for (size_t i = 0; i < lists.size(); ++i) {
+    EXPECT_EQ(entries[i].source, lists[i].first);
+    EXPECT_EQ(std::vector<uint32_t>(targets.begin() + begin, targets.begin() + entries[i].end),
+              lists[i].second);
+    begin = entries[i].end;
+  }
+
+  LinkBlockLayout layout;
+  ASSERT_OK(ParseLinkBlock(3, value, &layout));
+  std::string rebuilt;
+  for (uint32_t slot = 0; slot < kLinkBlockSources; ++slot) rebuilt.append(layout.entries[slot]);
+  EXPECT_EQ(rebuilt, value) << "the entries tile the value";
+  EXPECT_EQ(CountLinks(layout.lists[1]), 4u);
+  EXPECT_EQ(CountLinks(layout.lists[5]), 1u);
+  EXPECT_EQ(CountLinks(layout.lists[31]), 5u);
+  EXPECT_TRUE(layout.entries[0].empty());
+  ASSERT_OK(FindInLinkBlock(127, value, &targets));
+  EXPECT_EQ(targets, lists[2].second);
+  ASSERT_OK(FindInLinkBlock(100, value, &targets));
+  EXPECT_TRUE(targets.empty());
+
+  // Entries out of order, a slot past the block, a length past the end: all damaged.
+  std::string swapped;
+  AppendLinkBlockEntry(101, lists[1].second, &swapped);
+  AppendLinkBlockEntry(97, lists[0].second, &swapped);
+  for (const std::string& bad :
+       {swapped, std::string("\x20\x01\x00", 3), std::string("\x01\x09\x00", 3), std::string()}) {
+    EXPECT_EQ(DecodeLinkBlock(3, bad, &targets, &entries).code(), StatusCode::kDataLoss);
+    EXPECT_EQ(ParseLinkBlock(3, bad, &layout).code(), StatusCode::kDataLoss);
+  }
+}
+
 }  // namespace
 }  // namespace crawlrank

@@ -150,7 +150,9 @@ int Main(int argc, char** argv) {
   app.add_option("--batch-pages", batch_pages, "pages per AddBatch")->capture_default_str();
   app.add_option("--baseline-pages", baseline_pages, "pages of the one-page-per-transaction baseline")
       ->capture_default_str();
-  app.add_option("--repeats", repeats, "edge-stream passes (median reported)")->capture_default_str();
+  app.add_option("--repeats", repeats, "edge-stream passes (median reported)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
   app.add_option("--dir", dir, "scratch directory (emptied)")->capture_default_str();
   bool keep = false;
   app.add_flag("--keep", keep, "keep the ingested DB in DIR/db");

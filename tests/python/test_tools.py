@@ -231,3 +231,23 @@ def test_load_reports_bad_lines_and_writes_nothing(bin_dir, tmp_path, text, line
 def test_load_of_unreadable_file(bin_dir, tmp_path):
     err = run(bin_dir, "page_db_load", tmp_path / "db", tmp_path / "absent.txt", expect=1).stderr
     assert "absent.txt" in err
+
+
+def test_w3lib_profile_db_round_trips_and_is_refused_by_another_profile(bin_dir, tmp_path):
+    db = tmp_path / "w3lib"
+    pairs = "http://example.com:80/b?z=1&a=2 http://example.com/./c#frag\n"
+    run(bin_dir, "page_db_load", db, "--profile", "w3lib", stdin=pairs)
+    stats = json.loads(run(bin_dir, "page_db_stats", db, "--json").stdout)
+    assert stats["url_profile"] == "w3lib/1"
+    urls = sorted(dump_pages(bin_dir, db).values())
+    # w3lib keeps the default port and dot segments, sorts the query, drops the fragment.
+    assert urls == ["http://example.com/./c", "http://example.com:80/b?a=2&z=1"]
+    dump = run(bin_dir, "page_db_dump", "info", db).stdout + \
+        run(bin_dir, "page_db_dump", "links", db).stdout
+    (tmp_path / "dump.txt").write_text(dump)
+    copy = tmp_path / "copy"
+    run(bin_dir, "page_db_load", copy, tmp_path / "dump.txt", "--profile", "w3lib")
+    assert run(bin_dir, "page_db_dump", "info", copy).stdout + \
+        run(bin_dir, "page_db_dump", "links", copy).stdout == dump
+    err = run(bin_dir, "page_db_load", tmp_path / "rfc", tmp_path / "dump.txt", expect=1).stderr
+    assert "not canonical under rfc3986/1" in err and "--profile" in err

@@ -1,7 +1,16 @@
 #!/usr/bin/env bash
-# Installs missing dependencies, builds, and runs every test (C++ and Python) with CTest.
+# Installs missing dependencies, builds, and runs every test (C++ and Python) with CTest;
+# then builds again with AddressSanitizer and UBSan (build-sanitize/) and runs every test
+# there too. `scripts/test.sh --quick` skips the sanitizer pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
 ctest --test-dir build --output-on-failure -j"${JOBS:-2}"
+if [ "${1:-}" = "--quick" ]; then exit 0; fi
+cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DCRAWLRANK_SANITIZE=ON \
+  -DCRAWLRANK_BUILD_BENCHMARKS=OFF -DPython3_EXECUTABLE=/usr/bin/python3 >/dev/null
+cmake --build build-sanitize -j"${JOBS:-2}"
+# install_consumer links the user's project without the sanitizer runtime: skip it there.
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-sanitize --output-on-failure -j"${JOBS:-2}" -E install_consumer

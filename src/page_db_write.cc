@@ -1,9 +1,10 @@
 // PageDb's write path: one WriteTxn per Write/Add/AddBatch call, run by RunWrite, which
 // grows the map and retries when it fills.
 #include <algorithm>
-#include <deque>
 #include <array>
+#include <deque>
 #include <map>
+#include <span>
 #include <unordered_map>
 
 #include "crawlrank/page_db.h"
@@ -84,8 +85,6 @@ class PreparedBatch {
       prepared.rejected = std::span(rejected_).subspan(first, count);
     }
   }
-  const std::vector<PreparedPage>& pages() const { return pages_; }
-
   template <typename Fn>
   Status ForEach(Fn&& fn) const {
     for (const PreparedPage& page : pages_) CRAWLRANK_RETURN_IF_ERROR(fn(page));

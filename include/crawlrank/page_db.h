@@ -7,8 +7,10 @@
 //
 // Concurrency: one writer process at a time (a second writer gets FailedPrecondition);
 // any number of read-only opens in other processes, which see consistent snapshots while
-// the writer continues. Within a process a PageDb is thread-safe: writes are serialised,
-// reads run concurrently.
+// the writer continues. Open a DB once per process (LMDB's rule: closing a second open
+// of the same environment drops the first one's locks); its threads share that PageDb,
+// which is thread-safe: writes are serialised, reads (NewSnapshot) run concurrently. A
+// forked child opens its own.
 //
 // Caveats, as LMDB's own (see lmdb.h):
 //   - A Snapshot pins the pages it can see: keep snapshots short-lived or the file grows.

@@ -257,7 +257,9 @@ class PageDb {
   // in `report` when given. The page's own URL failing is an error (InvalidArgument, or
   // AlreadyExists for a fingerprint collision) and nothing is written.
   Status Add(const CrawledPage& page, AddReport* report = nullptr);
-  // Records many pages in one transaction: much faster than one Add each.
+  // Records many pages in one transaction: much faster than one Add each (a transaction
+  // rewrites the B-tree pages it touches; see docs/benchmarks.md). URLs are canonicalised
+  // and hashed before the write lock is taken, so threads adding batches overlap that work.
   Status AddBatch(std::span<const CrawledPage> pages, AddReport* report = nullptr);
   // Applies a WriteBatch atomically.
   Status Write(const WriteBatch& batch, AddReport* report = nullptr);
@@ -282,8 +284,9 @@ class PageDb {
   // The header, counters and sizes.
   Result<PageDbInfo> Info() const;
 
-  // Checks every invariant of the stored data (ids dense and matching their records,
-  // links decodable and pointing at existing ids, counters equal to what is stored).
+  // Checks every invariant of the stored data (ids dense, no two pages with one
+  // fingerprint, the fingerprint table filing each page under its own URL's hash, links
+  // decodable and pointing at existing ids, counters equal to what is stored).
   // Reads everything: O(pages + links). DataLoss naming the first broken key otherwise.
   Status Check() const;
 

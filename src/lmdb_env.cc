@@ -54,9 +54,14 @@ Result<Env> Env::Open(const std::string& path, unsigned flags, uint64_t map_size
   return env;
 }
 
+int Txn::BeginRaw(MDB_env* env, unsigned flags, Txn* txn) {
+  txn->Abort();
+  return mdb_txn_begin(env, nullptr, flags, &txn->txn_);
+}
+
 Result<Txn> Txn::Begin(MDB_env* env, unsigned flags, std::string_view target) {
   Txn txn;
-  const int rc = mdb_txn_begin(env, nullptr, flags, &txn.txn_);
+  const int rc = BeginRaw(env, flags, &txn);
   if (rc != 0) return Error(rc, "begin transaction on", target);
   return txn;
 }

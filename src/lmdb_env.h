@@ -61,6 +61,9 @@ class Txn {
   Txn& operator=(const Txn&) = delete;
 
   static Result<Txn> Begin(MDB_env* env, unsigned flags, std::string_view target);
+  // Begins a transaction into `*txn` and returns LMDB's code (0 on success), for a caller
+  // that acts on one code (MDB_MAP_RESIZED).
+  static int BeginRaw(MDB_env* env, unsigned flags, Txn* txn);
   Status Commit(std::string_view target);
   void Abort() {
     if (txn_ != nullptr) mdb_txn_abort(std::exchange(txn_, nullptr));

@@ -57,12 +57,9 @@ UniqueFd::~UniqueFd() {
 Result<lmdb::Txn> PageDb::Impl::BeginRead(std::shared_lock<std::shared_timed_mutex>& lock) const {
   for (int attempt = 0;; ++attempt) {
     lock = std::shared_lock(map_mutex);
-    MDB_txn* raw = nullptr;
-    const int rc = mdb_txn_begin(env.get(), nullptr, MDB_RDONLY, &raw);
-    if (rc == 0) {
-      mdb_txn_abort(raw);  // re-begun below through the RAII wrapper
-      return lmdb::Txn::Begin(env.get(), MDB_RDONLY, path);
-    }
+    lmdb::Txn txn;
+    const int rc = lmdb::Txn::BeginRaw(env.get(), MDB_RDONLY, &txn);
+    if (rc == 0) return txn;
     if (rc != MDB_MAP_RESIZED || attempt >= 3) return lmdb::Error(rc, "begin read of", path);
     // The writer process grew the map: adopt its size. Needs no live txn in this process.
     lock.unlock();

@@ -20,12 +20,12 @@ Status PageDb::Check() const {
   };
 
   uint64_t pages = 0, crawled = 0;
-  std::vector<uint64_t> fingerprints;
+  std::vector<std::pair<uint64_t, uint32_t>> fingerprints;  // (fingerprint, id) of each page
   fingerprints.reserve(counters.pages);
   CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& record) -> Status {
     ++pages;  // ForEachPage checks that ids are dense
     if (record.crawled()) ++crawled;
-    fingerprints.push_back(record.fingerprint);
+    fingerprints.emplace_back(record.fingerprint, record.id);
     return Status::Ok();
   }));
   MDB_txn* txn = snapshot.impl_->txn.get();
@@ -40,12 +40,14 @@ Status PageDb::Check() const {
                   std::to_string(pages) + " (" + std::to_string(crawled) + ")");
   }
   std::sort(fingerprints.begin(), fingerprints.end());
-  if (auto twin = std::adjacent_find(fingerprints.begin(), fingerprints.end());
+  if (auto twin = std::adjacent_find(fingerprints.begin(), fingerprints.end(),
+                                     [](const auto& a, const auto& b) { return a.first == b.first; });
       twin != fingerprints.end()) {
-    return broken("two pages share fingerprint " + FormatFingerprint(*twin));
+    return broken("two pages share fingerprint " + FormatFingerprint(twin->first));
   }
 
   // The fingerprint table lists exactly the pages [0, indexed_pages), each under its own.
+  // Its keys come in fingerprint order, so one merge with the sorted pages checks it.
   const uint64_t indexed = snapshot.impl_->indexed_pages;
   if (mdb_stat(txn, impl_->fingerprints, &stat) != 0 || stat.ms_entries != indexed) {
     return broken("the fingerprints table holds " + std::to_string(stat.ms_entries) +
@@ -54,6 +56,7 @@ Status PageDb::Check() const {
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor entries,
                              lmdb::Cursor::Open(txn, impl_->fingerprints, path));
   MDB_val k, v;
+  auto page = fingerprints.begin();
   for (int rc = mdb_cursor_get(entries.get(), &k, &v, MDB_FIRST); rc != MDB_NOTFOUND;
        rc = mdb_cursor_get(entries.get(), &k, &v, MDB_NEXT)) {
     if (rc != 0) return lmdb::Error(rc, "iterate fingerprints of", path);
@@ -63,10 +66,12 @@ Status PageDb::Check() const {
       return broken("a fingerprints entry is damaged");
     }
     const uint64_t fingerprint = coding::DecodeBigEndian64(static_cast<const char*>(k.mv_data));
-    CRAWLRANK_ASSIGN_OR_RETURN(PageRecord record, snapshot.FindId(id));
-    if (record.fingerprint != fingerprint) {
+    while (page != fingerprints.end() && page->first < fingerprint) ++page;
+    if (page == fingerprints.end() || page->first != fingerprint || page->second != id) {
+      auto filed = snapshot.FindId(id);
       return broken("fingerprint " + FormatFingerprint(fingerprint) + " is filed under page " +
-                    std::to_string(id) + " (\"" + record.url + "\"), which is not its page");
+                    std::to_string(id) + (filed.ok() ? " (\"" + filed->url + "\")" : "") +
+                    ", which is not its page");
     }
   }
   uint64_t edges = 0;

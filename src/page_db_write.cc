@@ -38,7 +38,7 @@ struct PreparedPage {
   uint64_t fingerprint = 0;
   uint32_t check = 0;
   std::span<const PreparedLink> links;
-  std::span<const AddReport::Rejected> rejected;  // links that could not be canonicalised
+  std::vector<AddReport::Rejected> rejected;  // links that could not be canonicalised (rare)
 };
 
 class PreparedBatch {
@@ -60,14 +60,14 @@ class PreparedBatch {
       prepared.url = *std::move(url);
       prepared.fingerprint = UrlFingerprint(prepared.url);
       prepared.check = UrlCheck(prepared.url);
-      const size_t first_link = links_.size(), first_rejected = rejected_.size();
+      const size_t first_link = links_.size();
       for (const Link& link : page->links) {
         // Links already in canonical form (most of them) are used in place, without a copy.
         std::string_view canonical = link.url;
         if (profile != UrlProfile::kRfc3986 || !url_internal::IsCanonicalRfc3986(link.url)) {
           auto converted = CanonicalizeUrl(link.url, profile);
           if (!converted.ok()) {
-            rejected_.push_back({link.url, converted.status()});
+            prepared.rejected.push_back({link.url, converted.status()});
             continue;
           }
           canonical = converted_.emplace_back(*std::move(converted));
@@ -75,14 +75,6 @@ class PreparedBatch {
         links_.push_back({canonical, UrlFingerprint(canonical), UrlCheck(canonical), &link});
       }
       prepared.links = std::span(links_).subspan(first_link, links_.size() - first_link);
-      rejected_spans_.emplace_back(first_rejected, rejected_.size() - first_rejected);
-    }
-    // Spans into rejected_ are made at the end: push_back may have moved it.
-    size_t next = 0;
-    for (PreparedPage& prepared : pages_) {
-      if (!prepared.status.ok()) continue;
-      const auto [first, count] = rejected_spans_[next++];
-      prepared.rejected = std::span(rejected_).subspan(first, count);
     }
   }
   template <typename Fn>
@@ -94,8 +86,6 @@ class PreparedBatch {
  private:
   std::vector<PreparedPage> pages_;
   std::vector<PreparedLink> links_;
-  std::vector<AddReport::Rejected> rejected_;
-  std::vector<std::pair<size_t, size_t>> rejected_spans_;
   std::deque<std::string> converted_;  // a deque: growing it moves no string
 };
 
@@ -156,7 +146,6 @@ class WriteTxn {
   uint32_t first_new_id_;
   size_t saved_unindexed_;
   bool indexed_all_ = false;  // Commit wrote every unindexed page to `fingerprints`
-  std::vector<uint64_t> inserted_;                  // fingerprints new to the index
   std::vector<std::pair<uint32_t, float>> old_scores_;  // (id, score before this txn)
   // Records this transaction writes: pages it created (id first_new_id_ + i), and older
   // pages it changed. A pointer into either stays valid until the next Resolve.
@@ -201,7 +190,6 @@ Result<uint32_t> WriteTxn::Resolve(std::string_view url, uint64_t fingerprint, u
   }
   const auto id = static_cast<uint32_t>(db_.counters.pages++);
   db_.index.Insert(fingerprint, id, check);
-  inserted_.push_back(fingerprint);
   db_.unindexed.emplace_back(fingerprint, id);
   db_.link_scores.push_back(link_score);
   PageRecord& record = created_.emplace_back();
@@ -417,7 +405,11 @@ Status WriteTxn::Commit() {
 
 void WriteTxn::Rollback() {
   txn_.Abort();
-  for (auto it = inserted_.rbegin(); it != inserted_.rend(); ++it) db_.index.Erase(*it);
+  // The pages this transaction created are the tail of `unindexed` (it only shrinks after
+  // a commit): take them out of the index, newest first.
+  for (size_t i = db_.unindexed.size(); i > saved_unindexed_; --i) {
+    db_.index.Erase(db_.unindexed[i - 1].first);
+  }
   db_.link_scores.resize(first_new_id_);
   for (auto it = old_scores_.rbegin(); it != old_scores_.rend(); ++it) {
     db_.link_scores[it->first] = it->second;

@@ -219,9 +219,9 @@ Status Snapshot::ForEachPage(const std::function<Status(const PageRecord&)>& fn)
 struct EdgeCursor::Impl {
   lmdb::Cursor cursor;
   std::string path;
-  std::vector<uint32_t> targets;         // of the current block
-  std::vector<LinkBlockEntry> entries;   // of the current block
-  size_t entry = 0;                      // current entry
+  uint32_t pages = 0;  // of the snapshot: every target must be below
+  EdgeChunk block;     // the current block, decoded
+  size_t entry = 0;    // current source in `block`
 };
 
 EdgeCursor::EdgeCursor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -239,45 +239,102 @@ EdgeCursor Snapshot::Edges() const {
   auto impl = std::make_unique<EdgeCursor::Impl>();
   impl->cursor = std::move(cursor).value();
   impl->path = impl_->db->path;
+  impl->pages = static_cast<uint32_t>(impl_->pages);
   EdgeCursor edges(std::move(impl));
   edges.Load(MDB_FIRST);
   return edges;
 }
 
+namespace {
+
+// Reads the block under `cursor` (after moving it by `op`) and appends it to `chunk`,
+// checking that every source and target is a page of the snapshot (`pages` of them).
+// Returns false at the end of the table; `status` tells a clean end from damage.
+bool AppendNextBlock(MDB_cursor* cursor, MDB_cursor_op op, const std::string& path,
+                     uint32_t pages, EdgeChunk* chunk, Status* status) {
+  MDB_val k, v;
+  const int rc = mdb_cursor_get(cursor, &k, &v, op);
+  if (rc == MDB_NOTFOUND) return false;
+  if (rc != 0) {
+    *status = lmdb::Error(rc, "iterate links of", path);
+    return false;
+  }
+  if (k.mv_size != 4) {
+    *status = DataLossError("links table of \"" + path + "\": key of wrong size");
+    return false;
+  }
+  const uint32_t block = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
+  const size_t first_source = chunk->sources.size();
+  const size_t first_target = chunk->targets.size();
+  *status = AppendLinkBlock(block, View(v), chunk).WithContext("PageDB \"" + path + "\"");
+  if (!status->ok()) return false;
+  // A committed block only names pages committed with it, so a snapshot sees them all.
+  uint32_t max_id = 0;
+  for (size_t i = first_target; i < chunk->targets.size(); ++i) {
+    max_id = std::max(max_id, chunk->targets[i]);
+  }
+  if (chunk->sources.size() > first_source &&
+      (chunk->sources.back() >= pages || (chunk->targets.size() > first_target && max_id >= pages))) {
+    *status = DataLossError("links table of \"" + path + "\": block " + std::to_string(block) +
+                            " links page ids past the " + std::to_string(pages) + " pages");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void EdgeCursor::Load(int op) {
   Impl& impl = *impl_;
-  MDB_val k, v;
-  const int rc = mdb_cursor_get(impl.cursor.get(), &k, &v, static_cast<MDB_cursor_op>(op));
-  if (rc == 0 && k.mv_size == 4) {
-    const uint32_t block = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
-    status_ = DecodeLinkBlock(block, View(v), &impl.targets, &impl.entries)
-                  .WithContext("PageDB \"" + impl.path + "\"");
-  } else if (rc == 0) {
-    status_ = DataLossError("links table of \"" + impl.path + "\": key of wrong size");
-  } else if (rc != MDB_NOTFOUND) {
-    status_ = lmdb::Error(rc, "iterate links of", impl.path);
-  }
-  valid_ = rc == 0 && status_.ok();
+  impl.block.Clear();
   impl.entry = 0;
+  valid_ = AppendNextBlock(impl.cursor.get(), static_cast<MDB_cursor_op>(op), impl.path,
+                           impl.pages, &impl.block, &status_) &&
+           impl.block.size() > 0;
   if (!valid_) {
     targets_ = {};
     return;
   }
-  const LinkBlockEntry& first = impl.entries.front();
-  source_ = first.source;
-  targets_ = std::span<const uint32_t>(impl.targets.data(), first.end);
+  source_ = impl.block.sources[0];
+  targets_ = impl.block.TargetsOf(0);
 }
 
 void EdgeCursor::Next() {
   Impl& impl = *impl_;
-  if (++impl.entry == impl.entries.size()) {
+  if (++impl.entry == impl.block.size()) {
     Load(MDB_NEXT);
     return;
   }
-  const LinkBlockEntry& entry = impl.entries[impl.entry];
-  const uint32_t begin = impl.entries[impl.entry - 1].end;
-  source_ = entry.source;
-  targets_ = std::span<const uint32_t>(impl.targets.data() + begin, entry.end - begin);
+  source_ = impl.block.sources[impl.entry];
+  targets_ = impl.block.TargetsOf(impl.entry);
+}
+
+SnapshotEdgeSource::SnapshotEdgeSource(const Snapshot& snapshot) : snapshot_(snapshot) {}
+
+uint32_t SnapshotEdgeSource::num_pages() const {
+  return static_cast<uint32_t>(snapshot_.counters().pages);
+}
+
+uint64_t SnapshotEdgeSource::num_links() const { return snapshot_.counters().edges; }
+
+Status SnapshotEdgeSource::Scan(const EdgeChunkSink& sink) {
+  const PageDb::Impl& db = *snapshot_.impl_->db;
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
+                             lmdb::Cursor::Open(snapshot_.impl_->txn.get(), db.links, db.path));
+  constexpr size_t kChunkTargets = size_t{1} << 16;  // about 256 KiB: stays in L2
+  EdgeChunk chunk;
+  Status status;
+  MDB_cursor_op op = MDB_FIRST;
+  while (AppendNextBlock(cursor.get(), op, db.path, num_pages(), &chunk, &status)) {
+    op = MDB_NEXT;
+    if (chunk.targets.size() >= kChunkTargets) {
+      CRAWLRANK_RETURN_IF_ERROR(sink(chunk));
+      chunk.Clear();
+    }
+  }
+  CRAWLRANK_RETURN_IF_ERROR(status);
+  if (chunk.size() > 0) CRAWLRANK_RETURN_IF_ERROR(sink(chunk));
+  return Status::Ok();
 }
 
 Result<Snapshot> PageDb::NewSnapshot() const {

@@ -161,28 +161,32 @@ void AppendLinkBlockEntry(uint32_t source, std::span<const uint32_t> targets, st
   out->resize(static_cast<size_t>(p + length - out->data()));
 }
 
-Status DecodeLinkBlock(uint32_t block, std::string_view in, std::vector<uint32_t>* targets,
-                       std::vector<LinkBlockEntry>* entries) {
-  targets->clear();
-  entries->clear();
+Status AppendLinkBlock(uint32_t block, std::string_view in, EdgeChunk* chunk) {
   const uint64_t base = uint64_t{block} << kLinkBlockShift;
   if (base > UINT32_MAX || in.empty()) return DamagedBlock(block);
   int64_t previous_slot = -1;
-  targets->resize(in.size());  // room for the most targets the block can hold
-  uint32_t* out = targets->data();
+  std::vector<uint32_t>& targets = chunk->targets;
+  const size_t first_target = targets.size();
+  targets.resize(first_target + in.size());  // room for the most targets the block can hold
+  uint32_t* out = targets.data() + first_target;
   while (!in.empty()) {
     uint32_t slot;
     std::string_view list;
     if (!NextBlockEntry(in, &slot, &list) || int64_t{slot} <= previous_slot) {
+      targets.resize(first_target);
       return DamagedBlock(block);
     }
     previous_slot = slot;
     const auto source = static_cast<uint32_t>(base + slot);
     out = DecodeListTo(source, list, out);
-    if (out == nullptr) return DamagedBlock(block);
-    entries->push_back({source, static_cast<uint32_t>(out - targets->data())});
+    if (out == nullptr) {
+      targets.resize(first_target);
+      return DamagedBlock(block);
+    }
+    chunk->sources.push_back(source);
+    chunk->ends.push_back(static_cast<uint32_t>(out - targets.data()));
   }
-  targets->resize(static_cast<size_t>(out - targets->data()));
+  targets.resize(static_cast<size_t>(out - targets.data()));
   return Status::Ok();
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "crawlrank/edge_source.h"
 #include "crawlrank/page_db.h"
 #include "crawlrank/status.h"
 
@@ -41,15 +42,10 @@ inline constexpr uint32_t kLinkBlockSources = 1u << kLinkBlockShift;
 // strictly increasing; entries appended in increasing source order.
 void AppendLinkBlockEntry(uint32_t source, std::span<const uint32_t> targets, std::string* out);
 
-struct LinkBlockEntry {
-  uint32_t source;
-  uint32_t end;  // one past its last target in the decoded targets
-};
-
-// Decodes block `block` entirely, appending its targets to `targets` and one entry per
-// source to `entries` (both cleared first). DataLoss naming the block when damaged.
-Status DecodeLinkBlock(uint32_t block, std::string_view value, std::vector<uint32_t>* targets,
-                       std::vector<LinkBlockEntry>* entries);
+// Decodes block `block` entirely, appending one source and its targets per entry to
+// `chunk` (whose targets must stay below 2^32 in number). DataLoss naming the block when
+// damaged; the chunk's targets are then as before, its sources may have grown.
+Status AppendLinkBlock(uint32_t block, std::string_view value, EdgeChunk* chunk);
 
 // Where each source's entry lies in a block value, so that a writer can replace one list
 // and copy the others as they are.

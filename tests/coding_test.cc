@@ -138,17 +138,18 @@ TEST(PageRecordTest, LinkBlocksRoundTripAndLocateTheirEntries) {
   std::string value;
   for (const auto& [source, targets] : lists) AppendLinkBlockEntry(source, targets, &value);
 
-  std::vector<uint32_t> targets;
-  std::vector<LinkBlockEntry> entries;
-  ASSERT_OK(DecodeLinkBlock(3, value, &targets, &entries));
-  ASSERT_EQ(entries.size(), 3u);
-  uint32_t begin = 0;
+  EdgeChunk chunk;
+  chunk.sources = {7};  // appends after what the chunk holds
+  chunk.ends = {2};
+  chunk.targets = {8, 9};
+  ASSERT_OK(AppendLinkBlock(3, value, &chunk));
+  ASSERT_EQ(chunk.size(), 4u);
   for (size_t i = 0; i < lists.size(); ++i) {
-    EXPECT_EQ(entries[i].source, lists[i].first);
-    EXPECT_EQ(std::vector<uint32_t>(targets.begin() + begin, targets.begin() + entries[i].end),
-              lists[i].second);
-    begin = entries[i].end;
+    EXPECT_EQ(chunk.sources[i + 1], lists[i].first);
+    const auto got = chunk.TargetsOf(i + 1);
+    EXPECT_EQ(std::vector<uint32_t>(got.begin(), got.end()), lists[i].second);
   }
+  std::vector<uint32_t> targets;
 
   LinkBlockLayout layout;
   ASSERT_OK(ParseLinkBlock(3, value, &layout));
@@ -170,7 +171,9 @@ TEST(PageRecordTest, LinkBlocksRoundTripAndLocateTheirEntries) {
   AppendLinkBlockEntry(97, lists[0].second, &swapped);
   for (const std::string& bad :
        {swapped, std::string("\x20\x01\x00", 3), std::string("\x01\x09\x00", 3), std::string()}) {
-    EXPECT_EQ(DecodeLinkBlock(3, bad, &targets, &entries).code(), StatusCode::kDataLoss);
+    chunk.Clear();
+    EXPECT_EQ(AppendLinkBlock(3, bad, &chunk).code(), StatusCode::kDataLoss);
+    EXPECT_TRUE(chunk.targets.empty());
     EXPECT_EQ(ParseLinkBlock(3, bad, &layout).code(), StatusCode::kDataLoss);
   }
 }

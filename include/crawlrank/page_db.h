@@ -214,6 +214,7 @@ class Snapshot {
 
  private:
   friend class PageDb;
+  friend class SnapshotEdgeSource;
   struct Impl;
   explicit Snapshot(std::unique_ptr<Impl> impl, PageDbCounters counters);
   std::unique_ptr<Impl> impl_;

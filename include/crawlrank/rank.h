@@ -1,0 +1,101 @@
+// crawlrank/rank.h: link-analysis ranks over any EdgeSource (edge_source.h).
+//
+// The update of every PageRank variant (SPEC §4, seed 000), with damping c, out-degree
+// n_j and a teleport vector r summing to 1:
+//
+//   π_i ← c · Σ_{j→i} π_j / n_j  +  r_i · (1 − c · Σ_{j→i, all i} π_j / n_j)
+//
+// so the mass of dangling pages, and any mass an edge weighting does not pass on, goes to r.
+// The algorithms differ by r and by the edge weights; docs/ranking.md has every formula.
+//
+// Execution: vertex arrays are flat and in memory. Edges are either streamed from the
+// source on every iteration (memory O(pages): 16 bytes per page for PageRank) or loaded
+// once into an in-memory CSR (12 bytes per page + 4 per link more, and faster). kAuto picks
+// the CSR when it fits RankOptions::memory_budget. Both give the same ranks (to rounding).
+//
+// Threads: results are identical for a given source whatever the thread count (each
+// page's sum is taken in source order; reductions run over fixed blocks in id order).
+#ifndef CRAWLRANK_RANK_H_
+#define CRAWLRANK_RANK_H_
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "crawlrank/edge_source.h"
+#include "crawlrank/status.h"
+
+namespace crawlrank {
+
+enum class RankAlgorithm : uint8_t {
+  kPageRank = 1,           // r uniform
+  kPersonalized = 2,       // r ∝ RankInput::teleport (e.g. content scores)
+  kTrustRank = 3,          // r uniform over the pages with RankInput::teleport > 0
+  kHits = 4,               // Kleinberg's authorities (scores) and hubs
+  kTopicHits = 5,          // hubs weigh each authority by RankInput::teleport
+  kWeightedPageRank = 6,   // Xing & Ghorbani in/out-link weights (seed 002)
+  kInDegree = 7,           // number of in-links, one pass
+};
+
+// "pagerank", "ppr", "trustrank", "hits", "topic-hits", "wpr", "indegree".
+std::string_view RankAlgorithmName(RankAlgorithm algorithm);
+// The inverse; InvalidArgument listing the names for anything else.
+Result<RankAlgorithm> ParseRankAlgorithm(std::string_view name);
+
+enum class RankMode : uint8_t {
+  kAuto = 0,    // CSR when it fits the memory budget, else stream
+  kStream = 1,  // one pass over the source per iteration
+  kCsr = 2,     // one pass to build a CSR, then iterate in memory
+};
+std::string_view RankModeName(RankMode mode);  // "auto", "stream", "csr"
+
+struct RankOptions {
+  double damping = 0.85;         // c, in [0, 1)
+  double tolerance = 1e-6;       // stop when the L1 norm of the change is at most this
+  uint32_t max_iterations = 100;
+  unsigned threads = 1;          // 0: one per core
+  RankMode mode = RankMode::kAuto;
+  uint64_t memory_budget = uint64_t{4} << 30;  // bytes kAuto may spend on a CSR
+};
+
+struct RankReport {
+  uint32_t iterations = 0;  // passes over the edges after any CSR build
+  double residual = 0;      // L1 change of the last iteration (authorities + hubs for HITS)
+  bool converged = false;   // residual <= tolerance (always true for kInDegree)
+  double seconds = 0;       // wall time, including reading the edges into a CSR
+  RankMode mode = RankMode::kAuto;  // kStream or kCsr: what ran
+  uint32_t pages = 0;
+  uint64_t links = 0;
+};
+
+// Per-page inputs. Spans are indexed by page id and may be shorter than the graph (missing
+// entries count as 0 for `teleport`, as absent for `start`).
+struct RankInput {
+  // kPersonalized: the teleport weights (any non-negative scale; all zero falls back to
+  // uniform). kTrustRank: the trusted pages are those with a weight > 0 (at least one).
+  // kTopicHits: the topic score r_j of each page (all zero: plain HITS).
+  std::span<const double> teleport;
+  // Warm start from an earlier result of the same algorithm (scores; for HITS also hubs).
+  // Pages past its end start from the teleport vector; the vector is then renormalised.
+  std::span<const double> start;
+  std::span<const double> start_hubs;
+};
+
+struct RankResult {
+  RankAlgorithm algorithm = RankAlgorithm::kPageRank;
+  RankOptions options;
+  RankReport report;
+  std::vector<double> scores;  // by page id; sums to 1 (HITS: the authorities; in-degree: counts)
+  std::vector<double> hubs;    // HITS and topic HITS only; sums to 1
+};
+
+// Ranks the pages of `graph`. InvalidArgument for options out of range or inputs that are
+// negative or not finite; errors of the source (e.g. DataLoss) as they come. Not
+// converging within max_iterations is not an error: see report.converged.
+Result<RankResult> ComputeRank(EdgeSource& graph, RankAlgorithm algorithm,
+                               const RankOptions& options, const RankInput& input = {});
+
+}  // namespace crawlrank
+
+#endif  // CRAWLRANK_RANK_H_

@@ -1,0 +1,431 @@
+#include "crawlrank/rank.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <string>
+
+#include "parallel.h"
+#include "rank_graph.h"
+
+namespace crawlrank {
+namespace {
+
+constexpr std::pair<RankAlgorithm, std::string_view> kAlgorithmNames[] = {
+    {RankAlgorithm::kPageRank, "pagerank"},   {RankAlgorithm::kPersonalized, "ppr"},
+    {RankAlgorithm::kTrustRank, "trustrank"}, {RankAlgorithm::kHits, "hits"},
+    {RankAlgorithm::kTopicHits, "topic-hits"}, {RankAlgorithm::kWeightedPageRank, "wpr"},
+    {RankAlgorithm::kInDegree, "indegree"},
+};
+
+bool IsHits(RankAlgorithm a) { return a == RankAlgorithm::kHits || a == RankAlgorithm::kTopicHits; }
+
+// Sums per-block partial results in block order: the same bits for any thread count.
+double SumBlocks(const std::vector<double>& partials) {
+  double sum = 0;
+  for (double p : partials) sum += p;
+  return sum;
+}
+
+// Runs fn(begin, end, block) over the page blocks of [0, pages) and returns the sum of
+// what the calls returned, added in block order.
+template <typename Fn>
+double ForBlocks(unsigned threads, uint32_t pages, Fn&& fn) {
+  std::vector<double> partials(RankBlocks(pages), 0.0);
+  ParallelFor(threads, partials.size(), [&](size_t b) {
+    const auto begin = static_cast<uint32_t>(b * kRankBlock);
+    const auto end = static_cast<uint32_t>(std::min<uint64_t>(uint64_t{begin} + kRankBlock, pages));
+    partials[b] = fn(begin, end);
+  });
+  return SumBlocks(partials);
+}
+
+// The part of a sorted target list that lies in [lo, hi).
+std::span<const uint32_t> InRange(std::span<const uint32_t> targets, uint32_t lo, uint32_t hi) {
+  if (lo == 0 && (targets.empty() || targets.back() < hi)) return targets;
+  const auto begin = std::lower_bound(targets.begin(), targets.end(), lo);
+  const auto end = std::lower_bound(begin, targets.end(), hi);
+  return {begin, end};
+}
+
+Status CheckVector(std::span<const double> v, const char* what) {
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!std::isfinite(v[i]) || v[i] < 0) {
+      return InvalidArgumentError(std::string(what) + "[" + std::to_string(i) + "] is " +
+                                  std::to_string(v[i]) + "; it must be finite and not negative");
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckOptions(const RankOptions& o) {
+  if (!(o.damping >= 0 && o.damping <= 1)) {
+    return InvalidArgumentError("damping " + std::to_string(o.damping) + " is outside [0, 1]");
+  }
+  if (o.max_iterations == 0) return InvalidArgumentError("max_iterations must be at least 1");
+  if (!(o.tolerance >= 0) || !std::isfinite(o.tolerance)) {
+    return InvalidArgumentError("tolerance " + std::to_string(o.tolerance) +
+                                " must be finite and not negative");
+  }
+  return Status::Ok();
+}
+
+// The teleport vector r (sums to 1): uniform, or per page.
+struct Teleport {
+  std::vector<double> weights;  // empty: uniform
+  double uniform = 0;
+  double operator[](size_t i) const { return weights.empty() ? uniform : weights[i]; }
+};
+
+Result<Teleport> MakeTeleport(RankAlgorithm algorithm, std::span<const double> given, uint32_t n) {
+  Teleport r;
+  r.uniform = n == 0 ? 0 : 1.0 / n;
+  if (algorithm == RankAlgorithm::kPageRank || algorithm == RankAlgorithm::kWeightedPageRank) {
+    return r;
+  }
+  CRAWLRANK_RETURN_IF_ERROR(CheckVector(given, "teleport"));
+  if (given.size() > n) {
+    return InvalidArgumentError("teleport has " + std::to_string(given.size()) +
+                                " entries for a graph of " + std::to_string(n) + " pages");
+  }
+  std::vector<double> w(n, 0.0);
+  double sum = 0;
+  for (size_t i = 0; i < given.size(); ++i) {
+    w[i] = algorithm == RankAlgorithm::kTrustRank ? (given[i] > 0 ? 1.0 : 0.0) : given[i];
+    sum += w[i];
+  }
+  if (sum == 0) {
+    if (algorithm == RankAlgorithm::kTrustRank) {
+      return InvalidArgumentError("TrustRank needs at least one trusted page (teleport > 0)");
+    }
+    return r;  // no information: uniform
+  }
+  if (algorithm == RankAlgorithm::kTopicHits) {
+    r.weights = std::move(w);  // topic scores are used as given
+    return r;
+  }
+  for (double& x : w) x /= sum;
+  r.weights = std::move(w);
+  return r;
+}
+
+// The starting vector: `given` padded with `fill`, scaled to sum 1 (fill alone if empty).
+Result<std::vector<double>> MakeStart(std::span<const double> given, uint32_t n,
+                                      const std::function<double(uint32_t)>& fill) {
+  CRAWLRANK_RETURN_IF_ERROR(CheckVector(given, "start"));
+  std::vector<double> v(n);
+  double sum = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    v[i] = i < given.size() ? given[i] : fill(i);
+    sum += v[i];
+  }
+  if (sum <= 0) {
+    for (uint32_t i = 0; i < n; ++i) v[i] = fill(i);
+    sum = 0;
+    for (double x : v) sum += x;
+  }
+  if (sum > 0) {
+    for (double& x : v) x /= sum;
+  }
+  return v;
+}
+
+// Edge weights of weighted PageRank (seed 002, docs/ranking.md): the weight of v→u is
+// W_in·W_out = (I_u / Σ_{p∈R(v)} I_p) · (O_u / Σ_{p∈R(v)} O_p) = factor[u] / denominator[v]
+// with factor[u] = I_u·O_u and denominator[v] = Σ I_p · Σ O_p over v's targets p.
+struct EdgeWeights {
+  std::vector<double> factor;       // empty: 1 (plain PageRank)
+  std::vector<double> denominator;  // empty: the out-degree; 0: v passes nothing on
+};
+
+Result<EdgeWeights> WeightedPageRankWeights(EdgeSource& graph) {
+  const uint32_t n = graph.num_pages();
+  std::vector<uint32_t> in(n, 0), out(n, 0);
+  CRAWLRANK_RETURN_IF_ERROR(graph.Scan([&](EdgeChunk& chunk) {
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      out[chunk.sources[i]] = static_cast<uint32_t>(chunk.TargetsOf(i).size());
+    }
+    for (uint32_t t : chunk.targets) ++in[t];
+    return Status::Ok();
+  }));
+  EdgeWeights w;
+  w.factor.resize(n);
+  w.denominator.assign(n, 0.0);
+  for (uint32_t u = 0; u < n; ++u) w.factor[u] = double(in[u]) * double(out[u]);
+  CRAWLRANK_RETURN_IF_ERROR(graph.Scan([&](EdgeChunk& chunk) {
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      uint64_t sum_in = 0, sum_out = 0;
+      for (uint32_t p : chunk.TargetsOf(i)) {
+        sum_in += in[p];
+        sum_out += out[p];
+      }
+      w.denominator[chunk.sources[i]] = double(sum_in) * double(sum_out);
+    }
+    return Status::Ok();
+  }));
+  return w;
+}
+
+// Everything one run needs, whichever algorithm.
+struct Run {
+  EdgeSource& graph;
+  RankAlgorithm algorithm;
+  const RankOptions& options;
+  unsigned threads;
+  uint32_t n;
+  const CsrGraph* csr;  // null in stream mode
+  RankReport& report;
+
+  template <typename Iterate>
+  void Loop(Iterate&& iterate) {
+    for (report.iterations = 0; report.iterations < options.max_iterations;) {
+      report.residual = iterate();
+      ++report.iterations;
+      if (report.residual <= options.tolerance) break;
+    }
+    report.converged = report.residual <= options.tolerance;
+  }
+};
+
+// PageRank, personalized PageRank, TrustRank and weighted PageRank:
+//   y_u = factor_u · Σ_{v→u} π_v / denominator_v,   π_u ← c·y_u + r_u·(1 − c·Σ y)
+Result<std::vector<double>> PageRankFamily(Run& run, const Teleport& r, const EdgeWeights& w,
+                                           std::vector<double> pi) {
+  const uint32_t n = run.n;
+  const double c = run.options.damping;
+  std::vector<double> y(n, 0.0);
+  const auto denominator = [&](uint32_t v, size_t degree) {
+    return w.denominator.empty() ? double(degree) : w.denominator[v];
+  };
+  const auto factor = [&](uint32_t u) { return w.factor.empty() ? 1.0 : w.factor[u]; };
+  Status status;
+  if (run.csr != nullptr) {
+    const CsrGraph& g = *run.csr;
+    // x_v = π_v / denominator_v holds π_v itself where the denominator is 0 (nothing
+    // reads it then: such a page has no out-links, or weight 0 on all of them).
+    std::vector<double>& x = pi;
+    const auto den = [&](uint32_t v) { return denominator(v, g.out_degree[v]); };
+    ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
+      for (uint32_t v = begin; v < end; ++v) {
+        if (const double d = den(v); d > 0) x[v] /= d;
+      }
+      return 0.0;
+    });
+    run.Loop([&] {
+      const double propagated = ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
+        double sum = 0;
+        for (uint32_t u = begin; u < end; ++u) {
+          double s = 0;
+          for (uint32_t v : g.InLinks(u)) s += x[v];
+          y[u] = s * factor(u);
+          sum += y[u];
+        }
+        return sum;
+      });
+      const double base = 1 - c * propagated;
+      return ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
+        double residual = 0;
+        for (uint32_t u = begin; u < end; ++u) {
+          const double d = den(u);
+          const double old = d > 0 ? x[u] * d : x[u];
+          const double next = c * y[u] + r[u] * base;
+          residual += std::abs(next - old);
+          y[u] = next;
+          x[u] = d > 0 ? next / d : next;
+        }
+        return residual;
+      });
+    });
+    return y;
+  }
+  run.Loop([&] {
+    status = StreamPass(run.graph, run.threads, [&](const EdgeChunk& chunk, uint32_t lo, uint32_t hi) {
+      for (size_t i = 0; i < chunk.size(); ++i) {
+        const auto all = chunk.TargetsOf(i);
+        const uint32_t v = chunk.sources[i];
+        const double d = denominator(v, all.size());
+        const double share = d > 0 ? pi[v] / d : pi[v];
+        for (uint32_t u : InRange(all, lo, hi)) y[u] += share;
+      }
+    });
+    if (!status.ok()) return 0.0;
+    const double propagated = ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
+      double sum = 0;
+      for (uint32_t u = begin; u < end; ++u) sum += (y[u] *= factor(u));
+      return sum;
+    });
+    const double base = 1 - c * propagated;
+    return ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
+      double residual = 0;
+      for (uint32_t u = begin; u < end; ++u) {
+        const double next = c * y[u] + r[u] * base;
+        residual += std::abs(next - pi[u]);
+        pi[u] = next;
+        y[u] = 0;
+      }
+      return residual;
+    });
+  });
+  if (!status.ok()) return status;
+  return pi;
+}
+
+// Scales `v` to sum 1 (uniform when it sums to 0) and returns the L1 distance to `old`.
+double NormaliseAndCompare(Run& run, std::vector<double>& v, const std::vector<double>& old) {
+  const double sum = ForBlocks(run.threads, run.n, [&](uint32_t begin, uint32_t end) {
+    double s = 0;
+    for (uint32_t i = begin; i < end; ++i) s += v[i];
+    return s;
+  });
+  const double scale = sum > 0 ? 1 / sum : 0;
+  const double fill = sum > 0 ? 0 : 1.0 / run.n;
+  return ForBlocks(run.threads, run.n, [&](uint32_t begin, uint32_t end) {
+    double residual = 0;
+    for (uint32_t i = begin; i < end; ++i) {
+      v[i] = sum > 0 ? v[i] * scale : fill;
+      residual += std::abs(v[i] - old[i]);
+    }
+    return residual;
+  });
+}
+
+// HITS, and topic HITS when r has weights (seed 000), both updated from the last step:
+//   a_i ← Σ_{j→i} h_j,   h_i ← Σ_{i→j} r_j·a_j,   each then scaled to sum 1.
+Status Hits(Run& run, const Teleport& r, std::vector<double>& a, std::vector<double>& h) {
+  const uint32_t n = run.n;
+  std::vector<double> a2(n), h2(n);
+  const auto topic = [&](uint32_t j) { return r.weights.empty() ? 1.0 : r.weights[j]; };
+  Status status;
+  run.Loop([&] {
+    if (run.csr != nullptr) {
+      const CsrGraph& g = *run.csr;
+      ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
+        for (uint32_t i = begin; i < end; ++i) {
+          double sa = 0, sh = 0;
+          for (uint32_t j : g.InLinks(i)) sa += h[j];
+          for (uint32_t j : g.OutLinks(i)) sh += topic(j) * a[j];
+          a2[i] = sa;
+          h2[i] = sh;
+        }
+        return 0.0;
+      });
+    } else {
+      std::fill(a2.begin(), a2.end(), 0.0);
+      std::fill(h2.begin(), h2.end(), 0.0);
+      status = StreamPass(run.graph, run.threads, [&](const EdgeChunk& chunk, uint32_t lo, uint32_t hi) {
+        for (size_t k = 0; k < chunk.size(); ++k) {
+          const uint32_t i = chunk.sources[k];
+          const auto all = chunk.TargetsOf(k);
+          for (uint32_t j : InRange(all, lo, hi)) a2[j] += h[i];
+          if (i >= lo && i < hi) {
+            double sh = 0;
+            for (uint32_t j : all) sh += topic(j) * a[j];
+            h2[i] = sh;
+          }
+        }
+      });
+      if (!status.ok()) return 0.0;
+    }
+    const double residual = NormaliseAndCompare(run, a2, a) + NormaliseAndCompare(run, h2, h);
+    a.swap(a2);
+    h.swap(h2);
+    return residual;
+  });
+  return status;
+}
+
+Result<std::vector<double>> InDegree(Run& run) {
+  std::vector<double> count(run.n, 0.0);
+  CRAWLRANK_RETURN_IF_ERROR(
+      StreamPass(run.graph, run.threads, [&](const EdgeChunk& chunk, uint32_t lo, uint32_t hi) {
+        for (uint32_t t : chunk.targets) {
+          if (t >= lo && t < hi) count[t] += 1;
+        }
+      }));
+  run.report.iterations = 1;
+  run.report.converged = true;
+  return count;
+}
+
+}  // namespace
+
+std::string_view RankAlgorithmName(RankAlgorithm algorithm) {
+  for (const auto& [a, name] : kAlgorithmNames) {
+    if (a == algorithm) return name;
+  }
+  return "unknown";
+}
+
+Result<RankAlgorithm> ParseRankAlgorithm(std::string_view name) {
+  std::string known;
+  for (const auto& [a, n] : kAlgorithmNames) {
+    if (n == name) return a;
+    known += (known.empty() ? "" : ", ") + std::string(n);
+  }
+  return InvalidArgumentError("unknown rank algorithm \"" + std::string(name) + "\"; known: " + known);
+}
+
+std::string_view RankModeName(RankMode mode) {
+  switch (mode) {
+    case RankMode::kAuto: return "auto";
+    case RankMode::kStream: return "stream";
+    case RankMode::kCsr: return "csr";
+  }
+  return "unknown";
+}
+
+Result<RankResult> ComputeRank(EdgeSource& graph, RankAlgorithm algorithm,
+                               const RankOptions& options, const RankInput& input) {
+  const auto started = std::chrono::steady_clock::now();
+  CRAWLRANK_RETURN_IF_ERROR(CheckOptions(options));
+  if (RankAlgorithmName(algorithm) == "unknown") {
+    return InvalidArgumentError("unknown rank algorithm " + std::to_string(int(algorithm)));
+  }
+  RankResult result;
+  result.algorithm = algorithm;
+  result.options = options;
+  RankReport& report = result.report;
+  report.pages = graph.num_pages();
+  report.links = graph.num_links();
+  const uint32_t n = report.pages;
+  CRAWLRANK_ASSIGN_OR_RETURN(Teleport r, MakeTeleport(algorithm, input.teleport, n));
+
+  const bool hits = IsHits(algorithm);
+  RankMode mode = options.mode;
+  if (algorithm == RankAlgorithm::kInDegree) {
+    mode = RankMode::kStream;  // one pass either way
+  } else if (mode == RankMode::kAuto) {
+    mode = CsrGraph::Bytes(n, report.links, hits) <= options.memory_budget ? RankMode::kCsr
+                                                                            : RankMode::kStream;
+  }
+  report.mode = mode;
+  CsrGraph csr;
+  if (mode == RankMode::kCsr) {
+    CRAWLRANK_ASSIGN_OR_RETURN(csr, BuildCsr(graph, hits));
+    report.links = csr.in_sources.size();
+  }
+  Run run{graph, algorithm, options, ResolveThreads(options.threads), n,
+          mode == RankMode::kCsr ? &csr : nullptr, report};
+
+  if (algorithm == RankAlgorithm::kInDegree) {
+    CRAWLRANK_ASSIGN_OR_RETURN(result.scores, InDegree(run));
+  } else if (hits) {
+    const auto uniform = [n](uint32_t) { return 1.0 / n; };
+    CRAWLRANK_ASSIGN_OR_RETURN(result.scores, MakeStart(input.start, n, uniform));
+    CRAWLRANK_ASSIGN_OR_RETURN(result.hubs, MakeStart(input.start_hubs, n, uniform));
+    CRAWLRANK_RETURN_IF_ERROR(Hits(run, r, result.scores, result.hubs));
+  } else {
+    EdgeWeights weights;
+    if (algorithm == RankAlgorithm::kWeightedPageRank) {
+      CRAWLRANK_ASSIGN_OR_RETURN(weights, WeightedPageRankWeights(graph));
+    }
+    CRAWLRANK_ASSIGN_OR_RETURN(std::vector<double> start,
+                               MakeStart(input.start, n, [&r](uint32_t i) { return r[i]; }));
+    CRAWLRANK_ASSIGN_OR_RETURN(result.scores, PageRankFamily(run, r, weights, std::move(start)));
+  }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+}  // namespace crawlrank

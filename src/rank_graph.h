@@ -1,0 +1,116 @@
+// The two ways the rank kernels reach edges: passes over an EdgeSource (optionally
+// pipelined: one thread decodes, the others consume disjoint target ranges) and an
+// in-memory CSR built from one source.
+#ifndef CRAWLRANK_SRC_RANK_GRAPH_H_
+#define CRAWLRANK_SRC_RANK_GRAPH_H_
+
+#include <array>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "crawlrank/edge_source.h"
+#include "crawlrank/status.h"
+
+namespace crawlrank {
+
+// Vertex arrays are processed in blocks of this many pages; reductions add per-block
+// partial sums in block order, so they do not depend on the number of threads.
+inline constexpr size_t kRankBlock = 4096;
+inline size_t RankBlocks(uint32_t pages) { return (pages + kRankBlock - 1) / kRankBlock; }
+
+// Compressed sparse rows of a graph: the in-links of every page (sources in increasing
+// order, for pull updates) and, when asked, the out-links (for HITS hubs).
+struct CsrGraph {
+  uint32_t pages = 0;
+  std::vector<uint64_t> in_offsets;   // pages + 1 entries
+  std::vector<uint32_t> in_sources;   // one per link
+  std::vector<uint32_t> out_degree;   // pages entries
+  std::vector<uint64_t> out_offsets;  // pages + 1 entries, or empty
+  std::vector<uint32_t> out_targets;  // one per link, or empty
+
+  std::span<const uint32_t> InLinks(uint32_t page) const {
+    return {in_sources.data() + in_offsets[page], in_offsets[page + 1] - in_offsets[page]};
+  }
+  std::span<const uint32_t> OutLinks(uint32_t page) const {
+    return {out_targets.data() + out_offsets[page], out_offsets[page + 1] - out_offsets[page]};
+  }
+  // Bytes a CSR of this shape takes.
+  static uint64_t Bytes(uint64_t pages, uint64_t links, bool with_out) {
+    return pages * 12 + links * 4 + (with_out ? pages * 8 + links * 4 : 0);
+  }
+};
+
+// Builds the CSR in two passes over `graph` (count, then fill). FailedPrecondition when
+// the two passes disagree (the source changed in between).
+Result<CsrGraph> BuildCsr(EdgeSource& graph, bool with_out);
+
+// One pass over `graph`, calling work(chunk, lo, hi) for every chunk. With threads <= 1
+// the caller does it all (lo = 0, hi = pages). Otherwise the caller decodes and
+// threads - 1 workers each see every chunk, worker w owning page ids [lo, hi) of an even
+// split: a worker writes only to pages it owns, so no two threads write the same entry
+// and each entry sees its updates in source order.
+template <typename Work>
+Status StreamPass(EdgeSource& graph, unsigned threads, Work&& work) {
+  const uint32_t pages = graph.num_pages();
+  if (threads <= 1) {
+    return graph.Scan([&](EdgeChunk& chunk) {
+      work(static_cast<const EdgeChunk&>(chunk), 0u, pages);
+      return Status::Ok();
+    });
+  }
+  const unsigned workers = threads - 1;
+  std::vector<uint32_t> bounds(workers + 1);
+  for (unsigned w = 0; w <= workers; ++w) {
+    bounds[w] = static_cast<uint32_t>(uint64_t{pages} * w / workers);
+  }
+  constexpr size_t kRing = 4;  // chunks in flight
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::array<EdgeChunk, kRing> ring;
+  std::array<unsigned, kRing> pending{};  // workers yet to finish each slot
+  uint64_t produced = 0;
+  bool done = false;
+  const auto consume = [&](unsigned w) {
+    for (uint64_t n = 0;; ++n) {
+      const size_t slot = n % kRing;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return produced > n || done; });
+        if (produced <= n) return;
+      }
+      work(static_cast<const EdgeChunk&>(ring[slot]), bounds[w], bounds[w + 1]);
+      std::lock_guard lock(mutex);
+      if (--pending[slot] == 0) changed.notify_all();
+    }
+  };
+  std::vector<std::jthread> pool;
+  pool.reserve(workers);
+  for (unsigned w = 0; w < workers; ++w) pool.emplace_back(consume, w);
+  Status status = graph.Scan([&](EdgeChunk& chunk) {
+    const size_t slot = produced % kRing;  // only this thread changes `produced`
+    std::unique_lock lock(mutex);
+    changed.wait(lock, [&] { return pending[slot] == 0; });
+    lock.unlock();
+    std::swap(ring[slot], chunk);  // the source refills the buffers it gets back
+    chunk.Clear();
+    lock.lock();
+    pending[slot] = workers;
+    ++produced;
+    changed.notify_all();
+    return Status::Ok();
+  });
+  {
+    std::lock_guard lock(mutex);
+    done = true;
+  }
+  changed.notify_all();
+  pool.clear();  // joins: every produced chunk has been consumed
+  return status;
+}
+
+}  // namespace crawlrank
+
+#endif  // CRAWLRANK_SRC_RANK_GRAPH_H_

@@ -1,0 +1,242 @@
+#include "crawlrank/rank_store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "coding.h"
+
+namespace crawlrank {
+namespace {
+
+constexpr std::string_view kMagic = "CRWLRANK";
+constexpr size_t kHeaderBytes = 112;  // docs/format.md, "Rank files"
+
+std::string ErrnoText() { return std::strerror(errno); }
+
+// Closes a file descriptor on destruction.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
+
+Status WriteAll(int fd, const char* data, size_t size, const std::string& path) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return IoError("cannot write \"" + path + "\": " + ErrnoText());
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+Status ReadAll(int fd, char* data, size_t size, const std::string& path) {
+  while (size > 0) {
+    const ssize_t n = ::read(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return IoError("cannot read \"" + path + "\": " + ErrnoText());
+    if (n == 0) return DataLossError("rank file \"" + path + "\" is truncated");
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+// Vectors are stored as little-endian IEEE doubles.
+void ToLittleEndian(std::vector<double>& v) {
+  if constexpr (std::endian::native != std::endian::little) {
+    for (double& x : v) x = std::bit_cast<double>(__builtin_bswap64(std::bit_cast<uint64_t>(x)));
+  }
+}
+
+// XXH3-64 of the hub bytes, seeded with the XXH3-64 of the score bytes.
+uint64_t PayloadHash(const std::vector<double>& scores, const std::vector<double>& hubs) {
+  const uint64_t seed = XXH3_64bits(scores.data(), scores.size() * sizeof(double));
+  return XXH3_64bits_withSeed(hubs.data(), hubs.size() * sizeof(double), seed);
+}
+
+std::string EncodeHeader(const StoredRank& stored, uint64_t payload_hash) {
+  const RankResult& r = stored.rank;
+  std::string h(kMagic);
+  coding::PutFixed32(h, kRankFileFormatVersion);
+  coding::PutFixed32(h, static_cast<uint32_t>(r.algorithm));
+  coding::PutFixed32(h, r.hubs.empty() ? 1 : 2);
+  coding::PutFixed32(h, (stored.cross_host_only ? 1u : 0u) | (r.report.converged ? 2u : 0u));
+  coding::PutFixed32(h, static_cast<uint32_t>(r.report.mode));
+  coding::PutFixed32(h, r.options.threads);
+  coding::PutFixed32(h, r.options.max_iterations);
+  coding::PutFixed32(h, r.report.iterations);
+  coding::PutFixed64(h, r.scores.size());
+  coding::PutFixed64(h, r.report.links);
+  for (double d : {r.options.damping, r.options.tolerance, r.report.residual, r.report.seconds}) {
+    coding::PutFixed64(h, std::bit_cast<uint64_t>(d));
+  }
+  coding::PutFixed64(h, static_cast<uint64_t>(stored.created_ms));
+  coding::PutFixed64(h, payload_hash);
+  coding::PutFixed64(h, XXH3_64bits(h.data(), h.size()));
+  return h;
+}
+
+}  // namespace
+
+std::string RankFilePath(const std::string& db_path, RankAlgorithm algorithm) {
+  return db_path + "/ranks/" + std::string(RankAlgorithmName(algorithm)) + ".rank";
+}
+
+Status SaveRank(const std::string& db_path, const StoredRank& stored) {
+  const RankResult& r = stored.rank;
+  if (!r.hubs.empty() && r.hubs.size() != r.scores.size()) {
+    return InvalidArgumentError("rank to save has " + std::to_string(r.scores.size()) +
+                                " scores but " + std::to_string(r.hubs.size()) + " hubs");
+  }
+  const std::string dir = db_path + "/ranks";
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return IoError("cannot create \"" + dir + "\": " + ErrnoText());
+  }
+  const std::string path = RankFilePath(db_path, r.algorithm);
+  const std::string temp = path + ".tmp." + std::to_string(::getpid());
+  std::vector<double> scores = r.scores, hubs = r.hubs;
+  ToLittleEndian(scores);
+  ToLittleEndian(hubs);
+  const std::string header = EncodeHeader(stored, PayloadHash(scores, hubs));
+  {
+    Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (fd.get() < 0) return IoError("cannot create \"" + temp + "\": " + ErrnoText());
+    Status status = WriteAll(fd.get(), header.data(), header.size(), temp);
+    if (status.ok()) {
+      status = WriteAll(fd.get(), reinterpret_cast<const char*>(scores.data()),
+                        scores.size() * sizeof(double), temp);
+    }
+    if (status.ok()) {
+      status = WriteAll(fd.get(), reinterpret_cast<const char*>(hubs.data()),
+                        hubs.size() * sizeof(double), temp);
+    }
+    if (status.ok() && ::fsync(fd.get()) != 0) {
+      status = IoError("cannot sync \"" + temp + "\": " + ErrnoText());
+    }
+    if (status.ok() && ::close(fd.release()) != 0) {
+      status = IoError("cannot close \"" + temp + "\": " + ErrnoText());
+    }
+    if (!status.ok()) {
+      ::unlink(temp.c_str());
+      return status;
+    }
+  }
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    const Status status = IoError("cannot rename \"" + temp + "\" to \"" + path + "\": " + ErrnoText());
+    ::unlink(temp.c_str());
+    return status;
+  }
+  // Make the rename itself durable.
+  Fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir_fd.get() < 0 || ::fsync(dir_fd.get()) != 0) {
+    return IoError("cannot sync directory \"" + dir + "\": " + ErrnoText());
+  }
+  return Status::Ok();
+}
+
+Result<StoredRank> LoadRank(const std::string& db_path, RankAlgorithm algorithm) {
+  const std::string path = RankFilePath(db_path, algorithm);
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    if (errno == ENOENT) {
+      return NotFoundError("no " + std::string(RankAlgorithmName(algorithm)) + " rank stored for \"" +
+                           db_path + "\" (no " + path + "); compute it with page_db_rank");
+    }
+    return IoError("cannot open \"" + path + "\": " + ErrnoText());
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return IoError("cannot stat \"" + path + "\": " + ErrnoText());
+  const auto damaged = [&](const std::string& what) {
+    return DataLossError("rank file \"" + path + "\" is damaged: " + what);
+  };
+  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  std::string header(std::min<uint64_t>(file_size, kHeaderBytes), '\0');
+  CRAWLRANK_RETURN_IF_ERROR(ReadAll(fd.get(), header.data(), header.size(), path));
+  if (header.size() < kMagic.size() || std::string_view(header).substr(0, kMagic.size()) != kMagic) {
+    return DataLossError("\"" + path + "\" is not a crawlrank rank file");
+  }
+  std::string_view in(header);
+  in.remove_prefix(kMagic.size());
+  uint32_t version = 0, algo = 0, vectors = 0, flags = 0, mode = 0, threads = 0, max_iterations = 0,
+           iterations = 0;
+  uint64_t pages = 0, links = 0, damping = 0, tolerance = 0, residual = 0, seconds = 0, created = 0,
+           payload_hash = 0, header_hash = 0;
+  if (!coding::GetFixed32(in, &version)) return damaged("header truncated");
+  if (version != kRankFileFormatVersion) {
+    return FailedPreconditionError("rank file \"" + path + "\" has format version " +
+                                   std::to_string(version) + "; this build reads version " +
+                                   std::to_string(kRankFileFormatVersion));
+  }
+  const bool header_ok =
+      header.size() == kHeaderBytes && coding::GetFixed32(in, &algo) &&
+      coding::GetFixed32(in, &vectors) && coding::GetFixed32(in, &flags) &&
+      coding::GetFixed32(in, &mode) && coding::GetFixed32(in, &threads) &&
+      coding::GetFixed32(in, &max_iterations) && coding::GetFixed32(in, &iterations) &&
+      coding::GetFixed64(in, &pages) && coding::GetFixed64(in, &links) &&
+      coding::GetFixed64(in, &damping) && coding::GetFixed64(in, &tolerance) &&
+      coding::GetFixed64(in, &residual) && coding::GetFixed64(in, &seconds) &&
+      coding::GetFixed64(in, &created) && coding::GetFixed64(in, &payload_hash) &&
+      coding::GetFixed64(in, &header_hash);
+  if (!header_ok) return damaged("header truncated");
+  if (XXH3_64bits(header.data(), kHeaderBytes - 8) != header_hash) return damaged("header checksum");
+  if (algo != static_cast<uint32_t>(algorithm) || (vectors != 1 && vectors != 2) || mode > 2 ||
+      pages > UINT32_MAX) {
+    return damaged("header fields out of range");
+  }
+  if (file_size != kHeaderBytes + pages * vectors * sizeof(double)) {
+    return damaged("size " + std::to_string(file_size) + " bytes does not match " +
+                   std::to_string(pages) + " pages");
+  }
+  StoredRank stored;
+  RankResult& r = stored.rank;
+  r.algorithm = algorithm;
+  r.options.damping = std::bit_cast<double>(damping);
+  r.options.tolerance = std::bit_cast<double>(tolerance);
+  r.options.max_iterations = max_iterations;
+  r.options.threads = threads;
+  r.options.mode = static_cast<RankMode>(mode);
+  r.report.iterations = iterations;
+  r.report.residual = std::bit_cast<double>(residual);
+  r.report.seconds = std::bit_cast<double>(seconds);
+  r.report.converged = (flags & 2) != 0;
+  r.report.mode = static_cast<RankMode>(mode);
+  r.report.pages = static_cast<uint32_t>(pages);
+  r.report.links = links;
+  stored.cross_host_only = (flags & 1) != 0;
+  stored.created_ms = static_cast<int64_t>(created);
+  r.scores.resize(pages);
+  CRAWLRANK_RETURN_IF_ERROR(ReadAll(fd.get(), reinterpret_cast<char*>(r.scores.data()),
+                                    pages * sizeof(double), path));
+  if (vectors == 2) {
+    r.hubs.resize(pages);
+    CRAWLRANK_RETURN_IF_ERROR(ReadAll(fd.get(), reinterpret_cast<char*>(r.hubs.data()),
+                                      pages * sizeof(double), path));
+  }
+  if (PayloadHash(r.scores, r.hubs) != payload_hash) return damaged("vector checksum");
+  ToLittleEndian(r.scores);  // the same swap reads them back on a big-endian machine
+  ToLittleEndian(r.hubs);
+  return stored;
+}
+
+}  // namespace crawlrank

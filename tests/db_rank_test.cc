@@ -1,0 +1,157 @@
+#include "crawlrank/db_rank.h"
+
+#include <gtest/gtest.h>
+
+#include "rank_reference.h"
+#include "testutil.h"
+
+namespace crawlrank {
+namespace {
+
+using testing::L1;
+using testing::TempDir;
+
+std::string Url(uint32_t host, uint32_t page) {
+  return "http://h" + std::to_string(host) + ".example/" + std::to_string(page);
+}
+
+// A crawl of 3 hosts with 20 pages each; page p of host h links to a few pages, some on
+// other hosts. Returns the edges by page id as the DB numbered them.
+struct Crawl {
+  std::unique_ptr<PageDb> db;
+  testing::EdgeList edges;
+  uint32_t pages = 0;
+};
+
+Crawl MakeCrawl(const TempDir& dir) {
+  Crawl crawl;
+  PageDbOptions options;
+  options.durability = Durability::kNone;
+  crawl.db = std::move(PageDb::Open(dir.Sub("db"), options)).value();
+  std::vector<CrawledPage> batch;
+  for (uint32_t h = 0; h < 3; ++h) {
+    for (uint32_t p = 0; p < 20; ++p) {
+      CrawledPage page;
+      page.url = Url(h, p);
+      page.content_score = float(p % 4) / 4;
+      for (uint32_t k = 1; k <= p % 5; ++k) page.links.push_back({Url(h, (p * k + 3) % 20), 0.5f});
+      if (p % 3 == 0) page.links.push_back({Url((h + 1) % 3, p), 0.f});
+      batch.push_back(std::move(page));
+    }
+  }
+  EXPECT_OK(crawl.db->AddBatch(batch));
+  auto snapshot = std::move(crawl.db->NewSnapshot()).value();
+  crawl.pages = static_cast<uint32_t>(snapshot.counters().pages);
+  for (EdgeCursor c = snapshot.Edges(); c.Valid(); c.Next()) {
+    for (uint32_t t : c.targets()) crawl.edges.emplace_back(c.source(), t);
+  }
+  return crawl;
+}
+
+TEST(DbRankTest, RanksTheStoredGraphAndSavesIt) {
+  TempDir dir;
+  Crawl crawl = MakeCrawl(dir);
+  ASSERT_EQ(crawl.pages, 60u);
+  DbRankOptions options;
+  options.rank.tolerance = 1e-12;
+  ASSERT_OK_AND_ASSIGN(StoredRank got, RankPageDb(*crawl.db, RankAlgorithm::kPageRank, options));
+  const auto a = testing::Adjacency(crawl.pages, crawl.edges);
+  const auto want = testing::PowerIterate(testing::UniformWeights(a),
+                                          std::vector<double>(crawl.pages, 1.0 / crawl.pages), 0.85);
+  EXPECT_LT(L1(got.rank.scores, want), 1e-10);
+  ASSERT_OK_AND_ASSIGN(StoredRank loaded, LoadRank(crawl.db->path(), RankAlgorithm::kPageRank));
+  EXPECT_EQ(loaded.rank.scores, got.rank.scores);
+  EXPECT_FALSE(loaded.cross_host_only);
+}
+
+TEST(DbRankTest, PersonalizedUsesContentScoresAndTrustRankTheSeeds) {
+  TempDir dir;
+  Crawl crawl = MakeCrawl(dir);
+  const auto a = testing::Adjacency(crawl.pages, crawl.edges);
+  const auto w = testing::UniformWeights(a);
+  ASSERT_OK_AND_ASSIGN(Snapshot snapshot, crawl.db->NewSnapshot());
+  std::vector<double> scores(crawl.pages, 0.0), seeds(crawl.pages, 0.0);
+  double total = 0, n_seeds = 0;
+  ASSERT_OK(snapshot.ForEachPage([&](const PageRecord& page) {
+    scores[page.id] = page.content_score;
+    total += page.content_score;
+    if (page.depth == 0) {
+      seeds[page.id] = 1;
+      ++n_seeds;
+    }
+    return Status::Ok();
+  }));
+  for (double& s : scores) s /= total;
+  for (double& s : seeds) s /= n_seeds;
+  DbRankOptions options;
+  options.rank.tolerance = 1e-12;
+  options.rank.max_iterations = 1000;
+  options.save = false;
+  ASSERT_OK_AND_ASSIGN(StoredRank ppr, RankPageDb(*crawl.db, RankAlgorithm::kPersonalized, options));
+  EXPECT_LT(L1(ppr.rank.scores, testing::PowerIterate(w, scores, 0.85)), 1e-10);
+  ASSERT_OK_AND_ASSIGN(StoredRank trust, RankPageDb(*crawl.db, RankAlgorithm::kTrustRank, options));
+  EXPECT_TRUE(trust.rank.report.converged);
+  EXPECT_LT(L1(trust.rank.scores, testing::PowerIterate(w, seeds, 0.85)), 1e-10);
+  EXPECT_EQ(LoadRank(crawl.db->path(), RankAlgorithm::kPersonalized).status().code(),
+            StatusCode::kNotFound) << "save = false stores nothing";
+
+  // Named trusted pages.
+  const uint64_t fp = UrlFingerprint(Url(2, 7));
+  options.trusted = {fp};
+  ASSERT_OK_AND_ASSIGN(trust, RankPageDb(*crawl.db, RankAlgorithm::kTrustRank, options));
+  std::vector<double> one(crawl.pages, 0.0);
+  one[snapshot.Find(fp)->id] = 1;
+  EXPECT_LT(L1(trust.rank.scores, testing::PowerIterate(w, one, 0.85)), 1e-10);
+  options.trusted = {12345};
+  EXPECT_EQ(RankPageDb(*crawl.db, RankAlgorithm::kTrustRank, options).status().code(),
+            StatusCode::kNotFound);
+}
+
+TEST(DbRankTest, CrossHostOnlyDropsLinksWithinAHost) {
+  TempDir dir;
+  Crawl crawl = MakeCrawl(dir);
+  ASSERT_OK_AND_ASSIGN(Snapshot snapshot, crawl.db->NewSnapshot());
+  testing::EdgeList cross;
+  for (const auto& [s, t] : crawl.edges) {
+    if (HostKey(snapshot.FindId(s)->url).value() != HostKey(snapshot.FindId(t)->url).value()) {
+      cross.emplace_back(s, t);
+    }
+  }
+  ASSERT_FALSE(cross.empty());
+  ASSERT_LT(cross.size(), crawl.edges.size());
+  DbRankOptions options;
+  options.rank.tolerance = 1e-12;
+  options.cross_host_only = true;
+  ASSERT_OK_AND_ASSIGN(StoredRank got, RankPageDb(*crawl.db, RankAlgorithm::kPageRank, options));
+  const auto want = testing::PowerIterate(
+      testing::UniformWeights(testing::Adjacency(crawl.pages, cross)),
+      std::vector<double>(crawl.pages, 1.0 / crawl.pages), 0.85);
+  EXPECT_LT(L1(got.rank.scores, want), 1e-10);
+  EXPECT_EQ(got.rank.report.links, cross.size());
+  EXPECT_TRUE(LoadRank(crawl.db->path(), RankAlgorithm::kPageRank)->cross_host_only);
+}
+
+TEST(DbRankTest, WarmStartAfterTheGraphGrewSavesIterations) {
+  TempDir dir;
+  Crawl crawl = MakeCrawl(dir);
+  DbRankOptions options;
+  options.rank.tolerance = 1e-10;
+  options.rank.max_iterations = 1000;
+  ASSERT_OK(RankPageDb(*crawl.db, RankAlgorithm::kPageRank, options).status());
+  CrawledPage more;
+  more.url = Url(0, 3);
+  more.links = {{Url(1, 4), 0.f}, {Url(5, 0), 0.f}};  // a new page on a new host
+  ASSERT_OK(crawl.db->Add(more));
+  options.save = false;
+  ASSERT_OK_AND_ASSIGN(StoredRank cold, RankPageDb(*crawl.db, RankAlgorithm::kPageRank, options));
+  options.warm_start = true;
+  ASSERT_OK_AND_ASSIGN(StoredRank warm, RankPageDb(*crawl.db, RankAlgorithm::kPageRank, options));
+  EXPECT_EQ(warm.rank.scores.size(), 61u);
+  EXPECT_TRUE(cold.rank.report.converged);
+  EXPECT_TRUE(warm.rank.report.converged);
+  EXPECT_LT(warm.rank.report.iterations, cold.rank.report.iterations);
+  EXPECT_LT(L1(warm.rank.scores, cold.rank.scores), 1e-9);
+}
+
+}  // namespace
+}  // namespace crawlrank

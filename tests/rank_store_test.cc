@@ -1,0 +1,120 @@
+#include "crawlrank/rank_store.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "testutil.h"
+
+namespace crawlrank {
+namespace {
+
+using testing::TempDir;
+
+StoredRank Example(RankAlgorithm algorithm, size_t pages, bool hubs) {
+  StoredRank stored;
+  RankResult& r = stored.rank;
+  r.algorithm = algorithm;
+  r.options.damping = 0.8;
+  r.options.tolerance = 1e-7;
+  r.options.max_iterations = 55;
+  r.options.threads = 2;
+  r.report.iterations = 31;
+  r.report.residual = 9.5e-8;
+  r.report.converged = true;
+  r.report.seconds = 1.25;
+  r.report.mode = RankMode::kCsr;
+  r.report.pages = static_cast<uint32_t>(pages);
+  r.report.links = 1234;
+  for (size_t i = 0; i < pages; ++i) r.scores.push_back(1.0 / (i + 3));
+  if (hubs) {
+    for (size_t i = 0; i < pages; ++i) r.hubs.push_back(i * 1e-9);
+  }
+  stored.cross_host_only = true;
+  stored.created_ms = 1700000000123;
+  return stored;
+}
+
+void ExpectSame(const StoredRank& a, const StoredRank& b) {
+  EXPECT_EQ(a.rank.algorithm, b.rank.algorithm);
+  EXPECT_EQ(a.rank.scores, b.rank.scores);
+  EXPECT_EQ(a.rank.hubs, b.rank.hubs);
+  EXPECT_EQ(a.rank.options.damping, b.rank.options.damping);
+  EXPECT_EQ(a.rank.options.tolerance, b.rank.options.tolerance);
+  EXPECT_EQ(a.rank.options.max_iterations, b.rank.options.max_iterations);
+  EXPECT_EQ(a.rank.report.iterations, b.rank.report.iterations);
+  EXPECT_EQ(a.rank.report.residual, b.rank.report.residual);
+  EXPECT_EQ(a.rank.report.converged, b.rank.report.converged);
+  EXPECT_EQ(a.rank.report.mode, b.rank.report.mode);
+  EXPECT_EQ(a.rank.report.links, b.rank.report.links);
+  EXPECT_EQ(a.cross_host_only, b.cross_host_only);
+  EXPECT_EQ(a.created_ms, b.created_ms);
+}
+
+TEST(RankStoreTest, RoundTripsAndReplaces) {
+  TempDir dir;
+  EXPECT_EQ(LoadRank(dir.Sub("db"), RankAlgorithm::kPageRank).status().code(), StatusCode::kNotFound);
+  std::filesystem::create_directory(dir.Sub("db"));
+  const StoredRank pr = Example(RankAlgorithm::kPageRank, 1000, false);
+  ASSERT_OK(SaveRank(dir.Sub("db"), pr));
+  ASSERT_OK_AND_ASSIGN(StoredRank got, LoadRank(dir.Sub("db"), RankAlgorithm::kPageRank));
+  ExpectSame(got, pr);
+  const StoredRank hits = Example(RankAlgorithm::kHits, 10, true);
+  ASSERT_OK(SaveRank(dir.Sub("db"), hits));
+  ASSERT_OK_AND_ASSIGN(got, LoadRank(dir.Sub("db"), RankAlgorithm::kHits));
+  ExpectSame(got, hits);
+  StoredRank smaller = Example(RankAlgorithm::kPageRank, 3, false);
+  ASSERT_OK(SaveRank(dir.Sub("db"), smaller));
+  ASSERT_OK_AND_ASSIGN(got, LoadRank(dir.Sub("db"), RankAlgorithm::kPageRank));
+  ExpectSame(got, smaller);
+  // Nothing left behind but the two files.
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.Sub("db/ranks"))) {
+    ++files;
+    EXPECT_EQ(entry.path().extension(), ".rank") << entry.path();
+  }
+  EXPECT_EQ(files, 2u);
+}
+
+TEST(RankStoreTest, DamagedFilesAreDataLossNamingTheFile) {
+  TempDir dir;
+  const std::string db = dir.Sub("db");
+  std::filesystem::create_directory(db);
+  ASSERT_OK(SaveRank(db, Example(RankAlgorithm::kPageRank, 100, false)));
+  const std::string path = RankFilePath(db, RankAlgorithm::kPageRank);
+  std::string good;
+  {
+    std::ifstream in(path, std::ios::binary);
+    good.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  ASSERT_EQ(good.size(), 112u + 800u);
+  const auto load_with = [&](const std::string& bytes) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    return LoadRank(db, RankAlgorithm::kPageRank).status();
+  };
+  // Every single flipped byte, header or vector, is caught.
+  for (size_t at = 0; at < good.size(); at += 7) {
+    std::string bad = good;
+    bad[at] ^= 0x20;
+    const Status status = load_with(bad);
+    EXPECT_FALSE(status.ok()) << "byte " << at;
+    if (at >= 12) {  // past the magic and the version
+      EXPECT_EQ(status.code(), StatusCode::kDataLoss) << "byte " << at << ": " << status.ToString();
+      EXPECT_NE(status.message().find(path), std::string::npos);
+    }
+  }
+  for (size_t size : {size_t{0}, size_t{5}, size_t{111}, good.size() - 1}) {
+    EXPECT_EQ(load_with(good.substr(0, size)).code(), StatusCode::kDataLoss) << size;
+  }
+  EXPECT_EQ(load_with(good + "x").code(), StatusCode::kDataLoss);
+  std::string newer = good;
+  newer[8] = 2;
+  const Status status = load_with(newer);
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(status.message().find("format version 2"), std::string::npos) << status.ToString();
+  EXPECT_OK(load_with(good));
+}
+
+}  // namespace
+}  // namespace crawlrank

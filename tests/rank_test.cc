@@ -1,0 +1,277 @@
+#include "crawlrank/rank.h"
+
+#include <gtest/gtest.h>
+
+#include "rank_reference.h"
+#include "testutil.h"
+
+namespace crawlrank {
+namespace {
+
+using testing::EdgeList;
+using testing::L1;
+using testing::RandomGraph;
+
+RankOptions Options(RankMode mode, unsigned threads = 1, double damping = 0.85) {
+  RankOptions o;
+  o.mode = mode;
+  o.threads = threads;
+  o.damping = damping;
+  o.tolerance = 1e-13;
+  o.max_iterations = 10000;
+  return o;
+}
+
+RankResult Rank(const EdgeList& edges, uint32_t n, RankAlgorithm algorithm, const RankOptions& o,
+                const RankInput& input = {}) {
+  VectorEdgeSource source(n, edges);
+  Result<RankResult> result = ComputeRank(source, algorithm, o, input);
+  EXPECT_TRUE(result.ok()) << result.status().ToString();
+  return result.ok() ? std::move(result).value() : RankResult{};
+}
+
+RankInput WithTeleport(std::span<const double> teleport) {
+  RankInput input;
+  input.teleport = teleport;
+  return input;
+}
+
+RankInput WithStart(std::span<const double> start) {
+  RankInput input;
+  input.start = start;
+  return input;
+}
+
+constexpr RankMode kModes[] = {RankMode::kStream, RankMode::kCsr};
+
+TEST(RankTest, LectureExampleWithoutTeleportConverges) {
+  // Seed 004: A→B, A→C, B→C, C→A with no teleport gives A = 0.4, B = 0.2, C = 0.4.
+  const EdgeList edges = {{0, 1}, {0, 2}, {1, 2}, {2, 0}};
+  for (RankMode mode : kModes) {
+    const RankResult r = Rank(edges, 3, RankAlgorithm::kPageRank, Options(mode, 1, 1.0));
+    ASSERT_EQ(r.scores.size(), 3u);
+    EXPECT_NEAR(r.scores[0], 0.4, 1e-12) << RankModeName(mode);
+    EXPECT_NEAR(r.scores[1], 0.2, 1e-12);
+    EXPECT_NEAR(r.scores[2], 0.4, 1e-12);
+    EXPECT_TRUE(r.report.converged);
+    EXPECT_EQ(r.report.mode, mode);
+  }
+}
+
+TEST(RankTest, PublishedFiveNodeCase) {
+  // Aduana's test: 1→{2,5}, 2→{3,5}, 3→{4,5}, 4→{1,5}, 5 dangling (ids shifted to 0..4).
+  // By symmetry p = c·p/2 + (1 − 4cp)/5, so p = 0.2 / 1.255 and node 5 has 1 − 4p.
+  const EdgeList edges = {{0, 1}, {0, 4}, {1, 2}, {1, 4}, {2, 3}, {2, 4}, {3, 0}, {3, 4}};
+  for (RankMode mode : kModes) {
+    for (unsigned threads : {1u, 2u, 3u}) {
+      const RankResult pr = Rank(edges, 5, RankAlgorithm::kPageRank, Options(mode, threads));
+      for (int i = 0; i < 4; ++i) EXPECT_NEAR(pr.scores[i], 0.2 / 1.255, 1e-12);
+      EXPECT_NEAR(pr.scores[4], 1 - 0.8 / 1.255, 1e-12);
+      EXPECT_NEAR(pr.scores[0], 0.15936255, 5e-9);
+      EXPECT_NEAR(pr.scores[4], 0.3625498, 5e-8);
+
+      const RankResult hits = Rank(edges, 5, RankAlgorithm::kHits, Options(mode, threads));
+      for (int i = 0; i < 4; ++i) {
+        EXPECT_NEAR(hits.hubs[i], 0.25, 1e-12);
+        EXPECT_NEAR(hits.scores[i], 0.125, 1e-12);
+      }
+      EXPECT_NEAR(hits.hubs[4], 0.0, 1e-12);
+      EXPECT_NEAR(hits.scores[4], 0.5, 1e-12);
+    }
+  }
+}
+
+// Every algorithm against the dense reference of rank_reference.h, in both modes.
+class RankReferenceTest : public ::testing::TestWithParam<uint64_t> {};
+
+TEST_P(RankReferenceTest, MatchesDenseReference) {
+  const uint64_t seed = GetParam();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const uint32_t n = 40;
+  const EdgeList edges = RandomGraph(n, 3.0, seed);
+  const testing::Matrix a = testing::Adjacency(n, edges);
+  std::vector<double> uniform(n, 1.0 / n);
+  std::vector<double> scores(n);
+  std::mt19937_64 rng(seed);
+  for (double& s : scores) s = std::uniform_real_distribution<double>(0, 1)(rng);
+  scores[5] = 0;
+  double total = 0;
+  for (double s : scores) total += s;
+  std::vector<double> personal(n);
+  for (uint32_t i = 0; i < n; ++i) personal[i] = scores[i] / total;
+  std::vector<double> trusted_input(n, 0.0), trusted(n, 0.0);
+  for (uint32_t i : {1u, 8u, 30u}) {
+    trusted_input[i] = 0.5 * i;  // any positive value marks a trusted page
+    trusted[i] = 1.0 / 3;
+  }
+
+  const auto uniform_w = testing::UniformWeights(a);
+  const std::vector<double> want_pr = testing::PowerIterate(uniform_w, uniform, 0.85);
+  const std::vector<double> want_ppr = testing::PowerIterate(uniform_w, personal, 0.85);
+  const std::vector<double> want_trust = testing::PowerIterate(uniform_w, trusted, 0.85);
+  const std::vector<double> want_wpr =
+      testing::PowerIterate(testing::WeightedPageRankWeights(a), uniform, 0.85);
+  const auto [want_auth, want_hub] = testing::ReferenceHits(a, std::vector<double>(n, 1.0));
+  const auto [want_topic_auth, want_topic_hub] = testing::ReferenceHits(a, scores);
+
+  for (RankMode mode : kModes) {
+    SCOPED_TRACE(std::string(RankModeName(mode)));
+    const RankOptions o = Options(mode, 2);
+    EXPECT_LT(L1(Rank(edges, n, RankAlgorithm::kPageRank, o).scores, want_pr), 1e-11);
+    EXPECT_LT(L1(Rank(edges, n, RankAlgorithm::kPersonalized, o, WithTeleport(scores)).scores,
+                 want_ppr), 1e-11);
+    EXPECT_LT(L1(Rank(edges, n, RankAlgorithm::kTrustRank, o, WithTeleport(trusted_input)).scores,
+                 want_trust), 1e-11);
+    EXPECT_LT(L1(Rank(edges, n, RankAlgorithm::kWeightedPageRank, o).scores, want_wpr), 1e-11);
+    const RankResult hits = Rank(edges, n, RankAlgorithm::kHits, o);
+    EXPECT_LT(L1(hits.scores, want_auth), 1e-9);
+    EXPECT_LT(L1(hits.hubs, want_hub), 1e-9);
+    const RankResult topic = Rank(edges, n, RankAlgorithm::kTopicHits, o, WithTeleport(scores));
+    EXPECT_LT(L1(topic.scores, want_topic_auth), 1e-9);
+    EXPECT_LT(L1(topic.hubs, want_topic_hub), 1e-9);
+
+    std::vector<double> indegree(n, 0.0);
+    for (const auto& [s, t] : edges) indegree[t] += 1;
+    EXPECT_EQ(Rank(edges, n, RankAlgorithm::kInDegree, o).scores, indegree);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, RankReferenceTest, ::testing::Values(1, 2, 3, 2026));
+
+TEST(RankTest, StreamEqualsCsrAndThreadsDoNotChangeTheResult) {
+  const uint64_t seed = 77;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const uint32_t n = 30000;  // several blocks and chunks
+  const EdgeList edges = RandomGraph(n, 8.0, seed);
+  for (RankAlgorithm algorithm : {RankAlgorithm::kPageRank, RankAlgorithm::kWeightedPageRank,
+                                  RankAlgorithm::kHits}) {
+    SCOPED_TRACE(std::string(RankAlgorithmName(algorithm)));
+    RankOptions o = Options(RankMode::kStream, 1);
+    o.tolerance = 1e-10;
+    const RankResult base = Rank(edges, n, algorithm, o);
+    ASSERT_TRUE(base.report.converged);
+    for (RankMode mode : kModes) {
+      for (unsigned threads : {1u, 2u, 3u, 5u}) {
+        o.mode = mode;
+        o.threads = threads;
+        const RankResult r = Rank(edges, n, algorithm, o);
+        EXPECT_LT(L1(r.scores, base.scores), 1e-12) << RankModeName(mode) << " x" << threads;
+        EXPECT_LT(L1(r.hubs, base.hubs), 1e-12);
+        if (mode == RankMode::kStream) {
+          EXPECT_EQ(r.scores, base.scores) << "same mode: the same bits for any thread count";
+          EXPECT_EQ(r.report.iterations, base.report.iterations);
+        }
+      }
+    }
+  }
+}
+
+TEST(RankTest, OneMoreIterationMovesAConvergedVectorByLessThanTheTolerance) {
+  // An independent check of the stopping rule: recompute one step from the result.
+  const uint32_t n = 2000;
+  const EdgeList edges = RandomGraph(n, 5.0, 9);
+  RankOptions o = Options(RankMode::kCsr, 2);
+  o.tolerance = 1e-6;
+  const RankResult r = Rank(edges, n, RankAlgorithm::kPageRank, o);
+  ASSERT_TRUE(r.report.converged);
+  EXPECT_LE(r.report.residual, 1e-6);
+  std::vector<uint32_t> degree(n, 0);
+  for (const auto& [s, t] : edges) ++degree[s];
+  std::vector<double> next(n, 0.0);
+  double passed = 0;
+  for (const auto& [s, t] : edges) {
+    next[t] += 0.85 * r.scores[s] / degree[s];
+    passed += 0.85 * r.scores[s] / degree[s];
+  }
+  for (double& x : next) x += (1 - passed) / n;
+  // Power iteration contracts the error by c each step: the next change is at most c·residual.
+  EXPECT_LE(L1(next, r.scores), 0.85 * r.report.residual * (1 + 1e-9));
+  double sum = 0;
+  for (double x : r.scores) sum += x;
+  EXPECT_NEAR(sum, 1.0, 1e-12);
+}
+
+TEST(RankTest, WarmStartFromTheAnswerNeedsOneIteration) {
+  const uint32_t n = 5000;
+  const EdgeList edges = RandomGraph(n, 6.0, 5);
+  RankOptions o = Options(RankMode::kCsr, 1);
+  o.tolerance = 1e-9;
+  const RankResult cold = Rank(edges, n, RankAlgorithm::kPageRank, o);
+  const RankResult warm = Rank(edges, n, RankAlgorithm::kPageRank, o, WithStart(cold.scores));
+  EXPECT_GT(cold.report.iterations, 10u);
+  EXPECT_LE(warm.report.iterations, 2u);
+  EXPECT_LT(L1(warm.scores, cold.scores), 1e-8);
+  // A start for fewer pages is padded: still converges to the same vector.
+  std::vector<double> partial(cold.scores.begin(), cold.scores.begin() + n / 2);
+  const RankResult padded = Rank(edges, n, RankAlgorithm::kPageRank, o, WithStart(partial));
+  EXPECT_LT(padded.report.iterations, cold.report.iterations);
+  EXPECT_LT(L1(padded.scores, cold.scores), 1e-8);
+}
+
+TEST(RankTest, MaxIterationsStopsWithoutConverging) {
+  const EdgeList edges = RandomGraph(500, 4.0, 3);
+  RankOptions o = Options(RankMode::kStream);
+  o.max_iterations = 3;
+  const RankResult r = Rank(edges, 500, RankAlgorithm::kPageRank, o);
+  EXPECT_EQ(r.report.iterations, 3u);
+  EXPECT_FALSE(r.report.converged);
+  EXPECT_GT(r.report.residual, o.tolerance);
+}
+
+TEST(RankTest, RejectsBadOptionsAndInputs) {
+  VectorEdgeSource source(3, {{0, 1}, {1, 2}});
+  RankOptions o;
+  o.damping = 1.5;
+  EXPECT_EQ(ComputeRank(source, RankAlgorithm::kPageRank, o).status().code(),
+            StatusCode::kInvalidArgument);
+  o = RankOptions{};
+  o.max_iterations = 0;
+  EXPECT_EQ(ComputeRank(source, RankAlgorithm::kPageRank, o).status().code(),
+            StatusCode::kInvalidArgument);
+  const std::vector<double> negative = {0.5, -1, 0};
+  Result<RankResult> r = ComputeRank(source, RankAlgorithm::kPersonalized, {}, WithTeleport(negative));
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("teleport[1]"), std::string::npos) << r.status().ToString();
+  const std::vector<double> none = {0, 0, 0};
+  r = ComputeRank(source, RankAlgorithm::kTrustRank, {}, WithTeleport(none));
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("trusted"), std::string::npos);
+  EXPECT_EQ(ParseRankAlgorithm("pagerank").value(), RankAlgorithm::kPageRank);
+  EXPECT_EQ(ParseRankAlgorithm("topic-hits").value(), RankAlgorithm::kTopicHits);
+  EXPECT_EQ(ParseRankAlgorithm("PageRank").status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(RankTest, CrossHostFilterMakesPagesWithOnlyLocalLinksDangling) {
+  // Hosts: {0, 1} and {2, 3}. Page 0 links only inside its host: with the filter it is
+  // dangling (Aduana kept all its local links instead).
+  VectorEdgeSource all(4, {{0, 1}, {1, 0}, {1, 2}, {2, 3}, {3, 0}});
+  CrossGroupEdgeSource cross(all, {7, 7, 9, 9});
+  std::vector<std::pair<uint32_t, std::vector<uint32_t>>> seen;
+  ASSERT_OK(cross.Scan([&](EdgeChunk& chunk) {
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      const auto t = chunk.TargetsOf(i);
+      seen.emplace_back(chunk.sources[i], std::vector<uint32_t>(t.begin(), t.end()));
+    }
+    return Status::Ok();
+  }));
+  const std::vector<std::pair<uint32_t, std::vector<uint32_t>>> want = {{1, {2}}, {3, {0}}};
+  EXPECT_EQ(seen, want);
+  EXPECT_EQ(cross.num_links(), 2u);
+  // Ranking it equals ranking the filtered edge list.
+  const RankResult filtered = Rank({{1, 2}, {3, 0}}, 4, RankAlgorithm::kPageRank, Options(RankMode::kCsr));
+  Result<RankResult> r = ComputeRank(cross, RankAlgorithm::kPageRank, Options(RankMode::kStream));
+  ASSERT_OK(r.status());
+  EXPECT_LT(L1(r->scores, filtered.scores), 1e-12);
+}
+
+TEST(RankTest, EmptyGraphAndGraphWithoutLinks) {
+  const RankResult empty = Rank({}, 0, RankAlgorithm::kPageRank, Options(RankMode::kCsr));
+  EXPECT_TRUE(empty.scores.empty());
+  const RankResult isolated = Rank({}, 4, RankAlgorithm::kPageRank, Options(RankMode::kStream));
+  for (double s : isolated.scores) EXPECT_DOUBLE_EQ(s, 0.25);
+  const RankResult hits = Rank({}, 4, RankAlgorithm::kHits, Options(RankMode::kCsr));
+  for (double s : hits.scores) EXPECT_DOUBLE_EQ(s, 0.25);
+}
+
+}  // namespace
+}  // namespace crawlrank

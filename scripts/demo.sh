@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job on the shipped example: installs what is missing, builds, loads the link
-# graph examples/small-web.links into a fresh PageDB and shows it with the tools.
+# graph examples/small-web.links into a fresh PageDB, shows it with the tools, ranks it
+# and prints its best pages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -17,3 +18,7 @@ printf '\n$ %s\n' "$tools/page_db_dump info $db --header | head -6"
 step "$tools/page_db_find" "$db" '^https://wiki\.'
 step "$tools/page_db_links" "$db" https://wiki.example.edu/wiki/TrustRank
 step "$tools/page_db_path" "$db" https://www.example.org/news/2015/crawl-frontiers
+step "$tools/page_db_rank" "$db" --algo pagerank
+step "$tools/page_db_top" "$db" --by pagerank -n 5
+step "$tools/page_db_rank" "$db" --algo hits
+step "$tools/page_db_top" "$db" --by hubs -n 3

@@ -5,7 +5,7 @@ packages=(
   build-essential cmake pkg-config git
   liblmdb-dev lmdb-utils libxxhash-dev libcurl4-openssl-dev libpsl-dev libidn2-dev
   libgtest-dev libcli11-dev nlohmann-json3-dev
-  python3 python3-pytest python3-w3lib python3-networkx
+  python3 python3-pytest python3-w3lib python3-networkx python3-scipy
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "page_line.h"
+#include "rank_column.h"
 #include "tool_common.h"
 
 namespace crawlrank::tools {
@@ -13,6 +14,14 @@ struct Options {
   bool header = false;
   bool all = false;
   bool json = false;
+  std::vector<std::string> ranks;  // extra rank columns
+};
+
+// Stored rank columns; a page newer than a rank has no value there.
+struct RankColumns {
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> values;
+  bool Has(size_t column, uint32_t id) const { return id < values[column].size(); }
 };
 
 nlohmann::ordered_json PageJson(const PageRecord& r) {
@@ -32,15 +41,29 @@ nlohmann::ordered_json PageJson(const PageRecord& r) {
           {"errors", r.n_errors}};
 }
 
-Status DumpInfo(const Snapshot& snapshot, const Options& options, Output& out) {
-  if (options.header && !options.json) out << PageLineHeader(options.all) << '\n';
+Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColumns& ranks,
+                Output& out) {
+  if (options.header && !options.json) {
+    out << PageLineHeader(options.all);
+    for (const std::string& name : ranks.names) out << ' ' << name;
+    out << '\n';
+  }
   std::string line;
   CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& record) {
     line.clear();
     if (options.json) {
-      line = PageJson(record).dump();
+      nlohmann::ordered_json json = PageJson(record);
+      for (size_t c = 0; c < ranks.names.size(); ++c) {
+        json[ranks.names[c]] = ranks.Has(c, record.id) ? nlohmann::ordered_json(ranks.values[c][record.id])
+                                                        : nlohmann::ordered_json(nullptr);
+      }
+      line = json.dump();
     } else {
       AppendPageLine(record, options.all, line);
+      for (size_t c = 0; c < ranks.names.size(); ++c) {
+        line += ' ';
+        line += ranks.Has(c, record.id) ? FormatScore(ranks.values[c][record.id]) : "-";
+      }
     }
     out << line << '\n';
     return Status::Ok();
@@ -80,13 +103,27 @@ int Main(int argc, char** argv) {
   app.add_flag("--all", options.all,
                "info: add depth discovered_from link_score content_hash status errors");
   app.add_flag("--json", options.json, "one JSON object per line, every field");
+  app.add_option("--rank", options.ranks,
+                 "info: add the column of " + RankColumnHelp() + " (stored by page_db_rank; "
+                 "'-' for pages newer than the rank); repeatable");
   return Run(app, argc, argv, [&] {
+    for (const std::string& name : options.ranks) {
+      if (options.mode != "info") return UsageError(app, "--rank goes with info");
+      if (!IsRankColumn(name)) return UsageError(app, "unknown --rank \"" + name + "\"; " + RankColumnHelp());
+    }
     auto db = OpenForReading(options.db);
     if (!db.ok()) return Fail(app, db.status());
+    RankColumns ranks;
+    for (const std::string& name : options.ranks) {
+      Result<std::vector<double>> values = LoadRankColumn(options.db, name);
+      if (!values.ok()) return Fail(app, values.status());
+      ranks.names.push_back(name);
+      ranks.values.push_back(std::move(values).value());
+    }
     auto snapshot = (*db)->NewSnapshot();
     if (!snapshot.ok()) return Fail(app, snapshot.status());
     Output out;
-    const Status status = options.mode == "info" ? DumpInfo(*snapshot, options, out)
+    const Status status = options.mode == "info" ? DumpInfo(*snapshot, options, ranks, out)
                                                  : DumpLinks(*snapshot, options, out);
     return status.ok() ? kExitOk : Fail(app, status);
   });

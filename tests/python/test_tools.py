@@ -22,7 +22,9 @@ TOOLS = (
     "page_db_links",
     "page_db_load",
     "page_db_path",
+    "page_db_rank",
     "page_db_stats",
+    "page_db_top",
 )
 
 
@@ -183,7 +185,9 @@ def test_unknown_option_is_named(bin_dir, example_db):
     ["page_db_find"],
     ["page_db_links"],
     ["page_db_path"],
+    ["page_db_rank"],
     ["page_db_stats"],
+    ["page_db_top"],
 ])
 def test_missing_db_fails_with_its_path(bin_dir, tmp_path, args):
     missing = tmp_path / "nothing-here"

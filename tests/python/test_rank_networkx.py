@@ -1,0 +1,141 @@
+"""page_db_rank against networkx on random graphs, and page_db_top's output.
+
+The graph goes into a PageDB through page_db_load (an edge list of page ids), is ranked by
+page_db_rank, and read back with page_db_dump --rank. networkx (Debian's python3-networkx)
+computes the same ranks independently; the L1 distance must stay below 1e-6.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # networkx 2.8 on scipy
+
+nx = pytest.importorskip("networkx")
+pytest.importorskip("scipy")
+
+
+@pytest.fixture(scope="module")
+def bin_dir() -> pathlib.Path:
+    tools = os.environ.get("CRAWLRANK_TOOLS_DIR")
+    if not tools:
+        pytest.skip("CRAWLRANK_TOOLS_DIR is not set (run through ctest)")
+    return pathlib.Path(tools)
+
+
+def run(bin_dir: pathlib.Path, tool: str, *args: object, expect: int = 0) -> str:
+    proc = subprocess.run([str(bin_dir / tool), *map(str, args)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == expect, f"{tool} {args}: {proc.returncode}\n{proc.stderr}"
+    return proc.stdout if expect == 0 else proc.stderr
+
+
+def random_graph(n: int, seed: int) -> "nx.DiGraph":
+    graph = nx.gnp_random_graph(n, 4.0 / n, seed=seed, directed=True)
+    for node in range(0, n, 9):  # some dangling pages
+        graph.remove_edges_from(list(graph.out_edges(node)))
+    graph.add_edge(n - 2, n - 1)  # every id up to n - 1 exists in the DB
+    return graph
+
+
+def load(bin_dir: pathlib.Path, graph: "nx.DiGraph", db: pathlib.Path) -> None:
+    edges = db.parent / f"{db.name}.edges"
+    edges.write_text("".join(f"{s} {t}\n" for s, t in sorted(graph.edges())))
+    run(bin_dir, "page_db_load", db, edges)
+
+
+def ranks(bin_dir: pathlib.Path, db: pathlib.Path, *columns: str) -> dict[str, list[float]]:
+    args = [a for c in columns for a in ("--rank", c)]
+    rows = [json.loads(line) for line in run(bin_dir, "page_db_dump", "info", db, "--json",
+                                             *args).splitlines()]
+    assert [row["index"] for row in rows] == list(range(len(rows)))
+    return {c: [row[c] for row in rows] for c in columns}
+
+
+def l1(ours: list[float], theirs: dict[int, float]) -> float:
+    return sum(abs(x - theirs.get(i, 0.0)) for i, x in enumerate(ours))
+
+
+PRECISE = ("--tolerance", "1e-10", "--max-iterations", "1000")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("mode", ["stream", "csr"])
+def test_pagerank_and_hits_match_networkx(bin_dir, tmp_path, seed, mode):
+    print(f"seed {seed}")
+    graph = random_graph(400, seed)
+    db = tmp_path / "db"
+    load(bin_dir, graph, db)
+    for algo in ("pagerank", "hits"):
+        out = run(bin_dir, "page_db_rank", db, "--algo", algo, "--mode", mode, *PRECISE)
+        assert f"({mode} mode" in out and "converged" in out
+    got = ranks(bin_dir, db, "pagerank", "hits", "hubs")
+    want = nx.pagerank(graph, alpha=0.85, tol=1e-13, max_iter=1000)
+    assert l1(got["pagerank"], want) < 1e-6
+    hubs, authorities = nx.hits(graph, max_iter=100000, tol=1e-13)
+    assert l1(got["hits"], authorities) < 1e-6
+    assert l1(got["hubs"], hubs) < 1e-6
+
+
+def test_trustrank_matches_personalized_networkx(bin_dir, tmp_path):
+    graph = random_graph(300, 7)
+    db = tmp_path / "db"
+    load(bin_dir, graph, db)
+    trusted = [5, 17, 250]
+    listing = tmp_path / "trusted.txt"
+    listing.write_text("# trusted pages\n" + "".join(f"http://graph.invalid/{i}\n" for i in trusted))
+    run(bin_dir, "page_db_rank", db, "--algo", "trustrank", "--trusted", listing, *PRECISE)
+    want = nx.pagerank(graph, alpha=0.85, personalization={i: 1 for i in trusted}, tol=1e-13,
+                       max_iter=1000)
+    assert l1(ranks(bin_dir, db, "trustrank")["trustrank"], want) < 1e-6
+
+
+def test_indegree_counts_in_links(bin_dir, tmp_path):
+    graph = random_graph(200, 11)
+    db = tmp_path / "db"
+    load(bin_dir, graph, db)
+    run(bin_dir, "page_db_rank", db, "--algo", "indegree")
+    got = ranks(bin_dir, db, "indegree")["indegree"]
+    assert got == [float(graph.in_degree(i)) for i in range(len(got))]
+
+
+def test_top_lists_the_best_pages_in_order(bin_dir, tmp_path):
+    graph = random_graph(300, 4)
+    db = tmp_path / "db"
+    load(bin_dir, graph, db)
+    run(bin_dir, "page_db_rank", db)
+    scores = ranks(bin_dir, db, "pagerank")["pagerank"]
+    lines = run(bin_dir, "page_db_top", db, "--by", "pagerank", "-n", 10).splitlines()
+    best = sorted(range(len(scores)), key=lambda i: (-scores[i], i))[:10]
+    assert len(lines) == 10
+    for line, index in zip(lines, best):
+        fingerprint, url, score = line.split(" ")
+        assert len(fingerprint) == 16 and url == f"http://graph.invalid/{index}"
+        assert score == f"{scores[index]:.9g}"  # 9 significant digits
+
+
+def test_rank_tools_errors(bin_dir, tmp_path):
+    graph = random_graph(50, 2)
+    db = tmp_path / "db"
+    load(bin_dir, graph, db)
+    assert "no hits rank stored" in run(bin_dir, "page_db_top", db, "--by", "hits", expect=1)
+    assert "unknown --by" in run(bin_dir, "page_db_top", db, "--by", "nope", expect=2)
+    assert "unknown rank algorithm" in run(bin_dir, "page_db_rank", db, "--algo", "x", expect=2)
+    assert "damping" in run(bin_dir, "page_db_rank", db, "--damping", "2", expect=1)
+    assert "--trusted goes with" in run(bin_dir, "page_db_rank", db, "--trusted", "f", expect=2)
+    missing = tmp_path / "trusted.txt"
+    missing.write_text("http://graph.invalid/999999\n")
+    err = run(bin_dir, "page_db_rank", db, "--algo", "trustrank", "--trusted", missing, expect=1)
+    assert "line 1" in err
+    # A rank goes stale as the DB grows: newer pages have no value ('-').
+    run(bin_dir, "page_db_rank", db)
+    extra = tmp_path / "more.edges"
+    extra.write_text("0 60\n")
+    run(bin_dir, "page_db_load", db, extra)
+    last = run(bin_dir, "page_db_dump", "info", db, "--rank", "pagerank").splitlines()[-1]
+    assert last.endswith(" -")

@@ -1,0 +1,102 @@
+// page_db_rank: computes a rank of a PageDB's link graph and stores it with the DB.
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "crawlrank/db_rank.h"
+#include "tool_common.h"
+
+namespace crawlrank::tools {
+namespace {
+
+// Reads trusted pages, one hash or URL per line ('#' starts a comment line).
+Result<std::vector<uint64_t>> ReadTrusted(const Snapshot& snapshot, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return NotFoundError("cannot open trusted-pages file \"" + path + "\"");
+  std::vector<uint64_t> trusted;
+  std::string line;
+  for (uint64_t number = 1; std::getline(in, line); ++number) {
+    const std::vector<std::string_view> fields = SplitFields(line);
+    if (fields.empty() || fields[0][0] == '#') continue;
+    Result<PageRecord> page = FindPage(snapshot, fields[0]);
+    if (!page.ok()) {
+      return page.status().WithContext("\"" + path + "\" line " + std::to_string(number));
+    }
+    trusted.push_back(page->fingerprint);
+  }
+  if (trusted.empty()) return InvalidArgumentError("\"" + path + "\" names no page");
+  return trusted;
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app(
+      "Computes a rank of the pages of a PageDB from its links and stores it in "
+      "DB/ranks/ALGO.rank, where page_db_top and page_db_dump read it. Reads one snapshot: "
+      "works while a crawl writes.",
+      "page_db_rank");
+  std::string db_path, algo = "pagerank", mode = "auto", trusted_path;
+  DbRankOptions options;
+  uint64_t budget_mib = options.rank.memory_budget >> 20;
+  app.add_option("db", db_path, "PageDB directory")->required();
+  app.add_option("--algo", algo,
+                 "pagerank, ppr (teleport by page scores), trustrank, hits, topic-hits, wpr "
+                 "(weighted PageRank) or indegree")
+      ->capture_default_str();
+  app.add_option("--damping", options.rank.damping, "damping factor c in [0, 1]")
+      ->capture_default_str();
+  app.add_option("--tolerance", options.rank.tolerance,
+                 "stop when the L1 norm of an iteration's change is at most this")
+      ->capture_default_str();
+  app.add_option("--max-iterations", options.rank.max_iterations)->capture_default_str();
+  options.rank.threads = 0;
+  app.add_option("--threads", options.rank.threads, "0: one per core")->capture_default_str();
+  app.add_option("--mode", mode, "auto (CSR if it fits the memory budget), stream or csr")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "stream", "csr"}));
+  app.add_option("--memory-budget", budget_mib, "MiB the auto mode may spend on a CSR")
+      ->capture_default_str();
+  app.add_flag("--cross-host", options.cross_host_only, "use only links between different hosts");
+  app.add_flag("--warm-start", options.warm_start, "start from the stored rank of this algorithm");
+  app.add_option("--trusted", trusted_path,
+                 "trustrank: file of trusted pages, one hash or URL per line "
+                 "(default: the crawl's seeds, depth 0)");
+  return Run(app, argc, argv, [&] {
+    Result<RankAlgorithm> algorithm = ParseRankAlgorithm(algo);
+    if (!algorithm.ok()) return UsageError(app, algorithm.status().message());
+    if (!trusted_path.empty() && *algorithm != RankAlgorithm::kTrustRank) {
+      return UsageError(app, "--trusted goes with --algo trustrank");
+    }
+    options.rank.mode = mode == "csr" ? RankMode::kCsr : mode == "stream" ? RankMode::kStream
+                                                                          : RankMode::kAuto;
+    options.rank.memory_budget = budget_mib << 20;
+    auto db = OpenForReading(db_path);
+    if (!db.ok()) return Fail(app, db.status());
+    if (!trusted_path.empty()) {
+      auto snapshot = (*db)->NewSnapshot();
+      if (!snapshot.ok()) return Fail(app, snapshot.status());
+      Result<std::vector<uint64_t>> trusted = ReadTrusted(*snapshot, trusted_path);
+      if (!trusted.ok()) return Fail(app, trusted.status());
+      options.trusted = std::move(trusted).value();
+    }
+    Result<StoredRank> stored = RankPageDb(**db, *algorithm, options);
+    if (!stored.ok()) return Fail(app, stored.status());
+    const RankReport& r = stored->rank.report;
+    const unsigned threads = options.rank.threads == 0 ? std::max(1u, std::thread::hardware_concurrency())
+                                                       : options.rank.threads;
+    std::printf("%s over %" PRIu32 " pages and %" PRIu64 " links (%s mode, %u threads%s)\n",
+                algo.c_str(), r.pages, r.links, std::string(RankModeName(r.mode)).c_str(), threads,
+                options.cross_host_only ? ", cross-host links only" : "");
+    std::printf("iterations %" PRIu32 "\n", r.iterations);
+    std::printf("residual   %.3g (%s, tolerance %.3g)\n", r.residual,
+                r.converged ? "converged" : "NOT converged", options.rank.tolerance);
+    std::printf("seconds    %.3f\n", r.seconds);
+    std::printf("saved      %s\n", RankFilePath(db_path, *algorithm).c_str());
+    return kExitOk;
+  });
+}
+
+}  // namespace
+}  // namespace crawlrank::tools
+
+int main(int argc, char** argv) { return crawlrank::tools::Main(argc, argv); }

@@ -1,0 +1,59 @@
+// page_db_top: prints the best pages of a PageDB by a stored rank.
+#include <algorithm>
+#include <numeric>
+
+#include "rank_column.h"
+#include "tool_common.h"
+
+namespace crawlrank::tools {
+namespace {
+
+int Main(int argc, char** argv) {
+  CLI::App app(
+      "Prints the N best pages by a rank stored with page_db_rank, best first, one per line: "
+      "hash url score (9 significant digits). Ties go to the lower page index.",
+      "page_db_top");
+  std::string db_path, by = "pagerank";
+  uint64_t n = 20;
+  bool uncrawled = false;
+  app.add_option("db", db_path, "PageDB directory")->required();
+  app.add_option("--by", by, RankColumnHelp())->capture_default_str();
+  app.add_option("-n", n, "how many pages")->capture_default_str();
+  app.add_flag("--uncrawled", uncrawled, "only pages not crawled yet");
+  return Run(app, argc, argv, [&] {
+    if (!IsRankColumn(by)) return UsageError(app, "unknown --by \"" + by + "\"; " + RankColumnHelp());
+    auto db = OpenForReading(db_path);
+    if (!db.ok()) return Fail(app, db.status());
+    Result<std::vector<double>> scores = LoadRankColumn(db_path, by);
+    if (!scores.ok()) return Fail(app, scores.status());
+    auto snapshot = (*db)->NewSnapshot();
+    if (!snapshot.ok()) return Fail(app, snapshot.status());
+    std::vector<uint32_t> order(scores->size());
+    std::iota(order.begin(), order.end(), 0u);
+    const auto better = [&](uint32_t a, uint32_t b) {
+      return (*scores)[a] != (*scores)[b] ? (*scores)[a] > (*scores)[b] : a < b;
+    };
+    std::sort(order.begin(), order.end(), better);
+    Output out;
+    uint64_t printed = 0;
+    for (uint32_t id : order) {
+      if (printed == n) break;
+      Result<PageRecord> page = snapshot->FindId(id);
+      if (!page.ok()) {
+        return Fail(app, page.status().WithContext("the stored " + by + " rank names page " +
+                                                   std::to_string(id)));
+      }
+      if (uncrawled && page->crawled()) continue;
+      out << FormatFingerprint(page->fingerprint) << ' ' << page->url << ' '
+          << FormatScore((*scores)[id]) << '\n';
+      ++printed;
+    }
+    const Status status = out.Flush();
+    return status.ok() ? kExitOk : Fail(app, status);
+  });
+}
+
+}  // namespace
+}  // namespace crawlrank::tools
+
+int main(int argc, char** argv) { return crawlrank::tools::Main(argc, argv); }

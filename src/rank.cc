@@ -41,14 +41,6 @@ double ForBlocks(unsigned threads, uint32_t pages, Fn&& fn) {
   return SumBlocks(partials);
 }
 
-// The part of a sorted target list that lies in [lo, hi).
-std::span<const uint32_t> InRange(std::span<const uint32_t> targets, uint32_t lo, uint32_t hi) {
-  if (lo == 0 && (targets.empty() || targets.back() < hi)) return targets;
-  const auto begin = std::lower_bound(targets.begin(), targets.end(), lo);
-  const auto end = std::lower_bound(begin, targets.end(), hi);
-  return {begin, end};
-}
-
 Status CheckVector(std::span<const double> v, const char* what) {
   for (size_t i = 0; i < v.size(); ++i) {
     if (!std::isfinite(v[i]) || v[i] < 0) {
@@ -402,8 +394,8 @@ Result<RankResult> ComputeRank(EdgeSource& graph, RankAlgorithm algorithm,
   report.mode = mode;
   CsrGraph csr;
   if (mode == RankMode::kCsr) {
-    CRAWLRANK_ASSIGN_OR_RETURN(csr, BuildCsr(graph, hits));
-    report.links = csr.in_sources.size();
+    CRAWLRANK_ASSIGN_OR_RETURN(csr, BuildCsr(graph, hits, ResolveThreads(options.threads)));
+    report.links = csr.links;
   }
   Run run{graph, algorithm, options, ResolveThreads(options.threads), n,
           mode == RankMode::kCsr ? &csr : nullptr, report};

@@ -4,9 +4,11 @@
 #ifndef CRAWLRANK_SRC_RANK_GRAPH_H_
 #define CRAWLRANK_SRC_RANK_GRAPH_H_
 
+#include <algorithm>
 #include <array>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -25,17 +27,18 @@ inline size_t RankBlocks(uint32_t pages) { return (pages + kRankBlock - 1) / kRa
 // order, for pull updates) and, when asked, the out-links (for HITS hubs).
 struct CsrGraph {
   uint32_t pages = 0;
-  std::vector<uint64_t> in_offsets;   // pages + 1 entries
-  std::vector<uint32_t> in_sources;   // one per link
-  std::vector<uint32_t> out_degree;   // pages entries
-  std::vector<uint64_t> out_offsets;  // pages + 1 entries, or empty
-  std::vector<uint32_t> out_targets;  // one per link, or empty
+  uint64_t links = 0;
+  std::vector<uint64_t> in_offsets;           // pages + 1 entries
+  std::unique_ptr<uint32_t[]> in_sources;     // links entries (not zeroed before the fill)
+  std::vector<uint32_t> out_degree;           // pages entries
+  std::vector<uint64_t> out_offsets;          // pages + 1 entries, or empty
+  std::unique_ptr<uint32_t[]> out_targets;    // links entries, or null
 
   std::span<const uint32_t> InLinks(uint32_t page) const {
-    return {in_sources.data() + in_offsets[page], in_offsets[page + 1] - in_offsets[page]};
+    return {in_sources.get() + in_offsets[page], in_offsets[page + 1] - in_offsets[page]};
   }
   std::span<const uint32_t> OutLinks(uint32_t page) const {
-    return {out_targets.data() + out_offsets[page], out_offsets[page + 1] - out_offsets[page]};
+    return {out_targets.get() + out_offsets[page], out_offsets[page + 1] - out_offsets[page]};
   }
   // Bytes a CSR of this shape takes.
   static uint64_t Bytes(uint64_t pages, uint64_t links, bool with_out) {
@@ -43,9 +46,18 @@ struct CsrGraph {
   }
 };
 
-// Builds the CSR in two passes over `graph` (count, then fill). FailedPrecondition when
-// the two passes disagree (the source changed in between).
-Result<CsrGraph> BuildCsr(EdgeSource& graph, bool with_out);
+// The part of a sorted target list that lies in [lo, hi).
+inline std::span<const uint32_t> InRange(std::span<const uint32_t> targets, uint32_t lo,
+                                         uint32_t hi) {
+  if (lo == 0 && (targets.empty() || targets.back() < hi)) return targets;
+  const auto begin = std::lower_bound(targets.begin(), targets.end(), lo);
+  const auto end = std::lower_bound(begin, targets.end(), hi);
+  return {begin, end};
+}
+
+// Builds the CSR in two passes over `graph` (count, then fill), each a StreamPass with
+// `threads`. FailedPrecondition when the two passes disagree (the source changed).
+Result<CsrGraph> BuildCsr(EdgeSource& graph, bool with_out, unsigned threads);
 
 // One pass over `graph`, calling work(chunk, lo, hi) for every chunk. With threads <= 1
 // the caller does it all (lo = 0, hi = pages). Otherwise the caller decodes and

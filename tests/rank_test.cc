@@ -268,6 +268,47 @@ TEST(RankTest, CrossHostFilterMakesPagesWithOnlyLocalLinksDangling) {
   EXPECT_LT(L1(r->scores, filtered.scores), 1e-12);
 }
 
+// A source that delivers `first` on its first pass and `later` on every other, or fails.
+class ChangingSource final : public EdgeSource {
+ public:
+  ChangingSource(EdgeList first, EdgeList later, Status failure = Status::Ok())
+      : first_(std::move(first)), later_(std::move(later)), failure_(std::move(failure)) {}
+  uint32_t num_pages() const override { return 10; }
+  uint64_t num_links() const override { return first_.size(); }
+  Status Scan(const EdgeChunkSink& sink) override {
+    const EdgeList& edges = passes_++ == 0 ? first_ : later_;
+    EdgeChunk chunk;
+    for (const auto& [s, t] : edges) {
+      chunk.sources.push_back(s);
+      chunk.targets.push_back(t);
+      chunk.ends.push_back(static_cast<uint32_t>(chunk.targets.size()));
+    }
+    CRAWLRANK_RETURN_IF_ERROR(sink(chunk));
+    return failure_;
+  }
+
+ private:
+  EdgeList first_, later_;
+  Status failure_;
+  int passes_ = 0;
+};
+
+TEST(RankTest, ASourceThatChangesOrFailsIsAnErrorNotACrash) {
+  // Same count and degrees, other targets: the CSR build notices.
+  ChangingSource changing({{0, 1}, {2, 3}, {4, 5}}, {{0, 1}, {2, 3}, {4, 9}});
+  EXPECT_EQ(ComputeRank(changing, RankAlgorithm::kPageRank, Options(RankMode::kCsr)).status().code(),
+            StatusCode::kFailedPrecondition);
+  for (RankMode mode : kModes) {
+    for (unsigned threads : {1u, 3u}) {
+      ChangingSource failing({{0, 1}}, {{0, 1}}, DataLossError("block 7 is damaged"));
+      const Status status =
+          ComputeRank(failing, RankAlgorithm::kPageRank, Options(mode, threads)).status();
+      EXPECT_EQ(status.code(), StatusCode::kDataLoss) << RankModeName(mode);
+      EXPECT_NE(status.message().find("block 7"), std::string::npos);
+    }
+  }
+}
+
 TEST(RankTest, EmptyGraphAndGraphWithoutLinks) {
   const RankResult empty = Rank({}, 0, RankAlgorithm::kPageRank, Options(RankMode::kCsr));
   EXPECT_TRUE(empty.scores.empty());

@@ -169,14 +169,17 @@ struct Run {
   const CsrGraph* csr;  // null in stream mode
   RankReport& report;
 
+  // Runs iterate() (one iteration; returns its residual, or the error that stopped it)
+  // until the residual is within the tolerance or max_iterations ran.
   template <typename Iterate>
-  void Loop(Iterate&& iterate) {
+  Status Loop(Iterate&& iterate) {
     for (report.iterations = 0; report.iterations < options.max_iterations;) {
-      report.residual = iterate();
+      CRAWLRANK_ASSIGN_OR_RETURN(report.residual, iterate());
       ++report.iterations;
       if (report.residual <= options.tolerance) break;
     }
     report.converged = report.residual <= options.tolerance;
+    return Status::Ok();
   }
 };
 
@@ -191,7 +194,6 @@ Result<std::vector<double>> PageRankFamily(Run& run, const Teleport& r, const Ed
     return w.denominator.empty() ? double(degree) : w.denominator[v];
   };
   const auto factor = [&](uint32_t u) { return w.factor.empty() ? 1.0 : w.factor[u]; };
-  Status status;
   if (run.csr != nullptr) {
     const CsrGraph& g = *run.csr;
     // x_v = π_v / denominator_v holds π_v itself where the denominator is 0 (nothing
@@ -204,7 +206,7 @@ Result<std::vector<double>> PageRankFamily(Run& run, const Teleport& r, const Ed
       }
       return 0.0;
     });
-    run.Loop([&] {
+    CRAWLRANK_RETURN_IF_ERROR(run.Loop([&]() -> Result<double> {
       const double propagated = ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
         double sum = 0;
         for (uint32_t u = begin; u < end; ++u) {
@@ -228,11 +230,11 @@ Result<std::vector<double>> PageRankFamily(Run& run, const Teleport& r, const Ed
         }
         return residual;
       });
-    });
+    }));
     return y;
   }
-  run.Loop([&] {
-    status = StreamPass(run.graph, run.threads, [&](const EdgeChunk& chunk, uint32_t lo, uint32_t hi) {
+  CRAWLRANK_RETURN_IF_ERROR(run.Loop([&]() -> Result<double> {
+    CRAWLRANK_RETURN_IF_ERROR(StreamPass(run.graph, run.threads, [&](const EdgeChunk& chunk, uint32_t lo, uint32_t hi) {
       for (size_t i = 0; i < chunk.size(); ++i) {
         const auto all = chunk.TargetsOf(i);
         const uint32_t v = chunk.sources[i];
@@ -240,8 +242,7 @@ Result<std::vector<double>> PageRankFamily(Run& run, const Teleport& r, const Ed
         const double share = d > 0 ? pi[v] / d : pi[v];
         for (uint32_t u : InRange(all, lo, hi)) y[u] += share;
       }
-    });
-    if (!status.ok()) return 0.0;
+    }));
     const double propagated = ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
       double sum = 0;
       for (uint32_t u = begin; u < end; ++u) sum += (y[u] *= factor(u));
@@ -258,8 +259,7 @@ Result<std::vector<double>> PageRankFamily(Run& run, const Teleport& r, const Ed
       }
       return residual;
     });
-  });
-  if (!status.ok()) return status;
+  }));
   return pi;
 }
 
@@ -288,8 +288,7 @@ Status Hits(Run& run, const Teleport& r, std::vector<double>& a, std::vector<dou
   const uint32_t n = run.n;
   std::vector<double> a2(n), h2(n);
   const auto topic = [&](uint32_t j) { return r.weights.empty() ? 1.0 : r.weights[j]; };
-  Status status;
-  run.Loop([&] {
+  return run.Loop([&]() -> Result<double> {
     if (run.csr != nullptr) {
       const CsrGraph& g = *run.csr;
       ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
@@ -305,7 +304,7 @@ Status Hits(Run& run, const Teleport& r, std::vector<double>& a, std::vector<dou
     } else {
       std::fill(a2.begin(), a2.end(), 0.0);
       std::fill(h2.begin(), h2.end(), 0.0);
-      status = StreamPass(run.graph, run.threads, [&](const EdgeChunk& chunk, uint32_t lo, uint32_t hi) {
+      CRAWLRANK_RETURN_IF_ERROR(StreamPass(run.graph, run.threads, [&](const EdgeChunk& chunk, uint32_t lo, uint32_t hi) {
         for (size_t k = 0; k < chunk.size(); ++k) {
           const uint32_t i = chunk.sources[k];
           const auto all = chunk.TargetsOf(k);
@@ -316,15 +315,13 @@ Status Hits(Run& run, const Teleport& r, std::vector<double>& a, std::vector<dou
             h2[i] = sh;
           }
         }
-      });
-      if (!status.ok()) return 0.0;
+      }));
     }
     const double residual = NormaliseAndCompare(run, a2, a) + NormaliseAndCompare(run, h2, h);
     a.swap(a2);
     h.swap(h2);
     return residual;
   });
-  return status;
 }
 
 Result<std::vector<double>> InDegree(Run& run) {

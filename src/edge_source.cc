@@ -1,3 +1,5 @@
+// Edge sources over a text edge list, an in-memory vector and a cross-group filter
+// (edge_source.h). SnapshotEdgeSource lives in page_db.cc, beside the Snapshot it reads.
 #include "crawlrank/edge_source.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// BuildCsr: the in-memory CSR of the rank kernels, built from two passes over a source.
 #include "rank_graph.h"
 
 #include <atomic>

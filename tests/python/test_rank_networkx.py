@@ -139,3 +139,21 @@ def test_rank_tools_errors(bin_dir, tmp_path):
     run(bin_dir, "page_db_load", db, extra)
     last = run(bin_dir, "page_db_dump", "info", db, "--rank", "pagerank").splitlines()[-1]
     assert last.endswith(" -")
+
+
+def test_warm_start_and_cross_host_flags(bin_dir, tmp_path):
+    graph = random_graph(300, 5)
+    db = tmp_path / "db"
+    load(bin_dir, graph, db)
+
+    def iterations(out: str) -> int:
+        return int(next(line.split()[1] for line in out.splitlines() if line.startswith("iterations")))
+
+    cold = iterations(run(bin_dir, "page_db_rank", db, *PRECISE))
+    warm = iterations(run(bin_dir, "page_db_rank", db, "--warm-start", *PRECISE))
+    assert warm < cold / 2, (warm, cold)
+    # Every page of an edge-list load sits on the host graph.invalid: no cross-host links,
+    # so every page is dangling and the rank is uniform.
+    out = run(bin_dir, "page_db_rank", db, "--cross-host", *PRECISE)
+    assert "and 0 links" in out and "cross-host links only" in out
+    assert set(ranks(bin_dir, db, "pagerank")["pagerank"]) == {1 / 300}

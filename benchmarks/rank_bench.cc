@@ -187,6 +187,11 @@ int Main(int argc, char** argv) {
   std::string export_path;
   std::vector<std::string> configs = {"stream_t1", "stream_t2", "csr_t1", "csr_t2"};
   app.add_option("--configs", configs, "which timed configurations to run")->capture_default_str();
+  uint32_t extrapolation_period = RankOptions{}.extrapolation_period;
+  app.add_option("--extrapolate", extrapolation_period,
+                 "tolerance runs: crawlrank's quadratic extrapolation every N iterations "
+                 "(0: none)")
+      ->capture_default_str();
   bool convergence = true;
   app.add_option("--convergence", convergence, "also run to tolerances 1e-4 and 1e-6")
       ->capture_default_str();
@@ -253,6 +258,7 @@ int Main(int argc, char** argv) {
         options.threads = threads;
         options.tolerance = 0;
         options.max_iterations = timed_iterations;
+        options.extrapolation_period = 0;  // plain steps; the tolerance runs below extrapolate
         RankResult full;
         private_bytes = std::max(private_bytes, PeakPrivateBytes([&] {
           full = Check(ComputeRank(source, RankAlgorithm::kPageRank, options));
@@ -281,6 +287,21 @@ int Main(int argc, char** argv) {
   std::printf("baseline_jacobi_t1_seconds_per_iteration %.4f\n", base);
 
   // To a tolerance: iterations and total time, crawlrank CSR with 2 threads vs baseline.
+  // The fixed point to 1e-12, to tell how far each stopped vector is from it.
+  std::vector<double> exact;
+  if (convergence) {
+    RankOptions options;
+    options.mode = RankMode::kCsr;
+    options.threads = 2;
+    options.tolerance = 1e-12;
+    options.max_iterations = 1000;
+    exact = Check(ComputeRank(source, RankAlgorithm::kPageRank, options)).scores;
+  }
+  const auto error = [&](const std::vector<double>& v) {
+    double l1 = 0;
+    for (uint32_t i = 0; i < n; ++i) l1 += std::abs(v[i] - exact[i]);
+    return l1;
+  };
   for (double tolerance : {1e-4, 1e-6}) {
     if (!convergence) break;
     RankOptions options;
@@ -288,6 +309,7 @@ int Main(int argc, char** argv) {
     options.threads = 2;
     options.tolerance = tolerance;
     options.max_iterations = 1000;
+    options.extrapolation_period = extrapolation_period;
     const RankResult r = Check(ComputeRank(source, RankAlgorithm::kPageRank, options));
     const auto start = Clock::now();
     const uint32_t base_iterations = baseline.Run(tolerance, 1000, pi);
@@ -299,6 +321,8 @@ int Main(int argc, char** argv) {
     std::printf("tol_%g_baseline_iterations %u\ntol_%g_baseline_seconds %.3f\n", tolerance,
                 base_iterations, tolerance, base_seconds);
     std::printf("tol_%g_l1_between_them %.2e\n", tolerance, l1);
+    std::printf("tol_%g_csr_t2_l1_error %.2e\ntol_%g_baseline_l1_error %.2e\n", tolerance,
+                error(r.scores), tolerance, error(pi));
   }
   return 0;
 }

@@ -137,6 +137,9 @@ TEST(DbRankTest, WarmStartAfterTheGraphGrewSavesIterations) {
   DbRankOptions options;
   options.rank.tolerance = 1e-10;
   options.rank.max_iterations = 1000;
+  // Warm start alone: on 60 pages extrapolation speeds the cold run more than a warm
+  // start does (45 against 113 iterations; warm 103 either way).
+  options.rank.extrapolation_period = 0;
   ASSERT_OK(RankPageDb(*crawl.db, RankAlgorithm::kPageRank, options).status());
   CrawledPage more;
   more.url = Url(0, 3);

@@ -56,6 +56,10 @@ int Main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "stream", "csr"}));
   app.add_option("--memory-budget", budget_mib, "MiB the auto mode may spend on a CSR")
       ->capture_default_str();
+  app.add_option("--extrapolate", options.rank.extrapolation_period,
+                 "csr mode, PageRank family: quadratic extrapolation every N iterations "
+                 "(0: plain power iteration)")
+      ->capture_default_str();
   app.add_flag("--cross-host", options.cross_host_only, "use only links between different hosts");
   app.add_flag("--warm-start", options.warm_start, "start from the stored rank of this algorithm");
   app.add_option("--trusted", trusted_path,

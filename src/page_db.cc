@@ -265,16 +265,15 @@ bool AppendNextBlock(MDB_cursor* cursor, MDB_cursor_op op, const std::string& pa
   }
   const uint32_t block = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
   const size_t first_source = chunk->sources.size();
-  const size_t first_target = chunk->targets.size();
   *status = AppendLinkBlock(block, View(v), chunk).WithContext("PageDB \"" + path + "\"");
   if (!status->ok()) return false;
   // A committed block only names pages committed with it, so a snapshot sees them all.
+  // A decoded list strictly increases, so its last target is its largest.
   uint32_t max_id = 0;
-  for (size_t i = first_target; i < chunk->targets.size(); ++i) {
-    max_id = std::max(max_id, chunk->targets[i]);
+  for (size_t i = first_source; i < chunk->sources.size(); ++i) {
+    max_id = std::max({max_id, chunk->sources[i], chunk->targets[chunk->ends[i] - 1]});
   }
-  if (chunk->sources.size() > first_source &&
-      (chunk->sources.back() >= pages || (chunk->targets.size() > first_target && max_id >= pages))) {
+  if (chunk->sources.size() > first_source && max_id >= pages) {
     *status = DataLossError("links table of \"" + path + "\": block " + std::to_string(block) +
                             " links page ids past the " + std::to_string(pages) + " pages");
     return false;

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "crawlrank/page_db.h"
+#include "crawlrank/rank.h"
 #include "child_process.h"
 #include "testutil.h"
 
@@ -338,6 +339,30 @@ TEST_F(PageDbCorruptionTest, GarbageRecordValues) {
     PutRaw(c.table, c.value);
     ExpectDataLoss(std::string(c.table) + " value of " + std::to_string(c.value.size()) +
                    " damaged bytes");
+  }
+}
+
+TEST_F(PageDbCorruptionTest, DamagedLinksStopTheEdgeStreamAndTheRanks) {
+  // A well-formed block whose one list names a page id past the last page: the stream
+  // itself (not only Check) must refuse it before any kernel indexes an array with it.
+  PutRaw("links", std::string("\x00\x05\x80\x80\x80\x80\x10", 7));
+  PageDbOptions options;
+  options.read_only = true;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(copy_, options));
+  ASSERT_OK_AND_ASSIGN(Snapshot snapshot, db->NewSnapshot());
+  EdgeCursor cursor = snapshot.Edges();
+  while (cursor.Valid()) cursor.Next();
+  EXPECT_EQ(cursor.status().code(), StatusCode::kDataLoss) << cursor.status().ToString();
+  EXPECT_NE(cursor.status().message().find("past the"), std::string::npos);
+  for (RankMode mode : {RankMode::kStream, RankMode::kCsr}) {
+    for (unsigned threads : {1u, 2u}) {
+      SnapshotEdgeSource source(snapshot);
+      RankOptions rank;
+      rank.mode = mode;
+      rank.threads = threads;
+      const Status status = ComputeRank(source, RankAlgorithm::kPageRank, rank).status();
+      EXPECT_EQ(status.code(), StatusCode::kDataLoss) << RankModeName(mode) << " " << status.ToString();
+    }
   }
 }
 

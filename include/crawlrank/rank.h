@@ -3,7 +3,7 @@
 // The update of every PageRank variant (SPEC §4, seed 000), with damping c, out-degree
 // n_j and a teleport vector r summing to 1:
 //
-//   π_i ← c · Σ_{j→i} π_j / n_j  +  r_i · (1 − c · Σ_{j→i, all i} π_j / n_j)
+//   π_i ← c · Σ_{j→i} π_j / n_j  +  r_i · (1 − c · Σ_{j: n_j≠0} π_j)
 //
 // so the mass of dangling pages, and any mass an edge weighting does not pass on, goes to r.
 // The algorithms differ by r and by the edge weights; docs/ranking.md has every formula.

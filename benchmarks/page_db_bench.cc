@@ -15,22 +15,12 @@
 #include <filesystem>
 #include <vector>
 
+#include "bench_util.h"
 #include "crawlrank/page_db.h"
 #include "web_graph.h"
 
 namespace crawlrank::bench {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
 
 // CPU time of this process (all threads), in seconds: steadier than wall time on a shared
 // machine, where other tenants' load shows up as stolen time.
@@ -44,21 +34,6 @@ long PeakRssKiB() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return usage.ru_maxrss;
-}
-
-[[noreturn]] void Die(const Status& status) {
-  std::fprintf(stderr, "page_db_bench: %s\n", status.ToString().c_str());
-  std::exit(1);
-}
-
-template <typename T>
-T Check(Result<T> result) {
-  if (!result.ok()) Die(result.status());
-  return *std::move(result);
-}
-
-void Check(const Status& status) {
-  if (!status.ok()) Die(status);
 }
 
 CrawledPage PageOf(const WebGraph& graph, uint32_t page, std::vector<uint32_t>& targets) {

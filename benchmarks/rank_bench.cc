@@ -22,38 +22,13 @@
 #include <thread>
 #include <vector>
 
+#include "bench_util.h"
 #include "crawlrank/page_db.h"
 #include "crawlrank/rank.h"
 #include "web_graph.h"
 
 namespace crawlrank::bench {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
-[[noreturn]] void Die(const Status& status) {
-  std::fprintf(stderr, "rank_bench: %s\n", status.ToString().c_str());
-  std::exit(1);
-}
-
-template <typename T>
-T Check(Result<T> result) {
-  if (!result.ok()) Die(result.status());
-  return *std::move(result);
-}
-
-void Check(const Status& status) {
-  if (!status.ok()) Die(status);
-}
 
 // Private (anonymous) resident memory of this process, in bytes: the vertex arrays and
 // CSR, not the LMDB pages mapped from the file.

@@ -265,8 +265,10 @@ bool AppendNextBlock(MDB_cursor* cursor, MDB_cursor_op op, const std::string& pa
   }
   const uint32_t block = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
   const size_t first_source = chunk->sources.size();
-  *status = AppendLinkBlock(block, View(v), chunk).WithContext("PageDB \"" + path + "\"");
-  if (!status->ok()) return false;
+  if (Status decoded = AppendLinkBlock(block, View(v), chunk); !decoded.ok()) {
+    *status = decoded.WithContext("PageDB \"" + path + "\"");  // built only on failure
+    return false;
+  }
   // A committed block only names pages committed with it, so a snapshot sees them all.
   // A decoded list strictly increases, so its last target is its largest.
   uint32_t max_id = 0;

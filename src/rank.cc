@@ -131,38 +131,57 @@ struct EdgeWeights {
   std::vector<double> denominator;  // empty: the out-degree; 0: v passes nothing on
 };
 
-Result<EdgeWeights> WeightedPageRankWeights(EdgeSource& graph) {
+// The weights need every page's in- and out-degree, then per source the sums of both over
+// its targets. With a CSR both come from its arrays; otherwise each takes a pass.
+Result<EdgeWeights> WeightedPageRankWeights(EdgeSource& graph, const CsrGraph* csr) {
   const uint32_t n = graph.num_pages();
   std::vector<uint32_t> in(n, 0), out(n, 0);
-  CRAWLRANK_RETURN_IF_ERROR(graph.Scan([&](EdgeChunk& chunk) {
-    for (size_t i = 0; i < chunk.size(); ++i) {
-      out[chunk.sources[i]] = static_cast<uint32_t>(chunk.TargetsOf(i).size());
+  if (csr != nullptr) {
+    for (uint32_t u = 0; u < n; ++u) {
+      in[u] = static_cast<uint32_t>(csr->InLinks(u).size());
+      out[u] = csr->out_degree[u];
     }
-    for (uint32_t t : chunk.targets) ++in[t];
-    return Status::Ok();
-  }));
+  } else {
+    CRAWLRANK_RETURN_IF_ERROR(graph.Scan([&](EdgeChunk& chunk) {
+      for (size_t i = 0; i < chunk.size(); ++i) {
+        out[chunk.sources[i]] = static_cast<uint32_t>(chunk.TargetsOf(i).size());
+      }
+      for (uint32_t t : chunk.targets) ++in[t];
+      return Status::Ok();
+    }));
+  }
   EdgeWeights w;
   w.factor.resize(n);
   w.denominator.assign(n, 0.0);
   for (uint32_t u = 0; u < n; ++u) w.factor[u] = double(in[u]) * double(out[u]);
-  CRAWLRANK_RETURN_IF_ERROR(graph.Scan([&](EdgeChunk& chunk) {
-    for (size_t i = 0; i < chunk.size(); ++i) {
-      uint64_t sum_in = 0, sum_out = 0;
-      for (uint32_t p : chunk.TargetsOf(i)) {
-        sum_in += in[p];
-        sum_out += out[p];
+  // Integer sums: exact in any order, so both ways give the same denominators.
+  std::vector<uint64_t> sum_in(n, 0), sum_out(n, 0);
+  if (csr != nullptr) {
+    for (uint32_t p = 0; p < n; ++p) {
+      for (uint32_t v : csr->InLinks(p)) {
+        sum_in[v] += in[p];
+        sum_out[v] += out[p];
       }
-      w.denominator[chunk.sources[i]] = double(sum_in) * double(sum_out);
     }
-    return Status::Ok();
-  }));
+  } else {
+    CRAWLRANK_RETURN_IF_ERROR(graph.Scan([&](EdgeChunk& chunk) {
+      for (size_t i = 0; i < chunk.size(); ++i) {
+        const uint32_t v = chunk.sources[i];
+        for (uint32_t p : chunk.TargetsOf(i)) {
+          sum_in[v] += in[p];
+          sum_out[v] += out[p];
+        }
+      }
+      return Status::Ok();
+    }));
+  }
+  for (uint32_t v = 0; v < n; ++v) w.denominator[v] = double(sum_in[v]) * double(sum_out[v]);
   return w;
 }
 
 // Everything one run needs, whichever algorithm.
 struct Run {
   EdgeSource& graph;
-  RankAlgorithm algorithm;
   const RankOptions& options;
   unsigned threads;
   uint32_t n;
@@ -249,10 +268,12 @@ Result<std::vector<double>> PageRankFamily(Run& run, const Teleport& r, const Ed
     // reads it then: such a page has no out-links, or weight 0 on all of them).
     std::vector<double>& x = pi;
     const auto den = [&](uint32_t v) { return denominator(v, g.out_degree[v]); };
+    const auto x_of = [&](uint32_t v, double value) {
+      const double d = den(v);
+      return d > 0 ? value / d : value;
+    };
     ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
-      for (uint32_t v = begin; v < end; ++v) {
-        if (const double d = den(v); d > 0) x[v] /= d;
-      }
+      for (uint32_t v = begin; v < end; ++v) x[v] = x_of(v, x[v]);
       return 0.0;
     });
     const uint32_t period = run.options.extrapolation_period;
@@ -277,7 +298,7 @@ Result<std::vector<double>> PageRankFamily(Run& run, const Teleport& r, const Ed
           const double next = c * y[u] + r[u] * base;
           residual += std::abs(next - old);
           y[u] = next;
-          x[u] = d > 0 ? next / d : next;
+          x[u] = x_of(u, next);
         }
         return residual;
       });
@@ -287,10 +308,7 @@ Result<std::vector<double>> PageRankFamily(Run& run, const Teleport& r, const Ed
           QuadraticExtrapolation(run, past, residual, y);
           past.clear();
           ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
-            for (uint32_t u = begin; u < end; ++u) {
-              const double d = den(u);
-              x[u] = d > 0 ? y[u] / d : y[u];
-            }
+            for (uint32_t u = begin; u < end; ++u) x[u] = x_of(u, y[u]);
             return 0.0;
           });
         } else if (period <= 3 || iteration % period >= period - 3) {
@@ -459,13 +477,13 @@ Result<RankResult> ComputeRank(EdgeSource& graph, RankAlgorithm algorithm,
                                                                             : RankMode::kStream;
   }
   report.mode = mode;
+  report.threads = ResolveThreads(options.threads);
   CsrGraph csr;
   if (mode == RankMode::kCsr) {
-    CRAWLRANK_ASSIGN_OR_RETURN(csr, BuildCsr(graph, hits, ResolveThreads(options.threads)));
+    CRAWLRANK_ASSIGN_OR_RETURN(csr, BuildCsr(graph, hits, report.threads));
     report.links = csr.links;
   }
-  Run run{graph, algorithm, options, ResolveThreads(options.threads), n,
-          mode == RankMode::kCsr ? &csr : nullptr, report};
+  Run run{graph, options, report.threads, n, mode == RankMode::kCsr ? &csr : nullptr, report};
 
   if (algorithm == RankAlgorithm::kInDegree) {
     CRAWLRANK_ASSIGN_OR_RETURN(result.scores, InDegree(run));
@@ -477,12 +495,14 @@ Result<RankResult> ComputeRank(EdgeSource& graph, RankAlgorithm algorithm,
   } else {
     EdgeWeights weights;
     if (algorithm == RankAlgorithm::kWeightedPageRank) {
-      CRAWLRANK_ASSIGN_OR_RETURN(weights, WeightedPageRankWeights(graph));
+      CRAWLRANK_ASSIGN_OR_RETURN(weights, WeightedPageRankWeights(graph, run.csr));
     }
     CRAWLRANK_ASSIGN_OR_RETURN(std::vector<double> start,
                                MakeStart(input.start, n, [&r](uint32_t i) { return r[i]; }));
     CRAWLRANK_ASSIGN_OR_RETURN(result.scores, PageRankFamily(run, r, weights, std::move(start)));
   }
+  // A filtering source counts its links on its first pass: take the count that ran.
+  if (mode == RankMode::kStream) report.links = graph.num_links();
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
 }

@@ -37,8 +37,7 @@ Status CountedPass(EdgeSource& graph, unsigned threads, std::atomic<uint64_t>& l
 
 Result<CsrGraph> BuildCsr(EdgeSource& graph, bool with_out, unsigned threads) {
   CsrGraph csr;
-  csr.pages = graph.num_pages();
-  const uint32_t n = csr.pages;
+  const uint32_t n = graph.num_pages();
   csr.out_degree.assign(n, 0);
   csr.in_offsets.assign(uint64_t{n} + 1, 0);
   // Both passes run as StreamPass: each worker writes only the entries of its own target

@@ -26,7 +26,6 @@ inline size_t RankBlocks(uint32_t pages) { return (pages + kRankBlock - 1) / kRa
 // Compressed sparse rows of a graph: the in-links of every page (sources in increasing
 // order, for pull updates) and, when asked, the out-links (for HITS hubs).
 struct CsrGraph {
-  uint32_t pages = 0;
   uint64_t links = 0;
   std::vector<uint64_t> in_offsets;           // pages + 1 entries
   std::unique_ptr<uint32_t[]> in_sources;     // links entries (not zeroed before the fill)

@@ -298,9 +298,11 @@ TEST(RankTest, CrossHostFilterMakesPagesWithOnlyLocalLinksDangling) {
   EXPECT_EQ(cross.num_links(), 2u);
   // Ranking it equals ranking the filtered edge list.
   const RankResult filtered = Rank({{1, 2}, {3, 0}}, 4, RankAlgorithm::kPageRank, Options(RankMode::kCsr));
-  Result<RankResult> r = ComputeRank(cross, RankAlgorithm::kPageRank, Options(RankMode::kStream));
+  CrossGroupEdgeSource fresh(all, {7, 7, 9, 9});  // not yet scanned: knows only 5 links
+  Result<RankResult> r = ComputeRank(fresh, RankAlgorithm::kPageRank, Options(RankMode::kStream));
   ASSERT_OK(r.status());
   EXPECT_LT(L1(r->scores, filtered.scores), 1e-12);
+  EXPECT_EQ(r->report.links, 2u) << "the report counts the links that were ranked";
 }
 
 // A source that delivers `first` on its first pass and `later` on every other, or fails.

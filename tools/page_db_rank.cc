@@ -2,7 +2,6 @@
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
-#include <thread>
 
 #include "crawlrank/db_rank.h"
 #include "tool_common.h"
@@ -86,10 +85,8 @@ int Main(int argc, char** argv) {
     Result<StoredRank> stored = RankPageDb(**db, *algorithm, options);
     if (!stored.ok()) return Fail(app, stored.status());
     const RankReport& r = stored->rank.report;
-    const unsigned threads = options.rank.threads == 0 ? std::max(1u, std::thread::hardware_concurrency())
-                                                       : options.rank.threads;
     std::printf("%s over %" PRIu32 " pages and %" PRIu64 " links (%s mode, %u threads%s)\n",
-                algo.c_str(), r.pages, r.links, std::string(RankModeName(r.mode)).c_str(), threads,
+                algo.c_str(), r.pages, r.links, std::string(RankModeName(r.mode)).c_str(), r.threads,
                 options.cross_host_only ? ", cross-host links only" : "");
     std::printf("iterations %" PRIu32 "\n", r.iterations);
     std::printf("residual   %.3g (%s, tolerance %.3g)\n", r.residual,

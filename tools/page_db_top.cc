@@ -33,11 +33,13 @@ int Main(int argc, char** argv) {
     const auto better = [&](uint32_t a, uint32_t b) {
       return (*scores)[a] != (*scores)[b] ? (*scores)[a] > (*scores)[b] : a < b;
     };
-    std::sort(order.begin(), order.end(), better);
+    // Only the first n are needed, unless pages are skipped as they are printed.
+    const auto sorted_end = uncrawled ? order.end() : order.begin() + std::min<uint64_t>(n, order.size());
+    std::partial_sort(order.begin(), sorted_end, order.end(), better);
     Output out;
     uint64_t printed = 0;
-    for (uint32_t id : order) {
-      if (printed == n) break;
+    for (auto it = order.begin(); it != sorted_end && printed < n; ++it) {
+      const uint32_t id = *it;
       Result<PageRecord> page = snapshot->FindId(id);
       if (!page.ok()) {
         return Fail(app, page.status().WithContext("the stored " + by + " rank names page " +

@@ -72,6 +72,7 @@ struct RankReport {
   bool converged = false;   // residual <= tolerance (always true for kInDegree)
   double seconds = 0;       // wall time, including reading the edges into a CSR
   RankMode mode = RankMode::kAuto;  // kStream or kCsr: what ran
+  unsigned threads = 0;             // threads used (RankOptions::threads with 0 resolved)
   uint32_t pages = 0;
   uint64_t links = 0;
 };

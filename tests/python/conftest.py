@@ -13,7 +13,7 @@ TESTS_DIR = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="session")
-def tools_dir() -> Path:
+def bin_dir() -> Path:
     """The folder holding the built tools (crawlrank_url, page_db_*)."""
     value = os.environ.get("CRAWLRANK_TOOLS_DIR")
     if not value:

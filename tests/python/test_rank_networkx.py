@@ -8,11 +8,11 @@ computes the same ranks independently; the L1 distance must stay below 1e-6.
 from __future__ import annotations
 
 import json
-import os
 import pathlib
-import subprocess
 
 import pytest
+
+import tool_runner
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # networkx 2.8 on scipy
 
@@ -20,18 +20,9 @@ nx = pytest.importorskip("networkx")
 pytest.importorskip("scipy")
 
 
-@pytest.fixture(scope="module")
-def bin_dir() -> pathlib.Path:
-    tools = os.environ.get("CRAWLRANK_TOOLS_DIR")
-    if not tools:
-        pytest.skip("CRAWLRANK_TOOLS_DIR is not set (run through ctest)")
-    return pathlib.Path(tools)
-
-
 def run(bin_dir: pathlib.Path, tool: str, *args: object, expect: int = 0) -> str:
-    proc = subprocess.run([str(bin_dir / tool), *map(str, args)], capture_output=True,
-                          text=True, timeout=120)
-    assert proc.returncode == expect, f"{tool} {args}: {proc.returncode}\n{proc.stderr}"
+    """The tool's standard output, or its standard error when it is expected to fail."""
+    proc = tool_runner.run(bin_dir, tool, *args, expect=expect)
     return proc.stdout if expect == 0 else proc.stderr
 
 

@@ -6,11 +6,11 @@ The tools come from the build tree named by $CRAWLRANK_TOOLS_DIR (ctest sets it)
 from __future__ import annotations
 
 import json
-import os
 import pathlib
-import subprocess
 
 import pytest
+
+from tool_runner import run
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "small-web.links"
@@ -26,24 +26,6 @@ TOOLS = (
     "page_db_stats",
     "page_db_top",
 )
-
-
-@pytest.fixture(scope="module")
-def bin_dir() -> pathlib.Path:
-    tools = os.environ.get("CRAWLRANK_TOOLS_DIR")
-    if not tools:
-        pytest.skip("CRAWLRANK_TOOLS_DIR is not set (run through ctest)")
-    return pathlib.Path(tools)
-
-
-def run(bin_dir: pathlib.Path, tool: str, *args: str, stdin: str | None = None,
-        expect: int = 0) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([str(bin_dir / tool), *map(str, args)], input=stdin,
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == expect, (
-        f"{tool} {args}: exit {proc.returncode}, expected {expect}\n"
-        f"stdout: {proc.stdout}\nstderr: {proc.stderr}")
-    return proc
 
 
 @pytest.fixture(scope="module")

@@ -36,10 +36,10 @@ W3LIB_RAISES = [
 ]
 
 
-def run_tool(tools_dir: Path, lines: List[str], *args: str) -> Tuple[int, List[List[str]]]:
+def run_tool(bin_dir: Path, lines: List[str], *args: str) -> Tuple[int, List[List[str]]]:
     """Feeds `lines` to crawlrank_url and returns its exit code and tab-split output rows."""
     proc = subprocess.run(
-        [str(tools_dir / "crawlrank_url"), *args],
+        [str(bin_dir / "crawlrank_url"), *args],
         input="".join(line + "\n" for line in lines).encode("utf-8"),
         capture_output=True,
         check=False,
@@ -58,8 +58,8 @@ def urls(data_dir: Path) -> List[str]:
 
 
 @pytest.fixture(scope="module")
-def w3lib_rows(tools_dir: Path, urls: List[str]) -> List[List[str]]:
-    returncode, rows = run_tool(tools_dir, urls, "--profile", "w3lib")
+def w3lib_rows(bin_dir: Path, urls: List[str]) -> List[List[str]]:
+    returncode, rows = run_tool(bin_dir, urls, "--profile", "w3lib")
     rejected = [(url, row) for url, row in zip(urls, rows) if row[0] == "error"]
     assert returncode == 0 and not rejected, f"rejected: {rejected[:5]}"
     return rows
@@ -96,8 +96,8 @@ def test_host_key_is_the_host_of_the_canonical_url(w3lib_rows: List[List[str]]) 
         assert host_key == host, canonical
 
 
-def test_deliberate_rejections(tools_dir: Path) -> None:
-    returncode, rows = run_tool(tools_dir, [url for url, _ in DELIBERATE_REJECTIONS],
+def test_deliberate_rejections(bin_dir: Path) -> None:
+    returncode, rows = run_tool(bin_dir, [url for url, _ in DELIBERATE_REJECTIONS],
                                 "--profile", "w3lib")
     assert returncode == 1
     for (url, reason), row in zip(DELIBERATE_REJECTIONS, rows):
@@ -106,8 +106,8 @@ def test_deliberate_rejections(tools_dir: Path) -> None:
         assert f'"{url}"' in row[1] and reason.lower() in row[1].lower(), (url, row)
 
 
-def test_what_w3lib_refuses_is_rejected(tools_dir: Path) -> None:
-    returncode, rows = run_tool(tools_dir, W3LIB_RAISES, "--profile", "w3lib")
+def test_what_w3lib_refuses_is_rejected(bin_dir: Path) -> None:
+    returncode, rows = run_tool(bin_dir, W3LIB_RAISES, "--profile", "w3lib")
     assert returncode == 1
     for url, row in zip(W3LIB_RAISES, rows):
         with pytest.raises(ValueError):
@@ -118,15 +118,15 @@ def test_what_w3lib_refuses_is_rejected(tools_dir: Path) -> None:
 # ---- crawlrank_url's own options ----------------------------------------------------------
 
 
-def test_default_profile_is_rfc3986(tools_dir: Path) -> None:
-    returncode, rows = run_tool(tools_dir, ["HTTP://Example.com:80/a/../b?y=1&x=2#f"])
+def test_default_profile_is_rfc3986(bin_dir: Path) -> None:
+    returncode, rows = run_tool(bin_dir, ["HTTP://Example.com:80/a/../b?y=1&x=2#f"])
     assert returncode == 0
     assert rows[0][0] == "http://example.com/b?y=1&x=2"
     assert rows[0][2] == "example.com"
 
 
-def test_base_resolves_each_line(tools_dir: Path) -> None:
-    returncode, rows = run_tool(tools_dir, ["g", "../x?b=1&a=2#s", "", "g:h"],
+def test_base_resolves_each_line(bin_dir: Path) -> None:
+    returncode, rows = run_tool(bin_dir, ["g", "../x?b=1&a=2#s", "", "g:h"],
                                 "--profile", "w3lib", "--base", "http://a/b/c/d;p?q")
     assert returncode == 1  # "g:h" is not http(s)
     assert [row[0] for row in rows[:3]] == [
@@ -134,8 +134,8 @@ def test_base_resolves_each_line(tools_dir: Path) -> None:
     assert rows[3][0] == "error" and '"g:h"' in rows[3][1]
 
 
-def test_host_key_domain(tools_dir: Path) -> None:
-    _, rows = run_tool(tools_dir, ["http://www.example.co.uk/", "http://192.0.2.1:8080/"],
+def test_host_key_domain(bin_dir: Path) -> None:
+    _, rows = run_tool(bin_dir, ["http://www.example.co.uk/", "http://192.0.2.1:8080/"],
                        "--host-key", "domain")
     assert [row[2] for row in rows] == ["example.co.uk", "192.0.2.1"]
 
@@ -146,8 +146,8 @@ def test_host_key_domain(tools_dir: Path) -> None:
     ["--base", "relative/only"],
     ["--no-such-option"],
 ])
-def test_usage_errors_exit_2(tools_dir: Path, args: List[str]) -> None:
-    proc = subprocess.run([str(tools_dir / "crawlrank_url"), *args], input=b"http://a/\n",
+def test_usage_errors_exit_2(bin_dir: Path, args: List[str]) -> None:
+    proc = subprocess.run([str(bin_dir / "crawlrank_url"), *args], input=b"http://a/\n",
                           capture_output=True, check=False, timeout=60)
     assert proc.returncode == 2, proc
     assert proc.stdout == b""

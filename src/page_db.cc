@@ -221,6 +221,7 @@ struct EdgeCursor::Impl {
   std::string path;
   uint32_t pages = 0;  // of the snapshot: every target must be below
   EdgeChunk block;     // the current block, decoded
+  std::string scratch;  // of the block decoder
   size_t entry = 0;    // current source in `block`
 };
 
@@ -251,7 +252,7 @@ namespace {
 // checking that every source and target is a page of the snapshot (`pages` of them).
 // Returns false at the end of the table; `status` tells a clean end from damage.
 bool AppendNextBlock(MDB_cursor* cursor, MDB_cursor_op op, const std::string& path,
-                     uint32_t pages, EdgeChunk* chunk, Status* status) {
+                     uint32_t pages, EdgeChunk* chunk, std::string& scratch, Status* status) {
   MDB_val k, v;
   const int rc = mdb_cursor_get(cursor, &k, &v, op);
   if (rc == MDB_NOTFOUND) return false;
@@ -265,7 +266,7 @@ bool AppendNextBlock(MDB_cursor* cursor, MDB_cursor_op op, const std::string& pa
   }
   const uint32_t block = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
   const size_t first_source = chunk->sources.size();
-  if (Status decoded = AppendLinkBlock(block, View(v), chunk); !decoded.ok()) {
+  if (Status decoded = AppendLinkBlock(block, View(v), chunk, scratch); !decoded.ok()) {
     *status = decoded.WithContext("PageDB \"" + path + "\"");  // built only on failure
     return false;
   }
@@ -290,7 +291,7 @@ void EdgeCursor::Load(int op) {
   impl.block.Clear();
   impl.entry = 0;
   valid_ = AppendNextBlock(impl.cursor.get(), static_cast<MDB_cursor_op>(op), impl.path,
-                           impl.pages, &impl.block, &status_) &&
+                           impl.pages, &impl.block, impl.scratch, &status_) &&
            impl.block.size() > 0;
   if (!valid_) {
     targets_ = {};
@@ -326,7 +327,8 @@ Status SnapshotEdgeSource::Scan(const EdgeChunkSink& sink) {
   EdgeChunk chunk;
   Status status;
   MDB_cursor_op op = MDB_FIRST;
-  while (AppendNextBlock(cursor.get(), op, db.path, num_pages(), &chunk, &status)) {
+  std::string scratch;
+  while (AppendNextBlock(cursor.get(), op, db.path, num_pages(), &chunk, scratch, &status)) {
     op = MDB_NEXT;
     if (chunk.targets.size() >= kChunkTargets) {
       CRAWLRANK_RETURN_IF_ERROR(sink(chunk));
@@ -418,10 +420,16 @@ Status OpenTables(PageDb::Impl& db, MDB_txn* txn) {
     return DataLossError("open PageDB \"" + db.path + "\": format version field damaged");
   }
   if (version != kPageDbFormatVersion) {
+    const std::string prefix = "open PageDB \"" + db.path + "\": format version " +
+                               std::to_string(version);
+    const std::string reads = " (it reads version " + std::to_string(kPageDbFormatVersion) + ")";
+    if (version > kPageDbFormatVersion) {
+      return FailedPreconditionError(prefix + " is newer than this crawlrank" + reads);
+    }
     return FailedPreconditionError(
-        "open PageDB \"" + db.path + "\": format version " + std::to_string(version) +
-        (version > kPageDbFormatVersion ? " is newer than" : " is not supported by") +
-        " this crawlrank (it reads version " + std::to_string(kPageDbFormatVersion) + ")");
+        prefix + " is older than this crawlrank" + reads +
+        "; carry it over with the crawlrank that wrote it: page_db_dump info --all and "
+        "page_db_dump links, then page_db_load both into a new PageDB with this one");
   }
   CRAWLRANK_ASSIGN_OR_RETURN(std::string_view hash, GetMeta(txn, db.meta, kMetaHash, db.path));
   if (hash != kHashValue) {

@@ -222,8 +222,8 @@ Status WriteTxn::PutLinks(uint32_t source, std::vector<uint32_t>& targets) {
   targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
   CRAWLRANK_ASSIGN_OR_RETURN(DirtyBlock * block, LoadBlock(source >> kLinkBlockShift));
   const uint32_t slot = source & (kLinkBlockSources - 1);
-  const uint64_t old_count = block->replaced[slot] ? block->lists[slot].size()
-                                                   : CountLinks(block->layout.lists[slot]);
+  const uint64_t old_count =
+      block->replaced[slot] ? block->lists[slot].size() : block->layout.counts[slot];
   db_.counters.edges = db_.counters.edges - old_count + targets.size();
   block->lists[slot].assign(targets.begin(), targets.end());
   block->replaced[slot] = true;

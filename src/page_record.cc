@@ -1,5 +1,6 @@
 #include "page_record.h"
 
+#include <bit>
 #include <cstring>
 
 #include "coding.h"
@@ -54,6 +55,76 @@ Status DecodePageRecord(uint32_t id, std::string_view in, PageRecord* r) {
 
 namespace {
 
+// Link lists, format version 2 (docs/format.md, "links"). A list of n targets is the
+// zig-zag varint of (first target - source), then the n - 1 gaps g = next - previous - 1,
+// each as a 5-bit class (its bit length; 31 for 31 or 32 bits) in one bit array, and the
+// bits of g below its leading one (all 32 for class 31) in a second. Bits are packed
+// least significant first. The classes can be read without the payload, so each gap's
+// payload position is a running sum that does not wait on the payload itself.
+constexpr unsigned kClassBits = 5;
+constexpr uint32_t kWideClass = 31;  // 32 raw bits, for gaps of 2^30 and more
+
+constexpr std::array<uint8_t, 32> kPayloadBits = [] {
+  std::array<uint8_t, 32> bits{};
+  for (uint32_t c = 1; c < kWideClass; ++c) bits[c] = static_cast<uint8_t>(c - 1);
+  bits[kWideClass] = 32;
+  return bits;
+}();
+
+constexpr std::array<uint32_t, 32> kPayloadMask = [] {
+  std::array<uint32_t, 32> mask{};
+  for (uint32_t c = 0; c < 32; ++c) mask[c] = static_cast<uint32_t>((uint64_t{1} << kPayloadBits[c]) - 1);
+  return mask;
+}();
+
+constexpr std::array<uint32_t, 32> kClassBase = [] {
+  std::array<uint32_t, 32> base{};
+  for (uint32_t c = 1; c < kWideClass; ++c) base[c] = uint32_t{1} << (c - 1);
+  return base;
+}();
+
+uint32_t ClassOf(uint32_t gap) {
+  const auto width = static_cast<uint32_t>(std::bit_width(gap));
+  return width < kWideClass ? width : kWideClass;
+}
+
+size_t ClassBytes(uint32_t gaps) { return (size_t{gaps} * kClassBits + 7) / 8; }
+
+// Decoding reads 8 bytes at a time without bounds checks, from a copy of the value with
+// kPadding zero bytes after it; no read starts more than 28 bytes past the value's end.
+constexpr size_t kPadding = 40;
+
+inline uint64_t Load64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+  return v;
+}
+
+// Appends bit fields of up to 32 bits, least significant bit first.
+class BitWriter {
+ public:
+  explicit BitWriter(char* p) : p_(p) {}
+  void Put(uint64_t value, unsigned bits) {
+    buffer_ |= value << filled_;
+    filled_ += bits;
+    while (filled_ >= 8) {
+      *p_++ = static_cast<char>(buffer_);
+      buffer_ >>= 8;
+      filled_ -= 8;
+    }
+  }
+  char* Finish() {
+    if (filled_ > 0) *p_++ = static_cast<char>(buffer_);
+    return p_;
+  }
+
+ private:
+  char* p_;
+  uint64_t buffer_ = 0;
+  unsigned filled_ = 0;
+};
+
 // Writes the varint of `v` at `p` and returns the end. `p` has room for 10 bytes.
 char* WriteVarint(char* p, uint64_t v) {
   while (v >= 0x80) {
@@ -64,73 +135,135 @@ char* WriteVarint(char* p, uint64_t v) {
   return p;
 }
 
-// Writes the link list at `p` and returns the end. `p` has room for 10 + 5 n bytes.
-char* WriteLinks(char* p, uint32_t source, std::span<const uint32_t> targets) {
-  if (targets.empty()) return p;
+// The most bytes a block entry of n targets takes: slot, count, first target, classes and
+// 32 payload bits per gap.
+size_t MaxEntrySize(size_t n) { return 1 + 5 + 10 + ClassBytes(static_cast<uint32_t>(n)) + 4 * n; }
+
+// Writes the entry header and list of `source` at p (room: MaxEntrySize) and returns the end.
+char* WriteEntry(char* p, uint32_t source, std::span<const uint32_t> targets) {
+  p = WriteVarint(p, source & (kLinkBlockSources - 1));
+  p = WriteVarint(p, targets.size());
   p = WriteVarint(p, coding::ZigZag(int64_t{targets[0]} - int64_t{source}));
-  for (size_t i = 1; i < targets.size(); ++i) p = WriteVarint(p, targets[i] - targets[i - 1] - 1);
-  return p;
-}
-
-size_t MaxLinksSize(size_t n) { return 10 + 5 * n; }
-
-}  // namespace
-
-void EncodeLinks(uint32_t source, std::span<const uint32_t> targets, std::string* out) {
-  const size_t at = out->size();
-  out->resize(at + MaxLinksSize(targets.size()));
-  char* end = WriteLinks(out->data() + at, source, targets);
-  out->resize(static_cast<size_t>(end - out->data()));
-}
-
-namespace {
-
-// Decodes the list of `source` in `in` to `out`, which has room for in.size() targets
-// (each takes at least one byte). Returns the end of what it wrote, or nullptr when damaged.
-uint32_t* DecodeListTo(uint32_t source, std::string_view in, uint32_t* out) {
-  uint64_t zigzag;
-  if (!GetVarint64(in, &zigzag)) return nullptr;
-  int64_t current = int64_t{source} + coding::UnZigZag(zigzag);
-  if (current < 0 || current > int64_t{UINT32_MAX}) return nullptr;
-  *out++ = static_cast<uint32_t>(current);
-  const auto* p = reinterpret_cast<const uint8_t*>(in.data());
-  const auto* end = p + in.size();
-  while (p != end) {
-    // Fast path: most gaps within a host fit one byte.
-    if (*p < 0x80) {
-      current += *p++ + 1;
-    } else {
-      std::string_view rest(reinterpret_cast<const char*>(p), static_cast<size_t>(end - p));
-      uint64_t gap;
-      if (!GetVarint64(rest, &gap) || gap > UINT32_MAX) return nullptr;
-      p = reinterpret_cast<const uint8_t*>(rest.data());
-      current += static_cast<int64_t>(gap) + 1;
-    }
-    if (current > int64_t{UINT32_MAX}) return nullptr;
-    *out++ = static_cast<uint32_t>(current);
+  const auto gaps = static_cast<uint32_t>(targets.size() - 1);
+  BitWriter classes(p);
+  for (uint32_t i = 1; i <= gaps; ++i) classes.Put(ClassOf(targets[i] - targets[i - 1] - 1), kClassBits);
+  BitWriter payload(classes.Finish());
+  for (uint32_t i = 1; i <= gaps; ++i) {
+    const uint32_t gap = targets[i] - targets[i - 1] - 1;
+    const uint32_t c = ClassOf(gap);
+    payload.Put(gap - kClassBase[c], kPayloadBits[c]);
   }
-  return out;
+  return payload.Finish();
 }
 
-// Appends the decoded list of `source` to `targets`. Returns false when damaged.
-bool AppendDecodedLinks(uint32_t source, std::string_view in, std::vector<uint32_t>* targets) {
-  const size_t size = targets->size();
-  targets->resize(size + in.size());
-  uint32_t* end = DecodeListTo(source, in, targets->data() + size);
-  targets->resize(end == nullptr ? size : static_cast<size_t>(end - targets->data()));
-  return end != nullptr;
+struct Cursor {
+  const uint8_t* p;
+  const uint8_t* end;
+};
+
+inline bool ReadVarint(Cursor& in, uint64_t* v) {
+  if (in.p != in.end && *in.p < 0x80) {  // most headers and first targets: one byte
+    *v = *in.p++;
+    return true;
+  }
+  std::string_view rest(reinterpret_cast<const char*>(in.p), static_cast<size_t>(in.end - in.p));
+  if (!GetVarint64(rest, v)) return false;
+  in.p = reinterpret_cast<const uint8_t*>(rest.data());
+  return true;
 }
 
-// Reads the header of the next block entry: its slot and its list bytes.
-bool NextBlockEntry(std::string_view& in, uint32_t* slot, std::string_view* list) {
-  uint32_t length;
-  if (!GetVarint32(in, slot) || *slot >= kLinkBlockSources || !GetVarint32(in, &length) ||
-      length == 0 || length > in.size()) {
+// Reads an entry header. False when damaged: a slot past the block, no targets, or more
+// targets than the bytes left could hold.
+inline bool ReadEntryHeader(Cursor& in, uint32_t* slot, uint32_t* count) {
+  uint64_t s, n;
+  if (!ReadVarint(in, &s) || s >= kLinkBlockSources || !ReadVarint(in, &n) || n == 0) return false;
+  // Each target past the first takes at least kClassBits bits, the first at least a byte.
+  if (n - 1 > (static_cast<uint64_t>(in.end - in.p) * 8) / kClassBits) return false;
+  *slot = static_cast<uint32_t>(s);
+  *count = static_cast<uint32_t>(n);
+  return true;
+}
+
+// True when the bits of the last byte of a `bits`-bit array past its end are zero.
+bool PaddingIsZero(const uint8_t* bytes, uint64_t bits) {
+  return (bits & 7) == 0 || (bytes[bits >> 3] >> (bits & 7)) == 0;
+}
+
+// Decodes the `count` targets of `source` at `in` into out (room for count) and moves `in`
+// past the list. False when damaged: truncated, a target outside [0, 2^32), or nonzero
+// padding bits.
+bool DecodeList(Cursor& in, uint32_t source, uint32_t count, uint32_t* out) {
+  uint64_t zigzag;
+  if (!ReadVarint(in, &zigzag)) return false;
+  const int64_t first = int64_t{source} + coding::UnZigZag(zigzag);
+  if (first < 0 || first > int64_t{UINT32_MAX}) return false;
+  *out++ = static_cast<uint32_t>(first);
+  const uint32_t gaps = count - 1;
+  if (gaps == 0) return true;
+  const size_t class_bytes = ClassBytes(gaps);
+  if (static_cast<size_t>(in.end - in.p) < class_bytes) return false;
+  const uint8_t* classes = in.p;
+  const uint8_t* payload = in.p + class_bytes;
+  // The payload position is checked after every eight gaps: until a check fails, reads
+  // start at most 7 * 4 bytes past the value's end, within kPadding.
+  const uint64_t payload_limit = 8 * static_cast<uint64_t>(in.end - payload);
+  uint64_t current = static_cast<uint64_t>(first);
+  uint64_t payload_at = 0;
+  // One gap: its class c from `word`, its payload bits from the payload array.
+  const auto gap = [&](uint64_t word, unsigned shift) {
+    const auto c = static_cast<uint32_t>(word >> shift) & 31;
+    const uint64_t raw = (Load64(payload + (payload_at >> 3)) >> (payload_at & 7)) & kPayloadMask[c];
+    payload_at += kPayloadBits[c];
+    current += kClassBase[c] + raw + 1;
+    *out++ = static_cast<uint32_t>(current);
+  };
+  // Eight classes fill five bytes: one load serves eight gaps.
+  uint32_t i = 0;
+  for (; i + 8 <= gaps; i += 8) {
+    const uint64_t word = Load64(classes + i / 8 * 5);
+    for (unsigned j = 0; j < 8; ++j) gap(word, j * kClassBits);
+    if (payload_at > payload_limit) return false;
+  }
+  const uint64_t word = Load64(classes + i / 8 * 5);  // within the class bytes when i < gaps
+  for (unsigned j = 0; i < gaps; ++i, ++j) gap(word, j * kClassBits);
+  const uint64_t class_at = uint64_t{gaps} * kClassBits;
+  const size_t payload_bytes = (payload_at + 7) / 8;
+  if (payload_at > payload_limit || current > UINT32_MAX ||
+      static_cast<size_t>(in.end - payload) < payload_bytes) {
     return false;
   }
-  *list = in.substr(0, length);
-  in.remove_prefix(length);
+  if (!PaddingIsZero(classes, class_at) || !PaddingIsZero(payload, payload_at)) return false;
+  in.p = payload + payload_bytes;
   return true;
+}
+
+// Moves `in` past a list of `count` targets without decoding it: the payload's length is
+// the sum of its classes' widths. False when damaged (as DecodeList, but for the targets'
+// range, which only decoding can tell).
+bool SkipList(Cursor& in, uint32_t count) {
+  uint64_t zigzag;
+  if (!ReadVarint(in, &zigzag)) return false;
+  const uint32_t gaps = count - 1;
+  const size_t class_bytes = ClassBytes(gaps);
+  if (static_cast<size_t>(in.end - in.p) < class_bytes) return false;
+  uint64_t payload_bits = 0;
+  for (uint32_t i = 0; i < gaps; i += 8) {
+    const uint64_t word = Load64(in.p + i / 8 * 5);
+    for (uint32_t j = 0; j < 8 && i + j < gaps; ++j) payload_bits += kPayloadBits[(word >> (j * kClassBits)) & 31];
+  }
+  const uint8_t* payload = in.p + class_bytes;
+  const size_t payload_bytes = (payload_bits + 7) / 8;
+  if (static_cast<size_t>(in.end - payload) < payload_bytes ||
+      !PaddingIsZero(in.p, uint64_t{gaps} * kClassBits) || !PaddingIsZero(payload, payload_bits)) {
+    return false;
+  }
+  in.p = payload + payload_bytes;
+  return true;
+}
+
+Cursor CursorOf(std::string_view value) {
+  const auto* p = reinterpret_cast<const uint8_t*>(value.data());
+  return {p, p + value.size()};
 }
 
 Status DamagedBlock(uint32_t block) {
@@ -140,94 +273,84 @@ Status DamagedBlock(uint32_t block) {
                        "): damaged");
 }
 
+// Walks the entries of block value `value`, calling fn(slot, count, entry offset, cursor)
+// with the cursor at the entry's list, over a padded copy of the value in `scratch`; fn
+// must move the cursor past the list, or return false to report damage. Checks slot
+// order and that the value ends with its last entry.
+template <typename Fn>
+Status ForEachEntry(uint32_t block, std::string_view value, std::string& scratch, Fn&& fn) {
+  if ((uint64_t{block} << kLinkBlockShift) > UINT32_MAX || value.empty()) return DamagedBlock(block);
+  scratch.resize(value.size() + kPadding);
+  std::memcpy(scratch.data(), value.data(), value.size());
+  std::memset(scratch.data() + value.size(), 0, kPadding);
+  Cursor in = CursorOf(std::string_view(scratch.data(), value.size()));
+  const uint8_t* begin = in.p;
+  int64_t previous_slot = -1;
+  while (in.p != in.end) {
+    const auto offset = static_cast<size_t>(in.p - begin);
+    uint32_t slot, count;
+    if (!ReadEntryHeader(in, &slot, &count) || int64_t{slot} <= previous_slot ||
+        !fn(slot, count, offset, in)) {
+      return DamagedBlock(block);
+    }
+    previous_slot = slot;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
-Status DecodeLinks(uint32_t source, std::string_view in, std::vector<uint32_t>* targets) {
-  targets->clear();
-  if (in.empty() || AppendDecodedLinks(source, in, targets)) return Status::Ok();
-  return DataLossError("link list of page " + std::to_string(source) + ": damaged");
-}
-
 void AppendLinkBlockEntry(uint32_t source, std::span<const uint32_t> targets, std::string* out) {
-  // The list goes after room for the longest header, then moves up behind the real one.
-  constexpr size_t kMaxHeader = 1 + 5;  // slot (< 128), length varint32
   const size_t at = out->size();
-  out->resize(at + kMaxHeader + MaxLinksSize(targets.size()));
-  char* list = out->data() + at + kMaxHeader;
-  const size_t length = static_cast<size_t>(WriteLinks(list, source, targets) - list);
-  char* p = WriteVarint(out->data() + at, source & (kLinkBlockSources - 1));
-  p = WriteVarint(p, length);
-  std::memmove(p, list, length);
-  out->resize(static_cast<size_t>(p + length - out->data()));
+  out->resize(at + MaxEntrySize(targets.size()));
+  char* end = WriteEntry(out->data() + at, source, targets);
+  out->resize(static_cast<size_t>(end - out->data()));
 }
 
-Status AppendLinkBlock(uint32_t block, std::string_view in, EdgeChunk* chunk) {
-  const uint64_t base = uint64_t{block} << kLinkBlockShift;
-  if (base > UINT32_MAX || in.empty()) return DamagedBlock(block);
-  int64_t previous_slot = -1;
+Status AppendLinkBlock(uint32_t block, std::string_view value, EdgeChunk* chunk,
+                       std::string& scratch) {
+  const uint32_t base = block << kLinkBlockShift;
   std::vector<uint32_t>& targets = chunk->targets;
   const size_t first_target = targets.size();
-  targets.resize(first_target + in.size());  // room for the most targets the block can hold
+  // An entry of n targets takes at least 3 + 5 (n - 1) / 8 bytes, so a block holds fewer
+  // than 2 targets per byte.
+  targets.resize(first_target + 2 * value.size());
   uint32_t* out = targets.data() + first_target;
-  while (!in.empty()) {
-    uint32_t slot;
-    std::string_view list;
-    if (!NextBlockEntry(in, &slot, &list) || int64_t{slot} <= previous_slot) {
-      targets.resize(first_target);
-      return DamagedBlock(block);
-    }
-    previous_slot = slot;
-    const auto source = static_cast<uint32_t>(base + slot);
-    out = DecodeListTo(source, list, out);
-    if (out == nullptr) {
-      targets.resize(first_target);
-      return DamagedBlock(block);
-    }
-    chunk->sources.push_back(source);
+  const Status status = ForEachEntry(block, value, scratch, [&](uint32_t slot, uint32_t count,
+                                                                size_t, Cursor& in) {
+    if (!DecodeList(in, base + slot, count, out)) return false;
+    out += count;
+    chunk->sources.push_back(base + slot);
     chunk->ends.push_back(static_cast<uint32_t>(out - targets.data()));
-  }
-  targets.resize(static_cast<size_t>(out - targets.data()));
-  return Status::Ok();
+    return true;
+  });
+  targets.resize(status.ok() ? static_cast<size_t>(out - targets.data()) : first_target);
+  return status;
 }
 
-Status ParseLinkBlock(uint32_t block, std::string_view in, LinkBlockLayout* layout) {
+Status ParseLinkBlock(uint32_t block, std::string_view value, LinkBlockLayout* layout) {
   *layout = LinkBlockLayout{};
-  if (in.empty()) return DamagedBlock(block);
-  int64_t previous_slot = -1;
-  while (!in.empty()) {
-    const char* entry_start = in.data();
-    uint32_t slot;
-    std::string_view list;
-    if (!NextBlockEntry(in, &slot, &list) || int64_t{slot} <= previous_slot) {
-      return DamagedBlock(block);
-    }
-    previous_slot = slot;
-    layout->entries[slot] = std::string_view(entry_start, static_cast<size_t>(in.data() - entry_start));
-    layout->lists[slot] = list;
-  }
-  return Status::Ok();
+  std::string scratch;
+  return ForEachEntry(block, value, scratch, [&](uint32_t slot, uint32_t count, size_t offset,
+                                                 Cursor& in) {
+    if (!SkipList(in, count)) return false;
+    const auto end = static_cast<size_t>(in.p - reinterpret_cast<const uint8_t*>(scratch.data()));
+    layout->entries[slot] = value.substr(offset, end - offset);
+    layout->counts[slot] = count;
+    return true;
+  });
 }
 
-uint32_t CountLinks(std::string_view list) {
-  uint32_t n = 0;
-  for (char c : list) n += (static_cast<unsigned char>(c) & 0x80) == 0;
-  return n;
-}
-
-Status FindInLinkBlock(uint32_t source, std::string_view in, std::vector<uint32_t>* targets) {
+Status FindInLinkBlock(uint32_t source, std::string_view value, std::vector<uint32_t>* targets) {
   targets->clear();
   const uint32_t block = source >> kLinkBlockShift;
-  const uint32_t wanted = source & (kLinkBlockSources - 1);
-  while (!in.empty()) {
-    uint32_t slot;
-    std::string_view list;
-    if (!NextBlockEntry(in, &slot, &list)) return DamagedBlock(block);
-    if (slot < wanted) continue;
-    if (slot > wanted) break;
-    if (!AppendDecodedLinks(source, list, targets)) return DamagedBlock(block);
-    break;
-  }
-  return Status::Ok();
+  const uint32_t base = block << kLinkBlockShift;
+  std::string scratch;
+  return ForEachEntry(block, value, scratch, [&](uint32_t slot, uint32_t count, size_t, Cursor& in) {
+    if (base + slot != source) return SkipList(in, count);
+    targets->resize(count);
+    return DecodeList(in, source, count, targets->data());
+  });
 }
 
 }  // namespace crawlrank

@@ -1,4 +1,4 @@
-// Value encodings of the `pages` and `links` tables (docs/format.md, format version 1).
+// Value encodings of the `pages` and `links` tables (docs/format.md, format version 2).
 #ifndef CRAWLRANK_SRC_PAGE_RECORD_H_
 #define CRAWLRANK_SRC_PAGE_RECORD_H_
 
@@ -23,18 +23,12 @@ void EncodePageRecord(const PageRecord& record, std::string* out);
 // DataLoss naming the id on any truncated, overlong or trailing byte.
 Status DecodePageRecord(uint32_t id, std::string_view value, PageRecord* record);
 
-// Appends the link list of `source`: zig-zag varint of (first target - source), then a
-// varint of (gap - 1) for each next target. REQUIRES: `targets` strictly increasing.
-void EncodeLinks(uint32_t source, std::span<const uint32_t> targets, std::string* out);
-
-// Decodes a link list into `targets` (cleared first). DataLoss on damaged input or a
-// target outside [0, 2^32).
-Status DecodeLinks(uint32_t source, std::string_view value, std::vector<uint32_t>* targets);
-
 // The `links` table stores the lists of kLinkBlockSources consecutive source ids under one
 // key (source >> kLinkBlockShift): fewer, fuller B-tree entries and one cursor step per
 // block when streaming. A block value is a sequence of entries in increasing source order:
-//   varint slot (source - first source of the block), varint byte length, link list.
+//   varint slot (source - first source of the block), varint count of targets, then the
+//   list: zig-zag varint (first target - source), a 5-bit class per gap, the gaps' bits.
+// docs/format.md has the details.
 inline constexpr uint32_t kLinkBlockShift = 5;
 inline constexpr uint32_t kLinkBlockSources = 1u << kLinkBlockShift;
 
@@ -45,20 +39,19 @@ void AppendLinkBlockEntry(uint32_t source, std::span<const uint32_t> targets, st
 // Decodes block `block` entirely, appending one source and its targets per entry to
 // `chunk` (whose targets must stay below 2^32 in number). DataLoss naming the block when
 // damaged; the chunk's targets are then as before, its sources may have grown.
-Status AppendLinkBlock(uint32_t block, std::string_view value, EdgeChunk* chunk);
+// `scratch` is a buffer the caller keeps between calls (decoding works on a padded copy).
+Status AppendLinkBlock(uint32_t block, std::string_view value, EdgeChunk* chunk,
+                       std::string& scratch);
 
 // Where each source's entry lies in a block value, so that a writer can replace one list
 // and copy the others as they are.
 struct LinkBlockLayout {
   std::array<std::string_view, kLinkBlockSources> entries;  // header and list; empty: none
-  std::array<std::string_view, kLinkBlockSources> lists;    // the list bytes alone
+  std::array<uint32_t, kLinkBlockSources> counts{};          // targets of each entry
 };
 
-// Finds the entries of a block value (checking their headers, not their lists).
+// Finds the entries of a block value, checking their structure (not their targets' range).
 Status ParseLinkBlock(uint32_t block, std::string_view value, LinkBlockLayout* layout);
-
-// Counts the targets of an encoded list: each varint ends at a byte below 0x80.
-uint32_t CountLinks(std::string_view list);
 
 // Decodes only the list of `source` from its block value into `targets` (cleared first;
 // left empty when the block has no entry for it).

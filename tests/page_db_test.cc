@@ -402,13 +402,20 @@ void PutMeta(const std::string& path, std::string_view key, std::string_view val
 TEST(PageDbTest, UnknownFormatVersionIsRefusedClearly) {
   TempDir dir;
   { ASSERT_TRUE(PageDb::Open(dir.Sub("db"), Fast()).ok()); }
-  std::string version;
-  coding::PutFixed32(version, 2);
-  PutMeta(dir.Sub("db"), "format_version", version);
-  auto db = PageDb::Open(dir.Sub("db"), Fast());
-  EXPECT_EQ(db.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(db.status().message().find("format version 2 is newer"), std::string::npos)
-      << db.status().ToString();
+  const auto open_as = [&](uint32_t v) {
+    std::string version;
+    coding::PutFixed32(version, v);
+    PutMeta(dir.Sub("db"), "format_version", version);
+    return PageDb::Open(dir.Sub("db"), Fast()).status();
+  };
+  const Status newer = open_as(kPageDbFormatVersion + 1);
+  EXPECT_EQ(newer.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(newer.message().find("format version 3 is newer"), std::string::npos) << newer.ToString();
+  // Version 1 coded link lists as varints: refused, with the way to carry it over.
+  const Status older = open_as(1);
+  EXPECT_EQ(older.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(older.message().find("format version 1 is older"), std::string::npos) << older.ToString();
+  EXPECT_NE(older.message().find("page_db_load"), std::string::npos) << older.ToString();
 }
 
 TEST(PageDbTest, UrlProfileIsFixedAtCreation) {

@@ -37,7 +37,7 @@
 namespace crawlrank {
 
 // The newest on-disk format this library reads and writes.
-inline constexpr uint32_t kPageDbFormatVersion = 1;
+inline constexpr uint32_t kPageDbFormatVersion = 2;
 
 enum class Durability : uint8_t {
   // fsync at every commit: nothing reported done is lost even on power loss. Slowest for

@@ -1,5 +1,6 @@
 #include "page_record.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -105,17 +106,20 @@ inline uint64_t Load64(const uint8_t* p) {
 class BitWriter {
  public:
   explicit BitWriter(char* p) : p_(p) {}
-  void Put(uint64_t value, unsigned bits) {
+  void Put(uint64_t value, unsigned bits) {  // bits <= 32
     buffer_ |= value << filled_;
     filled_ += bits;
-    while (filled_ >= 8) {
-      *p_++ = static_cast<char>(buffer_);
-      buffer_ >>= 8;
-      filled_ -= 8;
+    if (filled_ >= 32) {
+      for (int i = 0; i < 4; ++i) *p_++ = static_cast<char>(buffer_ >> (8 * i));
+      buffer_ >>= 32;
+      filled_ -= 32;
     }
   }
   char* Finish() {
-    if (filled_ > 0) *p_++ = static_cast<char>(buffer_);
+    for (; filled_ > 0; filled_ -= std::min(filled_, 8u)) {
+      *p_++ = static_cast<char>(buffer_);
+      buffer_ >>= 8;
+    }
     return p_;
   }
 
@@ -145,14 +149,16 @@ char* WriteEntry(char* p, uint32_t source, std::span<const uint32_t> targets) {
   p = WriteVarint(p, targets.size());
   p = WriteVarint(p, coding::ZigZag(int64_t{targets[0]} - int64_t{source}));
   const auto gaps = static_cast<uint32_t>(targets.size() - 1);
+  // The classes take a known number of bytes, so both arrays are written in one pass.
   BitWriter classes(p);
-  for (uint32_t i = 1; i <= gaps; ++i) classes.Put(ClassOf(targets[i] - targets[i - 1] - 1), kClassBits);
-  BitWriter payload(classes.Finish());
+  BitWriter payload(p + ClassBytes(gaps));
   for (uint32_t i = 1; i <= gaps; ++i) {
     const uint32_t gap = targets[i] - targets[i - 1] - 1;
     const uint32_t c = ClassOf(gap);
+    classes.Put(c, kClassBits);
     payload.Put(gap - kClassBase[c], kPayloadBits[c]);
   }
+  classes.Finish();
   return payload.Finish();
 }
 

@@ -38,8 +38,8 @@ void AppendLinkBlockEntry(uint32_t source, std::span<const uint32_t> targets, st
 
 // Decodes block `block` entirely, appending one source and its targets per entry to
 // `chunk` (whose targets must stay below 2^32 in number). DataLoss naming the block when
-// damaged; the chunk's targets are then as before, its sources may have grown.
-// `scratch` is a buffer the caller keeps between calls (decoding works on a padded copy).
+// damaged; the chunk is then as before. `scratch` is a buffer the caller keeps between
+// calls (decoding works on a padded copy of the value).
 Status AppendLinkBlock(uint32_t block, std::string_view value, EdgeChunk* chunk,
                        std::string& scratch);
 
@@ -54,7 +54,8 @@ struct LinkBlockLayout {
 Status ParseLinkBlock(uint32_t block, std::string_view value, LinkBlockLayout* layout);
 
 // Decodes only the list of `source` from its block value into `targets` (cleared first;
-// left empty when the block has no entry for it).
+// left empty when the block has no entry for it, or on DataLoss). Entries after it are
+// not read.
 Status FindInLinkBlock(uint32_t source, std::string_view value, std::vector<uint32_t>* targets);
 
 }  // namespace crawlrank

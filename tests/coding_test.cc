@@ -119,13 +119,14 @@ TEST(PageRecordTest, LinkListsRoundTripAndAreCompact) {
     ASSERT_OK_AND_ASSIGN(std::vector<uint32_t> back, RoundTrip(source, targets, &value));
     EXPECT_EQ(back, targets);
   }
-  // Every gap class boundary: gaps 2^k - 1 and 2^k for k = 0..32 (as far as ids allow).
+  // Every class boundary: the gaps (next - previous - 1) 2^k - 1 and 2^k, k = 0..31.
   for (uint32_t k = 0; k < 32; ++k) {
-    const uint64_t gap = uint64_t{1} << k;
-    std::vector<uint32_t> targets = {0, static_cast<uint32_t>(gap), static_cast<uint32_t>(2 * gap)};
-    if (k == 31) targets.pop_back();
-    ASSERT_OK_AND_ASSIGN(std::vector<uint32_t> back, RoundTrip(64, targets, &value));
-    EXPECT_EQ(back, targets) << "k " << k;
+    const uint64_t low = (uint64_t{1} << k) - 1, high = uint64_t{1} << k;
+    for (uint64_t gap : {low, high}) {
+      const std::vector<uint32_t> targets = {7, static_cast<uint32_t>(7 + gap + 1)};
+      ASSERT_OK_AND_ASSIGN(std::vector<uint32_t> back, RoundTrip(64, targets, &value));
+      EXPECT_EQ(back, targets) << "gap " << gap;
+    }
   }
   // Hand-computed sizes. A run of neighbours: slot, count, first target (zig-zag 0), then
   // four 5-bit classes of 0 (gap - 1 = 0) = 20 bits, 3 bytes; no payload.
@@ -161,6 +162,8 @@ TEST(PageRecordTest, DamagedLinkListsAreDataLoss) {
   // Nonzero padding after the last class, or after the last payload bit.
   EXPECT_TRUE(damaged(std::string("\x00\x02\x00\x20", 4)));
   EXPECT_TRUE(damaged(std::string("\x00\x02\x00\x02\x03", 5)));
+  // A first-target offset near 2^64 (signed overflow if added unchecked).
+  EXPECT_TRUE(damaged(std::string("\x01\x01\xfe\xff\xff\xff\xff\xff\xff\xff\xff\x01", 12)));
   // More targets than the value could hold.
   EXPECT_TRUE(damaged(std::string("\x00\xff\xff\x03\x00", 5)));
   // The same bytes with the padding fixed decode (the cases above fail for their reason).
@@ -186,9 +189,15 @@ TEST(PageRecordTest, EveryDamagedBlockDecodesSafelyOrIsDataLoss) {
   const auto check = [&](const std::string& bad) {
     EdgeChunk chunk;
     const Status status = AppendLinkBlock(2, bad, &chunk, scratch);
+    std::vector<uint32_t> found = {1, 2};
+    const Status find = FindInLinkBlock(64 + 5, bad, &found);
+    if (!find.ok()) {
+      EXPECT_EQ(find.code(), StatusCode::kDataLoss);
+      EXPECT_TRUE(found.empty());
+    }
     if (!status.ok()) {
       EXPECT_EQ(status.code(), StatusCode::kDataLoss);
-      EXPECT_TRUE(chunk.targets.empty());
+      EXPECT_TRUE(chunk.targets.empty() && chunk.sources.empty() && chunk.ends.empty());
       return;
     }
     ASSERT_EQ(chunk.ends.back(), chunk.targets.size());
@@ -202,8 +211,6 @@ TEST(PageRecordTest, EveryDamagedBlockDecodesSafelyOrIsDataLoss) {
     }
     LinkBlockLayout layout;
     (void)ParseLinkBlock(2, bad, &layout);
-    std::vector<uint32_t> found;
-    (void)FindInLinkBlock(64 + 5, bad, &found);
   };
   for (size_t size = 0; size < value.size(); ++size) check(value.substr(0, size));
   for (size_t bit = 0; bit < value.size() * 8; ++bit) {

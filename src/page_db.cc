@@ -11,6 +11,7 @@
 
 #include "coding.h"
 #include "page_db_impl.h"
+#include "link_block.h"
 #include "page_record.h"
 
 namespace crawlrank {

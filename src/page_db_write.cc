@@ -9,6 +9,7 @@
 
 #include "crawlrank/page_db.h"
 #include "page_db_impl.h"
+#include "link_block.h"
 #include "page_record.h"
 #include "url_fast_path.h"
 

@@ -130,7 +130,7 @@ struct Cursor {
 // The helpers below run once per list or per entry (every ~17 links) on the edge stream's
 // path; they are forced inline because a call each measured ~5% of the stream.
 
-inline bool ReadVarint(Cursor& in, uint64_t* v) {
+[[gnu::always_inline]] inline bool ReadVarint(Cursor& in, uint64_t* v) {
   if (in.p != in.end && *in.p < 0x80) {  // most headers and first targets: one byte
     *v = *in.p++;
     return true;

@@ -10,8 +10,8 @@
 #include <cstring>
 
 #include "coding.h"
-#include "page_db_impl.h"
 #include "link_block.h"
+#include "page_db_impl.h"
 #include "page_record.h"
 
 namespace crawlrank {
@@ -291,9 +291,9 @@ void EdgeCursor::Load(int op) {
   Impl& impl = *impl_;
   impl.block.Clear();
   impl.entry = 0;
+  // A block that decodes holds at least one source: an empty value is damaged.
   valid_ = AppendNextBlock(impl.cursor.get(), static_cast<MDB_cursor_op>(op), impl.path,
-                           impl.pages, &impl.block, impl.scratch, &status_) &&
-           impl.block.size() > 0;
+                           impl.pages, &impl.block, impl.scratch, &status_);
   if (!valid_) {
     targets_ = {};
     return;

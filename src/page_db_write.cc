@@ -8,8 +8,8 @@
 #include <unordered_map>
 
 #include "crawlrank/page_db.h"
-#include "page_db_impl.h"
 #include "link_block.h"
+#include "page_db_impl.h"
 #include "page_record.h"
 #include "url_fast_path.h"
 
@@ -132,9 +132,8 @@ class WriteTxn {
   AddReport* report_;
   PageDbCounters saved_counters_;
   int64_t saved_max_links_block_;
-  // Link blocks changed by this transaction, decoded; written in key order at Commit.
-  // A link block this transaction changes. Lists it replaces are kept decoded; the
-  // others are copied from the stored value as they are at Commit.
+  // The link blocks this transaction changes, written in key order at Commit. Lists it
+  // replaces are kept decoded; the others are copied from the stored value as they are.
   struct DirtyBlock {
     std::string stored;      // the block's value when first touched; empty: none
     LinkBlockLayout layout;  // views into `stored` (a map node: it never moves)

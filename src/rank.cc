@@ -434,6 +434,12 @@ std::string_view RankAlgorithmName(RankAlgorithm algorithm) {
   return "unknown";
 }
 
+std::vector<std::string_view> RankAlgorithmNames() {
+  std::vector<std::string_view> names;
+  for (const auto& [a, n] : kAlgorithmNames) names.push_back(n);
+  return names;
+}
+
 Result<RankAlgorithm> ParseRankAlgorithm(std::string_view name) {
   std::string known;
   for (const auto& [a, n] : kAlgorithmNames) {

@@ -315,6 +315,10 @@ TEST_F(PageDbCorruptionTest, UrlBytesChangedInPlace) {
   ExpectDataLoss("a URL byte changed");
 }
 
+// A well-formed links block (format 2: slot 0, one target) whose one list names a target
+// 2^31 past its source, far past the last page.
+constexpr std::string_view kLinkPastTheLastPage("\x00\x01\x80\x80\x80\x80\x10", 7);
+
 TEST_F(PageDbCorruptionTest, GarbageRecordValues) {
   struct Case {
     const char* table;
@@ -327,8 +331,7 @@ TEST_F(PageDbCorruptionTest, GarbageRecordValues) {
       {"pages", std::string("\x09\x00garbage", 9)},
       {"links", ""},
       {"links", std::string(12, '\xff')},
-      // A well-formed block whose one list names a target 2^31 past its source.
-      {"links", std::string("\x00\x01\x80\x80\x80\x80\x10", 7)},
+      {"links", std::string(kLinkPastTheLastPage)},
       {"fingerprints", std::string(3, 'x')},
       {"fingerprints", std::string("\x05\x00\x00\x00", 4)},  // filed under another page
       {"fingerprints", std::string("\xff\xff\x00\x00", 4)},  // under an id beyond the last
@@ -345,7 +348,7 @@ TEST_F(PageDbCorruptionTest, GarbageRecordValues) {
 TEST_F(PageDbCorruptionTest, DamagedLinksStopTheEdgeStreamAndTheRanks) {
   // A well-formed block whose one list names a page id past the last page: the stream
   // itself (not only Check) must refuse it before any kernel indexes an array with it.
-  PutRaw("links", std::string("\x00\x01\x80\x80\x80\x80\x10", 7));
+  PutRaw("links", std::string(kLinkPastTheLastPage));
   PageDbOptions options;
   options.read_only = true;
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(copy_, options));

@@ -43,6 +43,9 @@ void ExpectSame(const StoredRank& a, const StoredRank& b) {
   EXPECT_EQ(a.rank.options.damping, b.rank.options.damping);
   EXPECT_EQ(a.rank.options.tolerance, b.rank.options.tolerance);
   EXPECT_EQ(a.rank.options.max_iterations, b.rank.options.max_iterations);
+  EXPECT_EQ(a.rank.options.threads, b.rank.options.threads);
+  EXPECT_EQ(a.rank.report.seconds, b.rank.report.seconds);
+  EXPECT_EQ(a.rank.report.pages, b.rank.report.pages);
   EXPECT_EQ(a.rank.report.iterations, b.rank.report.iterations);
   EXPECT_EQ(a.rank.report.residual, b.rank.report.residual);
   EXPECT_EQ(a.rank.report.converged, b.rank.report.converged);
@@ -94,7 +97,7 @@ TEST(RankStoreTest, DamagedFilesAreDataLossNamingTheFile) {
     return LoadRank(db, RankAlgorithm::kPageRank).status();
   };
   // Every single flipped byte, header or vector, is caught.
-  for (size_t at = 0; at < good.size(); at += 7) {
+  for (size_t at = 0; at < good.size(); ++at) {
     std::string bad = good;
     bad[at] ^= 0x20;
     const Status status = load_with(bad);
@@ -109,10 +112,12 @@ TEST(RankStoreTest, DamagedFilesAreDataLossNamingTheFile) {
   }
   EXPECT_EQ(load_with(good + "x").code(), StatusCode::kDataLoss);
   std::string newer = good;
-  newer[8] = 2;
+  newer[8] = static_cast<char>(kRankFileFormatVersion + 1);
   const Status status = load_with(newer);
   EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(status.message().find("format version 2"), std::string::npos) << status.ToString();
+  EXPECT_NE(status.message().find("format version " + std::to_string(kRankFileFormatVersion + 1)),
+            std::string::npos)
+      << status.ToString();
   EXPECT_OK(load_with(good));
 }
 

@@ -17,9 +17,9 @@ struct Options {
   std::vector<std::string> ranks;  // extra rank columns
 };
 
-// Stored rank columns; a page newer than a rank has no value there.
+// The stored rank columns named by --rank, in order; a page newer than a rank has no value
+// there.
 struct RankColumns {
-  std::vector<std::string> names;
   std::vector<std::vector<double>> values;
   bool Has(size_t column, uint32_t id) const { return id < values[column].size(); }
 };
@@ -45,7 +45,7 @@ Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColu
                 Output& out) {
   if (options.header && !options.json) {
     out << PageLineHeader(options.all);
-    for (const std::string& name : ranks.names) out << ' ' << name;
+    for (const std::string& name : options.ranks) out << ' ' << name;
     out << '\n';
   }
   std::string line;
@@ -53,14 +53,14 @@ Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColu
     line.clear();
     if (options.json) {
       nlohmann::ordered_json json = PageJson(record);
-      for (size_t c = 0; c < ranks.names.size(); ++c) {
-        json[ranks.names[c]] = ranks.Has(c, record.id) ? nlohmann::ordered_json(ranks.values[c][record.id])
+      for (size_t c = 0; c < options.ranks.size(); ++c) {
+        json[options.ranks[c]] = ranks.Has(c, record.id) ? nlohmann::ordered_json(ranks.values[c][record.id])
                                                         : nlohmann::ordered_json(nullptr);
       }
       line = json.dump();
     } else {
       AppendPageLine(record, options.all, line);
-      for (size_t c = 0; c < ranks.names.size(); ++c) {
+      for (size_t c = 0; c < options.ranks.size(); ++c) {
         line += ' ';
         line += ranks.Has(c, record.id) ? FormatScore(ranks.values[c][record.id]) : "-";
       }
@@ -107,19 +107,18 @@ int Main(int argc, char** argv) {
                  "info: add the column of " + RankColumnHelp() + " (stored by page_db_rank; "
                  "'-' for pages newer than the rank); repeatable");
   return Run(app, argc, argv, [&] {
+    if (!options.ranks.empty() && options.mode != "info") {
+      return UsageError(app, "--rank goes with info");
+    }
     for (const std::string& name : options.ranks) {
-      if (options.mode != "info") return UsageError(app, "--rank goes with info");
       if (!IsRankColumn(name)) return UsageError(app, "unknown --rank \"" + name + "\"; " + RankColumnHelp());
     }
     auto db = OpenForReading(options.db);
     if (!db.ok()) return Fail(app, db.status());
     RankColumns ranks;
-    for (const std::string& name : options.ranks) {
-      Result<std::vector<double>> values = LoadRankColumn(options.db, name);
-      if (!values.ok()) return Fail(app, values.status());
-      ranks.names.push_back(name);
-      ranks.values.push_back(std::move(values).value());
-    }
+    auto values = LoadRankColumns(options.db, options.ranks);
+    if (!values.ok()) return Fail(app, values.status());
+    ranks.values = std::move(values).value();
     auto snapshot = (*db)->NewSnapshot();
     if (!snapshot.ok()) return Fail(app, snapshot.status());
     Output out;

@@ -2,6 +2,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
+#include <map>
 
 #include "crawlrank/db_rank.h"
 #include "tool_common.h"
@@ -38,9 +39,10 @@ int Main(int argc, char** argv) {
   DbRankOptions options;
   uint64_t budget_mib = options.rank.memory_budget >> 20;
   app.add_option("db", db_path, "PageDB directory")->required();
+  std::string algorithms;
+  for (std::string_view name : RankAlgorithmNames()) algorithms += " " + std::string(name);
   app.add_option("--algo", algo,
-                 "pagerank, ppr (teleport by page scores), trustrank, hits, topic-hits, wpr "
-                 "(weighted PageRank) or indegree")
+                 "one of:" + algorithms + " (ppr: teleport by page scores; wpr: weighted PageRank)")
       ->capture_default_str();
   app.add_option("--damping", options.rank.damping, "damping factor c in [0, 1]")
       ->capture_default_str();
@@ -50,9 +52,11 @@ int Main(int argc, char** argv) {
   app.add_option("--max-iterations", options.rank.max_iterations)->capture_default_str();
   options.rank.threads = 0;
   app.add_option("--threads", options.rank.threads, "0: one per core")->capture_default_str();
+  const std::map<std::string, RankMode> modes = {
+      {"auto", RankMode::kAuto}, {"stream", RankMode::kStream}, {"csr", RankMode::kCsr}};
   app.add_option("--mode", mode, "auto (CSR if it fits the memory budget), stream or csr")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "stream", "csr"}));
+      ->check(CLI::IsMember(modes));
   app.add_option("--memory-budget", budget_mib, "MiB the auto mode may spend on a CSR")
       ->capture_default_str();
   app.add_option("--extrapolate", options.rank.extrapolation_period,
@@ -70,8 +74,7 @@ int Main(int argc, char** argv) {
     if (!trusted_path.empty() && *algorithm != RankAlgorithm::kTrustRank) {
       return UsageError(app, "--trusted goes with --algo trustrank");
     }
-    options.rank.mode = mode == "csr" ? RankMode::kCsr : mode == "stream" ? RankMode::kStream
-                                                                          : RankMode::kAuto;
+    options.rank.mode = modes.at(mode);
     options.rank.memory_budget = budget_mib << 20;
     auto db = OpenForReading(db_path);
     if (!db.ok()) return Fail(app, db.status());

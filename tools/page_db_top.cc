@@ -24,31 +24,39 @@ int Main(int argc, char** argv) {
     if (!IsRankColumn(by)) return UsageError(app, "unknown --by \"" + by + "\"; " + RankColumnHelp());
     auto db = OpenForReading(db_path);
     if (!db.ok()) return Fail(app, db.status());
-    Result<std::vector<double>> scores = LoadRankColumn(db_path, by);
-    if (!scores.ok()) return Fail(app, scores.status());
+    auto columns = LoadRankColumns(db_path, std::span(&by, 1));
+    if (!columns.ok()) return Fail(app, columns.status());
+    const std::vector<double>& scores = columns->front();
     auto snapshot = (*db)->NewSnapshot();
     if (!snapshot.ok()) return Fail(app, snapshot.status());
-    std::vector<uint32_t> order(scores->size());
-    std::iota(order.begin(), order.end(), 0u);
+    // The candidates: every ranked page, or with --uncrawled those not crawled yet (one
+    // pass over the records, so that only the n printed are looked up again).
+    std::vector<uint32_t> order;
+    if (uncrawled) {
+      const Status listed = snapshot->ForEachPage([&](const PageRecord& page) {
+        if (!page.crawled() && page.id < scores.size()) order.push_back(page.id);
+        return Status::Ok();
+      });
+      if (!listed.ok()) return Fail(app, listed);
+    } else {
+      order.resize(scores.size());
+      std::iota(order.begin(), order.end(), 0u);
+    }
     const auto better = [&](uint32_t a, uint32_t b) {
-      return (*scores)[a] != (*scores)[b] ? (*scores)[a] > (*scores)[b] : a < b;
+      return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
     };
-    // Only the first n are needed, unless pages are skipped as they are printed.
-    const auto sorted_end = uncrawled ? order.end() : order.begin() + std::min<uint64_t>(n, order.size());
-    std::partial_sort(order.begin(), sorted_end, order.end(), better);
+    const auto top_end = order.begin() + static_cast<std::ptrdiff_t>(std::min<uint64_t>(n, order.size()));
+    std::partial_sort(order.begin(), top_end, order.end(), better);
     Output out;
-    uint64_t printed = 0;
-    for (auto it = order.begin(); it != sorted_end && printed < n; ++it) {
+    for (auto it = order.begin(); it != top_end; ++it) {
       const uint32_t id = *it;
       Result<PageRecord> page = snapshot->FindId(id);
       if (!page.ok()) {
         return Fail(app, page.status().WithContext("the stored " + by + " rank names page " +
                                                    std::to_string(id)));
       }
-      if (uncrawled && page->crawled()) continue;
       out << FormatFingerprint(page->fingerprint) << ' ' << page->url << ' '
-          << FormatScore((*scores)[id]) << '\n';
-      ++printed;
+          << FormatScore(scores[id]) << '\n';
     }
     const Status status = out.Flush();
     return status.ok() ? kExitOk : Fail(app, status);

@@ -2,6 +2,7 @@
 #ifndef CRAWLRANK_TOOLS_RANK_COLUMN_H_
 #define CRAWLRANK_TOOLS_RANK_COLUMN_H_
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,8 +16,10 @@ namespace crawlrank::tools {
 bool IsRankColumn(std::string_view name);
 std::string RankColumnHelp();
 
-// The column's values by page id, from the rank stored with the DB at `db_path`.
-Result<std::vector<double>> LoadRankColumn(const std::string& db_path, std::string_view name);
+// The columns' values by page id, from the ranks stored with the DB at `db_path`; each
+// rank file is read once, however many of its columns are named (hits and hubs).
+Result<std::vector<std::vector<double>>> LoadRankColumns(const std::string& db_path,
+                                                         std::span<const std::string> names);
 
 }  // namespace crawlrank::tools
 

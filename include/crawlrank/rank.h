@@ -43,6 +43,8 @@ enum class RankAlgorithm : uint8_t {
 std::string_view RankAlgorithmName(RankAlgorithm algorithm);
 // The inverse; InvalidArgument listing the names for anything else.
 Result<RankAlgorithm> ParseRankAlgorithm(std::string_view name);
+// Every algorithm's name, in enum order (for option help and validation).
+std::vector<std::string_view> RankAlgorithmNames();
 
 enum class RankMode : uint8_t {
   kAuto = 0,    // CSR when it fits the memory budget, else stream
@@ -52,7 +54,7 @@ enum class RankMode : uint8_t {
 std::string_view RankModeName(RankMode mode);  // "auto", "stream", "csr"
 
 struct RankOptions {
-  double damping = 0.85;         // c, in [0, 1)
+  double damping = 0.85;         // c, in [0, 1]
   double tolerance = 1e-6;       // stop when the L1 norm of the change is at most this
   uint32_t max_iterations = 100;
   unsigned threads = 1;          // 0: one per core
@@ -85,7 +87,8 @@ struct RankInput {
   // kTopicHits: the topic score r_j of each page (all zero: plain HITS).
   std::span<const double> teleport;
   // Warm start from an earlier result of the same algorithm (scores; for HITS also hubs).
-  // Pages past its end start from the teleport vector; the vector is then renormalised.
+  // Pages past its end start from the teleport vector (HITS: from 1/N); the vector is
+  // then renormalised.
   std::span<const double> start;
   std::span<const double> start_hubs;
 };

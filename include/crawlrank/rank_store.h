@@ -33,7 +33,8 @@ std::string RankFilePath(const std::string& db_path, RankAlgorithm algorithm);
 Status SaveRank(const std::string& db_path, const StoredRank& stored);
 
 // Reads the stored rank of `algorithm`. NotFound when none was computed; DataLoss naming
-// the file when it is damaged; FailedPrecondition for a newer format version.
+// the file when it is damaged; FailedPrecondition for any format version but
+// kRankFileFormatVersion.
 Result<StoredRank> LoadRank(const std::string& db_path, RankAlgorithm algorithm);
 
 }  // namespace crawlrank

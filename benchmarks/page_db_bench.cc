@@ -129,6 +129,10 @@ int Main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
   app.add_option("--dir", dir, "scratch directory (emptied)")->capture_default_str();
+  PageDbOptions options;
+  app.add_option("--fingerprint-batch", options.fingerprint_batch,
+                 "new pages filed in the fingerprints table at a time")
+      ->capture_default_str();
   bool keep = false;
   app.add_flag("--keep", keep, "keep the ingested DB in DIR/db");
   CLI11_PARSE(app, argc, argv);
@@ -150,7 +154,7 @@ int Main(int argc, char** argv) {
   }
   std::filesystem::remove_all(dir + "/baseline");
 
-  auto db = Check(PageDb::Open(dir + "/db"));
+  auto db = Check(PageDb::Open(dir + "/db", options));
   const IngestResult ingest = Ingest(*db, graph, graph.pages(), batch_pages);
   Check(db->Sync());
   const double ingest_links_per_s = ingest.links / ingest.seconds;

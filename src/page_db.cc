@@ -125,7 +125,7 @@ Result<PageRecord> Snapshot::Impl::LookUp(uint64_t fingerprint) const {
   Key64 key(fingerprint);
   MDB_val k = key.val(), v;
   const int rc = mdb_get(txn.get(), db->fingerprints, &k, &v);
-  if (rc == MDB_NOTFOUND) return ScanUnindexed(fingerprint);
+  if (rc == MDB_NOTFOUND) return FindUnindexed(fingerprint);
   if (rc != 0) return lmdb::Error(rc, "look up " + FormatFingerprint(fingerprint) + " in", db->path);
   std::string_view value = View(v);
   uint32_t id;
@@ -136,25 +136,32 @@ Result<PageRecord> Snapshot::Impl::LookUp(uint64_t fingerprint) const {
   return GetById(id);
 }
 
-Result<PageRecord> Snapshot::Impl::ScanUnindexed(uint64_t fingerprint) const {
-  // At most the writer's fingerprint batch of pages, read in id order.
-  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
-                             lmdb::Cursor::Open(txn.get(), db->pages, db->path));
-  Key32 key(static_cast<uint32_t>(std::min<uint64_t>(indexed_pages, UINT32_MAX)));
-  MDB_val k = key.val(), v;
-  for (int rc = indexed_pages < pages ? mdb_cursor_get(cursor.get(), &k, &v, MDB_SET_RANGE)
-                                      : MDB_NOTFOUND;
-       rc != MDB_NOTFOUND; rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_NEXT)) {
-    if (rc != 0) return lmdb::Error(rc, "read pages of", db->path);
-    if (k.mv_size != 4) return DataLossError("pages table of \"" + db->path + "\": bad key size");
-    const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
-    if (id >= pages) break;
-    PageRecord record;
-    CRAWLRANK_RETURN_IF_ERROR(
-        DecodePageRecord(id, View(v), &record).WithContext("PageDB \"" + db->path + "\""));
-    if (record.fingerprint == fingerprint) return record;
+Result<PageRecord> Snapshot::Impl::FindUnindexed(uint64_t fingerprint) const {
+  if (!unindexed_loaded && indexed_pages < pages) {
+    // One pass over the pages filed after the last batch, in id order.
+    CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
+                               lmdb::Cursor::Open(txn.get(), db->pages, db->path));
+    unindexed.Reserve(pages - indexed_pages);
+    Key32 key(static_cast<uint32_t>(std::min<uint64_t>(indexed_pages, UINT32_MAX)));
+    MDB_val k = key.val(), v;
+    for (int rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_SET_RANGE); rc != MDB_NOTFOUND;
+         rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_NEXT)) {
+      if (rc != 0) return lmdb::Error(rc, "read pages of", db->path);
+      if (k.mv_size != 4) return DataLossError("pages table of \"" + db->path + "\": bad key size");
+      const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
+      if (id >= pages) break;
+      PageRecord record;
+      CRAWLRANK_RETURN_IF_ERROR(
+          DecodePageRecord(id, View(v), &record).WithContext("PageDB \"" + db->path + "\""));
+      // Two of these pages with one fingerprint cannot come from the writer (it rejects
+      // the second); keep the first, as the writer's index would.
+      if (unindexed.Find(record.fingerprint) == nullptr) unindexed.Insert(record.fingerprint, id, 0);
+    }
+    unindexed_loaded = true;
   }
-  return NotFoundError("");
+  const FingerprintIndex::Entry* entry = unindexed.Find(fingerprint);
+  if (entry == nullptr) return NotFoundError("");
+  return GetById(entry->id);
 }
 
 Snapshot::Snapshot(std::unique_ptr<Impl> impl, PageDbCounters counters)

@@ -3,6 +3,7 @@
 #ifndef CRAWLRANK_SRC_PAGE_DB_IMPL_H_
 #define CRAWLRANK_SRC_PAGE_DB_IMPL_H_
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -55,6 +56,16 @@ inline std::string Fixed64Value(uint64_t v) {
   std::string s;
   coding::PutFixed64(s, v);
   return s;
+}
+
+// How many new pages the writer lets wait before it files them in `fingerprints`, when
+// `indexed` pages are filed there: the option's batch, or a quarter of the filed pages when
+// that is more. A sorted pass visits nearly every leaf of the table, so a fixed batch would
+// make filing cost grow with the DB (quadratic in all); a batch growing with the table
+// keeps it a constant per page, and readers' scans of the unfiled pages a fraction of one
+// pass over the pages.
+inline uint64_t FingerprintFilingThreshold(const PageDbOptions& options, uint64_t indexed) {
+  return std::max<uint64_t>({1, options.fingerprint_batch, indexed / 4});
 }
 
 // Closes a file descriptor on destruction.
@@ -131,7 +142,13 @@ struct Snapshot::Impl {
   // Looks a fingerprint up: in the writer's index when this process writes, else in
   // `fingerprints` and then among the pages not indexed there yet.
   Result<PageRecord> LookUp(uint64_t fingerprint) const;
-  Result<PageRecord> ScanUnindexed(uint64_t fingerprint) const;
+  // Finds a page among those not indexed yet, through `unindexed`, which the first call
+  // fills from one scan of those pages.
+  Result<PageRecord> FindUnindexed(uint64_t fingerprint) const;
+  // Fingerprint -> id of pages [indexed_pages, pages); empty until FindUnindexed runs.
+  // (A Snapshot is used by one thread at a time, as its LMDB transaction must be.)
+  mutable FingerprintIndex unindexed;
+  mutable bool unindexed_loaded = false;
 };
 
 // Reaches a PageDb's private state, for tests that must plant what cannot happen

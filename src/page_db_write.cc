@@ -347,8 +347,9 @@ Status WriteTxn::RestoreLinks(uint32_t source, std::vector<uint32_t> targets) {
 }
 
 Status WriteTxn::IndexFingerprints() {
-  const uint64_t batch = std::max<uint32_t>(1, db_.options.fingerprint_batch);
-  if (db_.unindexed.size() < batch) return Status::Ok();
+  if (db_.unindexed.size() < FingerprintFilingThreshold(db_.options, db_.indexed_pages)) {
+    return Status::Ok();
+  }
   // One sorted pass: the B-tree leaves are visited in order, each at most once.
   std::vector<std::pair<uint64_t, uint32_t>> sorted = db_.unindexed;
   std::sort(sorted.begin(), sorted.end());

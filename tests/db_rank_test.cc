@@ -107,6 +107,46 @@ TEST(DbRankTest, PersonalizedUsesContentScoresAndTrustRankTheSeeds) {
             StatusCode::kNotFound);
 }
 
+// Personalized PageRank teleports to a crawled page by its content score and to a page
+// only discovered by its link score (the best of the links to it); a negative score
+// weighs nothing.
+TEST(DbRankTest, PersonalizedFallsBackToLinkScoresOfUncrawledPages) {
+  TempDir dir;
+  PageDbOptions db_options;
+  db_options.durability = Durability::kNone;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), db_options));
+  CrawledPage a, d;
+  a.url = "http://a.example/";
+  a.content_score = 0.6f;
+  a.links = {{"http://b.example/", 0.3f}, {"http://c.example/", 0.1f}};
+  d.url = "http://d.example/";
+  d.content_score = -1.f;
+  d.links = {{"http://c.example/", 0.5f}, {"http://a.example/", 0.9f}};
+  ASSERT_OK(db->AddBatch(std::vector<CrawledPage>{a, d}));
+  ASSERT_OK_AND_ASSIGN(Snapshot snapshot, db->NewSnapshot());
+  ASSERT_EQ(snapshot.counters().pages, 4u);
+  auto id = [&](const char* url) { return snapshot.FindUrl(url)->id; };
+  // a: its content score 0.6 (not the 0.9 of d's link); b: 0.3; c: max(0.1, 0.5);
+  // d: its content score, -1, counts as 0. (Scores are stored as floats.)
+  const double sa = 0.6f, sb = 0.3f, sc = 0.5f, total = sa + sb + sc;
+  std::vector<double> teleport(4, 0.0);
+  teleport[id("http://a.example/")] = sa / total;
+  teleport[id("http://b.example/")] = sb / total;
+  teleport[id("http://c.example/")] = sc / total;
+  testing::EdgeList edges;
+  for (EdgeCursor c = snapshot.Edges(); c.Valid(); c.Next()) {
+    for (uint32_t t : c.targets()) edges.emplace_back(c.source(), t);
+  }
+  ASSERT_EQ(edges.size(), 4u);
+  DbRankOptions options;
+  options.rank.tolerance = 1e-12;
+  options.rank.max_iterations = 1000;
+  options.save = false;
+  ASSERT_OK_AND_ASSIGN(StoredRank ppr, RankPageDb(*db, RankAlgorithm::kPersonalized, options));
+  const auto w = testing::UniformWeights(testing::Adjacency(4, edges));
+  EXPECT_LT(L1(ppr.rank.scores, testing::PowerIterate(w, teleport, 0.85)), 1e-10);
+}
+
 TEST(DbRankTest, CrossHostOnlyDropsLinksWithinAHost) {
   TempDir dir;
   Crawl crawl = MakeCrawl(dir);

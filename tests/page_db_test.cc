@@ -530,6 +530,30 @@ TEST(PageDbTest, EveryReaderFindsEveryPageAcrossFingerprintBatches) {
   EXPECT_EQ(reader_failures(), 0u);
 }
 
+// The writer files new pages once they number the batch option or a quarter of the pages
+// filed already, whichever is more, so filing the whole DB takes a logarithmic number of
+// passes over the table rather than one per batch.
+TEST(PageDbTest, FingerprintFilingBatchGrowsWithTheTable) {
+  TempDir dir;
+  PageDbOptions options = Fast();
+  options.fingerprint_batch = 10;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), options));
+  const PageDb::Impl& impl = PageDbInternals::Of(*db);
+  std::vector<uint64_t> filed_at;  // page counts at which a batch was filed
+  uint64_t indexed = 0;
+  for (int i = 0; i < 240; ++i) {
+    ASSERT_OK(db->Add(Page("http://h.org/" + std::to_string(i), {})));
+    if (impl.indexed_pages != indexed) {
+      indexed = impl.indexed_pages;
+      filed_at.push_back(indexed);
+    }
+  }
+  // By hand: 10 at a time up to 50 (a quarter of 40 is 10); then a quarter of what is
+  // filed: 50 + 12, 62 + 15, 77 + 19, 96 + 24, 120 + 30, 150 + 37, 187 + 46.
+  EXPECT_EQ(filed_at, (std::vector<uint64_t>{10, 20, 30, 40, 50, 62, 77, 96, 120, 150, 187, 233}));
+  ASSERT_OK(db->Check());
+}
+
 TEST(PageDbTest, FingerprintCollisionsAreReportedNeverMerged) {
   // A true 64-bit XXH3 collision is out of reach, so plant one in the writer's index:
   // "http://a.com/" hashes to a fingerprint already held by "http://b.com/".

@@ -66,9 +66,10 @@ struct PageDbOptions {
   Durability durability = Durability::kPeriodic;
   std::chrono::milliseconds sync_interval{1000};
   // Tuning: the writer files new pages in the on-disk fingerprint table (which other
-  // processes use to find a page by hash or URL) this many at a time, in one sorted pass;
-  // until then they find the newest pages by a scan of at most this many records.
-  // Default: 65536.
+  // processes use to find a page by hash or URL) in one sorted pass once they number this
+  // many, or a quarter of the pages filed already when that is more. Until then another
+  // process finds them through a map its snapshot builds, on its first such look-up, from
+  // one scan of them. Default: 65536.
   uint32_t fingerprint_batch = 65536;
   // Canonicalisation profile of a new DB. An existing DB keeps the profile it was created
   // with (changing it would change every key); this field is then ignored.

@@ -345,6 +345,33 @@ TEST_F(PageDbCorruptionTest, GarbageRecordValues) {
   }
 }
 
+// A reader finds the pages not yet filed in `fingerprints` through a map built from one
+// scan of them: a damaged record there is DataLoss for any look-up, not a missed page.
+TEST_F(PageDbCorruptionTest, DamagedRecordAmongUnfiledPages) {
+  fs::remove_all(copy_);
+  {
+    PageDbOptions options;
+    options.fingerprint_batch = 1'000'000;  // nothing filed: every page is waiting
+    ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(copy_, options));
+    std::vector<CrawledPage> batch;
+    for (uint32_t i = 0; i < 100; ++i) batch.push_back(PageOfIndex(i));
+    ASSERT_OK(db->AddBatch(batch));
+  }
+  PageDbOptions reading;
+  reading.read_only = true;
+  auto find_in_copy = [&](uint32_t i) -> Status {
+    CRAWLRANK_ASSIGN_OR_RETURN(auto db, PageDb::Open(copy_, reading));
+    CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db->NewSnapshot());
+    if (snapshot.counters().pages == 0) return InternalError("empty DB");
+    return snapshot.FindUrl(PageUrl(i)).status();
+  };
+  ASSERT_OK(find_in_copy(99));  // the control: found through the map of waiting pages
+  PutRaw("pages", std::string(40, '\xff'));  // page 17's record
+  const Status status = find_in_copy(99);
+  EXPECT_EQ(status.code(), StatusCode::kDataLoss) << status.ToString();
+  std::printf("a damaged waiting record -> %s\n", status.ToString().c_str());
+}
+
 TEST_F(PageDbCorruptionTest, DamagedLinksStopTheEdgeStreamAndTheRanks) {
   // A well-formed block whose one list names a page id past the last page: the stream
   // itself (not only Check) must refuse it before any kernel indexes an array with it.

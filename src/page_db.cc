@@ -141,7 +141,8 @@ Result<PageRecord> Snapshot::Impl::FindUnindexed(uint64_t fingerprint) const {
     // One pass over the pages filed after the last batch, in id order.
     CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
                                lmdb::Cursor::Open(txn.get(), db->pages, db->path));
-    unindexed.Reserve(pages - indexed_pages);
+    unindexed.clear();
+    unindexed.reserve(pages - indexed_pages);
     Key32 key(static_cast<uint32_t>(std::min<uint64_t>(indexed_pages, UINT32_MAX)));
     MDB_val k = key.val(), v;
     for (int rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_SET_RANGE); rc != MDB_NOTFOUND;
@@ -153,15 +154,18 @@ Result<PageRecord> Snapshot::Impl::FindUnindexed(uint64_t fingerprint) const {
       PageRecord record;
       CRAWLRANK_RETURN_IF_ERROR(
           DecodePageRecord(id, View(v), &record).WithContext("PageDB \"" + db->path + "\""));
-      // Two of these pages with one fingerprint cannot come from the writer (it rejects
-      // the second); keep the first, as the writer's index would.
-      if (unindexed.Find(record.fingerprint) == nullptr) unindexed.Insert(record.fingerprint, id, 0);
+      unindexed.emplace_back(record.fingerprint, id);
     }
+    // Sorted by fingerprint, then id: two pages with one fingerprint cannot come from the
+    // writer (it rejects the second), and if damage made them, the first wins, as in the
+    // writer's index.
+    std::sort(unindexed.begin(), unindexed.end());
     unindexed_loaded = true;
   }
-  const FingerprintIndex::Entry* entry = unindexed.Find(fingerprint);
-  if (entry == nullptr) return NotFoundError("");
-  return GetById(entry->id);
+  const auto it = std::lower_bound(unindexed.begin(), unindexed.end(),
+                                   std::pair<uint64_t, uint32_t>(fingerprint, 0));
+  if (it == unindexed.end() || it->first != fingerprint) return NotFoundError("");
+  return GetById(it->second);
 }
 
 Snapshot::Snapshot(std::unique_ptr<Impl> impl, PageDbCounters counters)

@@ -145,9 +145,10 @@ struct Snapshot::Impl {
   // Finds a page among those not indexed yet, through `unindexed`, which the first call
   // fills from one scan of those pages.
   Result<PageRecord> FindUnindexed(uint64_t fingerprint) const;
-  // Fingerprint -> id of pages [indexed_pages, pages); empty until FindUnindexed runs.
-  // (A Snapshot is used by one thread at a time, as its LMDB transaction must be.)
-  mutable FingerprintIndex unindexed;
+  // (fingerprint, id) of pages [indexed_pages, pages), sorted: 16 bytes a page, filled
+  // by the first FindUnindexed. (A Snapshot is used by one thread at a time, as its LMDB
+  // transaction must be.)
+  mutable std::vector<std::pair<uint64_t, uint32_t>> unindexed;
   mutable bool unindexed_loaded = false;
 };
 

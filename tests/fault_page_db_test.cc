@@ -345,7 +345,7 @@ TEST_F(PageDbCorruptionTest, GarbageRecordValues) {
   }
 }
 
-// A reader finds the pages not yet filed in `fingerprints` through a map built from one
+// A reader finds the pages not yet filed in `fingerprints` through a list built from one
 // scan of them: a damaged record there is DataLoss for any look-up, not a missed page.
 TEST_F(PageDbCorruptionTest, DamagedRecordAmongUnfiledPages) {
   fs::remove_all(copy_);
@@ -365,7 +365,7 @@ TEST_F(PageDbCorruptionTest, DamagedRecordAmongUnfiledPages) {
     if (snapshot.counters().pages == 0) return InternalError("empty DB");
     return snapshot.FindUrl(PageUrl(i)).status();
   };
-  ASSERT_OK(find_in_copy(99));  // the control: found through the map of waiting pages
+  ASSERT_OK(find_in_copy(99));  // the control: found through the list of waiting pages
   PutRaw("pages", std::string(40, '\xff'));  // page 17's record
   const Status status = find_in_copy(99);
   EXPECT_EQ(status.code(), StatusCode::kDataLoss) << status.ToString();

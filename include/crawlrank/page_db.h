@@ -68,8 +68,8 @@ struct PageDbOptions {
   // Tuning: the writer files new pages in the on-disk fingerprint table (which other
   // processes use to find a page by hash or URL) in one sorted pass once they number this
   // many, or a quarter of the pages filed already when that is more. Until then another
-  // process finds them through a map its snapshot builds, on its first such look-up, from
-  // one scan of them. Default: 65536.
+  // process finds them through a sorted list (16 bytes a page) that its snapshot builds,
+  // on its first such look-up, from one scan of them. Default: 65536.
   uint32_t fingerprint_batch = 65536;
   // Canonicalisation profile of a new DB. An existing DB keeps the profile it was created
   // with (changing it would change every key); this field is then ignored.

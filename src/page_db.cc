@@ -142,7 +142,8 @@ Result<PageRecord> Snapshot::Impl::FindUnindexed(uint64_t fingerprint) const {
     CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
                                lmdb::Cursor::Open(txn.get(), db->pages, db->path));
     unindexed.clear();
-    unindexed.reserve(pages - indexed_pages);
+    // Counters are only as good as the file: grow past 2^20 pages as they are read.
+    unindexed.reserve(std::min<uint64_t>(pages - indexed_pages, uint64_t{1} << 20));
     Key32 key(static_cast<uint32_t>(std::min<uint64_t>(indexed_pages, UINT32_MAX)));
     MDB_val k = key.val(), v;
     for (int rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_SET_RANGE); rc != MDB_NOTFOUND;

@@ -353,6 +353,22 @@ Status SnapshotEdgeSource::Scan(const EdgeChunkSink& sink) {
   return Status::Ok();
 }
 
+Status PageDb::Impl::VerifyPageCounts(MDB_txn* txn, uint64_t pages_counted,
+                                      uint64_t indexed_counted) const {
+  MDB_stat records, filed;
+  int rc = mdb_stat(txn, pages, &records);
+  if (rc == 0) rc = mdb_stat(txn, fingerprints, &filed);
+  if (rc != 0) return lmdb::Error(rc, "read table sizes of", path);
+  if (records.ms_entries != pages_counted || filed.ms_entries != indexed_counted) {
+    return DataLossError("PageDB \"" + path + "\": header counts " +
+                         std::to_string(pages_counted) + " pages, " +
+                         std::to_string(indexed_counted) + " of them indexed; the tables hold " +
+                         std::to_string(records.ms_entries) + " and " +
+                         std::to_string(filed.ms_entries));
+  }
+  return Status::Ok();
+}
+
 Result<Snapshot> PageDb::NewSnapshot() const {
   auto impl = std::make_unique<Snapshot::Impl>();
   impl->db = impl_.get();
@@ -366,6 +382,8 @@ Result<Snapshot> PageDb::NewSnapshot() const {
                          std::to_string(impl->pages) + " pages but " +
                          std::to_string(impl->indexed_pages) + " indexed");
   }
+  CRAWLRANK_RETURN_IF_ERROR(
+      impl_->VerifyPageCounts(impl->txn.get(), impl->pages, impl->indexed_pages));
   return Snapshot(std::move(impl), counters);
 }
 
@@ -469,13 +487,14 @@ Status LoadWriterState(PageDb::Impl& db, MDB_txn* txn) {
   if (db.counters.pages > UINT32_MAX) {
     return DataLossError("open PageDB \"" + db.path + "\": page counter out of range");
   }
-  db.index.Reserve(db.counters.pages);
-  db.link_scores.assign(db.counters.pages, 0.f);
   CRAWLRANK_ASSIGN_OR_RETURN(db.indexed_pages,
                              GetMetaU64(txn, db.meta, kMetaIndexedPages, db.path));
   if (db.indexed_pages > db.counters.pages) {
     return DataLossError("open PageDB \"" + db.path + "\": more pages indexed than counted");
   }
+  CRAWLRANK_RETURN_IF_ERROR(db.VerifyPageCounts(txn, db.counters.pages, db.indexed_pages));
+  db.index.Reserve(db.counters.pages);
+  db.link_scores.assign(db.counters.pages, 0.f);
   db.unindexed.clear();
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor pages, lmdb::Cursor::Open(txn, db.pages, db.path));
   MDB_val k, v;

@@ -123,6 +123,9 @@ struct PageDb::Impl {
   // Begins a read transaction, following a map resized by the writer process.
   Result<lmdb::Txn> BeginRead(std::shared_lock<std::shared_timed_mutex>& lock) const;
   Result<PageDbCounters> ReadCounters(MDB_txn* txn) const;
+  // DataLoss unless the header's page counts match the entries LMDB counts in `pages` and
+  // `fingerprints`: a cheap check, made before anything is sized by those counts.
+  Status VerifyPageCounts(MDB_txn* txn, uint64_t pages, uint64_t indexed_pages) const;
 };
 
 struct Snapshot::Impl {

@@ -20,6 +20,7 @@
 #include "crawlrank/page_db.h"
 #include "crawlrank/rank.h"
 #include "child_process.h"
+#include "coding.h"
 #include "testutil.h"
 
 namespace crawlrank {
@@ -370,6 +371,30 @@ TEST_F(PageDbCorruptionTest, DamagedRecordAmongUnfiledPages) {
   const Status status = find_in_copy(99);
   EXPECT_EQ(status.code(), StatusCode::kDataLoss) << status.ToString();
   std::printf("a damaged waiting record -> %s\n", status.ToString().c_str());
+}
+
+// A header that counts far more pages than the tables hold: every snapshot and a writer's
+// open say so, before anything is sized by the count (it was 2^32 - 1 entries of 16 bytes).
+TEST_F(PageDbCorruptionTest, HeaderCountsPagesThatAreNotThere) {
+  {
+    MDB_env* env;
+    ASSERT_EQ(mdb_env_create(&env), 0);
+    mdb_env_set_maxdbs(env, 8);
+    ASSERT_EQ(mdb_env_open(env, copy_.c_str(), 0, 0644), 0);
+    MDB_txn* txn;
+    ASSERT_EQ(mdb_txn_begin(env, nullptr, 0, &txn), 0);
+    MDB_dbi meta;
+    ASSERT_EQ(mdb_dbi_open(txn, "meta", 0, &meta), 0);
+    std::string count;
+    coding::PutFixed64(count, UINT32_MAX);
+    MDB_val k{5, const_cast<char*>("pages")}, v{count.size(), count.data()};
+    ASSERT_EQ(mdb_put(txn, meta, &k, &v, 0), 0);
+    ASSERT_EQ(mdb_txn_commit(txn), 0);
+    mdb_env_close(env);
+  }
+  ExpectDataLoss("a header counting 2^32 - 1 pages");
+  auto writer = PageDb::Open(copy_);
+  EXPECT_EQ(writer.status().code(), StatusCode::kDataLoss) << writer.status().ToString();
 }
 
 TEST_F(PageDbCorruptionTest, DamagedLinksStopTheEdgeStreamAndTheRanks) {

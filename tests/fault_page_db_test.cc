@@ -246,9 +246,10 @@ class PageDbCorruptionTest : public ::testing::Test {
     bytes_ = ReadFile(data_);
   }
 
-  // Damages table `table` of the copy through LMDB itself: the value under `key` (or the
-  // first key when empty) becomes `value`, as a bug or a bad disk sector could leave it.
-  void PutRaw(const char* table, const std::string& value) {
+  // Damages table `table` of the copy through LMDB itself: the value under `key` (or, when
+  // empty, the 18th entry, in the middle of the table) becomes `value`, as a bug or a bad
+  // disk sector could leave it.
+  void PutRaw(const char* table, const std::string& value, std::string_view key = {}) {
     MDB_env* env;
     ASSERT_EQ(mdb_env_create(&env), 0);
     mdb_env_set_maxdbs(env, 8);
@@ -259,10 +260,13 @@ class PageDbCorruptionTest : public ::testing::Test {
     ASSERT_EQ(mdb_dbi_open(txn, table, 0, &dbi), 0);
     MDB_cursor* cursor;
     ASSERT_EQ(mdb_cursor_open(txn, dbi, &cursor), 0);
-    MDB_val k, v;
-    ASSERT_EQ(mdb_cursor_get(cursor, &k, &v, MDB_FIRST), 0);
-    // Step to a record in the middle of the table.
-    for (int i = 0; i < 17; ++i) ASSERT_EQ(mdb_cursor_get(cursor, &k, &v, MDB_NEXT), 0);
+    MDB_val k{key.size(), const_cast<char*>(key.data())}, v;
+    if (key.empty()) {
+      ASSERT_EQ(mdb_cursor_get(cursor, &k, &v, MDB_FIRST), 0);
+      for (int i = 0; i < 17; ++i) ASSERT_EQ(mdb_cursor_get(cursor, &k, &v, MDB_NEXT), 0);
+    } else {
+      ASSERT_EQ(mdb_cursor_get(cursor, &k, &v, MDB_SET), 0);
+    }
     MDB_val nv{value.size(), const_cast<char*>(value.data())};
     ASSERT_EQ(mdb_cursor_put(cursor, &k, &nv, MDB_CURRENT), 0);
     mdb_cursor_close(cursor);
@@ -376,22 +380,9 @@ TEST_F(PageDbCorruptionTest, DamagedRecordAmongUnfiledPages) {
 // A header that counts far more pages than the tables hold: every snapshot and a writer's
 // open say so, before anything is sized by the count (it was 2^32 - 1 entries of 16 bytes).
 TEST_F(PageDbCorruptionTest, HeaderCountsPagesThatAreNotThere) {
-  {
-    MDB_env* env;
-    ASSERT_EQ(mdb_env_create(&env), 0);
-    mdb_env_set_maxdbs(env, 8);
-    ASSERT_EQ(mdb_env_open(env, copy_.c_str(), 0, 0644), 0);
-    MDB_txn* txn;
-    ASSERT_EQ(mdb_txn_begin(env, nullptr, 0, &txn), 0);
-    MDB_dbi meta;
-    ASSERT_EQ(mdb_dbi_open(txn, "meta", 0, &meta), 0);
-    std::string count;
-    coding::PutFixed64(count, UINT32_MAX);
-    MDB_val k{5, const_cast<char*>("pages")}, v{count.size(), count.data()};
-    ASSERT_EQ(mdb_put(txn, meta, &k, &v, 0), 0);
-    ASSERT_EQ(mdb_txn_commit(txn), 0);
-    mdb_env_close(env);
-  }
+  std::string count;
+  coding::PutFixed64(count, UINT32_MAX);
+  PutRaw("meta", count, "pages");
   ExpectDataLoss("a header counting 2^32 - 1 pages");
   auto writer = PageDb::Open(copy_);
   EXPECT_EQ(writer.status().code(), StatusCode::kDataLoss) << writer.status().ToString();

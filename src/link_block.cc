@@ -309,8 +309,12 @@ Status AppendLinkBlock(uint32_t block, std::string_view value, EdgeChunk* chunk,
   const size_t first_source = chunk->sources.size();
   // A list of n targets takes at least 1 + 5 (n - 1) / 8 bytes and is decoded only once
   // its classes fit the value, so a block, even a damaged one, never decodes more than
-  // 8/5 targets per byte, plus one.
-  targets.resize(first_target + value.size() * 8 / 5 + 2);
+  // 8/5 targets per byte, plus one. A value that could take the chunk past 2^32 targets
+  // (its 32-bit ends) is no block a writer made: 32 lists of at most 2^32 ids, in
+  // practice a few KB.
+  const uint64_t room = first_target + uint64_t{value.size()} * 8 / 5 + 2;
+  if (room > UINT32_MAX) return DamagedBlock(block);
+  targets.resize(room);
   uint32_t* out = targets.data() + first_target;
   const Status status =
       ForEachEntry(block, value, scratch, [&](uint32_t source, uint32_t count, size_t, Cursor& in) {

@@ -75,6 +75,11 @@ Result<PageDbCounters> PageDb::Impl::ReadCounters(MDB_txn* txn) const {
   CRAWLRANK_ASSIGN_OR_RETURN(c.pages, GetMetaU64(txn, meta, kMetaPages, path));
   CRAWLRANK_ASSIGN_OR_RETURN(c.crawled_pages, GetMetaU64(txn, meta, kMetaCrawledPages, path));
   CRAWLRANK_ASSIGN_OR_RETURN(c.edges, GetMetaU64(txn, meta, kMetaEdges, path));
+  if (c.pages > UINT32_MAX) {
+    // Ids are 32 bits: every reader narrows the count to them.
+    return DataLossError("PageDB \"" + path + "\": header counts " + std::to_string(c.pages) +
+                         " pages, more than 32-bit ids can number");
+  }
   return c;
 }
 
@@ -142,8 +147,7 @@ Result<PageRecord> Snapshot::Impl::FindUnindexed(uint64_t fingerprint) const {
     CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
                                lmdb::Cursor::Open(txn.get(), db->pages, db->path));
     unindexed.clear();
-    // Counters are only as good as the file: grow past 2^20 pages as they are read.
-    unindexed.reserve(std::min<uint64_t>(pages - indexed_pages, uint64_t{1} << 20));
+    unindexed.reserve(ReserveBound(pages - indexed_pages));
     Key32 key(static_cast<uint32_t>(std::min<uint64_t>(indexed_pages, UINT32_MAX)));
     MDB_val k = key.val(), v;
     for (int rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_SET_RANGE); rc != MDB_NOTFOUND;
@@ -484,17 +488,17 @@ Status OpenTables(PageDb::Impl& db, MDB_txn* txn) {
 // Builds the writer's in-memory mirror of the committed pages.
 Status LoadWriterState(PageDb::Impl& db, MDB_txn* txn) {
   CRAWLRANK_ASSIGN_OR_RETURN(db.counters, db.ReadCounters(txn));
-  if (db.counters.pages > UINT32_MAX) {
-    return DataLossError("open PageDB \"" + db.path + "\": page counter out of range");
-  }
   CRAWLRANK_ASSIGN_OR_RETURN(db.indexed_pages,
                              GetMetaU64(txn, db.meta, kMetaIndexedPages, db.path));
   if (db.indexed_pages > db.counters.pages) {
     return DataLossError("open PageDB \"" + db.path + "\": more pages indexed than counted");
   }
   CRAWLRANK_RETURN_IF_ERROR(db.VerifyPageCounts(txn, db.counters.pages, db.indexed_pages));
-  db.index.Reserve(db.counters.pages);
-  db.link_scores.assign(db.counters.pages, 0.f);
+  // LMDB's entry counts are stored in the file too: size nothing by them up front beyond
+  // a bound; the index and the scores grow as the records are read.
+  db.index.Reserve(ReserveBound(db.counters.pages));
+  db.link_scores.clear();
+  db.link_scores.reserve(ReserveBound(db.counters.pages));
   db.unindexed.clear();
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor pages, lmdb::Cursor::Open(txn, db.pages, db.path));
   MDB_val k, v;
@@ -517,7 +521,7 @@ Status LoadWriterState(PageDb::Impl& db, MDB_txn* txn) {
                            " repeats fingerprint " + FormatFingerprint(record.fingerprint));
     }
     db.index.Insert(record.fingerprint, id, UrlCheck(record.url));
-    db.link_scores[id] = record.link_score;
+    db.link_scores.push_back(record.link_score);  // ids run 0, 1, 2, ... (checked above)
     if (id >= db.indexed_pages) db.unindexed.emplace_back(record.fingerprint, id);
   }
   if (n != db.counters.pages) {

@@ -21,7 +21,7 @@ Status PageDb::Check() const {
 
   uint64_t pages = 0, crawled = 0;
   std::vector<std::pair<uint64_t, uint32_t>> fingerprints;  // (fingerprint, id) of each page
-  fingerprints.reserve(counters.pages);
+  fingerprints.reserve(ReserveBound(counters.pages));
   CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& record) -> Status {
     ++pages;  // ForEachPage checks that ids are dense
     if (record.crawled()) ++crawled;

@@ -58,6 +58,13 @@ inline std::string Fixed64Value(uint64_t v) {
   return s;
 }
 
+// How many items counted by the file's header to reserve room for up front. The header,
+// and the entry counts LMDB keeps, are only as good as the file: beyond 2^20, a vector
+// grows as the items are read, so that a damaged count cannot make an allocation fail.
+inline uint64_t ReserveBound(uint64_t counted) {
+  return std::min<uint64_t>(counted, uint64_t{1} << 20);
+}
+
 // How many new pages the writer lets wait before it files them in `fingerprints`, when
 // `indexed` pages are filed there: the option's batch, or a quarter of the filed pages when
 // that is more. A sorted pass visits nearly every leaf of the table, so a fixed batch would

@@ -486,8 +486,20 @@ Result<RankResult> ComputeRank(EdgeSource& graph, RankAlgorithm algorithm,
   report.threads = ResolveThreads(options.threads);
   CsrGraph csr;
   if (mode == RankMode::kCsr) {
-    CRAWLRANK_ASSIGN_OR_RETURN(csr, BuildCsr(graph, hits, report.threads));
-    report.links = csr.links;
+    // kAuto chose by the source's own count of links, which a damaged PageDB header can
+    // understate: the build checks the budget again with the links it counted.
+    Result<CsrGraph> built = BuildCsr(graph, hits, report.threads,
+                                      options.mode == RankMode::kAuto ? options.memory_budget
+                                                                      : UINT64_MAX);
+    if (built.ok()) {
+      csr = std::move(built).value();
+      report.links = csr.links;
+    } else if (built.status().code() == StatusCode::kResourceExhausted &&
+               options.mode == RankMode::kAuto) {
+      report.mode = mode = RankMode::kStream;
+    } else {
+      return built.status();
+    }
   }
   Run run{graph, options, report.threads, n, mode == RankMode::kCsr ? &csr : nullptr, report};
 

@@ -35,7 +35,7 @@ Status CountedPass(EdgeSource& graph, unsigned threads, std::atomic<uint64_t>& l
 
 }  // namespace
 
-Result<CsrGraph> BuildCsr(EdgeSource& graph, bool with_out, unsigned threads) {
+Result<CsrGraph> BuildCsr(EdgeSource& graph, bool with_out, unsigned threads, uint64_t budget) {
   CsrGraph csr;
   const uint32_t n = graph.num_pages();
   csr.out_degree.assign(n, 0);
@@ -53,6 +53,11 @@ Result<CsrGraph> BuildCsr(EdgeSource& graph, bool with_out, unsigned threads) {
       }));
   for (uint32_t t = 0; t < n; ++t) csr.in_offsets[t + 1] += csr.in_offsets[t];
   const uint64_t total = links;
+  if (CsrGraph::Bytes(n, total, with_out) > budget) {
+    return ResourceExhaustedError("a CSR of " + std::to_string(n) + " pages and " +
+                                  std::to_string(total) + " links exceeds the memory budget of " +
+                                  std::to_string(budget) + " bytes");
+  }
   csr.links = total;
   csr.in_sources = std::make_unique_for_overwrite<uint32_t[]>(total);
   if (with_out) {

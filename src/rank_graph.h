@@ -39,8 +39,11 @@ struct CsrGraph {
   std::span<const uint32_t> OutLinks(uint32_t page) const {
     return {out_targets.get() + out_offsets[page], out_offsets[page + 1] - out_offsets[page]};
   }
-  // Bytes a CSR of this shape takes.
+  // Bytes a CSR of this shape takes (saturating: a count from a damaged header can be
+  // anything).
   static uint64_t Bytes(uint64_t pages, uint64_t links, bool with_out) {
+    constexpr uint64_t kLarge = uint64_t{1} << 56;
+    if (pages > kLarge || links > kLarge) return UINT64_MAX;
     return pages * 12 + links * 4 + (with_out ? pages * 8 + links * 4 : 0);
   }
 };
@@ -55,8 +58,11 @@ inline std::span<const uint32_t> InRange(std::span<const uint32_t> targets, uint
 }
 
 // Builds the CSR in two passes over `graph` (count, then fill), each a StreamPass with
-// `threads`. FailedPrecondition when the two passes disagree (the source changed).
-Result<CsrGraph> BuildCsr(EdgeSource& graph, bool with_out, unsigned threads);
+// `threads`. FailedPrecondition when the two passes disagree (the source changed);
+// ResourceExhausted, before anything is allocated for the links, when the links counted
+// in the first pass need more than `budget` bytes.
+Result<CsrGraph> BuildCsr(EdgeSource& graph, bool with_out, unsigned threads,
+                          uint64_t budget = UINT64_MAX);
 
 // One pass over `graph`, calling work(chunk, lo, hi) for every chunk. With threads <= 1
 // the caller does it all (lo = 0, hi = pages). Otherwise the caller decodes and

@@ -2,8 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <bit>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "testutil.h"
 
@@ -119,6 +124,42 @@ TEST(RankStoreTest, DamagedFilesAreDataLossNamingTheFile) {
             std::string::npos)
       << status.ToString();
   EXPECT_OK(load_with(good));
+}
+
+// Checksums catch damage, not a file made to pass them: a NaN rank written with valid
+// checksums is still refused, as it would break every ordering of pages by rank. Saving one
+// is refused too.
+TEST(RankStoreTest, ValuesThatAreNotFiniteAreRefused) {
+  TempDir dir;
+  const std::string db = dir.Sub("db");
+  std::filesystem::create_directory(db);
+  StoredRank stored = Example(RankAlgorithm::kHits, 4, true);
+  stored.rank.hubs[2] = std::numeric_limits<double>::infinity();
+  const Status save = SaveRank(db, stored);
+  EXPECT_EQ(save.code(), StatusCode::kInvalidArgument) << save.ToString();
+
+  ASSERT_OK(SaveRank(db, Example(RankAlgorithm::kPageRank, 4, false)));
+  const std::string path = RankFilePath(db, RankAlgorithm::kPageRank);
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  ASSERT_EQ(bytes.size(), 112u + 32u);
+  // Page 1's score becomes NaN; then both checksums are recomputed as docs/format.md says
+  // (payload: XXH3 of the hub bytes, none here, seeded with XXH3 of the score bytes;
+  // header: XXH3 of bytes 0..103), each stored little-endian.
+  const uint64_t nan = std::bit_cast<uint64_t>(std::numeric_limits<double>::quiet_NaN());
+  auto put64 = [&](size_t at, uint64_t v) {
+    for (int i = 0; i < 8; ++i) bytes[at + i] = static_cast<char>(v >> (8 * i));
+  };
+  put64(112 + 8, nan);
+  put64(96, XXH3_64bits_withSeed(nullptr, 0, XXH3_64bits(bytes.data() + 112, 32)));
+  put64(104, XXH3_64bits(bytes.data(), 104));
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  const Status load = LoadRank(db, RankAlgorithm::kPageRank).status();
+  EXPECT_EQ(load.code(), StatusCode::kDataLoss) << load.ToString();
+  EXPECT_NE(load.message().find("page 1 has nan"), std::string::npos) << load.ToString();
 }
 
 }  // namespace

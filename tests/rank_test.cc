@@ -346,6 +346,39 @@ TEST(RankTest, ASourceThatChangesOrFailsIsAnErrorNotACrash) {
   }
 }
 
+// A source whose own count of links says far fewer than it streams (as a damaged PageDB
+// header would): kAuto picks the CSR by that count, then the build counts the real links
+// and, over the budget, falls back to streaming instead of allocating.
+class UndercountingSource final : public EdgeSource {
+ public:
+  explicit UndercountingSource(VectorEdgeSource& inner) : inner_(inner) {}
+  uint32_t num_pages() const override { return inner_.num_pages(); }
+  uint64_t num_links() const override { return 0; }
+  Status Scan(const EdgeChunkSink& sink) override { return inner_.Scan(sink); }
+
+ private:
+  VectorEdgeSource& inner_;
+};
+
+TEST(RankTest, AutoModeKeepsTheBudgetWhenTheSourceUndercountsItsLinks) {
+  const uint32_t n = 200, seed = 31;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  VectorEdgeSource graph(n, RandomGraph(n, 8.0, seed));
+  UndercountingSource lying(graph);
+  RankOptions options = Options(RankMode::kAuto);
+  // A PageRank CSR takes 12 bytes a page and 4 a link (rank.h): the pages fit, the links not.
+  options.memory_budget = 12 * n + 100;
+  ASSERT_OK_AND_ASSIGN(RankResult got, ComputeRank(lying, RankAlgorithm::kPageRank, options));
+  EXPECT_EQ(got.report.mode, RankMode::kStream);
+  ASSERT_OK_AND_ASSIGN(RankResult streamed,
+                       ComputeRank(graph, RankAlgorithm::kPageRank, Options(RankMode::kStream)));
+  EXPECT_EQ(got.scores, streamed.scores);
+  // Within the budget, the same source gets its CSR.
+  options.memory_budget = 12 * n + 4 * graph.num_links();
+  ASSERT_OK_AND_ASSIGN(got, ComputeRank(lying, RankAlgorithm::kPageRank, options));
+  EXPECT_EQ(got.report.mode, RankMode::kCsr);
+}
+
 TEST(RankTest, EmptyGraphAndGraphWithoutLinks) {
   const RankResult empty = Rank({}, 0, RankAlgorithm::kPageRank, Options(RankMode::kCsr));
   EXPECT_TRUE(empty.scores.empty());

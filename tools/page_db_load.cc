@@ -202,6 +202,25 @@ PageRecord SyntheticPage(uint32_t id) {
   return page;
 }
 
+// The ids of a bare edge list stand for pages 0, 1, 2, ...: the loader creates a page for
+// every id up to the largest. An id far past anything the links could number (two new
+// pages a link, plus slack) is a typo or another kind of file: refuse it before creating
+// billions of empty pages.
+Status CheckDenseIds(const Input& input, uint64_t first_id) {
+  const uint64_t next_id = first_id + input.pages.size();
+  uint64_t max_id = 0;
+  for (const auto& [from, to] : input.id_links) max_id = std::max<uint64_t>({max_id, from, to});
+  const uint64_t can_number = 2 * uint64_t{input.id_links.size()} + (uint64_t{1} << 20);
+  if (max_id >= next_id && max_id - next_id >= can_number) {
+    return InvalidArgumentError("the edge list names page id " + std::to_string(max_id) +
+                                ", but its " + std::to_string(input.id_links.size()) +
+                                " links could number at most " + std::to_string(can_number) +
+                                " new pages after id " + std::to_string(next_id) +
+                                ": ids must run densely from 0 (or from the DB's page count)");
+  }
+  return Status::Ok();
+}
+
 Status Write(PageDb& db, uint64_t first_id, Input& input) {
   BatchWriter writer(db);
   for (PageRecord& page : input.pages) {
@@ -280,6 +299,7 @@ int Main(int argc, char** argv) {
     InputReader reader(file.empty() ? std::string("<stdin>") : file, first_id,
                        exists ? (*db)->url_profile() : *profile);
     Status status = reader.ReadAll(file.empty() ? std::cin : in_file);
+    if (status.ok()) status = CheckDenseIds(reader.input(), first_id);
     if (!status.ok()) return Fail(app, status);
     if (!exists) {
       options.create_if_missing = true;

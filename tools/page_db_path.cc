@@ -1,4 +1,6 @@
 // page_db_path: how the crawl found a page: the chain of first discoveries from a root.
+#include <unordered_set>
+
 #include "tool_common.h"
 
 namespace crawlrank::tools {
@@ -6,11 +8,12 @@ namespace {
 
 Status PrintPath(const Snapshot& snapshot, const PageRecord& page, Output& out) {
   std::vector<PageRecord> chain{page};
+  std::unordered_set<uint64_t> seen{page.fingerprint};
   while (chain.back().discovered_from != 0) {
-    // A chain longer than the DB has pages can only come from damaged records.
-    if (chain.size() > snapshot.counters().pages) {
+    // A page met twice can only come from damaged (or hand-made) records.
+    if (!seen.insert(chain.back().discovered_from).second) {
       return DataLossError("discovery path of " + FormatFingerprint(page.fingerprint) +
-                           " loops");
+                           " loops at " + FormatFingerprint(chain.back().discovered_from));
     }
     auto parent = snapshot.Find(chain.back().discovered_from);
     if (!parent.ok()) {

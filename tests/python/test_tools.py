@@ -126,6 +126,28 @@ def test_discovery_path(bin_dir, example_db):
         assert (parent[2], child[2]) in edges
 
 
+def test_path_reports_a_discovery_loop(bin_dir, example_db, tmp_path):
+    # A hand-edited dump makes page 0 discovered from page 1, itself discovered from 0.
+    rows = [line.split(" ") for line in
+            run(bin_dir, "page_db_dump", "info", "--all", example_db).stdout.splitlines()]
+    assert rows[1][9] == rows[0][0], "page 1 was discovered from page 0"
+    rows[0][8], rows[0][9] = "2", rows[1][0]
+    looped = tmp_path / "looped"
+    run(bin_dir, "page_db_load", looped, stdin="".join(" ".join(r) + "\n" for r in rows))
+    err = run(bin_dir, "page_db_path", looped, rows[1][0], expect=1).stderr
+    assert f"loops at {rows[1][0]}" in err, err
+
+
+def test_load_refuses_an_id_no_edge_list_could_number(bin_dir, tmp_path):
+    db = tmp_path / "db"
+    err = run(bin_dir, "page_db_load", db, stdin="0 1\n1 4294967294\n", expect=1).stderr
+    assert "names page id 4294967294" in err, err
+    assert not db.exists(), "nothing is created from a refused input"
+    run(bin_dir, "page_db_load", db, stdin="0 1\n1 1000\n")  # sparse, yet within reach
+    stats = json.loads(run(bin_dir, "page_db_stats", db, "--json").stdout)
+    assert (stats["pages"], stats["links"]) == (1001, 2)
+
+
 def test_stats(bin_dir, example_db):
     stats = json.loads(run(bin_dir, "page_db_stats", example_db, "--json").stdout)
     edges = example_edges()

@@ -363,12 +363,20 @@ Status PageDb::Impl::VerifyPageCounts(MDB_txn* txn, uint64_t pages_counted,
   int rc = mdb_stat(txn, pages, &records);
   if (rc == 0) rc = mdb_stat(txn, fingerprints, &filed);
   if (rc != 0) return lmdb::Error(rc, "read table sizes of", path);
-  if (records.ms_entries != pages_counted || filed.ms_entries != indexed_counted) {
+  // Both counts are stored in the file; the file's size is not. A record takes at least
+  // 16 bytes of a B-tree page (node header, key, slot), so no more pages fit than that.
+  MDB_envinfo info;
+  rc = mdb_env_info(env.get(), &info);
+  if (rc != 0) return lmdb::Error(rc, "read the size of", path);
+  const uint64_t fit = (uint64_t{info.me_last_pgno} + 1) * records.ms_psize / 16;
+  if (records.ms_entries != pages_counted || filed.ms_entries != indexed_counted ||
+      pages_counted > fit) {
     return DataLossError("PageDB \"" + path + "\": header counts " +
                          std::to_string(pages_counted) + " pages, " +
                          std::to_string(indexed_counted) + " of them indexed; the tables hold " +
                          std::to_string(records.ms_entries) + " and " +
-                         std::to_string(filed.ms_entries));
+                         std::to_string(filed.ms_entries) + ", and the file has room for " +
+                         std::to_string(fit));
   }
   return Status::Ok();
 }

@@ -142,25 +142,14 @@ Result<PageRecord> Snapshot::Impl::LookUp(uint64_t fingerprint) const {
 }
 
 Result<PageRecord> Snapshot::Impl::FindUnindexed(uint64_t fingerprint) const {
-  if (!unindexed_loaded && indexed_pages < pages) {
-    // One pass over the pages filed after the last batch, in id order.
-    CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
-                               lmdb::Cursor::Open(txn.get(), db->pages, db->path));
+  if (!unindexed_loaded) {
     unindexed.clear();
     unindexed.reserve(ReserveBound(pages - indexed_pages));
-    Key32 key(static_cast<uint32_t>(std::min<uint64_t>(indexed_pages, UINT32_MAX)));
-    MDB_val k = key.val(), v;
-    for (int rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_SET_RANGE); rc != MDB_NOTFOUND;
-         rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_NEXT)) {
-      if (rc != 0) return lmdb::Error(rc, "read pages of", db->path);
-      if (k.mv_size != 4) return DataLossError("pages table of \"" + db->path + "\": bad key size");
-      const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
-      if (id >= pages) break;
-      PageRecord record;
-      CRAWLRANK_RETURN_IF_ERROR(
-          DecodePageRecord(id, View(v), &record).WithContext("PageDB \"" + db->path + "\""));
-      unindexed.emplace_back(record.fingerprint, id);
-    }
+    CRAWLRANK_RETURN_IF_ERROR(
+        ForEachRecord(static_cast<uint32_t>(indexed_pages), [&](const PageRecord& record) {
+          unindexed.emplace_back(record.fingerprint, record.id);
+          return Status::Ok();
+        }));
     // Sorted by fingerprint, then id: two pages with one fingerprint cannot come from the
     // writer (it rejects the second), and if damage made them, the first wins, as in the
     // writer's index.
@@ -209,17 +198,22 @@ Result<std::vector<uint32_t>> Snapshot::Links(uint32_t id) const {
 }
 
 Status Snapshot::ForEachPage(const std::function<Status(const PageRecord&)>& fn) const {
-  const std::string& path = impl_->db->path;
-  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
-                             lmdb::Cursor::Open(impl_->txn.get(), impl_->db->pages, path));
-  MDB_val k, v;
-  uint64_t expected = 0;
-  for (int rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_FIRST); rc != MDB_NOTFOUND;
+  return impl_->ForEachRecord(0, fn);
+}
+
+Status Snapshot::Impl::ForEachRecord(uint32_t first,
+                                     const std::function<Status(const PageRecord&)>& fn) const {
+  const std::string& path = db->path;
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor, lmdb::Cursor::Open(txn.get(), db->pages, path));
+  Key32 key(first);
+  MDB_val k = key.val(), v;
+  uint64_t expected = first;
+  for (int rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_SET_RANGE); rc != MDB_NOTFOUND;
        rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_NEXT), ++expected) {
     if (rc != 0) return lmdb::Error(rc, "iterate pages of", path);
     if (k.mv_size != 4) return DataLossError("pages table of \"" + path + "\": key of wrong size");
     const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
-    if (id >= impl_->pages) break;  // committed after this snapshot's header was read
+    if (id >= pages) break;  // committed after this snapshot's header was read
     if (id != expected) {
       return DataLossError("pages table of \"" + path + "\": ids are not dense, id " +
                            std::to_string(id) + " follows " + std::to_string(expected) +
@@ -370,7 +364,7 @@ Status PageDb::Impl::VerifyPageCounts(MDB_txn* txn, uint64_t pages_counted,
   if (rc != 0) return lmdb::Error(rc, "read the size of", path);
   const uint64_t fit = (uint64_t{info.me_last_pgno} + 1) * records.ms_psize / 16;
   if (records.ms_entries != pages_counted || filed.ms_entries != indexed_counted ||
-      pages_counted > fit) {
+      indexed_counted > pages_counted || pages_counted > fit) {
     return DataLossError("PageDB \"" + path + "\": header counts " +
                          std::to_string(pages_counted) + " pages, " +
                          std::to_string(indexed_counted) + " of them indexed; the tables hold " +
@@ -389,11 +383,6 @@ Result<Snapshot> PageDb::NewSnapshot() const {
   CRAWLRANK_ASSIGN_OR_RETURN(impl->indexed_pages,
                              GetMetaU64(impl->txn.get(), impl_->meta, kMetaIndexedPages, impl_->path));
   impl->pages = counters.pages;
-  if (impl->indexed_pages > impl->pages) {
-    return DataLossError("PageDB \"" + impl_->path + "\": header counts " +
-                         std::to_string(impl->pages) + " pages but " +
-                         std::to_string(impl->indexed_pages) + " indexed");
-  }
   CRAWLRANK_RETURN_IF_ERROR(
       impl_->VerifyPageCounts(impl->txn.get(), impl->pages, impl->indexed_pages));
   return Snapshot(std::move(impl), counters);
@@ -498,9 +487,6 @@ Status LoadWriterState(PageDb::Impl& db, MDB_txn* txn) {
   CRAWLRANK_ASSIGN_OR_RETURN(db.counters, db.ReadCounters(txn));
   CRAWLRANK_ASSIGN_OR_RETURN(db.indexed_pages,
                              GetMetaU64(txn, db.meta, kMetaIndexedPages, db.path));
-  if (db.indexed_pages > db.counters.pages) {
-    return DataLossError("open PageDB \"" + db.path + "\": more pages indexed than counted");
-  }
   CRAWLRANK_RETURN_IF_ERROR(db.VerifyPageCounts(txn, db.counters.pages, db.indexed_pages));
   // LMDB's entry counts are stored in the file too: size nothing by them up front beyond
   // a bound; the index and the scores grow as the records are read.

@@ -131,7 +131,8 @@ struct PageDb::Impl {
   Result<lmdb::Txn> BeginRead(std::shared_lock<std::shared_timed_mutex>& lock) const;
   Result<PageDbCounters> ReadCounters(MDB_txn* txn) const;
   // DataLoss unless the header's page counts match the entries LMDB counts in `pages` and
-  // `fingerprints`: a cheap check, made before anything is sized by those counts.
+  // `fingerprints`, no more pages are indexed than exist, and the file could hold them: a
+  // cheap check, made before anything is sized by those counts.
   Status VerifyPageCounts(MDB_txn* txn, uint64_t pages, uint64_t indexed_pages) const;
 };
 
@@ -147,6 +148,9 @@ struct Snapshot::Impl {
   Result<PageRecord> GetById(uint32_t id) const;
   // The page with this fingerprint; NotFound when the snapshot has none.
   Result<PageRecord> Get(uint64_t fingerprint) const;
+  // Calls fn on the records of ids [first, pages) in id order; DataLoss when the ids are
+  // not dense or a record is damaged.
+  Status ForEachRecord(uint32_t first, const std::function<Status(const PageRecord&)>& fn) const;
 
  private:
   // Looks a fingerprint up: in the writer's index when this process writes, else in

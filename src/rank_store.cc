@@ -98,11 +98,16 @@ std::string EncodeHeader(const StoredRank& stored, uint64_t payload_hash) {
   return h;
 }
 
-// The index of the first value that is not a finite number, or -1. Ranks are finite: a NaN
-// would also break every ordering of pages by rank.
-int64_t FirstNonFinite(const std::vector<double>& values) {
-  const auto it = std::find_if(values.begin(), values.end(), [](double x) { return !std::isfinite(x); });
-  return it == values.end() ? -1 : it - values.begin();
+// Names the first value of `r` that is not a finite number ("page 3 has nan"), or returns
+// "". Ranks are finite: a NaN would also break every ordering of pages by rank.
+std::string FirstNonFinite(const RankResult& r) {
+  for (const std::vector<double>* values : {&r.scores, &r.hubs}) {
+    const auto it = std::find_if(values->begin(), values->end(), [](double x) { return !std::isfinite(x); });
+    if (it != values->end()) {
+      return "page " + std::to_string(it - values->begin()) + " has " + std::to_string(*it);
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -117,11 +122,8 @@ Status SaveRank(const std::string& db_path, const StoredRank& stored) {
     return InvalidArgumentError("rank to save has " + std::to_string(r.scores.size()) +
                                 " scores but " + std::to_string(r.hubs.size()) + " hubs");
   }
-  for (const auto* vector : {&r.scores, &r.hubs}) {
-    if (const int64_t bad = FirstNonFinite(*vector); bad >= 0) {
-      return InvalidArgumentError("rank to save has " + std::to_string((*vector)[bad]) +
-                                  " for page " + std::to_string(bad));
-    }
+  if (const std::string bad = FirstNonFinite(r); !bad.empty()) {
+    return InvalidArgumentError("rank to save: " + bad);
   }
   const std::string dir = db_path + "/ranks";
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
@@ -250,11 +252,7 @@ Result<StoredRank> LoadRank(const std::string& db_path, RankAlgorithm algorithm)
   if (PayloadHash(r.scores, r.hubs) != payload_hash) return damaged("vector checksum");
   ToLittleEndian(r.scores);  // the same swap reads them back on a big-endian machine
   ToLittleEndian(r.hubs);
-  for (const auto* vector : {&r.scores, &r.hubs}) {
-    if (const int64_t bad = FirstNonFinite(*vector); bad >= 0) {
-      return damaged("page " + std::to_string(bad) + " has " + std::to_string((*vector)[bad]));
-    }
-  }
+  if (const std::string bad = FirstNonFinite(r); !bad.empty()) return damaged(bad);
   return stored;
 }
 

@@ -131,7 +131,8 @@ int Main(int argc, char** argv) {
   app.add_option("--dir", dir, "scratch directory (emptied)")->capture_default_str();
   PageDbOptions options;
   app.add_option("--fingerprint-batch", options.fingerprint_batch,
-                 "new pages filed in the fingerprints table at a time")
+                 "file new pages in the fingerprints table once at least this many wait "
+                 "(or a quarter of those filed, if more)")
       ->capture_default_str();
   bool keep = false;
   app.add_flag("--keep", keep, "keep the ingested DB in DIR/db");

@@ -23,11 +23,24 @@ struct Crawl {
   uint32_t pages = 0;
 };
 
-Crawl MakeCrawl(const TempDir& dir) {
-  Crawl crawl;
+std::unique_ptr<PageDb> OpenScratchDb(const TempDir& dir) {
   PageDbOptions options;
   options.durability = Durability::kNone;
-  crawl.db = std::move(PageDb::Open(dir.Sub("db"), options)).value();
+  return std::move(PageDb::Open(dir.Sub("db"), options)).value();
+}
+
+// Every stored link, by page id.
+testing::EdgeList EdgesOf(const Snapshot& snapshot) {
+  testing::EdgeList edges;
+  for (EdgeCursor c = snapshot.Edges(); c.Valid(); c.Next()) {
+    for (uint32_t t : c.targets()) edges.emplace_back(c.source(), t);
+  }
+  return edges;
+}
+
+Crawl MakeCrawl(const TempDir& dir) {
+  Crawl crawl;
+  crawl.db = OpenScratchDb(dir);
   std::vector<CrawledPage> batch;
   for (uint32_t h = 0; h < 3; ++h) {
     for (uint32_t p = 0; p < 20; ++p) {
@@ -42,9 +55,7 @@ Crawl MakeCrawl(const TempDir& dir) {
   EXPECT_OK(crawl.db->AddBatch(batch));
   auto snapshot = std::move(crawl.db->NewSnapshot()).value();
   crawl.pages = static_cast<uint32_t>(snapshot.counters().pages);
-  for (EdgeCursor c = snapshot.Edges(); c.Valid(); c.Next()) {
-    for (uint32_t t : c.targets()) crawl.edges.emplace_back(c.source(), t);
-  }
+  crawl.edges = EdgesOf(snapshot);
   return crawl;
 }
 
@@ -112,9 +123,7 @@ TEST(DbRankTest, PersonalizedUsesContentScoresAndTrustRankTheSeeds) {
 // weighs nothing.
 TEST(DbRankTest, PersonalizedFallsBackToLinkScoresOfUncrawledPages) {
   TempDir dir;
-  PageDbOptions db_options;
-  db_options.durability = Durability::kNone;
-  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), db_options));
+  auto db = OpenScratchDb(dir);
   CrawledPage a, d;
   a.url = "http://a.example/";
   a.content_score = 0.6f;
@@ -133,10 +142,7 @@ TEST(DbRankTest, PersonalizedFallsBackToLinkScoresOfUncrawledPages) {
   teleport[id("http://a.example/")] = sa / total;
   teleport[id("http://b.example/")] = sb / total;
   teleport[id("http://c.example/")] = sc / total;
-  testing::EdgeList edges;
-  for (EdgeCursor c = snapshot.Edges(); c.Valid(); c.Next()) {
-    for (uint32_t t : c.targets()) edges.emplace_back(c.source(), t);
-  }
+  const testing::EdgeList edges = EdgesOf(snapshot);
   ASSERT_EQ(edges.size(), 4u);
   DbRankOptions options;
   options.rank.tolerance = 1e-12;

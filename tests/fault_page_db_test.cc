@@ -27,6 +27,7 @@ namespace crawlrank {
 namespace {
 
 using testing::Child;
+using testing::ReadFile;
 using testing::Send;
 using testing::TempDir;
 namespace fs = std::filesystem;
@@ -224,14 +225,38 @@ Status ReadEverything(const std::string& path) {
   return cursor.status();
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 void WriteFile(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Damages table `table` of the DB in `path` through LMDB itself: the value under `key` (or, when
+// empty, the 18th entry, in the middle of the table) becomes `value`, as a bug or a bad
+// disk sector could leave it.
+void PutRaw(const std::string& path, const char* table, const std::string& value,
+            std::string_view key = {}) {
+  MDB_env* env;
+  ASSERT_EQ(mdb_env_create(&env), 0);
+  mdb_env_set_maxdbs(env, 8);
+  ASSERT_EQ(mdb_env_open(env, path.c_str(), 0, 0644), 0);
+  MDB_txn* txn;
+  ASSERT_EQ(mdb_txn_begin(env, nullptr, 0, &txn), 0);
+  MDB_dbi dbi;
+  ASSERT_EQ(mdb_dbi_open(txn, table, 0, &dbi), 0);
+  MDB_cursor* cursor;
+  ASSERT_EQ(mdb_cursor_open(txn, dbi, &cursor), 0);
+  MDB_val k{key.size(), const_cast<char*>(key.data())}, v;
+  if (key.empty()) {
+    ASSERT_EQ(mdb_cursor_get(cursor, &k, &v, MDB_FIRST), 0);
+    for (int i = 0; i < 17; ++i) ASSERT_EQ(mdb_cursor_get(cursor, &k, &v, MDB_NEXT), 0);
+  } else {
+    ASSERT_EQ(mdb_cursor_get(cursor, &k, &v, MDB_SET), 0);
+  }
+  MDB_val nv{value.size(), const_cast<char*>(value.data())};
+  ASSERT_EQ(mdb_cursor_put(cursor, &k, &nv, MDB_CURRENT), 0);
+  mdb_cursor_close(cursor);
+  ASSERT_EQ(mdb_txn_commit(txn), 0);
+  mdb_env_close(env);
 }
 
 class PageDbCorruptionTest : public ::testing::Test {
@@ -246,32 +271,8 @@ class PageDbCorruptionTest : public ::testing::Test {
     bytes_ = ReadFile(data_);
   }
 
-  // Damages table `table` of the copy through LMDB itself: the value under `key` (or, when
-  // empty, the 18th entry, in the middle of the table) becomes `value`, as a bug or a bad
-  // disk sector could leave it.
   void PutRaw(const char* table, const std::string& value, std::string_view key = {}) {
-    MDB_env* env;
-    ASSERT_EQ(mdb_env_create(&env), 0);
-    mdb_env_set_maxdbs(env, 8);
-    ASSERT_EQ(mdb_env_open(env, copy_.c_str(), 0, 0644), 0);
-    MDB_txn* txn;
-    ASSERT_EQ(mdb_txn_begin(env, nullptr, 0, &txn), 0);
-    MDB_dbi dbi;
-    ASSERT_EQ(mdb_dbi_open(txn, table, 0, &dbi), 0);
-    MDB_cursor* cursor;
-    ASSERT_EQ(mdb_cursor_open(txn, dbi, &cursor), 0);
-    MDB_val k{key.size(), const_cast<char*>(key.data())}, v;
-    if (key.empty()) {
-      ASSERT_EQ(mdb_cursor_get(cursor, &k, &v, MDB_FIRST), 0);
-      for (int i = 0; i < 17; ++i) ASSERT_EQ(mdb_cursor_get(cursor, &k, &v, MDB_NEXT), 0);
-    } else {
-      ASSERT_EQ(mdb_cursor_get(cursor, &k, &v, MDB_SET), 0);
-    }
-    MDB_val nv{value.size(), const_cast<char*>(value.data())};
-    ASSERT_EQ(mdb_cursor_put(cursor, &k, &nv, MDB_CURRENT), 0);
-    mdb_cursor_close(cursor);
-    ASSERT_EQ(mdb_txn_commit(txn), 0);
-    mdb_env_close(env);
+    crawlrank::PutRaw(copy_, table, value, key);
   }
 
   void ExpectDataLoss(const std::string& what) {
@@ -352,27 +353,28 @@ TEST_F(PageDbCorruptionTest, GarbageRecordValues) {
 
 // A reader finds the pages not yet filed in `fingerprints` through a list built from one
 // scan of them: a damaged record there is DataLoss for any look-up, not a missed page.
-TEST_F(PageDbCorruptionTest, DamagedRecordAmongUnfiledPages) {
-  fs::remove_all(copy_);
+TEST(PageDbUnfiledPagesTest, DamagedRecordIsDataLossForALookUp) {
+  TempDir dir;
+  const std::string path = dir.Sub("db");
   {
     PageDbOptions options;
     options.fingerprint_batch = 1'000'000;  // nothing filed: every page is waiting
-    ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(copy_, options));
+    ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, options));
     std::vector<CrawledPage> batch;
     for (uint32_t i = 0; i < 100; ++i) batch.push_back(PageOfIndex(i));
     ASSERT_OK(db->AddBatch(batch));
   }
   PageDbOptions reading;
   reading.read_only = true;
-  auto find_in_copy = [&](uint32_t i) -> Status {
-    CRAWLRANK_ASSIGN_OR_RETURN(auto db, PageDb::Open(copy_, reading));
+  auto find = [&](uint32_t i) -> Status {
+    CRAWLRANK_ASSIGN_OR_RETURN(auto db, PageDb::Open(path, reading));
     CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db->NewSnapshot());
     if (snapshot.counters().pages == 0) return InternalError("empty DB");
     return snapshot.FindUrl(PageUrl(i)).status();
   };
-  ASSERT_OK(find_in_copy(99));  // the control: found through the list of waiting pages
-  PutRaw("pages", std::string(40, '\xff'));  // page 17's record
-  const Status status = find_in_copy(99);
+  ASSERT_OK(find(99));  // the control: found through the list of waiting pages
+  PutRaw(path, "pages", std::string(40, '\xff'));  // page 17's record
+  const Status status = find(99);
   EXPECT_EQ(status.code(), StatusCode::kDataLoss) << status.ToString();
   std::printf("a damaged waiting record -> %s\n", status.ToString().c_str());
 }

@@ -41,11 +41,6 @@ StoredRank Example(RankAlgorithm algorithm, size_t pages, bool hubs) {
   return stored;
 }
 
-std::string ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 void ExpectSame(const StoredRank& a, const StoredRank& b) {
   EXPECT_EQ(a.rank.algorithm, b.rank.algorithm);
   EXPECT_EQ(a.rank.scores, b.rank.scores);
@@ -96,7 +91,7 @@ TEST(RankStoreTest, DamagedFilesAreDataLossNamingTheFile) {
   std::filesystem::create_directory(db);
   ASSERT_OK(SaveRank(db, Example(RankAlgorithm::kPageRank, 100, false)));
   const std::string path = RankFilePath(db, RankAlgorithm::kPageRank);
-  const std::string good = ReadBytes(path);
+  const std::string good = testing::ReadFile(path);
   ASSERT_EQ(good.size(), 112u + 800u);
   const auto load_with = [&](const std::string& bytes) {
     std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
@@ -141,7 +136,7 @@ TEST(RankStoreTest, ValuesThatAreNotFiniteAreRefused) {
 
   ASSERT_OK(SaveRank(db, Example(RankAlgorithm::kPageRank, 4, false)));
   const std::string path = RankFilePath(db, RankAlgorithm::kPageRank);
-  std::string bytes = ReadBytes(path);
+  std::string bytes = testing::ReadFile(path);
   ASSERT_EQ(bytes.size(), 112u + 32u);
   // Page 1's score becomes NaN; then both checksums are recomputed as docs/format.md says
   // (payload: XXH3 of the hub bytes, none here, seeded with XXH3 of the score bytes;

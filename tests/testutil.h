@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "crawlrank/status.h"
@@ -34,6 +36,12 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// The bytes of a file ("" when it cannot be read).
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 }  // namespace crawlrank::testing
 

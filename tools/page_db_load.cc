@@ -40,6 +40,7 @@ struct UrlGroup {
 struct Input {
   std::vector<PageRecord> pages;                   // page lines
   std::vector<std::pair<uint32_t, uint32_t>> id_links;
+  uint32_t max_link_id = 0;                        // the largest id in id_links
   std::vector<UrlGroup> url_groups;                // by source, in order of first appearance
   uint64_t url_links = 0;
   uint64_t lines = 0;
@@ -142,6 +143,7 @@ class InputReader {
       }
     }
     input_.id_links.emplace_back(static_cast<uint32_t>(from), static_cast<uint32_t>(to));
+    input_.max_link_id = static_cast<uint32_t>(std::max({uint64_t{input_.max_link_id}, from, to}));
     return Status::Ok();
   }
 
@@ -208,8 +210,7 @@ PageRecord SyntheticPage(uint32_t id) {
 // billions of empty pages.
 Status CheckDenseIds(const Input& input, uint64_t first_id) {
   const uint64_t next_id = first_id + input.pages.size();
-  uint64_t max_id = 0;
-  for (const auto& [from, to] : input.id_links) max_id = std::max<uint64_t>({max_id, from, to});
+  const uint64_t max_id = input.max_link_id;
   const uint64_t can_number = 2 * uint64_t{input.id_links.size()} + (uint64_t{1} << 20);
   if (max_id >= next_id && max_id - next_id >= can_number) {
     return InvalidArgumentError("the edge list names page id " + std::to_string(max_id) +
@@ -229,9 +230,7 @@ Status Write(PageDb& db, uint64_t first_id, Input& input) {
   }
   // Pages for indexes of a bare edge list that the DB does not have yet.
   uint64_t next_id = first_id + input.pages.size();
-  uint64_t max_id = 0;
-  for (const auto& [from, to] : input.id_links) max_id = std::max<uint64_t>({max_id, from, to});
-  for (; !input.id_links.empty() && next_id <= max_id; ++next_id) {
+  for (; !input.id_links.empty() && next_id <= input.max_link_id; ++next_id) {
     writer.batch().RestorePage(SyntheticPage(static_cast<uint32_t>(next_id)));
     CRAWLRANK_RETURN_IF_ERROR(writer.Added(1));
   }

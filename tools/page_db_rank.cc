@@ -52,8 +52,10 @@ int Main(int argc, char** argv) {
   app.add_option("--max-iterations", options.rank.max_iterations)->capture_default_str();
   options.rank.threads = 0;
   app.add_option("--threads", options.rank.threads, "0: one per core")->capture_default_str();
-  const std::map<std::string, RankMode> modes = {
-      {"auto", RankMode::kAuto}, {"stream", RankMode::kStream}, {"csr", RankMode::kCsr}};
+  std::map<std::string, RankMode> modes;
+  for (RankMode m : {RankMode::kAuto, RankMode::kStream, RankMode::kCsr}) {
+    modes.emplace(RankModeName(m), m);
+  }
   app.add_option("--mode", mode, "auto (CSR if it fits the memory budget), stream or csr")
       ->capture_default_str()
       ->check(CLI::IsMember(modes));

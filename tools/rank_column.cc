@@ -1,5 +1,6 @@
 #include "rank_column.h"
 
+#include <algorithm>
 #include <map>
 
 #include "crawlrank/rank_store.h"
@@ -27,16 +28,24 @@ std::string RankColumnHelp() {
 
 Result<std::vector<std::vector<double>>> LoadRankColumns(const std::string& db_path,
                                                          std::span<const std::string> names) {
-  std::map<RankAlgorithm, StoredRank> loaded;
-  std::vector<std::vector<double>> columns;
+  // Each rank file is read once; a vector is moved out for the last column that names it,
+  // copied only for an earlier one (a column named twice).
+  std::vector<std::pair<RankAlgorithm, bool>> parsed;
   for (const std::string& name : names) {
     CRAWLRANK_ASSIGN_OR_RETURN(auto column, ParseColumn(name));
-    auto it = loaded.find(column.first);
+    parsed.push_back(column);
+  }
+  std::map<RankAlgorithm, StoredRank> loaded;
+  std::vector<std::vector<double>> columns;
+  for (auto column = parsed.begin(); column != parsed.end(); ++column) {
+    auto it = loaded.find(column->first);
     if (it == loaded.end()) {
-      CRAWLRANK_ASSIGN_OR_RETURN(StoredRank stored, LoadRank(db_path, column.first));
-      it = loaded.emplace(column.first, std::move(stored)).first;
+      CRAWLRANK_ASSIGN_OR_RETURN(StoredRank stored, LoadRank(db_path, column->first));
+      it = loaded.emplace(column->first, std::move(stored)).first;
     }
-    columns.push_back(column.second ? it->second.rank.hubs : it->second.rank.scores);
+    std::vector<double>& vector = column->second ? it->second.rank.hubs : it->second.rank.scores;
+    const bool named_again = std::find(column + 1, parsed.end(), *column) != parsed.end();
+    columns.push_back(named_again ? vector : std::move(vector));
   }
   return columns;
 }

@@ -1,5 +1,10 @@
 #include "lmdb_env.h"
 
+#include <sys/statvfs.h>
+
+#include <cerrno>
+#include <cstdint>
+
 namespace crawlrank::lmdb {
 
 Status Error(int rc, std::string_view op, std::string_view target) {
@@ -66,10 +71,38 @@ Result<Txn> Txn::Begin(MDB_env* env, unsigned flags, std::string_view target) {
   return txn;
 }
 
+namespace {
+
+// Free bytes on the file system holding `env`'s files, or UINT64_MAX when unknown.
+uint64_t FreeBytes(MDB_env* env) {
+  const char* dir = nullptr;
+  struct statvfs fs;
+  if (mdb_env_get_path(env, &dir) != 0 || dir == nullptr || ::statvfs(dir, &fs) != 0) {
+    return UINT64_MAX;
+  }
+  return uint64_t{fs.f_bavail} * fs.f_frsize;
+}
+
+}  // namespace
+
 Status Txn::Commit(std::string_view target) {
+  MDB_env* env = mdb_txn_env(txn_);
   const int rc = mdb_txn_commit(std::exchange(txn_, nullptr));
-  if (rc != 0) return Error(rc, "commit to", target);
-  return Status::Ok();
+  if (rc == 0) return Status::Ok();
+  // LMDB reports a short write of its pages as EIO: on a full disk that is the usual cause.
+  constexpr uint64_t kNearlyFull = uint64_t{16} << 20;
+  if (rc == ENOSPC || rc == EDQUOT || rc == EIO) {
+    const uint64_t free_bytes = FreeBytes(env);
+    if (rc != EIO || free_bytes < kNearlyFull) {
+      std::string message = "commit to \"" + std::string(target) +
+                            "\": no space left on device (" + mdb_strerror(rc);
+      if (free_bytes != UINT64_MAX) message += "; " + std::to_string(free_bytes) + " bytes free";
+      message += "); nothing of this transaction was written, everything committed before is "
+                 "intact";
+      return ResourceExhaustedError(std::move(message));
+    }
+  }
+  return Error(rc, "commit to", target);
 }
 
 Result<Cursor> Cursor::Open(MDB_txn* txn, MDB_dbi dbi, std::string_view target) {

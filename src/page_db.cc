@@ -48,10 +48,6 @@ Status NotAPageDb(const std::string& path, std::string_view why) {
 
 }  // namespace
 
-UniqueFd::~UniqueFd() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 // ---------------------------------------------------------------------------------------
 // Reading
 
@@ -581,6 +577,42 @@ Status CheckFileSize(MDB_env* env, const std::string& path) {
   return Status::Ok();
 }
 
+// LMDB sizes lock.mdb with ftruncate and then writes to it through a shared map: on a full
+// file system the sparse file cannot take the first write and the process dies of SIGBUS.
+// Allocating the blocks of a new lock file first turns that into an error. The size is
+// more than LMDB's own for 254 readers (253 slots of 64 bytes after a 192-byte header), so
+// LMDB never resizes it. An existing lock file keeps its size (other processes have mapped
+// it and count its reader slots by it); only its holes are allocated.
+constexpr off_t kLockFileBytes = 20480;
+
+Status PrepareLockFile(const std::string& path, const std::string& where) {
+  const std::string lock_path = path + "/lock.mdb";
+  const UniqueFd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd.valid()) {
+    const std::string cause = where + ": \"" + lock_path + "\": " + ErrnoText();
+    if (errno == EACCES || errno == EROFS || errno == EPERM) {
+      return FailedPreconditionError(
+          cause + " (every process that opens a PageDB, a reader too, writes its lock.mdb)");
+    }
+    if (errno == ENOSPC || errno == EDQUOT) return ResourceExhaustedError(cause);
+    return IoError(cause);
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) {
+    return IoError(where + ": stat \"" + lock_path + "\": " + ErrnoText());
+  }
+  const off_t size = st.st_size == 0 ? kLockFileBytes : st.st_size;
+  const int rc = ::posix_fallocate(fd.get(), 0, size);
+  if (rc == ENOSPC || rc == EDQUOT) {
+    return ResourceExhaustedError(where + ": \"" + lock_path +
+                                  "\": no space left on device for LMDB's lock file");
+  }
+  if (rc != 0 && rc != EOPNOTSUPP && rc != EINVAL) {
+    return IoError(where + ": allocate \"" + lock_path + "\": " + std::strerror(rc));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
@@ -599,11 +631,19 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
   } else if (!S_ISDIR(st.st_mode)) {
     return FailedPreconditionError(where + ": not a directory (a PageDB is a directory)");
   }
-  const bool exists = ::stat((path + "/data.mdb").c_str(), &st) == 0;
+  const std::string data_path = path + "/data.mdb";
+  const bool exists = ::stat(data_path.c_str(), &st) == 0;
   if (!exists && (options.read_only || !options.create_if_missing)) {
     return NotFoundError(where + ": no PageDB in this directory (no data.mdb)");
   }
   if (exists && options.error_if_exists) return AlreadyExistsError(where + ": it already exists");
+  if (exists && st.st_size == 0) {
+    // LMDB would take an empty file for a new environment; a PageDB's never is.
+    return NotAPageDb(path, "data.mdb is an empty file");
+  }
+  if (exists && ::access(data_path.c_str(), options.read_only ? R_OK : R_OK | W_OK) != 0) {
+    return FailedPreconditionError(where + ": \"" + data_path + "\": " + ErrnoText());
+  }
 
   if (!options.read_only) {
     UniqueFd lock(::open((path + "/writer.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
@@ -619,6 +659,7 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
     impl->writer_lock = std::move(lock);
   }
 
+  CRAWLRANK_RETURN_IF_ERROR(PrepareLockFile(path, where));
   unsigned flags = MDB_NOTLS;
   if (options.read_only) flags |= MDB_RDONLY;
   if (options.durability != Durability::kSync) flags |= MDB_NOSYNC;
@@ -627,6 +668,19 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
   int dead = 0;
   mdb_reader_check(impl->env.get(), &dead);  // clear slots of readers that died
   CRAWLRANK_RETURN_IF_ERROR(CheckFileSize(impl->env.get(), path));
+  // LMDB reads its pages through the map and trusts them. Before it reads any (the table
+  // list, the header), the pages on a sample of paths through every table, the main tree
+  // and `meta` whole, are read with pread and checked.
+  for (int attempt = 0;; ++attempt) {
+    CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Txn probe,
+                               lmdb::Txn::Begin(impl->env.get(), MDB_RDONLY, path));
+    Status structure = impl->VerifyFile(probe.get(), lmdb::VerifyScope::kSample, nullptr);
+    if (structure.ok()) break;
+    if (structure.code() != StatusCode::kUnavailable || attempt >= 3) {
+      return DataLossError(where + ": it is damaged (" + structure.message() +
+                           "); run page_db_check on it for the full report");
+    }
+  }
 
   CRAWLRANK_ASSIGN_OR_RETURN(
       lmdb::Txn txn, lmdb::Txn::Begin(impl->env.get(), options.read_only ? MDB_RDONLY : 0, path));
@@ -653,7 +707,15 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
     Impl* raw = impl.get();
     impl->syncer = std::jthread([raw](std::stop_token stop) { SyncLoop(raw, std::move(stop)); });
   }
-  return std::unique_ptr<PageDb>(new PageDb(std::move(impl)));
+  auto db = std::unique_ptr<PageDb>(new PageDb(std::move(impl)));
+  if (!options.read_only && exists) {
+    // Writing into a damaged DB would bury the damage under new data: refuse it.
+    if (Status quick = db->Check(CheckLevel::kQuick); !quick.ok()) {
+      return DataLossError(where + " for writing: refused, the quick check failed (" +
+                           quick.message() + "); run page_db_check on it for the full report");
+    }
+  }
+  return db;
 }
 
 const std::string& PageDb::path() const { return impl_->path; }

@@ -11,10 +11,54 @@
 
 namespace crawlrank {
 
-Status PageDb::Check() const {
-  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, NewSnapshot());
-  const PageDbCounters& counters = snapshot.counters();
+namespace {
+
+constexpr uint32_t kQuickSample = 64;  // records and link blocks read at each end
+
+// Decodes the first and last kQuickSample page records and link blocks of `snapshot`.
+Status CheckSampledRecords(const Snapshot& snapshot) {
+  const uint64_t pages = snapshot.counters().pages;
+  auto check_id = [&](uint64_t id) -> Status {
+    CRAWLRANK_ASSIGN_OR_RETURN(PageRecord record, snapshot.FindId(static_cast<uint32_t>(id)));
+    CRAWLRANK_RETURN_IF_ERROR(snapshot.Links(record.id).status());
+    return Status::Ok();
+  };
+  for (uint64_t id = 0; id < std::min<uint64_t>(pages, kQuickSample); ++id) {
+    CRAWLRANK_RETURN_IF_ERROR(check_id(id));
+  }
+  for (uint64_t id = std::max<uint64_t>(kQuickSample, pages) - kQuickSample; id < pages; ++id) {
+    CRAWLRANK_RETURN_IF_ERROR(check_id(id));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status PageDb::Impl::VerifyFile(MDB_txn* txn, lmdb::VerifyScope scope,
+                                lmdb::VerifyReport* report) const {
+  return lmdb::VerifyStructure(txn, path + "/data.mdb", scope, report)
+      .WithContext("check PageDB \"" + path + "\"");
+}
+
+Status PageDb::Check(CheckLevel level) const {
   const std::string& path = impl_->path;
+  const auto scope = level == CheckLevel::kFull ? lmdb::VerifyScope::kFull
+                                                : lmdb::VerifyScope::kSample;
+  // The structure first, before LMDB reads a page through its map. A writer in another
+  // process committing twice between the snapshot and the read of the meta pages asks for
+  // a new snapshot.
+  Result<Snapshot> opened = NewSnapshot();
+  for (int attempt = 0; opened.ok(); ++attempt) {
+    Status structure = impl_->VerifyFile(opened->impl_->txn.get(), scope, nullptr);
+    if (structure.ok()) break;
+    if (structure.code() != StatusCode::kUnavailable || attempt >= 3) return structure;
+    opened = NewSnapshot();
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, std::move(opened));
+  if (level == CheckLevel::kQuick) {
+    return CheckSampledRecords(snapshot).WithContext("check PageDB \"" + path + "\"");
+  }
+  const PageDbCounters& counters = snapshot.counters();
   auto broken = [&path](const std::string& what) {
     return DataLossError("check PageDB \"" + path + "\": " + what);
   };
@@ -30,7 +74,10 @@ Status PageDb::Check() const {
   }));
   MDB_txn* txn = snapshot.impl_->txn.get();
   MDB_stat stat;
-  if (mdb_stat(txn, impl_->pages, &stat) != 0 || stat.ms_entries != pages) {
+  if (const int rc = mdb_stat(txn, impl_->pages, &stat); rc != 0) {
+    return lmdb::Error(rc, "read the size of the pages table of", path);
+  }
+  if (stat.ms_entries != pages) {
     return broken("the pages table holds " + std::to_string(stat.ms_entries) +
                   " records but the ids run to " + std::to_string(pages));
   }
@@ -49,7 +96,10 @@ Status PageDb::Check() const {
   // The fingerprint table lists exactly the pages [0, indexed_pages), each under its own.
   // Its keys come in fingerprint order, so one merge with the sorted pages checks it.
   const uint64_t indexed = snapshot.impl_->indexed_pages;
-  if (mdb_stat(txn, impl_->fingerprints, &stat) != 0 || stat.ms_entries != indexed) {
+  if (const int rc = mdb_stat(txn, impl_->fingerprints, &stat); rc != 0) {
+    return lmdb::Error(rc, "read the size of the fingerprints table of", path);
+  }
+  if (stat.ms_entries != indexed) {
     return broken("the fingerprints table holds " + std::to_string(stat.ms_entries) +
                   " entries, the header says " + std::to_string(indexed));
   }

@@ -17,6 +17,8 @@
 #include "coding.h"
 #include "fingerprint_index.h"
 #include "lmdb_env.h"
+#include "lmdb_verify.h"
+#include "unique_fd.h"
 
 namespace crawlrank {
 
@@ -75,23 +77,6 @@ inline uint64_t FingerprintFilingThreshold(const PageDbOptions& options, uint64_
   return std::max<uint64_t>({1, options.fingerprint_batch, indexed / 4});
 }
 
-// Closes a file descriptor on destruction.
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  UniqueFd(UniqueFd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  UniqueFd& operator=(UniqueFd&& o) noexcept {
-    std::swap(fd_, o.fd_);
-    return *this;
-  }
-  ~UniqueFd();
-  int get() const { return fd_; }
-
- private:
-  int fd_ = -1;
-};
-
 struct PageDb::Impl {
   std::string path;
   PageDbOptions options;
@@ -134,6 +119,9 @@ struct PageDb::Impl {
   // `fingerprints`, no more pages are indexed than exist, and the file could hold them: a
   // cheap check, made before anything is sized by those counts.
   Status VerifyPageCounts(MDB_txn* txn, uint64_t pages, uint64_t indexed_pages) const;
+  // Checks the B-tree structure of data.mdb as read transaction `txn` sees it, reading the
+  // file itself (lmdb_verify.h); DataLoss with this DB's path.
+  Status VerifyFile(MDB_txn* txn, lmdb::VerifyScope scope, lmdb::VerifyReport* report) const;
 };
 
 struct Snapshot::Impl {

@@ -8,16 +8,26 @@ namespace {
 
 int Main(int argc, char** argv) {
   CLI::App app(
-      "Writes a compacted copy of a PageDB into NEW_DB (which must not exist or be empty), "
-      "checks it, and prints the sizes before and after. Works while a crawl writes; the "
+      "Checks a PageDB fully, writes a compacted copy into NEW_DB (which must not exist or be "
+      "empty), checks the copy, and prints the sizes before and after. Works while a crawl writes; the "
       "copy is the DB as it was when the copy started.",
       "page_db_compact");
   std::string db_path, new_path;
+  bool no_check = false;
   app.add_option("db", db_path, "PageDB directory")->required();
   app.add_option("new_db", new_path, "directory of the compacted copy")->required();
+  app.add_flag("--no-check", no_check,
+               "skip the full check of DB before copying (the copy still reads every B-tree "
+               "page with its own checks first)");
   return Run(app, argc, argv, [&] {
     auto db = OpenForReading(db_path);
     if (!db.ok()) return Fail(app, db.status());
+    // A copy of a damaged DB would pass the damage on, looking new: check first.
+    if (!no_check) {
+      if (Status status = (*db)->Check(); !status.ok()) {
+        return Fail(app, Status(status.code(), status.message() + "; nothing copied"));
+      }
+    }
     auto before = (*db)->Info();
     if (!before.ok()) return Fail(app, before.status());
     if (Status status = (*db)->CompactTo(new_path); !status.ok()) return Fail(app, status);

@@ -266,6 +266,10 @@ int Main(int argc, char** argv) {
   std::string db_path, file, profile_name = "rfc3986";
   app.add_option("db", db_path, "PageDB directory (created when missing)")->required();
   app.add_option("file", file, "input file (default: standard input)");
+  bool no_check = false;
+  app.add_flag("--no-check", no_check,
+               "skip the full check of an existing DB before loading into it (a writer's open "
+               "still runs the quick check)");
   app.add_option("--profile", profile_name,
                  "URL profile of a new DB: rfc3986 or w3lib (an existing DB keeps its own)")
       ->capture_default_str();
@@ -289,6 +293,12 @@ int Main(int argc, char** argv) {
     const bool exists = db.ok();
     if (!exists && db.status().code() != StatusCode::kNotFound) return Fail(app, db.status());
     uint64_t first_id = 0;
+    if (exists && !no_check) {
+      // Writing a whole input into a damaged DB would bury the damage: check it first.
+      if (Status check = (*db)->Check(); !check.ok()) {
+        return Fail(app, Status(check.code(), check.message() + "; nothing loaded (--no-check skips this check)"));
+      }
+    }
     if (exists) {
       auto info = (*db)->Info();
       if (!info.ok()) return Fail(app, info.status());

@@ -64,8 +64,16 @@ int Main(int argc, char** argv) {
   return Run(app, argc, argv, [&] {
     auto db = OpenForReading(db_path);
     if (!db.ok()) return Fail(app, db.status());
+    // The quick check is cheap: a damaged DB is said so, not summarised as if sound.
+    const Status quick = (*db)->Check(PageDb::CheckLevel::kQuick);
+    if (!quick.ok()) {
+      Fail(app, Status(quick.code(), "the quick check failed: " + quick.message() +
+                                          "; run page_db_check for the full report"));
+    }
     auto stats = Collect(**db);
     if (!stats.ok()) return Fail(app, stats.status());
+    (*stats)["quick_check"] = quick.ok() ? "passed" : "FAILED";
+    if (!quick.ok()) return kExitFailure;
     if (json) {
       std::cout << stats->dump(2) << "\n";
       return kExitOk;

@@ -72,8 +72,9 @@ Status ForEachEdgeLine(const std::string& path, Fn&& fn) {
     const bool ok = ReadId(p, end, &source) && ReadId(p, end, &target) && p == end;
     const auto where = [&] { return "edge list \"" + path + "\" line " + std::to_string(line_number); };
     if (!ok) {
-      return InvalidArgumentError(where() + ": expected two page ids `src dst`, got \"" +
-                                  std::string(line, static_cast<size_t>(end - line)) + "\"");
+      return InvalidArgumentError(
+          where() + ": expected two page ids `src dst`, got " +
+          QuoteForMessage(std::string_view(line, static_cast<size_t>(end - line))));
     }
     if (int64_t{source} < previous_source) {
       return InvalidArgumentError(where() + ": source " + std::to_string(source) +

@@ -1,6 +1,7 @@
 #include "crawlrank/rank_store.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -10,6 +11,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -39,6 +41,26 @@ class Fd {
  private:
   int fd_;
 };
+
+// Removes the files `*.rank.tmp.PID` in `dir` that a process which has since died left
+// behind (killed while saving): each is as big as a whole rank. Files of live processes
+// (another save under way) stay.
+void RemoveLeftoverTemps(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const size_t at = name.rfind(".rank.tmp.");
+    if (at == std::string::npos) continue;
+    const std::string digits = name.substr(at + 10);
+    if (digits.empty() || digits.size() > 9 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      continue;
+    }
+    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    if (pid == ::getpid() || pid <= 0 || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    std::filesystem::remove(entry.path(), ec);
+  }
+}
 
 Status WriteAll(int fd, const char* data, size_t size, const std::string& path) {
   while (size > 0) {
@@ -129,6 +151,7 @@ Status SaveRank(const std::string& db_path, const StoredRank& stored) {
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
     return IoError("cannot create \"" + dir + "\": " + ErrnoText());
   }
+  RemoveLeftoverTemps(dir);
   const std::string path = RankFilePath(db_path, r.algorithm);
   const std::string temp = path + ".tmp." + std::to_string(::getpid());
   std::vector<double> scores = r.scores, hubs = r.hubs;

@@ -35,6 +35,15 @@ Status Status::WithContext(std::string_view context) const {
   return Status(code_, std::move(message));
 }
 
+std::string QuoteForMessage(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return "\"" + std::string(text) + "\"";
+  size_t cut = max_bytes;
+  // Back off continuation bytes (10xxxxxx) so no character is split.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return "\"" + std::string(text.substr(0, cut)) + "...\" (" + std::to_string(text.size()) +
+         " bytes)";
+}
+
 Status InvalidArgumentError(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
 Status NotFoundError(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
 Status AlreadyExistsError(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }

@@ -5,6 +5,9 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <bit>
 #include <filesystem>
 #include <fstream>
@@ -83,6 +86,28 @@ TEST(RankStoreTest, RoundTripsAndReplaces) {
     EXPECT_EQ(entry.path().extension(), ".rank") << entry.path();
   }
   EXPECT_EQ(files, 2u);
+}
+
+TEST(RankStoreTest, ASaveRemovesTheTempFilesOfDeadProcessesOnly) {
+  TempDir dir;
+  const std::string db = dir.Sub("db");
+  std::filesystem::create_directories(db + "/ranks");
+  // A process that has exited (and been reaped) is dead; this one and its parent live.
+  const pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  ASSERT_GT(dead, 0);
+  ASSERT_EQ(::waitpid(dead, nullptr, 0), dead);
+  const std::string stale = db + "/ranks/hits.rank.tmp." + std::to_string(dead);
+  const std::string live = db + "/ranks/ppr.rank.tmp." + std::to_string(::getppid());
+  const std::string other = db + "/ranks/notes.tmp.12";  // not a rank's temp file: kept
+  for (const std::string& path : {stale, live, other}) {
+    std::ofstream(path) << std::string(4096, 'x');
+  }
+  ASSERT_OK(SaveRank(db, Example(RankAlgorithm::kPageRank, 10, false)));
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(live));
+  EXPECT_TRUE(std::filesystem::exists(other));
+  EXPECT_TRUE(std::filesystem::exists(RankFilePath(db, RankAlgorithm::kPageRank)));
 }
 
 TEST(RankStoreTest, DamagedFilesAreDataLossNamingTheFile) {

@@ -22,6 +22,7 @@
 #include <iostream>
 #include <unordered_map>
 
+#include "crawlrank/fault_guard.h"
 #include "page_line.h"
 #include "tool_common.h"
 
@@ -83,6 +84,12 @@ class InputReader {
                                   std::to_string(kFullPageFields) + " fields), got " +
                                   std::to_string(fields.size()) + " fields");
     }
+    for (std::string_view field : fields) {
+      if (field.size() > 1 && field[0] == '-' && IsNumber(field.substr(1))) {
+        return InvalidArgumentError("page index " + QuoteForMessage(field) +
+                                    " is negative: indexes run from 0");
+      }
+    }
     const bool ids = IsNumber(fields[0]) && IsNumber(fields[1]);
     return ids ? ReadIdLink(fields[0], fields[1]) : ReadUrlLink(fields[0], fields[1]);
   }
@@ -115,13 +122,14 @@ class InputReader {
     }
     CRAWLRANK_ASSIGN_OR_RETURN(std::string canonical, CanonicalizeUrl(page.url, profile_));
     if (canonical != page.url) {
-      return InvalidArgumentError("URL \"" + page.url + "\" is not canonical under " +
-                                  std::string(UrlProfileName(profile_)) + " (that is \"" +
-                                  canonical + "\"); was the dump made with another --profile?");
+      return InvalidArgumentError("URL " + QuoteForMessage(page.url) + " is not canonical under " +
+                                  std::string(UrlProfileName(profile_)) + " (that is " +
+                                  QuoteForMessage(canonical) +
+                                  "); was the dump made with another --profile?");
     }
     if (UrlFingerprint(page.url) != page.fingerprint) {
       return InvalidArgumentError("hash " + FormatFingerprint(page.fingerprint) +
-                                  " is not the hash of \"" + page.url + "\" (" +
+                                  " is not the hash of " + QuoteForMessage(page.url) + " (" +
                                   FormatFingerprint(UrlFingerprint(page.url)) + ")");
     }
     input_.pages.push_back(std::move(page));
@@ -289,6 +297,7 @@ int Main(int argc, char** argv) {
     // An existing DB is held (and locked) while the input is read; a new one is created
     // only once the input has been read without error.
     options.create_if_missing = false;
+    WatchPageDb(db_path);
     auto db = PageDb::Open(db_path, options);
     const bool exists = db.ok();
     if (!exists && db.status().code() != StatusCode::kNotFound) return Fail(app, db.status());

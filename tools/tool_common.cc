@@ -6,6 +6,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "crawlrank/fault_guard.h"
 #include "crawlrank/version.h"
 
 namespace crawlrank::tools {
@@ -25,6 +26,7 @@ int Run(CLI::App& app, int argc, char** argv, const std::function<int()>& body) 
               << "Run with --help for more information.\n";
     return kExitUsage;
   }
+  InstallFaultGuard(app.get_name());
   return body();
 }
 
@@ -40,6 +42,7 @@ int UsageError(const CLI::App& app, std::string_view message) {
 }
 
 Result<std::unique_ptr<PageDb>> OpenForReading(const std::string& path) {
+  WatchPageDb(path);
   PageDbOptions options;
   options.create_if_missing = false;
   options.read_only = true;
@@ -50,8 +53,8 @@ Result<PageRecord> FindPage(const Snapshot& snapshot, std::string_view hash_or_u
   if (hash_or_url.find("://") != std::string_view::npos) return snapshot.FindUrl(hash_or_url);
   auto fingerprint = ParseFingerprint(hash_or_url);
   if (!fingerprint.ok()) {
-    return InvalidArgumentError("\"" + std::string(hash_or_url) +
-                                "\" is neither a page hash (16 hex digits) nor an absolute URL");
+    return InvalidArgumentError(QuoteForMessage(hash_or_url) +
+                                " is neither a page hash (16 hex digits) nor an absolute URL");
   }
   return snapshot.Find(*fingerprint);
 }
@@ -92,8 +95,8 @@ std::string FormatSeconds(int64_t ms) {
 
 Result<int64_t> ParseSeconds(std::string_view text) {
   auto bad = [text] {
-    return InvalidArgumentError("\"" + std::string(text) +
-                                "\" is not a time in seconds with three decimals");
+    return InvalidArgumentError(QuoteForMessage(text) +
+                                " is not a time in seconds with three decimals");
   };
   std::string_view digits = text;
   const bool negative = !digits.empty() && digits.front() == '-';
@@ -121,7 +124,7 @@ Result<float> ParseScore(std::string_view text) {
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (ec != std::errc() || ptr != end || !std::isfinite(value)) {
-    return InvalidArgumentError("\"" + std::string(text) + "\" is not a finite number");
+    return InvalidArgumentError(QuoteForMessage(text) + " is not a finite number");
   }
   return value;
 }
@@ -131,7 +134,7 @@ Result<uint64_t> ParseUnsigned(std::string_view text, uint64_t max) {
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (text.empty() || ec != std::errc() || ptr != end || value > max) {
-    return InvalidArgumentError("\"" + std::string(text) + "\" is not a whole number from 0 to " +
+    return InvalidArgumentError(QuoteForMessage(text) + " is not a whole number from 0 to " +
                                 std::to_string(max));
   }
   return value;

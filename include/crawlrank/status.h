@@ -75,6 +75,11 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
+// Returns `text` in double quotes for an error message, cut to its first `max_bytes`
+// bytes (at a UTF-8 character boundary) followed by "..." and its length when longer:
+// bad input is named, not echoed whole ("\"abc...\" (1048576 bytes)").
+std::string QuoteForMessage(std::string_view text, size_t max_bytes = 200);
+
 Status InvalidArgumentError(std::string message);
 Status NotFoundError(std::string message);
 Status AlreadyExistsError(std::string message);

@@ -88,7 +88,10 @@ uint64_t FreeBytes(MDB_env* env) {
 Status Txn::Commit(std::string_view target) {
   MDB_env* env = mdb_txn_env(txn_);
   const int rc = mdb_txn_commit(std::exchange(txn_, nullptr));
-  if (rc == 0) return Status::Ok();
+  return rc == 0 ? Status::Ok() : CommitError(rc, env, target);
+}
+
+Status CommitError(int rc, MDB_env* env, std::string_view target) {
   // LMDB reports a short write of its pages as EIO: on a full disk that is the usual cause.
   constexpr uint64_t kNearlyFull = uint64_t{16} << 20;
   if (rc == ENOSPC || rc == EDQUOT || rc == EIO) {

@@ -16,6 +16,11 @@ namespace crawlrank::lmdb {
 // that says what to do (MDB_MAP_FULL -> ResourceExhausted, MDB_CORRUPTED -> DataLoss, ...).
 Status Error(int rc, std::string_view op, std::string_view target);
 
+// Returns the Status for a failed mdb_txn_commit of a transaction of `env`. LMDB reports a
+// short write as EIO; when the file system is (nearly) full, this says so: ResourceExhausted
+// "no space left on device", with the bytes free.
+Status CommitError(int rc, MDB_env* env, std::string_view target);
+
 inline MDB_val Val(std::string_view s) {
   return MDB_val{s.size(), const_cast<char*>(s.data())};
 }

@@ -396,7 +396,11 @@ Status WriteTxn::Commit() {
     MDB_val k = Val(name), v = Val(encoded);
     CRAWLRANK_RETURN_IF_ERROR(Check(mdb_put(txn_.get(), db_.meta, &k, &v, 0), "write meta to"));
   }
-  CRAWLRANK_RETURN_IF_ERROR(Check(mdb_txn_commit(txn_.Release()), "commit to"));
+  MDB_env* env = mdb_txn_env(txn_.get());
+  if (const int rc = mdb_txn_commit(txn_.Release()); rc != 0) {
+    if (rc == MDB_MAP_FULL) map_full_ = true;  // the free list's save can fill the map
+    return lmdb::CommitError(rc, env, db_.path);
+  }
   if (indexed_all_) {
     db_.indexed_pages = indexed_pages;
     db_.unindexed.clear();

@@ -42,10 +42,29 @@ bool IsUnsafeRaw(unsigned char c) {
 
 }  // namespace
 
+std::string QuoteForMessage(std::string_view text) {
+  std::string out = "\"";
+  if (text.size() <= kMaxQuotedBytes) {
+    out.append(text);
+    out += '"';
+    return out;
+  }
+  // Back up over at most three UTF-8 continuation bytes, so that no character is split.
+  size_t cut = kMaxQuotedBytes;
+  while (cut > kMaxQuotedBytes - 3 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+    --cut;
+  }
+  out.append(text.substr(0, cut));
+  out += "\xE2\x80\xA6\" (";  // U+2026 HORIZONTAL ELLIPSIS
+  out += std::to_string(text.size());
+  out += " bytes)";
+  return out;
+}
+
 Status BadUrl(std::string_view url, std::string_view why) {
-  std::string message = "URL \"";
-  message.append(url);
-  message += "\": ";
+  std::string message = "URL ";
+  message += QuoteForMessage(url);
+  message += ": ";
   message.append(why);
   return InvalidArgumentError(std::move(message));
 }
@@ -256,7 +275,8 @@ Status CheckScheme(std::string_view url, std::string_view original) {
   std::string scheme(head);
   LowerAscii(scheme);
   if (scheme != "http" && scheme != "https") {
-    return BadUrl(original, "scheme \"" + scheme + "\" is not allowed (only http and https)");
+    return BadUrl(original, "scheme " + url_internal::QuoteForMessage(scheme) +
+                                " is not allowed (only http and https)");
   }
   return Status::Ok();
 }

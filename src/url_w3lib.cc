@@ -208,7 +208,8 @@ Result<ParsedUrl> ParseLikeUrlparse(std::string_view url) {
   parts.scheme = std::string(url.substr(0, colon));
   LowerAscii(parts.scheme);
   if (parts.scheme != "http" && parts.scheme != "https") {
-    return BadUrl(url, "scheme \"" + parts.scheme + "\" is not allowed (only http and https)");
+    return BadUrl(url, "scheme " + url_internal::QuoteForMessage(parts.scheme) +
+                           " is not allowed (only http and https)");
   }
   std::string_view rest = url.substr(colon + 1);
   if (!rest.starts_with("//")) return BadUrl(url, "no host (expected \"//\" after the scheme)");
@@ -294,7 +295,7 @@ Result<NetlocParts> SplitNetloc(std::string_view netloc, std::string_view url) {
     }
     in6_addr address;
     if (inet_pton(AF_INET6, literal.c_str(), &address) != 1) {
-      return BadUrl(url, "bad IPv6 literal \"" + literal + "\"");
+      return BadUrl(url, "bad IPv6 literal " + url_internal::QuoteForMessage(literal));
     }
     parts.host_end = parts.host_begin + close + 1;
     port = hostport.substr(close + 1);
@@ -317,8 +318,8 @@ Result<NetlocParts> SplitNetloc(std::string_view netloc, std::string_view url) {
     }
   }
   if (has_port && !IsValidPort(port.substr(1))) {
-    return BadUrl(url, "bad port \"" + std::string(port.substr(1)) +
-                           "\" (expected a decimal number from 0 to 65535)");
+    return BadUrl(url, "bad port " + url_internal::QuoteForMessage(port.substr(1)) +
+                           " (expected a decimal number from 0 to 65535)");
   }
   return parts;
 }

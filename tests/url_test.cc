@@ -413,6 +413,85 @@ TEST(UrlW3lib, DeliberateRejections) {
   for (const RejectCase& c : cases) ExpectRejected(CanonicalizeUrl(c.input, UrlProfile::kW3lib), c);
 }
 
+// ---- error messages -------------------------------------------------------------------
+
+// A bad line of a crawl's link dump can be megabytes long: messages quote at most 200 bytes
+// of it, then "…" (U+2026) and the whole length.
+constexpr char kEllipsis[] = "\xE2\x80\xA6";
+
+TEST(UrlErrors, LongUrlIsQuotedUpTo200BytesWithItsLength) {
+  // 1 MiB: a control character (rejected by both profiles) near the front, then 'a's.
+  std::string url = "http://example.com/\x01";
+  url.resize(size_t{1} << 20, 'a');
+  const std::string expected =
+      "URL \"" + url.substr(0, 200) + kEllipsis + "\" (1048576 bytes): control character 1 in URL";
+  for (UrlProfile profile : {UrlProfile::kRfc3986, UrlProfile::kW3lib}) {
+    SCOPED_TRACE(UrlProfileName(profile));
+    auto canonical = CanonicalizeUrl(url, profile);
+    ASSERT_FALSE(canonical.ok());
+    EXPECT_EQ(canonical.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(canonical.status().message(), expected);
+    auto resolved = ResolveUrl("http://example.com/", url, profile);
+    ASSERT_FALSE(resolved.ok());
+    EXPECT_EQ(resolved.status().message(), expected);
+  }
+}
+
+TEST(UrlErrors, QuoteIsCutBetweenUtf8Characters) {
+  // 21 ASCII bytes (a control character among them), then 2-byte characters: byte 200 is
+  // the second byte of the 90th 'é', so the quote keeps 21 + 2 * 89 = 199 bytes.
+  const std::string prefix = "http://example.com/\x01!";
+  std::string url = prefix;
+  for (int i = 0; i < 150; ++i) url += "\xC3\xA9";
+  std::string head = prefix;
+  for (int i = 0; i < 89; ++i) head += "\xC3\xA9";
+  auto canonical = CanonicalizeUrl(url);
+  ASSERT_FALSE(canonical.ok());
+  EXPECT_EQ(canonical.status().message(), "URL \"" + head + kEllipsis + "\" (" +
+                                              std::to_string(url.size()) +
+                                              " bytes): control character 1 in URL");
+}
+
+TEST(UrlErrors, QuoteLimitIs200Bytes) {
+  for (size_t size : {size_t{200}, size_t{201}}) {
+    std::string url = "ftp://example.com/";
+    url.resize(size, 'b');
+    auto canonical = CanonicalizeUrl(url);
+    ASSERT_FALSE(canonical.ok());
+    const std::string& message = canonical.status().message();
+    if (size == 200) {
+      EXPECT_NE(message.find(Quoted(url)), std::string::npos) << message;
+    } else {
+      EXPECT_NE(message.find("\"" + url.substr(0, 200) + kEllipsis + "\" (201 bytes)"),
+                std::string::npos)
+          << message;
+    }
+  }
+}
+
+TEST(UrlErrors, LongSchemePortAndHostPartsAreCutToo) {
+  // Parts a message quotes besides the URL (a scheme, a port, an IPv6 literal) are cut the
+  // same way: no message grows with the input.
+  const size_t kBig = size_t{1} << 20;
+  const std::vector<std::string> inputs = {
+      std::string(kBig, 'x') + "://example.com/",
+      "http://example.com:" + std::string(kBig, '9') + "/",
+      "http://[" + std::string(kBig, ':') + "]/",
+      "http://" + std::string(kBig, 'a') + " b/",
+  };
+  for (UrlProfile profile : {UrlProfile::kRfc3986, UrlProfile::kW3lib}) {
+    for (const std::string& input : inputs) {
+      SCOPED_TRACE(std::string(UrlProfileName(profile)) + ": " + input.substr(0, 20));
+      auto canonical = CanonicalizeUrl(input, profile);
+      ASSERT_FALSE(canonical.ok());
+      EXPECT_EQ(canonical.status().code(), StatusCode::kInvalidArgument);
+      EXPECT_LT(canonical.status().message().size(), 700u) << canonical.status().message();
+      EXPECT_NE(canonical.status().message().find("(" + std::to_string(input.size()) + " bytes)"),
+                std::string::npos);
+    }
+  }
+}
+
 // ---- fingerprints ---------------------------------------------------------------------
 
 TEST(UrlFingerprint, IsXxh3Of64BitsWithSeedZero) {

@@ -152,3 +152,22 @@ def test_usage_errors_exit_2(bin_dir: Path, args: List[str]) -> None:
     assert proc.returncode == 2, proc
     assert proc.stdout == b""
     assert proc.stderr.startswith(b"crawlrank_url: ")
+
+
+def test_long_bad_line_is_not_echoed_whole(bin_dir: Path) -> None:
+    # A 1 MiB line with a DEL in it: the message quotes its first 200 bytes and its length.
+    line = "http://example.com/\x7f" + "a" * (2**20 - 20)
+    for profile in ("rfc3986", "w3lib"):
+        returncode, rows = run_tool(bin_dir, [line], "--profile", profile)
+        assert returncode == 1
+        assert rows[0][0] == "error"
+        assert rows[0][1] == f'URL "{line[:200]}…" (1048576 bytes): control character 127 in URL'
+
+
+def test_long_bad_base_is_not_echoed_whole(bin_dir: Path) -> None:
+    base = "ftp://example.com/" + "b" * 100_000  # one argument may hold at most 128 KiB
+    proc = subprocess.run([str(bin_dir / "crawlrank_url"), "--base", base], input=b"g\n",
+                          capture_output=True, check=False, timeout=60)
+    assert proc.returncode == 2
+    assert len(proc.stderr) < 1000, proc.stderr[:300]
+    assert f'"{base[:200]}…" ({len(base)} bytes)'.encode("utf-8") in proc.stderr

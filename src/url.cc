@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 
 #include "url_fast_path.h"
 #include "url_internal.h"
@@ -332,6 +333,73 @@ Result<std::string> CanonicalizeRfc3986(std::string_view clean, std::string_view
   return out;
 }
 
+// A URI reference split as RFC 3986 Appendix B splits it, the fragment left out, except
+// that a scheme must be made of scheme characters (§3.1), as HasScheme checks: "1a:b" is a
+// relative path, as it is to browsers. A component that is absent is nullopt.
+struct ReferenceParts {
+  std::optional<std::string_view> scheme;
+  std::optional<std::string_view> authority;
+  std::string_view path;
+  std::optional<std::string_view> query;
+};
+
+ReferenceParts SplitReference(std::string_view reference) {
+  ReferenceParts parts;
+  reference = reference.substr(0, reference.find('#'));
+  if (url_internal::HasScheme(reference)) {
+    const size_t colon = reference.find(':');
+    parts.scheme = reference.substr(0, colon);
+    reference.remove_prefix(colon + 1);
+  }
+  if (reference.starts_with("//")) {
+    const size_t end = std::min(reference.find_first_of("/?", 2), reference.size());
+    parts.authority = reference.substr(2, end - 2);
+    reference.remove_prefix(end);
+  }
+  if (const size_t question = reference.find('?'); question != std::string_view::npos) {
+    parts.query = reference.substr(question + 1);
+    reference = reference.substr(0, question);
+  }
+  parts.path = reference;
+  return parts;
+}
+
+// Returns the target URI of `reference` against `base` by RFC 3986 §5.2.2 (strict: a
+// reference with a scheme is absolute, "http:g" included), without its fragment.
+// remove_dot_segments is left to the canonicaliser, which applies it to the whole target
+// path after decoding escapes of unreserved bytes (§6.2.2), so that "%2E%2E" counts as ".."
+// as it does in CanonicalizeUrl. REQUIRES: `base` has a scheme and an authority.
+std::string ResolveReference(std::string_view base, std::string_view reference) {
+  const ReferenceParts ref = SplitReference(reference);
+  if (ref.scheme) return std::string(reference);
+  const ReferenceParts parent = SplitReference(base);
+  std::string target(*parent.scheme);
+  target += "://";
+  std::optional<std::string_view> query = ref.query;
+  if (ref.authority) {
+    target += *ref.authority;
+    target += ref.path;
+  } else {
+    target += parent.authority.value_or("");
+    if (ref.path.empty()) {
+      target += parent.path;
+      if (!query) query = parent.query;
+    } else if (ref.path.starts_with('/')) {
+      target += ref.path;
+    } else {
+      // §5.2.3 merge: the base path up to its last '/', or "/" for an empty base path.
+      const size_t slash = parent.path.rfind('/');
+      target += slash == std::string_view::npos ? "/" : parent.path.substr(0, slash + 1);
+      target += ref.path;
+    }
+  }
+  if (query) {
+    target += '?';
+    target += *query;
+  }
+  return target;
+}
+
 Result<std::string> Canonicalize(std::string_view clean, std::string_view original,
                                  UrlProfile profile) {
   CRAWLRANK_RETURN_IF_ERROR(CheckScheme(clean, original));
@@ -373,30 +441,23 @@ Result<std::string> CanonicalizeUrl(std::string_view url, UrlProfile profile) {
 Result<std::string> ResolveUrl(std::string_view base, std::string_view reference,
                                UrlProfile profile) {
   CRAWLRANK_ASSIGN_OR_RETURN(std::string clean_base, url_internal::CleanInput(base));
-  CRAWLRANK_RETURN_IF_ERROR(CheckScheme(clean_base, base));
-  CRAWLRANK_RETURN_IF_ERROR(CheckAuthority(clean_base, base));
-  auto clean_ref = url_internal::CleanInput(reference);
-  if (!clean_ref.ok()) {
-    // An empty reference is the base document itself (RFC 3986 §5.4.1).
-    if (!reference.empty() && !std::all_of(reference.begin(), reference.end(), [](char c) {
-          return static_cast<unsigned char>(c) <= 0x20;
-        })) {
-      return clean_ref.status();
-    }
-    return Canonicalize(clean_base, base, profile);
+  // The base must be a URL the profile accepts, whatever the reference.
+  CRAWLRANK_RETURN_IF_ERROR(Canonicalize(clean_base, base, profile).status());
+  // A reference of spaces and controls only is empty: the base document itself (§5.4.1).
+  std::string clean_ref;
+  if (!std::all_of(reference.begin(), reference.end(), [](unsigned char c) { return c <= 0x20; })) {
+    CRAWLRANK_ASSIGN_OR_RETURN(clean_ref, url_internal::CleanInput(reference));
   }
-  // An absolute reference stands alone; a fragment-only one names the base document.
-  if (url_internal::HasScheme(*clean_ref)) return Canonicalize(*clean_ref, reference, profile);
-  if (clean_ref->starts_with('#')) return Canonicalize(clean_base, base, profile);
-  CurlUrl url;
-  CRAWLRANK_RETURN_IF_ERROR(url.Set(CURLUPART_URL, url_internal::EncodeUnsafeBytes(clean_base),
-                                    CURLU_NON_SUPPORT_SCHEME, base));
-  const std::string context = std::string(reference) + "\" against \"" + std::string(base);
-  CRAWLRANK_RETURN_IF_ERROR(url.Set(CURLUPART_URL, url_internal::EncodeUnsafeBytes(*clean_ref),
-                                    CURLU_NON_SUPPORT_SCHEME, context));
-  auto resolved = url.Get(CURLUPART_URL, 0);
-  if (!resolved.ok()) return BadUrl(context, resolved.status().message());
-  return Canonicalize(*resolved, *resolved, profile);
+  std::string target;
+  if (profile == UrlProfile::kW3lib) {
+    // Python's urljoin, as Scrapy resolves links, then canonicalize_url's own trimming.
+    CRAWLRANK_ASSIGN_OR_RETURN(target,
+                               url_internal::CleanInput(JoinLikeUrljoin(clean_base, reference)));
+  } else {
+    target = ResolveReference(clean_base, clean_ref);
+  }
+  // Messages name an absolute reference as given, and a relative one as resolved.
+  return Canonicalize(target, target == clean_ref ? reference : std::string_view(target), profile);
 }
 
 uint64_t UrlFingerprint(std::string_view canonical_url) {

@@ -77,6 +77,12 @@ class CurlUrl {
 namespace crawlrank {
 // The w3lib/1 profile (url_w3lib.cc). `url` has passed CleanInput.
 Result<std::string> CanonicalizeW3lib(std::string_view url);
+
+// Returns what Python's urllib.parse.urljoin(base, reference) returns, less the fragment
+// (url_w3lib.cc). `base` has passed CleanInput and has an http(s) scheme and a host;
+// `reference` is the raw reference (urljoin's own stripping is applied here). The result
+// still needs CleanInput and CanonicalizeW3lib.
+std::string JoinLikeUrljoin(std::string_view base, std::string_view reference);
 }  // namespace crawlrank
 
 #endif  // CRAWLRANK_SRC_URL_INTERNAL_H_

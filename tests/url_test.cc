@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <string_view>
@@ -353,6 +354,63 @@ TEST(UrlResolve, W3libProfileCanonicalisesTheResult) {
   EXPECT_EQ(ValueOrError(ResolveUrl(kRfcBase, "g;x?y#s", UrlProfile::kW3lib)),
             "http://a/b/c/g;x?y=");
   EXPECT_EQ(ValueOrError(ResolveUrl(kRfcBase, "../g", UrlProfile::kW3lib)), "http://a/b/g");
+}
+
+TEST(UrlResolve, FinalDotSegmentKeepsItsSlashBeforeAQueryOrFragment) {
+  // §5.2.4: "/dir/sub/../" loses "sub/" and keeps the '/', and so does a final ".." or "."
+  // whether a query or fragment follows or not. urljoin agrees, so both profiles do.
+  constexpr char kBase[] = "http://example.com/dir/sub/page.html";
+  const std::vector<std::pair<const char*, const char*>> cases = {
+      {"../?q=1", "http://example.com/dir/?q=1"},
+      {"./?q=1", "http://example.com/dir/sub/?q=1"},
+      {"..?q=1", "http://example.com/dir/?q=1"},
+      {".?q=1", "http://example.com/dir/sub/?q=1"},
+      {"../#f", "http://example.com/dir/"},
+      {"..#f", "http://example.com/dir/"},
+      {"x/..?q=1", "http://example.com/dir/sub/?q=1"},
+      {"/dir/sub/../?q=1", "http://example.com/dir/?q=1"},
+      {"/dir/sub/.?q=1", "http://example.com/dir/sub/?q=1"},
+  };
+  for (UrlProfile profile : {UrlProfile::kRfc3986, UrlProfile::kW3lib}) {
+    for (const auto& [reference, expected] : cases) {
+      SCOPED_TRACE(std::string(UrlProfileName(profile)) + ": " + reference);
+      EXPECT_EQ(ValueOrError(ResolveUrl(kBase, reference, profile)), expected);
+    }
+  }
+}
+
+TEST(UrlResolve, W3libProfileFollowsUrljoinWhereItLeavesRfc3986) {
+  // The w3lib/1 values are canonicalize_url(urljoin(kRfcBase, reference)) from Python 3.11
+  // and w3lib 2.1.1; the rfc3986/1 ones follow §5.2 (strict) and §6.2.2 by hand. A value
+  // starting with "rejected " means: rejected for having no host, the message naming the
+  // URL that follows (an absolute reference as given, a relative one as resolved).
+  struct Case {
+    const char* reference;
+    std::string rfc3986;
+    const char* w3lib;
+  };
+  const std::vector<Case> cases = {
+      {"http:g", "rejected http:g", "http://a/b/c/g"},  // urljoin: the base's scheme is relative
+      {"HTTP:g", "rejected HTTP:g", "http://a/b/c/g"},
+      {"///host/x", "rejected http:///host/x", "http://a/host/x"},  // urljoin: base's host
+      {"?", "http://a/b/c/d;p", "http://a/b/c/d;p?q="},             // urljoin keeps the base query
+      {"a//b/", "http://a/b/c/a//b/", "http://a/b/c/a/b/"},         // urljoin drops "" segments
+      {"/..//x", "http://a//x", "http://a/x"},         // urljoin: ".." pops the root's segment
+      {"..;x", "http://a/b/c/..;x", "http://a/b/;x"},  // urljoin splits params off first
+      {"g/..;x", "http://a/b/c/g/..;x", "http://a/b/c/;x"},
+      {"%2E%2E/g", "http://a/b/g", "http://a/b/c/../g"},  // w3lib keeps the decoded ".."
+      {"//g/a/../b", "http://g/b", "http://g/a/../b"},    // urljoin leaves it as it is
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.reference);
+    if (c.rfc3986.starts_with("rejected ")) {
+      ExpectRejected(ResolveUrl(kRfcBase, c.reference),
+                     {"no host", c.rfc3986.substr(std::strlen("rejected ")), "no host"});
+    } else {
+      EXPECT_EQ(ValueOrError(ResolveUrl(kRfcBase, c.reference)), c.rfc3986);
+    }
+    EXPECT_EQ(ValueOrError(ResolveUrl(kRfcBase, c.reference, UrlProfile::kW3lib)), c.w3lib);
+  }
 }
 
 // ---- w3lib/1 --------------------------------------------------------------------------

@@ -49,7 +49,23 @@ Result<std::string> CanonicalizeUrl(std::string_view url,
                                     UrlProfile profile = UrlProfile::kRfc3986);
 
 // Resolves `reference` (absolute or relative, as found in an href) against the absolute
-// URL `base` per RFC 3986 §5.2, and returns the canonical form of the result.
+// URL `base`, and returns the canonical form of the result. How depends on the profile:
+//   rfc3986/1  RFC 3986 §5.2 with a strict parser: "http:g" is absolute (and has no host),
+//              "///x" has an empty host (both rejected). Dot segments are removed once, from
+//              the whole path after escapes of unreserved bytes are decoded, so "%2E%2E" is
+//              ".." as in CanonicalizeUrl.
+//   w3lib/1    Python's urllib.parse.urljoin (how Scrapy resolves links), then the profile.
+//              Where urljoin departs from RFC 3986 so does this: "http:g" is relative to an
+//              http base; "?" keeps the base's query; empty segments of a relative path are
+//              dropped ("a//b" joins as "a/b"); ";params" are split off before dot segments
+//              are removed (so "..;x" is ".." with params "x"); "%2E%2E" is no dot segment;
+//              an empty host ("///x") takes the base's host; and a reference with a host
+//              ("//h/a/../b") keeps its dot segments, as w3lib/1 keeps them.
+// In both, a final "." or ".." segment leaves a trailing '/': "../?q=1" against
+// "http://h/dir/sub/page" is "http://h/dir/?q=1" (§5.2.4).
+// Errors: InvalidArgument when `base` is not a URL the profile accepts, when the reference
+// has a control character, or when the resolved URL is rejected (the message names an
+// absolute reference as given, a relative one as resolved).
 Result<std::string> ResolveUrl(std::string_view base, std::string_view reference,
                                UrlProfile profile = UrlProfile::kRfc3986);
 

@@ -292,6 +292,29 @@ Status CheckAuthority(std::string_view url, std::string_view original) {
   return Status::Ok();
 }
 
+bool IsAsciiOnly(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x80; });
+}
+
+// Rejects a host name with an empty label: "a..com", ".com", "." and "\u200B.com" (IDNA
+// maps the zero-width space to nothing). DNS names have no empty labels (RFC 1034 §3.1),
+// so such a host names nothing. One trailing dot is no empty label: it marks the name as
+// fully qualified ("example.com."), a form HTTP keeps apart (it is sent as it is in Host),
+// and it is kept. `host` is after IDNA, `raw_host` before; an IPv6 literal passes.
+Status CheckHostLabels(std::string_view host, std::string_view raw_host,
+                       std::string_view original) {
+  if (host.starts_with('[')) return Status::Ok();
+  std::string_view name = host;
+  if (name.ends_with('.')) name.remove_suffix(1);
+  if (name.empty() || name.starts_with('.') || name.ends_with('.') ||
+      name.find("..") != std::string_view::npos) {
+    return BadUrl(original, "host " + url_internal::QuoteForMessage(host) +
+                                (IsAsciiOnly(raw_host) ? "" : " (after IDNA mapping)") +
+                                " has an empty label");
+  }
+  return Status::Ok();
+}
+
 Result<std::string> CanonicalizeRfc3986(std::string_view clean, std::string_view original) {
   CurlUrl url;
   CRAWLRANK_RETURN_IF_ERROR(url.Set(CURLUPART_URL, url_internal::EncodeUnsafeBytes(clean),
@@ -306,6 +329,7 @@ Result<std::string> CanonicalizeRfc3986(std::string_view clean, std::string_view
   }
   CRAWLRANK_ASSIGN_OR_RETURN(std::string host,
                              url_internal::HostToAscii(*raw_host, url_internal::IdnaMode::kUts46, original));
+  CRAWLRANK_RETURN_IF_ERROR(CheckHostLabels(host, *raw_host, original));
   LowerAscii(*scheme);
 
   std::string out = *scheme + "://";
@@ -516,6 +540,9 @@ Result<std::string> HostKey(std::string_view canonical_url, HostKeyMode mode) {
   }
   if (host.empty()) return BadUrl(canonical_url, "no host");
   if (mode == HostKeyMode::kHost || IsIpLiteral(host)) return std::string(host);
+  // The Public Suffix List holds names without the trailing dot of a fully-qualified one:
+  // libpsl would take "co.uk." for the registered domain of "www.example.co.uk.".
+  if (host.ends_with('.')) host.remove_suffix(1);
   const std::string host_z(host);
   const char* domain = psl_registrable_domain(psl_builtin(), host_z.c_str());
   return domain == nullptr ? host_z : std::string(domain);

@@ -172,7 +172,13 @@ const std::vector<CanonicalCase>& Rfc3986Cases() {
       // ";params" are path characters (§3.3).
       {"params kept", "http://example.com/a;b?c#d", "http://example.com/a;b?c"},
       {"params mid-path", "http://example.com/a;b=1/c", "http://example.com/a;b=1/c"},
+      // A single trailing dot (a fully-qualified name) is kept as it is (url.h).
       {"trailing dot of a FQDN kept", "http://example.com./", "http://example.com./"},
+      {"trailing dot of an IDN FQDN kept", "http://bücher.de./", "http://xn--bcher-kva.de./"},
+      {"trailing dot with a port", "http://Example.com.:8080/", "http://example.com.:8080/"},
+      {"single-label FQDN", "http://localhost./", "http://localhost./"},
+      // UTS #46 maps the ideographic full stop U+3002 to '.'.
+      {"ideographic full stop", "http://example。com/", "http://example.com/"},
   };
   return cases;
 }
@@ -209,6 +215,17 @@ const std::vector<RejectCase>& Rfc3986Rejects() {
        "control character"},
       {"DEL", "http://example.com/\x7f", "control character"},
       {"invalid IDN", "http://ü-.de/", "IDN"},
+      // RFC 1034 §3.1: no label of a DNS name is empty (one trailing dot is no label).
+      {"empty label inside", "http://a..com/", "host \"a..com\" has an empty label"},
+      {"empty first label", "http://.com/", "host \".com\" has an empty label"},
+      {"only a dot", "http://./", "host \".\" has an empty label"},
+      {"two trailing dots", "http://example.com../", "empty label"},
+      {"empty label with user info and port", "http://u@a..com:81/", "empty label"},
+      {"empty label in upper case", "HTTP://A..COM/", "host \"a..com\" has an empty label"},
+      {"zero-width space mapped away", "http://\u200B.com/",
+       "host \".com\" (after IDNA mapping) has an empty label"},
+      {"zero-width space between dots", "http://a.\u200B.com/", "empty label"},
+      {"ideographic full stop after a dot", "http://x.。com/", "empty label"},
       {"empty", "", "empty"},
       {"only spaces", "   ", "empty"},
   };
@@ -401,6 +418,10 @@ TEST(UrlResolve, BadBaseOrReferenceIsRejected) {
   ExpectRejected(ResolveUrl("ftp://a/b", "g"), {"ftp base", "ftp://a/b", "scheme"});
   ExpectRejected(ResolveUrl("http:/a/b", "g"), {"base without host", "http:/a/b", "host"});
   ExpectRejected(ResolveUrl(kRfcBase, "g\x01h"), {"control", "g\x01h", "control character"});
+  ExpectRejected(ResolveUrl("http://a..com/", "g"),
+                 {"base label", "http://a..com/", "empty label"});
+  // A relative reference is named as resolved.
+  ExpectRejected(ResolveUrl(kRfcBase, "//.b/x"), {"label", "http://.b/x", "empty label"});
 }
 
 TEST(UrlResolve, W3libProfileCanonicalisesTheResult) {
@@ -505,6 +526,17 @@ TEST(UrlW3lib, MatchesCanonicalizeUrl) {
     ASSERT_TRUE(canonical.ok()) << canonical.status().ToString();
     EXPECT_EQ(*canonical, c.expected);
   }
+}
+
+TEST(UrlW3lib, EmptyHostLabelsAreKeptAsW3libKeepsThem) {
+  // canonicalize_url leaves an ASCII netloc as it is (w3lib 2.1.1); rfc3986/1 rejects these.
+  for (const char* url : {"http://a..com/", "http://.com/", "http://example.com../"}) {
+    SCOPED_TRACE(url);
+    EXPECT_EQ(ValueOrError(CanonicalizeUrl(url, UrlProfile::kW3lib)), url);
+    ExpectRejected(CanonicalizeUrl(url), {"rfc3986/1", url, "empty label"});
+  }
+  EXPECT_EQ(ValueOrError(CanonicalizeUrl("http://Example.COM./", UrlProfile::kW3lib)),
+            "http://example.com./");
 }
 
 TEST(UrlW3lib, DeliberateRejections) {
@@ -677,6 +709,9 @@ TEST(UrlHostKey, HostAndRegisteredDomain) {
       // A host that is itself a public suffix is its own key.
       {"http://co.uk/", "co.uk", "co.uk"},
       {"http://com/", "com", "com"},
+      // A trailing dot stays in the host and is ignored for the registered domain.
+      {"http://www.example.co.uk./", "www.example.co.uk.", "example.co.uk"},
+      {"http://example.com.:8080/", "example.com.", "example.com"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.url);

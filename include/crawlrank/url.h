@@ -8,9 +8,17 @@
 //                        dropped, fragment dropped, dot segments removed, percent-escapes
 //                        normalised (unreserved decoded, hex upper-cased, bytes that may
 //                        not appear raw encoded), empty path -> "/", empty query dropped.
+//                        A host with an empty label is rejected: "a..com", ".com", and
+//                        "\u200B.com", which IDNA maps to ".com". One trailing dot is kept
+//                        ("http://example.com./" is canonical as it is): it is the fully
+//                        qualified form of the name, which HTTP sends as it is in Host and
+//                        a server may answer differently, so it is not merged with
+//                        "example.com" (HostKey's registered domain ignores it).
 //   w3lib/1              the result of Python's w3lib.url.canonicalize_url (what Scrapy's
 //                        request fingerprints use): query arguments sorted, default ports
-//                        and dot segments kept, fragment dropped.
+//                        and dot segments kept, fragment dropped. An ASCII host is kept as
+//                        it is, empty labels included: "http://a..com/" is canonical here,
+//                        as w3lib leaves it, though rfc3986/1 rejects it.
 //
 // Lenient rules for messy input, shared by both profiles and tested:
 //   - leading and trailing spaces and C0 controls are removed; ASCII tab, LF and CR are
@@ -85,7 +93,9 @@ enum class HostKeyMode : uint8_t {
 };
 
 // Returns the politeness key of a canonical URL: its host, or its registered domain
-// (an IP literal or a host that is itself a public suffix is its own key).
+// (an IP literal or a host that is itself a public suffix is its own key). The host keeps
+// a trailing dot ("example.com."); the registered domain is looked up without it
+// ("www.example.co.uk." -> "example.co.uk").
 Result<std::string> HostKey(std::string_view canonical_url,
                             HostKeyMode mode = HostKeyMode::kHost);
 

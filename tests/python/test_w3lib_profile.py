@@ -29,6 +29,7 @@ DELIBERATE_REJECTIONS = [
     ("http://[fe80::1%25eth0]/", "zone id"),
     ("http://[v1.abc]/", "IPvFuture"),
     ("http://ü-.de/", "IDN"),  # IDNA 2003 allows the hyphen; libidn2 does not
+    ("http://\u200b.com/", "host"),  # IDNA fails (empty label): w3lib keeps the raw netloc
 ]
 
 # Inputs on which w3lib itself raises: crawlrank must reject them too.
@@ -116,6 +117,15 @@ def test_what_w3lib_refuses_is_rejected(bin_dir: Path) -> None:
         with pytest.raises(ValueError):
             w3lib_url.canonicalize_url(url)
         assert row[0] == "error" and f'"{url}"' in row[1], (url, row)
+
+
+def test_empty_host_labels_are_kept_by_w3lib_and_rejected_by_rfc3986(bin_dir: Path) -> None:
+    urls = ["http://a..com/", "http://.com/", "http://example.com../", "http://./"]
+    _, rows = run_tool(bin_dir, urls, "--profile", "w3lib")
+    assert [row[0] for row in rows] == [w3lib_url.canonicalize_url(url) for url in urls]
+    _, rows = run_tool(bin_dir, urls, "--profile", "rfc3986")
+    for url, row in zip(urls, rows):
+        assert row[0] == "error" and f'"{url}"' in row[1] and "empty label" in row[1], row
 
 
 # ---- relative references: canonicalize_url(urljoin(base, ref)) ---------------------------

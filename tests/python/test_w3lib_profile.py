@@ -239,7 +239,8 @@ def test_resolution_equals_urljoin_then_canonicalize_url(bin_dir: Path) -> None:
             if reason:
                 explained[reason] = explained.get(reason, 0) + 1
                 continue
-            unexplained.append(f"base {base!r} ref {ref!r}\n  ours:   {ours!r}\n  theirs: {theirs!r}")
+            unexplained.append(
+                f"base {base!r} ref {ref!r}\n  ours:   {ours!r}\n  theirs: {theirs!r}")
     print(f"{total} references; explained differences: {explained}")
     assert not unexplained, (f"seed {seed}: {len(unexplained)} of {total} differ:\n" +
                              "\n".join(unexplained[:40]))

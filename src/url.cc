@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 
 #include "url_fast_path.h"
 #include "url_internal.h"
@@ -42,10 +43,29 @@ bool IsUnsafeRaw(unsigned char c) {
 
 }  // namespace
 
+std::string QuoteForMessage(std::string_view text) {
+  std::string out = "\"";
+  if (text.size() <= kMaxQuotedBytes) {
+    out.append(text);
+    out += '"';
+    return out;
+  }
+  // Back up over at most three UTF-8 continuation bytes, so that no character is split.
+  size_t cut = kMaxQuotedBytes;
+  while (cut > kMaxQuotedBytes - 3 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+    --cut;
+  }
+  out.append(text.substr(0, cut));
+  out += "\xE2\x80\xA6\" (";  // U+2026 HORIZONTAL ELLIPSIS
+  out += std::to_string(text.size());
+  out += " bytes)";
+  return out;
+}
+
 Status BadUrl(std::string_view url, std::string_view why) {
-  std::string message = "URL \"";
-  message.append(url);
-  message += "\": ";
+  std::string message = "URL ";
+  message += QuoteForMessage(url);
+  message += ": ";
   message.append(why);
   return InvalidArgumentError(std::move(message));
 }
@@ -256,7 +276,8 @@ Status CheckScheme(std::string_view url, std::string_view original) {
   std::string scheme(head);
   LowerAscii(scheme);
   if (scheme != "http" && scheme != "https") {
-    return BadUrl(original, "scheme \"" + scheme + "\" is not allowed (only http and https)");
+    return BadUrl(original, "scheme " + url_internal::QuoteForMessage(scheme) +
+                                " is not allowed (only http and https)");
   }
   return Status::Ok();
 }
@@ -267,6 +288,29 @@ Status CheckAuthority(std::string_view url, std::string_view original) {
   const std::string_view rest = url.substr(url.find(':') + 1);
   if (!rest.starts_with("//") || rest.substr(2, 1) == "/") {
     return BadUrl(original, "no host (expected \"//host\" after the scheme)");
+  }
+  return Status::Ok();
+}
+
+bool IsAsciiOnly(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x80; });
+}
+
+// Rejects a host name with an empty label: "a..com", ".com", "." and "\u200B.com" (IDNA
+// maps the zero-width space to nothing). DNS names have no empty labels (RFC 1034 §3.1),
+// so such a host names nothing. One trailing dot is no empty label: it marks the name as
+// fully qualified ("example.com."), a form HTTP keeps apart (it is sent as it is in Host),
+// and it is kept. `host` is after IDNA, `raw_host` before; an IPv6 literal passes.
+Status CheckHostLabels(std::string_view host, std::string_view raw_host,
+                       std::string_view original) {
+  if (host.starts_with('[')) return Status::Ok();
+  std::string_view name = host;
+  if (name.ends_with('.')) name.remove_suffix(1);
+  if (name.empty() || name.starts_with('.') || name.ends_with('.') ||
+      name.find("..") != std::string_view::npos) {
+    return BadUrl(original, "host " + url_internal::QuoteForMessage(host) +
+                                (IsAsciiOnly(raw_host) ? "" : " (after IDNA mapping)") +
+                                " has an empty label");
   }
   return Status::Ok();
 }
@@ -285,6 +329,7 @@ Result<std::string> CanonicalizeRfc3986(std::string_view clean, std::string_view
   }
   CRAWLRANK_ASSIGN_OR_RETURN(std::string host,
                              url_internal::HostToAscii(*raw_host, url_internal::IdnaMode::kUts46, original));
+  CRAWLRANK_RETURN_IF_ERROR(CheckHostLabels(host, *raw_host, original));
   LowerAscii(*scheme);
 
   std::string out = *scheme + "://";
@@ -310,6 +355,73 @@ Result<std::string> CanonicalizeRfc3986(std::string_view clean, std::string_view
     out += NormalizePercent(*query, Component::kQuery);
   }
   return out;
+}
+
+// A URI reference split as RFC 3986 Appendix B splits it, the fragment left out, except
+// that a scheme must be made of scheme characters (§3.1), as HasScheme checks: "1a:b" is a
+// relative path, as it is to browsers. A component that is absent is nullopt.
+struct ReferenceParts {
+  std::optional<std::string_view> scheme;
+  std::optional<std::string_view> authority;
+  std::string_view path;
+  std::optional<std::string_view> query;
+};
+
+ReferenceParts SplitReference(std::string_view reference) {
+  ReferenceParts parts;
+  reference = reference.substr(0, reference.find('#'));
+  if (url_internal::HasScheme(reference)) {
+    const size_t colon = reference.find(':');
+    parts.scheme = reference.substr(0, colon);
+    reference.remove_prefix(colon + 1);
+  }
+  if (reference.starts_with("//")) {
+    const size_t end = std::min(reference.find_first_of("/?", 2), reference.size());
+    parts.authority = reference.substr(2, end - 2);
+    reference.remove_prefix(end);
+  }
+  if (const size_t question = reference.find('?'); question != std::string_view::npos) {
+    parts.query = reference.substr(question + 1);
+    reference = reference.substr(0, question);
+  }
+  parts.path = reference;
+  return parts;
+}
+
+// Returns the target URI of `reference` against `base` by RFC 3986 §5.2.2 (strict: a
+// reference with a scheme is absolute, "http:g" included), without its fragment.
+// remove_dot_segments is left to the canonicaliser, which applies it to the whole target
+// path after decoding escapes of unreserved bytes (§6.2.2), so that "%2E%2E" counts as ".."
+// as it does in CanonicalizeUrl. REQUIRES: `base` has a scheme and an authority.
+std::string ResolveReference(std::string_view base, std::string_view reference) {
+  const ReferenceParts ref = SplitReference(reference);
+  if (ref.scheme) return std::string(reference);
+  const ReferenceParts parent = SplitReference(base);
+  std::string target(*parent.scheme);
+  target += "://";
+  std::optional<std::string_view> query = ref.query;
+  if (ref.authority) {
+    target += *ref.authority;
+    target += ref.path;
+  } else {
+    target += parent.authority.value_or("");
+    if (ref.path.empty()) {
+      target += parent.path;
+      if (!query) query = parent.query;
+    } else if (ref.path.starts_with('/')) {
+      target += ref.path;
+    } else {
+      // §5.2.3 merge: the base path up to its last '/', or "/" for an empty base path.
+      const size_t slash = parent.path.rfind('/');
+      target += slash == std::string_view::npos ? "/" : parent.path.substr(0, slash + 1);
+      target += ref.path;
+    }
+  }
+  if (query) {
+    target += '?';
+    target += *query;
+  }
+  return target;
 }
 
 Result<std::string> Canonicalize(std::string_view clean, std::string_view original,
@@ -353,30 +465,23 @@ Result<std::string> CanonicalizeUrl(std::string_view url, UrlProfile profile) {
 Result<std::string> ResolveUrl(std::string_view base, std::string_view reference,
                                UrlProfile profile) {
   CRAWLRANK_ASSIGN_OR_RETURN(std::string clean_base, url_internal::CleanInput(base));
-  CRAWLRANK_RETURN_IF_ERROR(CheckScheme(clean_base, base));
-  CRAWLRANK_RETURN_IF_ERROR(CheckAuthority(clean_base, base));
-  auto clean_ref = url_internal::CleanInput(reference);
-  if (!clean_ref.ok()) {
-    // An empty reference is the base document itself (RFC 3986 §5.4.1).
-    if (!reference.empty() && !std::all_of(reference.begin(), reference.end(), [](char c) {
-          return static_cast<unsigned char>(c) <= 0x20;
-        })) {
-      return clean_ref.status();
-    }
-    return Canonicalize(clean_base, base, profile);
+  // The base must be a URL the profile accepts, whatever the reference.
+  CRAWLRANK_RETURN_IF_ERROR(Canonicalize(clean_base, base, profile).status());
+  // A reference of spaces and controls only is empty: the base document itself (§5.4.1).
+  std::string clean_ref;
+  if (!std::all_of(reference.begin(), reference.end(), [](unsigned char c) { return c <= 0x20; })) {
+    CRAWLRANK_ASSIGN_OR_RETURN(clean_ref, url_internal::CleanInput(reference));
   }
-  // An absolute reference stands alone; a fragment-only one names the base document.
-  if (url_internal::HasScheme(*clean_ref)) return Canonicalize(*clean_ref, reference, profile);
-  if (clean_ref->starts_with('#')) return Canonicalize(clean_base, base, profile);
-  CurlUrl url;
-  CRAWLRANK_RETURN_IF_ERROR(url.Set(CURLUPART_URL, url_internal::EncodeUnsafeBytes(clean_base),
-                                    CURLU_NON_SUPPORT_SCHEME, base));
-  const std::string context = std::string(reference) + "\" against \"" + std::string(base);
-  CRAWLRANK_RETURN_IF_ERROR(url.Set(CURLUPART_URL, url_internal::EncodeUnsafeBytes(*clean_ref),
-                                    CURLU_NON_SUPPORT_SCHEME, context));
-  auto resolved = url.Get(CURLUPART_URL, 0);
-  if (!resolved.ok()) return BadUrl(context, resolved.status().message());
-  return Canonicalize(*resolved, *resolved, profile);
+  std::string target;
+  if (profile == UrlProfile::kW3lib) {
+    // Python's urljoin, as Scrapy resolves links, then canonicalize_url's own trimming.
+    CRAWLRANK_ASSIGN_OR_RETURN(target,
+                               url_internal::CleanInput(JoinLikeUrljoin(clean_base, reference)));
+  } else {
+    target = ResolveReference(clean_base, clean_ref);
+  }
+  // Messages name an absolute reference as given, and a relative one as resolved.
+  return Canonicalize(target, target == clean_ref ? reference : std::string_view(target), profile);
 }
 
 uint64_t UrlFingerprint(std::string_view canonical_url) {
@@ -435,6 +540,9 @@ Result<std::string> HostKey(std::string_view canonical_url, HostKeyMode mode) {
   }
   if (host.empty()) return BadUrl(canonical_url, "no host");
   if (mode == HostKeyMode::kHost || IsIpLiteral(host)) return std::string(host);
+  // The Public Suffix List holds names without the trailing dot of a fully-qualified one:
+  // libpsl would take "co.uk." for the registered domain of "www.example.co.uk.".
+  if (host.ends_with('.')) host.remove_suffix(1);
   const std::string host_z(host);
   const char* domain = psl_registrable_domain(psl_builtin(), host_z.c_str());
   return domain == nullptr ? host_z : std::string(domain);

@@ -4,6 +4,7 @@
 
 #include <curl/curl.h>
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -12,7 +13,15 @@
 
 namespace crawlrank::url_internal {
 
-// Returns InvalidArgument `URL "<url>": <why>`.
+// The most bytes of an input an error message quotes: a 1 MB bad line is not echoed whole.
+inline constexpr size_t kMaxQuotedBytes = 200;
+
+// Returns `text` in double quotes for an error message. Text longer than kMaxQuotedBytes
+// is cut at a UTF-8 character boundary at or before that many bytes and shown as
+// `"<head>…" (<N> bytes)`, N being the whole text's length.
+std::string QuoteForMessage(std::string_view text);
+
+// Returns InvalidArgument `URL "<url>": <why>`, the URL quoted by QuoteForMessage.
 Status BadUrl(std::string_view url, std::string_view why);
 
 // Applies the lenient input rules of url.h: trims spaces and C0 controls at both ends,
@@ -68,6 +77,12 @@ class CurlUrl {
 namespace crawlrank {
 // The w3lib/1 profile (url_w3lib.cc). `url` has passed CleanInput.
 Result<std::string> CanonicalizeW3lib(std::string_view url);
+
+// Returns what Python's urllib.parse.urljoin(base, reference) returns, less the fragment
+// (url_w3lib.cc). `base` has passed CleanInput and has an http(s) scheme and a host;
+// `reference` is the raw reference (urljoin's own stripping is applied here). The result
+// still needs CleanInput and CanonicalizeW3lib.
+std::string JoinLikeUrljoin(std::string_view base, std::string_view reference);
 }  // namespace crawlrank
 
 #endif  // CRAWLRANK_SRC_URL_INTERNAL_H_

@@ -35,9 +35,10 @@
 // with '-' or have "--" in positions 3-4, code points whose Unicode 3.2 nameprep mapping
 // differs from UTS #46) the URL is rejected or, rarely, canonicalised differently.
 //
-// ResolveUrl(..., kW3lib) resolves with libcurl after EncodeUnsafeBytes, then applies this
-// profile. Since w3lib quotes ";params" only once, a lone '%' or an unsafe raw byte there
-// comes out encoded ("%25", "%7C") where canonicalize_url(urljoin(base, ref)) keeps it raw.
+// ResolveUrl(..., kW3lib) is canonicalize_url(urljoin(base, reference)), as Scrapy resolves
+// and fingerprints links: JoinLikeUrljoin follows Python 3.11's urljoin step by step,
+// including where it departs from RFC 3986 (url.h lists the differences), and
+// tests/python/test_w3lib_profile.py compares the two over a seeded corpus of references.
 #include <arpa/inet.h>
 
 #include <algorithm>
@@ -182,53 +183,101 @@ std::string QuotePlus(std::string_view in) {
 
 // ---- urlparse -------------------------------------------------------------------------
 
-// urlparse()'s six-tuple, less the fragment, which canonicalize_url drops.
+// urlparse()'s six-tuple, less the fragment, which canonicalize_url drops (and which
+// urljoin only carries along).
 struct ParsedUrl {
-  std::string scheme;  // lower-cased
+  std::string scheme;  // lower-cased; urlparse's default scheme when the URL has none
+  bool has_scheme = false;
+  bool has_slashes = false;  // "//" starts what follows the scheme (the netloc may be empty)
   std::string_view netloc;
   std::string_view path;
   std::string_view params;
   std::string_view query;
 };
 
-// urllib.parse.urlparse for an http(s) URL: urlsplit(), then _splitparams() (params start
-// at the first ';' after the last '/' of the path).
-Result<ParsedUrl> ParseLikeUrlparse(std::string_view url) {
+// urllib.parse.urlparse(url, default_scheme) for an http(s) context, without its checks
+// (urlsplit's bracket and NFKC checks are made by SplitNetloc and NetlocToIdna): urlsplit(),
+// then _splitparams() (params start at the first ';' after the last '/' of the path).
+// REQUIRES: `url` has no leading spaces or C0 controls and no tab, LF or CR (urlsplit
+// removes them first).
+ParsedUrl SplitLikeUrlparse(std::string_view url, std::string_view default_scheme) {
   ParsedUrl parts;
+  parts.scheme = std::string(default_scheme);
   // urlsplit: the scheme is everything before the first ':', if made of scheme chars.
   const size_t colon = url.find(':');
   const auto is_scheme_char = [](unsigned char c) {
     return IsAsciiAlnum(c) || c == '+' || c == '-' || c == '.';
   };
-  if (colon == std::string_view::npos || colon == 0 ||
-      !IsAsciiAlpha(static_cast<unsigned char>(url[0])) ||
-      !std::all_of(url.begin(), url.begin() + colon, is_scheme_char)) {
-    return BadUrl(url, "no scheme (a relative URL needs a base URL)");
+  if (colon != std::string_view::npos && colon > 0 &&
+      IsAsciiAlpha(static_cast<unsigned char>(url[0])) &&
+      std::all_of(url.begin(), url.begin() + colon, is_scheme_char)) {
+    parts.has_scheme = true;
+    parts.scheme = std::string(url.substr(0, colon));
+    LowerAscii(parts.scheme);
+    url.remove_prefix(colon + 1);
   }
-  parts.scheme = std::string(url.substr(0, colon));
-  LowerAscii(parts.scheme);
-  if (parts.scheme != "http" && parts.scheme != "https") {
-    return BadUrl(url, "scheme \"" + parts.scheme + "\" is not allowed (only http and https)");
+  if (url.starts_with("//")) {
+    parts.has_slashes = true;
+    const size_t netloc_end = std::min(url.find_first_of("/?#", 2), url.size());
+    parts.netloc = url.substr(2, netloc_end - 2);
+    url.remove_prefix(netloc_end);
   }
-  std::string_view rest = url.substr(colon + 1);
-  if (!rest.starts_with("//")) return BadUrl(url, "no host (expected \"//\" after the scheme)");
-  rest.remove_prefix(2);
-  const size_t netloc_end = std::min(rest.find_first_of("/?#"), rest.size());
-  parts.netloc = rest.substr(0, netloc_end);
-  rest.remove_prefix(netloc_end);
-  rest = rest.substr(0, rest.find('#'));  // the fragment: dropped (keep_fragments=False)
-  if (const size_t q = rest.find('?'); q != std::string_view::npos) {
-    parts.query = rest.substr(q + 1);
-    rest = rest.substr(0, q);
+  url = url.substr(0, url.find('#'));
+  if (const size_t q = url.find('?'); q != std::string_view::npos) {
+    parts.query = url.substr(q + 1);
+    url = url.substr(0, q);
   }
-  parts.path = rest;
-  const size_t last_slash = rest.rfind('/');
-  const size_t semicolon = rest.find(';', last_slash == std::string_view::npos ? 0 : last_slash);
+  parts.path = url;
+  const size_t last_slash = url.rfind('/');
+  const size_t semicolon = url.find(';', last_slash == std::string_view::npos ? 0 : last_slash);
   if (semicolon != std::string_view::npos) {
-    parts.path = rest.substr(0, semicolon);
-    parts.params = rest.substr(semicolon + 1);
+    parts.path = url.substr(0, semicolon);
+    parts.params = url.substr(semicolon + 1);
   }
   return parts;
+}
+
+// urlparse() of an absolute http(s) URL, rejecting any other.
+Result<ParsedUrl> ParseLikeUrlparse(std::string_view url) {
+  ParsedUrl parts = SplitLikeUrlparse(url, "");
+  if (!parts.has_scheme) return BadUrl(url, "no scheme (a relative URL needs a base URL)");
+  if (parts.scheme != "http" && parts.scheme != "https") {
+    return BadUrl(url, "scheme " + url_internal::QuoteForMessage(parts.scheme) +
+                           " is not allowed (only http and https)");
+  }
+  if (!parts.has_slashes) return BadUrl(url, "no host (expected \"//\" after the scheme)");
+  return parts;
+}
+
+// urlunparse((scheme, netloc, path, params, query, "")) for a non-empty netloc.
+std::string UnparseWithNetloc(std::string_view scheme, std::string_view netloc,
+                              std::string_view path, std::string_view params,
+                              std::string_view query) {
+  std::string out(scheme);
+  out += "://";
+  out += netloc;
+  if (!path.empty() && !path.starts_with('/')) out += '/';
+  out += path;
+  if (!params.empty()) {
+    out += ';';
+    out += params;
+  }
+  if (!query.empty()) {
+    out += '?';
+    out += query;
+  }
+  return out;
+}
+
+// Splits `path` on '/' as Python's str.split("/") does: n slashes give n + 1 pieces.
+std::vector<std::string_view> SplitOnSlash(std::string_view path) {
+  std::vector<std::string_view> pieces;
+  while (true) {
+    const size_t slash = path.find('/');
+    pieces.push_back(path.substr(0, slash));
+    if (slash == std::string_view::npos) return pieces;
+    path.remove_prefix(slash + 1);
+  }
 }
 
 // ---- netloc ---------------------------------------------------------------------------
@@ -294,7 +343,7 @@ Result<NetlocParts> SplitNetloc(std::string_view netloc, std::string_view url) {
     }
     in6_addr address;
     if (inet_pton(AF_INET6, literal.c_str(), &address) != 1) {
-      return BadUrl(url, "bad IPv6 literal \"" + literal + "\"");
+      return BadUrl(url, "bad IPv6 literal " + url_internal::QuoteForMessage(literal));
     }
     parts.host_end = parts.host_begin + close + 1;
     port = hostport.substr(close + 1);
@@ -317,8 +366,8 @@ Result<NetlocParts> SplitNetloc(std::string_view netloc, std::string_view url) {
     }
   }
   if (has_port && !IsValidPort(port.substr(1))) {
-    return BadUrl(url, "bad port \"" + std::string(port.substr(1)) +
-                           "\" (expected a decimal number from 0 to 65535)");
+    return BadUrl(url, "bad port " + url_internal::QuoteForMessage(port.substr(1)) +
+                           " (expected a decimal number from 0 to 65535)");
   }
   return parts;
 }
@@ -469,6 +518,59 @@ Result<std::string> CanonicalizeW3lib(std::string_view url) {
     out += query;
   }
   return out;
+}
+
+std::string JoinLikeUrljoin(std::string_view base, std::string_view reference) {
+  if (reference.empty()) return std::string(base);
+  // urlsplit's own clean-up: leading spaces and C0 controls, and tab/LF/CR anywhere, go.
+  std::string ref;
+  ref.reserve(reference.size());
+  for (unsigned char c : reference) {
+    if (c == '\t' || c == '\n' || c == '\r') continue;
+    if (ref.empty() && c <= 0x20) continue;
+    ref += static_cast<char>(c);
+  }
+  const ParsedUrl parent = SplitLikeUrlparse(base, "");
+  const ParsedUrl r = SplitLikeUrlparse(ref, parent.scheme);
+  // uses_relative holds http and https: only another scheme stands alone unchanged.
+  if (r.scheme != parent.scheme) return ref;
+  // A netloc, even with the base's scheme, stands alone too: no dot segments are removed.
+  if (!r.netloc.empty()) return UnparseWithNetloc(r.scheme, r.netloc, r.path, r.params, r.query);
+  if (r.path.empty() && r.params.empty()) {
+    return UnparseWithNetloc(r.scheme, parent.netloc, parent.path, parent.params,
+                             r.query.empty() ? parent.query : r.query);
+  }
+  std::vector<std::string_view> segments;
+  if (r.path.starts_with('/')) {
+    segments = SplitOnSlash(r.path);
+  } else {
+    // The base path less its last segment, then the reference's segments; empty segments
+    // are dropped except the first and the last ("a//b" joins as "a/b").
+    segments = SplitOnSlash(parent.path);
+    if (!segments.back().empty()) segments.pop_back();
+    for (std::string_view segment : SplitOnSlash(r.path)) segments.push_back(segment);
+    const auto middle_begin = segments.begin() + 1;
+    const auto middle_end = std::remove(middle_begin, segments.end() - 1, std::string_view());
+    segments.erase(middle_end, segments.end() - 1);
+  }
+  // ".." pops even the root's empty segment (the path then gets its '/' back from
+  // urlunsplit); a final "." or ".." leaves a trailing '/'.
+  std::vector<std::string_view> resolved;
+  for (std::string_view segment : segments) {
+    if (segment == "..") {
+      if (!resolved.empty()) resolved.pop_back();
+    } else if (segment != ".") {
+      resolved.push_back(segment);
+    }
+  }
+  if (segments.back() == "." || segments.back() == "..") resolved.emplace_back();
+  std::string path;
+  for (size_t i = 0; i < resolved.size(); ++i) {
+    if (i > 0) path += '/';
+    path.append(resolved[i]);
+  }
+  if (path.empty()) path = "/";
+  return UnparseWithNetloc(r.scheme, parent.netloc, path, r.params, r.query);
 }
 
 }  // namespace crawlrank

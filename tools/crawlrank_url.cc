@@ -4,7 +4,8 @@
 //
 // One output line per input line: `canonical<TAB>fingerprint<TAB>hostkey`, or
 // `error<TAB>message` for a URL that is rejected (tabs and line breaks in the message are
-// printed as spaces). Exit 1 when any line was rejected, 2 on bad usage.
+// printed as spaces; a message quotes at most 200 bytes of a long line, then its length).
+// Exit 1 when any line was rejected, 2 on bad usage.
 #include <iostream>
 #include <string>
 
@@ -48,7 +49,9 @@ int Main(int argc, char** argv) {
   Settings settings;
   app.add_option("--profile", profile_name, "canonicalisation profile: rfc3986 or w3lib")
       ->capture_default_str();
-  app.add_option("--base", settings.base, "resolve each line as a reference against this URL");
+  app.add_option("--base", settings.base,
+                 "resolve each line as a reference against this URL (rfc3986: RFC 3986 "
+                 "§5.2; w3lib: as Python's urljoin)");
   app.add_option("--host-key", host_key_name, "host key: host, or domain (eTLD+1)")
       ->check(CLI::IsMember({"host", "domain"}))
       ->capture_default_str();

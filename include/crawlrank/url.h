@@ -8,9 +8,17 @@
 //                        dropped, fragment dropped, dot segments removed, percent-escapes
 //                        normalised (unreserved decoded, hex upper-cased, bytes that may
 //                        not appear raw encoded), empty path -> "/", empty query dropped.
+//                        A host with an empty label is rejected: "a..com", ".com", and
+//                        "\u200B.com", which IDNA maps to ".com". One trailing dot is kept
+//                        ("http://example.com./" is canonical as it is): it is the fully
+//                        qualified form of the name, which HTTP sends as it is in Host and
+//                        a server may answer differently, so it is not merged with
+//                        "example.com" (HostKey's registered domain ignores it).
 //   w3lib/1              the result of Python's w3lib.url.canonicalize_url (what Scrapy's
 //                        request fingerprints use): query arguments sorted, default ports
-//                        and dot segments kept, fragment dropped.
+//                        and dot segments kept, fragment dropped. An ASCII host is kept as
+//                        it is, empty labels included: "http://a..com/" is canonical here,
+//                        as w3lib leaves it, though rfc3986/1 rejects it.
 //
 // Lenient rules for messy input, shared by both profiles and tested:
 //   - leading and trailing spaces and C0 controls are removed; ASCII tab, LF and CR are
@@ -49,7 +57,23 @@ Result<std::string> CanonicalizeUrl(std::string_view url,
                                     UrlProfile profile = UrlProfile::kRfc3986);
 
 // Resolves `reference` (absolute or relative, as found in an href) against the absolute
-// URL `base` per RFC 3986 §5.2, and returns the canonical form of the result.
+// URL `base`, and returns the canonical form of the result. How depends on the profile:
+//   rfc3986/1  RFC 3986 §5.2 with a strict parser: "http:g" is absolute (and has no host),
+//              "///x" has an empty host (both rejected). Dot segments are removed once, from
+//              the whole path after escapes of unreserved bytes are decoded, so "%2E%2E" is
+//              ".." as in CanonicalizeUrl.
+//   w3lib/1    Python's urllib.parse.urljoin (how Scrapy resolves links), then the profile.
+//              Where urljoin departs from RFC 3986 so does this: "http:g" is relative to an
+//              http base; "?" keeps the base's query; empty segments of a relative path are
+//              dropped ("a//b" joins as "a/b"); ";params" are split off before dot segments
+//              are removed (so "..;x" is ".." with params "x"); "%2E%2E" is no dot segment;
+//              an empty host ("///x") takes the base's host; and a reference with a host
+//              ("//h/a/../b") keeps its dot segments, as w3lib/1 keeps them.
+// In both, a final "." or ".." segment leaves a trailing '/': "../?q=1" against
+// "http://h/dir/sub/page" is "http://h/dir/?q=1" (§5.2.4).
+// Errors: InvalidArgument when `base` is not a URL the profile accepts, when the reference
+// has a control character, or when the resolved URL is rejected (the message names an
+// absolute reference as given, a relative one as resolved).
 Result<std::string> ResolveUrl(std::string_view base, std::string_view reference,
                                UrlProfile profile = UrlProfile::kRfc3986);
 
@@ -69,7 +93,9 @@ enum class HostKeyMode : uint8_t {
 };
 
 // Returns the politeness key of a canonical URL: its host, or its registered domain
-// (an IP literal or a host that is itself a public suffix is its own key).
+// (an IP literal or a host that is itself a public suffix is its own key). The host keeps
+// a trailing dot ("example.com."); the registered domain is looked up without it
+// ("www.example.co.uk." -> "example.co.uk").
 Result<std::string> HostKey(std::string_view canonical_url,
                             HostKeyMode mode = HostKeyMode::kHost);
 

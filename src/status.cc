@@ -37,11 +37,14 @@ Status Status::WithContext(std::string_view context) const {
 
 std::string QuoteForMessage(std::string_view text, size_t max_bytes) {
   if (text.size() <= max_bytes) return "\"" + std::string(text) + "\"";
+  // Back up over at most three UTF-8 continuation bytes, so that no character is split.
   size_t cut = max_bytes;
-  // Back off continuation bytes (10xxxxxx) so no character is split.
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return "\"" + std::string(text.substr(0, cut)) + "...\" (" + std::to_string(text.size()) +
-         " bytes)";
+  while (cut > 0 && cut + 3 > max_bytes &&
+         (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+    --cut;
+  }
+  return "\"" + std::string(text.substr(0, cut)) + "\xE2\x80\xA6\" (" +  // U+2026 ellipsis
+         std::to_string(text.size()) + " bytes)";
 }
 
 Status InvalidArgumentError(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }

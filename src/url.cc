@@ -43,24 +43,6 @@ bool IsUnsafeRaw(unsigned char c) {
 
 }  // namespace
 
-std::string QuoteForMessage(std::string_view text) {
-  std::string out = "\"";
-  if (text.size() <= kMaxQuotedBytes) {
-    out.append(text);
-    out += '"';
-    return out;
-  }
-  // Back up over at most three UTF-8 continuation bytes, so that no character is split.
-  size_t cut = kMaxQuotedBytes;
-  while (cut > kMaxQuotedBytes - 3 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
-    --cut;
-  }
-  out.append(text.substr(0, cut));
-  out += "\xE2\x80\xA6\" (";  // U+2026 HORIZONTAL ELLIPSIS
-  out += std::to_string(text.size());
-  out += " bytes)";
-  return out;
-}
 
 Status BadUrl(std::string_view url, std::string_view why) {
   std::string message = "URL ";
@@ -276,7 +258,7 @@ Status CheckScheme(std::string_view url, std::string_view original) {
   std::string scheme(head);
   LowerAscii(scheme);
   if (scheme != "http" && scheme != "https") {
-    return BadUrl(original, "scheme " + url_internal::QuoteForMessage(scheme) +
+    return BadUrl(original, "scheme " + QuoteForMessage(scheme) +
                                 " is not allowed (only http and https)");
   }
   return Status::Ok();
@@ -308,7 +290,7 @@ Status CheckHostLabels(std::string_view host, std::string_view raw_host,
   if (name.ends_with('.')) name.remove_suffix(1);
   if (name.empty() || name.starts_with('.') || name.ends_with('.') ||
       name.find("..") != std::string_view::npos) {
-    return BadUrl(original, "host " + url_internal::QuoteForMessage(host) +
+    return BadUrl(original, "host " + QuoteForMessage(host) +
                                 (IsAsciiOnly(raw_host) ? "" : " (after IDNA mapping)") +
                                 " has an empty label");
   }

@@ -13,14 +13,6 @@
 
 namespace crawlrank::url_internal {
 
-// The most bytes of an input an error message quotes: a 1 MB bad line is not echoed whole.
-inline constexpr size_t kMaxQuotedBytes = 200;
-
-// Returns `text` in double quotes for an error message. Text longer than kMaxQuotedBytes
-// is cut at a UTF-8 character boundary at or before that many bytes and shown as
-// `"<head>…" (<N> bytes)`, N being the whole text's length.
-std::string QuoteForMessage(std::string_view text);
-
 // Returns InvalidArgument `URL "<url>": <why>`, the URL quoted by QuoteForMessage.
 Status BadUrl(std::string_view url, std::string_view why);
 

@@ -242,7 +242,7 @@ Result<ParsedUrl> ParseLikeUrlparse(std::string_view url) {
   ParsedUrl parts = SplitLikeUrlparse(url, "");
   if (!parts.has_scheme) return BadUrl(url, "no scheme (a relative URL needs a base URL)");
   if (parts.scheme != "http" && parts.scheme != "https") {
-    return BadUrl(url, "scheme " + url_internal::QuoteForMessage(parts.scheme) +
+    return BadUrl(url, "scheme " + QuoteForMessage(parts.scheme) +
                            " is not allowed (only http and https)");
   }
   if (!parts.has_slashes) return BadUrl(url, "no host (expected \"//\" after the scheme)");
@@ -343,7 +343,7 @@ Result<NetlocParts> SplitNetloc(std::string_view netloc, std::string_view url) {
     }
     in6_addr address;
     if (inet_pton(AF_INET6, literal.c_str(), &address) != 1) {
-      return BadUrl(url, "bad IPv6 literal " + url_internal::QuoteForMessage(literal));
+      return BadUrl(url, "bad IPv6 literal " + QuoteForMessage(literal));
     }
     parts.host_end = parts.host_begin + close + 1;
     port = hostport.substr(close + 1);
@@ -366,7 +366,7 @@ Result<NetlocParts> SplitNetloc(std::string_view netloc, std::string_view url) {
     }
   }
   if (has_port && !IsValidPort(port.substr(1))) {
-    return BadUrl(url, "bad port " + url_internal::QuoteForMessage(port.substr(1)) +
+    return BadUrl(url, "bad port " + QuoteForMessage(port.substr(1)) +
                            " (expected a decimal number from 0 to 65535)");
   }
   return parts;

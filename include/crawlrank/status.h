@@ -75,9 +75,9 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-// Returns `text` in double quotes for an error message, cut to its first `max_bytes`
-// bytes (at a UTF-8 character boundary) followed by "..." and its length when longer:
-// bad input is named, not echoed whole ("\"abc...\" (1048576 bytes)").
+// Returns `text` in double quotes for an error message. Longer text is cut at a UTF-8
+// character boundary at or before `max_bytes` and shown as `"<head>…" (<N> bytes)`, N
+// being its whole length: bad input is named, not echoed whole.
 std::string QuoteForMessage(std::string_view text, size_t max_bytes = 200);
 
 Status InvalidArgumentError(std::string message);

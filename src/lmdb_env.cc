@@ -1,9 +1,14 @@
 #include "lmdb_env.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 
 #include <cerrno>
 #include <cstdint>
+#include <cstring>
+
+#include "unique_fd.h"
 
 namespace crawlrank::lmdb {
 
@@ -39,6 +44,46 @@ Status Error(int rc, std::string_view op, std::string_view target) {
   return rc > 0 ? IoError(std::move(message)) : InternalError(std::move(message));
 }
 
+namespace {
+
+// LMDB sizes lock.mdb with ftruncate and then writes to it through a shared map: on a full
+// file system the sparse file cannot take the first write and the process dies of SIGBUS.
+// Allocating the blocks of a new lock file first turns that into an error. The size is
+// more than LMDB's own for 254 readers (253 slots of 64 bytes after a 192-byte header), so
+// LMDB never resizes it. An existing lock file keeps its size (other processes have mapped
+// it and count its reader slots by it); only its holes are allocated.
+constexpr off_t kLockFileBytes = 20480;
+
+Status PrepareLockFile(const std::string& path, const std::string& where) {
+  const std::string lock_path = path + "/lock.mdb";
+  const UniqueFd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd.valid()) {
+    const std::string cause = where + ": \"" + lock_path + "\": " + std::strerror(errno);
+    if (errno == EACCES || errno == EROFS || errno == EPERM) {
+      return FailedPreconditionError(
+          cause + " (every process that opens a PageDB, a reader too, writes its lock.mdb)");
+    }
+    if (errno == ENOSPC || errno == EDQUOT) return ResourceExhaustedError(cause);
+    return IoError(cause);
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) {
+    return IoError(where + ": stat \"" + lock_path + "\": " + std::strerror(errno));
+  }
+  const off_t size = st.st_size == 0 ? kLockFileBytes : st.st_size;
+  const int rc = ::posix_fallocate(fd.get(), 0, size);
+  if (rc == ENOSPC || rc == EDQUOT) {
+    return ResourceExhaustedError(where + ": \"" + lock_path +
+                                  "\": no space left on device for LMDB's lock file");
+  }
+  if (rc != 0 && rc != EOPNOTSUPP && rc != EINVAL) {
+    return IoError(where + ": allocate \"" + lock_path + "\": " + std::strerror(rc));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<Env> Env::Open(const std::string& path, unsigned flags, uint64_t map_size,
                       unsigned max_dbs) {
   Env env;
@@ -52,6 +97,9 @@ Result<Env> Env::Open(const std::string& path, unsigned flags, uint64_t map_size
   }
   if ((rc = mdb_env_set_maxreaders(env.env_, 254)) != 0) {
     return Error(rc, "mdb_env_set_maxreaders", path);
+  }
+  if ((flags & MDB_NOLOCK) == 0) {
+    CRAWLRANK_RETURN_IF_ERROR(PrepareLockFile(path, "open \"" + path + "\""));
   }
   if ((rc = mdb_env_open(env.env_, path.c_str(), flags, 0644)) != 0) {
     return Error(rc, "open", path);

@@ -577,40 +577,10 @@ Status CheckFileSize(MDB_env* env, const std::string& path) {
   return Status::Ok();
 }
 
-// LMDB sizes lock.mdb with ftruncate and then writes to it through a shared map: on a full
-// file system the sparse file cannot take the first write and the process dies of SIGBUS.
-// Allocating the blocks of a new lock file first turns that into an error. The size is
-// more than LMDB's own for 254 readers (253 slots of 64 bytes after a 192-byte header), so
-// LMDB never resizes it. An existing lock file keeps its size (other processes have mapped
-// it and count its reader slots by it); only its holes are allocated.
-constexpr off_t kLockFileBytes = 20480;
-
-Status PrepareLockFile(const std::string& path, const std::string& where) {
-  const std::string lock_path = path + "/lock.mdb";
-  const UniqueFd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-  if (!fd.valid()) {
-    const std::string cause = where + ": \"" + lock_path + "\": " + ErrnoText();
-    if (errno == EACCES || errno == EROFS || errno == EPERM) {
-      return FailedPreconditionError(
-          cause + " (every process that opens a PageDB, a reader too, writes its lock.mdb)");
-    }
-    if (errno == ENOSPC || errno == EDQUOT) return ResourceExhaustedError(cause);
-    return IoError(cause);
-  }
-  struct stat st;
-  if (::fstat(fd.get(), &st) != 0) {
-    return IoError(where + ": stat \"" + lock_path + "\": " + ErrnoText());
-  }
-  const off_t size = st.st_size == 0 ? kLockFileBytes : st.st_size;
-  const int rc = ::posix_fallocate(fd.get(), 0, size);
-  if (rc == ENOSPC || rc == EDQUOT) {
-    return ResourceExhaustedError(where + ": \"" + lock_path +
-                                  "\": no space left on device for LMDB's lock file");
-  }
-  if (rc != 0 && rc != EOPNOTSUPP && rc != EINVAL) {
-    return IoError(where + ": allocate \"" + lock_path + "\": " + std::strerror(rc));
-  }
-  return Status::Ok();
+// The error of a writer's open that found damage (`cause`).
+Status RefuseToWrite(const std::string& where, const Status& cause) {
+  return DataLossError(where + " for writing: refused, the quick check failed (" +
+                       cause.message() + "); run page_db_check on it for the full report");
 }
 
 }  // namespace
@@ -659,7 +629,6 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
     impl->writer_lock = std::move(lock);
   }
 
-  CRAWLRANK_RETURN_IF_ERROR(PrepareLockFile(path, where));
   unsigned flags = MDB_NOTLS;
   if (options.read_only) flags |= MDB_RDONLY;
   if (options.durability != Durability::kSync) flags |= MDB_NOSYNC;
@@ -700,7 +669,11 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
   } else {
     CRAWLRANK_RETURN_IF_ERROR(OpenTables(*impl, txn.get()));
   }
-  if (!options.read_only) CRAWLRANK_RETURN_IF_ERROR(LoadWriterState(*impl, txn.get()));
+  if (!options.read_only) {
+    if (Status loaded = LoadWriterState(*impl, txn.get()); !loaded.ok()) {
+      return loaded.code() == StatusCode::kDataLoss ? RefuseToWrite(where, loaded) : loaded;
+    }
+  }
   CRAWLRANK_RETURN_IF_ERROR(txn.Commit(path));  // keeps the table handles open
 
   if (!options.read_only && options.durability == Durability::kPeriodic) {
@@ -711,8 +684,7 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
   if (!options.read_only && exists) {
     // Writing into a damaged DB would bury the damage under new data: refuse it.
     if (Status quick = db->Check(CheckLevel::kQuick); !quick.ok()) {
-      return DataLossError(where + " for writing: refused, the quick check failed (" +
-                           quick.message() + "); run page_db_check on it for the full report");
+      return RefuseToWrite(where, quick);
     }
   }
   return db;

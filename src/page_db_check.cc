@@ -40,21 +40,23 @@ Status PageDb::Impl::VerifyFile(MDB_txn* txn, lmdb::VerifyScope scope,
       .WithContext("check PageDB \"" + path + "\"");
 }
 
-Status PageDb::Check(CheckLevel level) const {
-  const std::string& path = impl_->path;
+Result<Snapshot> PageDb::NewCheckedSnapshot(CheckLevel level) const {
   const auto scope = level == CheckLevel::kFull ? lmdb::VerifyScope::kFull
                                                 : lmdb::VerifyScope::kSample;
-  // The structure first, before LMDB reads a page through its map. A writer in another
-  // process committing twice between the snapshot and the read of the meta pages asks for
-  // a new snapshot.
-  Result<Snapshot> opened = NewSnapshot();
-  for (int attempt = 0; opened.ok(); ++attempt) {
-    Status structure = impl_->VerifyFile(opened->impl_->txn.get(), scope, nullptr);
-    if (structure.ok()) break;
+  // A writer in another process committing twice between the snapshot and the read of
+  // the meta pages asks for a new snapshot.
+  for (int attempt = 0;; ++attempt) {
+    CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, NewSnapshot());
+    Status structure = impl_->VerifyFile(snapshot.impl_->txn.get(), scope, nullptr);
+    if (structure.ok()) return snapshot;
     if (structure.code() != StatusCode::kUnavailable || attempt >= 3) return structure;
-    opened = NewSnapshot();
   }
-  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, std::move(opened));
+}
+
+Status PageDb::Check(CheckLevel level) const {
+  const std::string& path = impl_->path;
+  // The structure first, before LMDB reads a page through its map.
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, NewCheckedSnapshot(level));
   if (level == CheckLevel::kQuick) {
     return CheckSampledRecords(snapshot).WithContext("check PageDB \"" + path + "\"");
   }

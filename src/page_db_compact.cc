@@ -46,10 +46,10 @@ Status PageDb::CompactTo(const std::string& dir) const {
   if (std::filesystem::exists(dir, ec) && !std::filesystem::is_empty(dir, ec)) {
     return AlreadyExistsError(where + ": the target exists and is not empty");
   }
+  // LMDB's cursors below trust every page they copy: read them all with checks first.
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, NewCheckedSnapshot(CheckLevel::kFull));
   std::filesystem::create_directories(dir, ec);
   if (ec) return IoError(where + ": " + ec.message());
-
-  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, NewSnapshot());
   MDB_txn* from = snapshot.impl_->txn.get();
   MDB_envinfo info;
   if (const int rc = mdb_env_info(impl_->env.get(), &info); rc != 0) {

@@ -19,6 +19,18 @@
 //   - Durability is an explicit choice (PageDbOptions::durability). With any setting, a
 //     crash of the process loses nothing a call reported as done; the setting decides
 //     what an operating-system crash or power loss can take.
+//   - A damaged file: LMDB has no checksums and trusts the pages it maps. Open reads the
+//     main tree, the header and a sample of paths through every table itself (pread)
+//     before LMDB reads any page, and refuses a file cut short; a writer's open also runs
+//     Check(kQuick) and refuses a DB that fails it. Check(kFull) reads every page without
+//     LMDB. Damage elsewhere is reported as DataLoss when a read decodes it, but a damaged
+//     B-tree page that no check has visited can make liblmdb fault (SIGSEGV or SIGBUS) when
+//     a read reaches it: this library cannot catch that inside your process; a program can
+//     install crawlrank/fault_guard.h's guard, as every crawlrank tool does. A change
+//     inside a value that still decodes (a link target, a score) is not detected: the
+//     format has no checksums. docs/format.md, "Damage", lists what is detected.
+//   - A full disk is ResourceExhausted ("no space left on device") at open or commit;
+//     nothing of the failed transaction is written and everything committed before stays.
 #ifndef CRAWLRANK_PAGE_DB_H_
 #define CRAWLRANK_PAGE_DB_H_
 
@@ -240,8 +252,10 @@ class PageDb {
  public:
   // Opens (or creates, per options) the PageDb in directory `path`.
   // Errors: NotFound (no DB and !create_if_missing), AlreadyExists (error_if_exists),
-  // FailedPrecondition (not a PageDB, unknown format version, writer lock held elsewhere),
-  // IoError, DataLoss (damaged file).
+  // FailedPrecondition (not a PageDB, unknown format version, writer lock held elsewhere,
+  // no permission to read data.mdb or write lock.mdb: the message names the file),
+  // ResourceExhausted (no space left on device), IoError, DataLoss (damaged or cut-short
+  // file; for a writer, a failed quick check).
   static Result<std::unique_ptr<PageDb>> Open(const std::string& path,
                                               const PageDbOptions& options = {});
 
@@ -272,7 +286,9 @@ class PageDb {
   // Writes a compacted copy of the DB as it is now into `dir` (created; it must not exist
   // or be empty): every table rewritten in key order into full B-tree pages, with no free
   // pages. Updates in place leave pages about two-thirds full; the copy packs them.
-  // Works on a read-only open, beside a running writer.
+  // Works on a read-only open, beside a running writer. Every B-tree page of the snapshot
+  // it copies is read and checked without LMDB first (as Check(kFull) does, without the
+  // data checks): DataLoss and nothing copied when one is damaged.
   Status CompactTo(const std::string& dir) const;
 
   // Opens a consistent read view.
@@ -306,6 +322,8 @@ class PageDb {
  private:
   friend class PageDbInternals;  // white-box tests (src/page_db_impl.h)
   explicit PageDb(std::unique_ptr<Impl> impl);
+  // A snapshot whose B-tree pages (a sample, or all for kFull) were checked without LMDB.
+  Result<Snapshot> NewCheckedSnapshot(CheckLevel level) const;
   std::unique_ptr<Impl> impl_;
 };
 

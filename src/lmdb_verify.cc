@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <random>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -88,11 +89,10 @@ struct KeyRange {
 class Walker {
  public:
   Walker(int fd, const std::string& path, const Meta& meta, uint64_t file_pages,
-         VerifyScope scope)
+         VerifyScope scope, std::span<const std::string_view> whole_tables)
       : fd_(fd), path_(path), meta_(meta), psize_(meta.page_size), file_pages_(file_pages),
-        scope_(scope), random_(meta.txnid) {
-    if (scope_ == VerifyScope::kFull) seen_.assign(meta_.last_page + 1, false);
-  }
+        scope_(scope), whole_tables_(whole_tables), random_(meta.txnid),
+        seen_(meta_.last_page + 1, false) {}
 
   // Walks the main tree, every table it names, and (full scope) the free list.
   Status Run() {
@@ -131,6 +131,7 @@ class Walker {
     const DbRecord* db;
     Kind kind;
     bool integer_keys;
+    bool whole;  // every page, or sampled paths
     // Counted by a full walk, compared with the record.
     uint64_t branch_pages = 0, leaf_pages = 0, overflow_pages = 0, entries = 0;
   };
@@ -144,7 +145,10 @@ class Walker {
   }
 
   Status WalkTree(std::string_view name, const DbRecord& db, Kind kind) {
-    Tree tree{name, &db, kind, (db.flags & MDB_INTEGERKEY) != 0};
+    const bool whole = scope_ == VerifyScope::kFull ||
+                       std::find(whole_tables_.begin(), whole_tables_.end(), name) !=
+                           whole_tables_.end();
+    Tree tree{name, &db, kind, (db.flags & MDB_INTEGERKEY) != 0, whole};
     const unsigned allowed = kind == Kind::kFreeList ? MDB_INTEGERKEY : 0;
     if ((db.flags & ~allowed) != 0) {
       return Broken("table \"" + std::string(name) + "\" has flags " + std::to_string(db.flags) +
@@ -161,7 +165,7 @@ class Walker {
       return Broken("table \"" + std::string(name) + "\" has depth " + std::to_string(db.depth));
     }
     buffers_.resize(std::max<size_t>(buffers_.size(), db.depth));
-    if (scope_ == VerifyScope::kFull) {
+    if (tree.whole) {
       CRAWLRANK_RETURN_IF_ERROR(VisitPage(tree, db.root, 1, KeyRange{}, -1));
       if (tree.branch_pages != db.branch_pages || tree.leaf_pages != db.leaf_pages ||
           tree.overflow_pages != db.overflow_pages || tree.entries != db.entries) {
@@ -213,9 +217,11 @@ class Walker {
     return Status::Ok();
   }
 
-  // Marks `count` pages from `first` as used, once each (full scope).
+  // Marks `count` pages from `first` as used, once each (trees walked whole: a page
+  // reached twice is damage, and a damaged branch cannot make the walk revisit a subtree
+  // without end).
   Status MarkUsed(const Tree& tree, uint64_t first, uint64_t count) {
-    if (scope_ != VerifyScope::kFull) return Status::Ok();
+    if (!tree.whole) return Status::Ok();
     for (uint64_t page = first; page < first + count; ++page) {
       if (page < kFirstDataPage || page > meta_.last_page) {
         return Broken("table \"" + std::string(tree.name) + "\" uses page " +
@@ -310,7 +316,7 @@ class Walker {
                            i + 1 < children.size() ? &bounds[i + 1] : range.high};
       return VisitPage(tree, children[i].first, depth + 1, child_range, path);
     };
-    if (scope_ == VerifyScope::kFull) {
+    if (tree.whole) {
       for (size_t i = 0; i < children.size(); ++i) CRAWLRANK_RETURN_IF_ERROR(visit(i));
       return Status::Ok();
     }
@@ -423,6 +429,7 @@ class Walker {
   uint32_t psize_;
   uint64_t file_pages_;
   VerifyScope scope_;
+  std::span<const std::string_view> whole_tables_;
   std::mt19937_64 random_;
   std::vector<bool> seen_;            // full scope: pages reached so far
   std::vector<std::string> buffers_;  // one page buffer per depth
@@ -462,7 +469,7 @@ Result<Meta> ReadMeta(int fd, const std::string& path, uint32_t page_size, int i
 }  // namespace
 
 Status VerifyStructure(MDB_txn* txn, const std::string& data_path, VerifyScope scope,
-                       VerifyReport* report) {
+                       VerifyReport* report, std::span<const std::string_view> whole_tables) {
   MDB_stat stat;
   if (const int rc = mdb_env_stat(mdb_txn_env(txn), &stat); rc != 0) {
     return Error(rc, "read the page size of", data_path);
@@ -500,7 +507,7 @@ Status VerifyStructure(MDB_txn* txn, const std::string& data_path, VerifyScope s
                          std::to_string(meta.last_page) + " but it holds " +
                          std::to_string(file_pages) + " pages: it was cut short");
   }
-  Walker walker(raw_fd, data_path, meta, file_pages, scope);
+  Walker walker(raw_fd, data_path, meta, file_pages, scope, whole_tables);
   CRAWLRANK_RETURN_IF_ERROR(walker.Run());
   if (report != nullptr) {
     report->page_size = page_size;

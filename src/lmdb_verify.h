@@ -17,7 +17,9 @@
 #include <lmdb.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "crawlrank/status.h"
 
@@ -41,10 +43,11 @@ enum class VerifyScope {
 inline constexpr int kSampledPaths = 16;
 
 // Verifies the structure of `data_path`, the data.mdb of the environment `txn` reads, as
-// that transaction sees it. DataLoss naming the page and what is wrong with it; Unavailable
-// when a writer moved on twice while the meta pages were read (try again).
+// that transaction sees it; with kSample, the tables named in `whole_tables` are walked
+// whole all the same. DataLoss naming the page and what is wrong with it; Unavailable when
+// a writer moved on twice while the meta pages were read (try again).
 Status VerifyStructure(MDB_txn* txn, const std::string& data_path, VerifyScope scope,
-                       VerifyReport* report);
+                       VerifyReport* report, std::span<const std::string_view> whole_tables = {});
 
 }  // namespace crawlrank::lmdb
 

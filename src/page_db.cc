@@ -639,13 +639,19 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
   CRAWLRANK_RETURN_IF_ERROR(CheckFileSize(impl->env.get(), path));
   // LMDB reads its pages through the map and trusts them. Before it reads any (the table
   // list, the header), the pages on a sample of paths through every table, the main tree
-  // and `meta` whole, are read with pread and checked.
+  // and `meta` whole, are read with pread and checked; for a writer, which reads every
+  // record into its index below, the whole `pages` table too.
+  static constexpr std::string_view kWriterReadsWhole[] = {"pages"};
+  const auto whole = options.read_only ? std::span<const std::string_view>()
+                                       : std::span<const std::string_view>(kWriterReadsWhole);
   for (int attempt = 0;; ++attempt) {
     CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Txn probe,
                                lmdb::Txn::Begin(impl->env.get(), MDB_RDONLY, path));
-    Status structure = impl->VerifyFile(probe.get(), lmdb::VerifyScope::kSample, nullptr);
+    Status structure =
+        impl->VerifyFile(probe.get(), lmdb::VerifyScope::kSample, nullptr, whole);
     if (structure.ok()) break;
     if (structure.code() != StatusCode::kUnavailable || attempt >= 3) {
+      if (!options.read_only) return RefuseToWrite(where, structure);
       return DataLossError(where + ": it is damaged (" + structure.message() +
                            "); run page_db_check on it for the full report");
     }

@@ -35,8 +35,9 @@ Status CheckSampledRecords(const Snapshot& snapshot) {
 }  // namespace
 
 Status PageDb::Impl::VerifyFile(MDB_txn* txn, lmdb::VerifyScope scope,
-                                lmdb::VerifyReport* report) const {
-  return lmdb::VerifyStructure(txn, path + "/data.mdb", scope, report)
+                                lmdb::VerifyReport* report,
+                                std::span<const std::string_view> whole_tables) const {
+  return lmdb::VerifyStructure(txn, path + "/data.mdb", scope, report, whole_tables)
       .WithContext("check PageDB \"" + path + "\"");
 }
 

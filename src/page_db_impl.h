@@ -121,7 +121,8 @@ struct PageDb::Impl {
   Status VerifyPageCounts(MDB_txn* txn, uint64_t pages, uint64_t indexed_pages) const;
   // Checks the B-tree structure of data.mdb as read transaction `txn` sees it, reading the
   // file itself (lmdb_verify.h); DataLoss with this DB's path.
-  Status VerifyFile(MDB_txn* txn, lmdb::VerifyScope scope, lmdb::VerifyReport* report) const;
+  Status VerifyFile(MDB_txn* txn, lmdb::VerifyScope scope, lmdb::VerifyReport* report,
+                    std::span<const std::string_view> whole_tables = {}) const;
 };
 
 struct Snapshot::Impl {

@@ -203,6 +203,25 @@ TEST_F(LmdbVerifyTest, TableCountsDisagreeWithTheTree) {
   ExpectDamage(image, "entries", false);
 }
 
+// A writer reads every record into its index at open: it walks the whole pages table
+// first, so damage in any of its leaves is refused, not faulted on.
+TEST_F(LmdbVerifyTest, AWriterRefusesDamageInAnyLeafOfThePagesTable) {
+  for (size_t child : {size_t{1}, layout_->Nodes(pages_root_) / 2}) {
+    std::string image = image_;
+    Put16(image, layout_->Child(pages_root_, child) * kPage + 12, 0xFFF0);
+    const std::string copy = dir_.Sub("writer" + std::to_string(child));
+    fs::create_directory(copy);
+    std::ofstream(copy + "/data.mdb", std::ios::binary).write(image.data(), image.size());
+    auto db = PageDb::Open(copy);
+    ASSERT_FALSE(db.ok()) << "leaf under root entry " << child;
+    EXPECT_EQ(db.status().code(), StatusCode::kDataLoss);
+    EXPECT_NE(db.status().message().find("for writing: refused"), std::string::npos)
+        << db.status().ToString();
+    EXPECT_NE(db.status().message().find("free-space bounds"), std::string::npos)
+        << db.status().ToString();
+  }
+}
+
 TEST_F(LmdbVerifyTest, FileCutShortAtAPageBoundary) {
   ExpectDamage(image_.substr(0, image_.size() - kPage), "truncated", true);
 }

@@ -205,6 +205,9 @@ def run_all(bin_dir: pathlib.Path, seed: int, flips: int, truncations: int,
             result = run_case(bin_dir, sound[which], urls[which], work / "case", name, rng,
                               truncate)
             results.append(result)
+            guarded = [o.tool for o in result.outcomes if o.kind == "guarded"]
+            if guarded:
+                log(f"guarded {result.name}: {', '.join(guarded)}")
             bad = [o for o in result.outcomes if o.kind == "CRASH"]
             if bad or result.violations:
                 log(f"FAIL {result.name}")

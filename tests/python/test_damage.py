@@ -18,7 +18,7 @@ def test_no_tool_crashes_on_damaged_copies(bin_dir: pathlib.Path) -> None:
     print(f"damage seed {seed}")
     failures: list[str] = []
     results = damage.run_all(bin_dir, seed, flips=36, truncations=14, medium_pages=12000,
-                             log=failures.append)
+                             log=lambda line: (print(line), failures.append(line)))
     text, clean = damage.summary(results)
     print(text)
     assert clean, f"seed {seed}\n" + "\n".join(failures) + "\n" + text

@@ -6,7 +6,11 @@ The tools come from the build tree named by $CRAWLRANK_TOOLS_DIR (ctest sets it)
 from __future__ import annotations
 
 import json
+import os
 import pathlib
+import shutil
+import subprocess
+import tempfile
 
 import pytest
 
@@ -311,3 +315,24 @@ def test_w3lib_profile_db_round_trips_and_is_refused_by_another_profile(bin_dir,
         run(bin_dir, "page_db_dump", "links", copy).stdout == dump
     err = run(bin_dir, "page_db_load", tmp_path / "rfc", tmp_path / "dump.txt", expect=1).stderr
     assert "not canonical under rfc3986/1" in err and "--profile" in err
+
+
+def test_permission_errors_name_the_file(bin_dir, example_db):
+    """Another user may read the DB's files but not write its lock.mdb: the error names it."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to run a tool as another user")
+    shared = pathlib.Path(tempfile.mkdtemp(prefix="crawlrank-perm-"))
+    try:
+        shared.chmod(0o755)
+        db = shared / "db"
+        shutil.copytree(example_db, db)
+        for path in (db, *db.iterdir()):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        proc = subprocess.run(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+             str(bin_dir / "page_db_stats"), str(db)],
+            capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 1, proc.stderr
+        assert f'"{db}/lock.mdb": Permission denied' in proc.stderr, proc.stderr
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)

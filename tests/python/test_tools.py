@@ -177,24 +177,30 @@ def test_compacted_copy_dumps_the_same(bin_dir, example_db, tmp_path):
     assert "not empty" in err
 
 
+def damaged_copy(bin_dir, db, copy, node: bytes, offset: int) -> None:
+    """Compacts `db` into `copy`, then adds 1 to the byte `offset` bytes after the LMDB node
+    that starts with the bytes `node` (its header and key), in every copy of that node:
+    pages freed by the compaction's commits may hold old ones."""
+    run(bin_dir, "page_db_compact", db, copy)
+    image = bytearray((copy / "data.mdb").read_bytes())
+    at = image.find(node)
+    assert at > 0
+    while at >= 0:
+        image[at + len(node) + offset] += 1
+        at = image.find(node, at + 1)
+    (copy / "data.mdb").write_bytes(bytes(image))
+
+
 def test_check_passes_a_sound_db_and_names_damage_the_quick_check_misses(
         bin_dir, example_db, tmp_path):
     assert "no damage found by the full check" in run(bin_dir, "page_db_check", example_db).stdout
     assert "quick check" in run(bin_dir, "page_db_check", example_db, "--quick").stdout
     # The entry count LMDB keeps for the links table, one too high: everything still
     # reads, only the full check's walk of every page counts the entries. (The table's
-    # record in LMDB's main tree: 48 bytes of data, flag 2 (a table), a 5-byte key; every
-    # copy is changed, since pages freed by the copy's commits may hold old ones.)
+    # record in LMDB's main tree: 48 bytes of data, flag 2 (a table), a 5-byte key.)
     db = tmp_path / "damaged"
-    run(bin_dir, "page_db_compact", example_db, db)
-    image = bytearray((db / "data.mdb").read_bytes())
-    node = b"\x30\x00\x00\x00\x02\x00\x05\x00links"
-    at = image.find(node)
-    assert at > 0
-    while at >= 0:
-        image[at + len(node) + 32] += 1  # md_entries
-        at = image.find(node, at + 1)
-    (db / "data.mdb").write_bytes(bytes(image))
+    damaged_copy(bin_dir, example_db, db, b"\x30\x00\x00\x00\x02\x00\x05\x00links",
+                 32)  # md_entries
     err = run(bin_dir, "page_db_check", db, expect=1).stderr
     assert err.startswith(f'page_db_check: check PageDB "{db}": ')
     assert "What to do next" in err
@@ -210,19 +216,11 @@ def test_check_passes_a_sound_db_and_names_damage_the_quick_check_misses(
 
 
 def test_a_writer_refuses_a_db_whose_quick_check_fails(bin_dir, example_db, tmp_path):
-    db = tmp_path / "damaged"
-    run(bin_dir, "page_db_compact", example_db, db)
-    image = bytearray((db / "data.mdb").read_bytes())
     # The header's page count one higher than the records: the `meta` entry "pages" is an
     # LMDB node with 8 bytes of data, no flags and a 5-byte key (the main tree's entry for
     # the table "pages" has 48 bytes of data and flags 2).
-    node = b"\x08\x00\x00\x00\x00\x00\x05\x00pages"
-    at = image.find(node)
-    assert at > 0
-    while at >= 0:  # every copy (pages freed by the copy's commits may hold old ones)
-        image[at + len(node)] += 1
-        at = image.find(node, at + 1)
-    (db / "data.mdb").write_bytes(bytes(image))
+    db = tmp_path / "damaged"
+    damaged_copy(bin_dir, example_db, db, b"\x08\x00\x00\x00\x00\x00\x05\x00pages", 0)
     err = run(bin_dir, "page_db_load", db, "--no-check", stdin="0 1\n", expect=1).stderr
     assert "refused, the quick check failed" in err
     assert "the quick check failed" in run(bin_dir, "page_db_stats", db, expect=1).stderr

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "coding.h"
+#include "rank_store_internal.h"
 
 namespace crawlrank {
 namespace {
@@ -171,24 +172,19 @@ Status SaveRank(const std::string& db_path, const StoredRank& stored) {
   return Status::Ok();
 }
 
-Result<StoredRank> LoadRank(const std::string& db_path, RankAlgorithm algorithm) {
-  const std::string path = RankFilePath(db_path, algorithm);
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) {
-    if (errno == ENOENT) {
-      return NotFoundError("no " + std::string(RankAlgorithmName(algorithm)) + " rank stored for \"" +
-                           db_path + "\" (no " + path + "); compute it with page_db_rank");
-    }
-    return IoError("cannot open \"" + path + "\": " + ErrnoText());
-  }
-  struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return IoError("cannot stat \"" + path + "\": " + ErrnoText());
+namespace {
+
+// Reads and checks a rank file of `file_size` bytes named `path`: `read(data, size)` fills
+// `data` with the file's next `size` bytes, or fails (DataLoss when the file ends first).
+// LoadRank reads the file through it, ParseRankFile a buffer.
+template <typename Read>
+Result<StoredRank> DecodeRankFile(uint64_t file_size, RankAlgorithm algorithm,
+                                  const std::string& path, Read&& read) {
   const auto damaged = [&](const std::string& what) {
     return DataLossError("rank file \"" + path + "\" is damaged: " + what);
   };
-  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
   std::string header(std::min<uint64_t>(file_size, kHeaderBytes), '\0');
-  CRAWLRANK_RETURN_IF_ERROR(ReadAll(fd.get(), header.data(), header.size(), path));
+  CRAWLRANK_RETURN_IF_ERROR(read(header.data(), header.size()));
   if (header.size() < kMagic.size() || std::string_view(header).substr(0, kMagic.size()) != kMagic) {
     return DataLossError("\"" + path + "\" is not a crawlrank rank file");
   }
@@ -242,18 +238,45 @@ Result<StoredRank> LoadRank(const std::string& db_path, RankAlgorithm algorithm)
   stored.cross_host_only = (flags & 1) != 0;
   stored.created_ms = static_cast<int64_t>(created);
   r.scores.resize(pages);
-  CRAWLRANK_RETURN_IF_ERROR(ReadAll(fd.get(), reinterpret_cast<char*>(r.scores.data()),
-                                    pages * sizeof(double), path));
+  CRAWLRANK_RETURN_IF_ERROR(read(reinterpret_cast<char*>(r.scores.data()), pages * sizeof(double)));
   if (vectors == 2) {
     r.hubs.resize(pages);
-    CRAWLRANK_RETURN_IF_ERROR(ReadAll(fd.get(), reinterpret_cast<char*>(r.hubs.data()),
-                                      pages * sizeof(double), path));
+    CRAWLRANK_RETURN_IF_ERROR(read(reinterpret_cast<char*>(r.hubs.data()), pages * sizeof(double)));
   }
   if (PayloadHash(r.scores, r.hubs) != payload_hash) return damaged("vector checksum");
   ToLittleEndian(r.scores);  // the same swap reads them back on a big-endian machine
   ToLittleEndian(r.hubs);
   if (const std::string bad = FirstNonFinite(r); !bad.empty()) return damaged(bad);
   return stored;
+}
+
+}  // namespace
+
+Result<StoredRank> LoadRank(const std::string& db_path, RankAlgorithm algorithm) {
+  const std::string path = RankFilePath(db_path, algorithm);
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    if (errno == ENOENT) {
+      return NotFoundError("no " + std::string(RankAlgorithmName(algorithm)) + " rank stored for \"" +
+                           db_path + "\" (no " + path + "); compute it with page_db_rank");
+    }
+    return IoError("cannot open \"" + path + "\": " + ErrnoText());
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return IoError("cannot stat \"" + path + "\": " + ErrnoText());
+  const auto read = [&](char* data, size_t size) { return ReadAll(fd.get(), data, size, path); };
+  return DecodeRankFile(static_cast<uint64_t>(st.st_size), algorithm, path, read);
+}
+
+Result<StoredRank> ParseRankFile(std::string_view bytes, RankAlgorithm algorithm,
+                                 const std::string& path) {
+  size_t at = 0;
+  return DecodeRankFile(bytes.size(), algorithm, path, [&](char* data, size_t size) {
+    if (bytes.size() - at < size) return DataLossError("rank file \"" + path + "\" is truncated");
+    if (size > 0) std::memcpy(data, bytes.data() + at, size);  // data may be null when 0
+    at += size;
+    return Status::Ok();
+  });
 }
 
 }  // namespace crawlrank

@@ -254,6 +254,34 @@ TEST(UrlRfc3986, DataFileUrlsAreFixedPoints) {
   EXPECT_GE(accepted, 300);
 }
 
+// Found by fuzz/url_fuzz.cc: hosts whose canonical form was no URL, or a URL that
+// CanonicalizeUrl then refused. libcurl decodes escapes in the host ("%7F" became a raw DEL),
+// and UTS #46 maps U+FF0F (fullwidth solidus) to '/', which emptied the authority.
+TEST(UrlRfc3986, HostsThatDecodeOrMapToDelimitersAreRejected) {
+  const std::string escaped_del("http://ehtmpl%7F.jsother?q#f");
+  ExpectRejected(CanonicalizeUrl(escaped_del), {"escaped DEL", escaped_del, "host"});
+  const std::string fullwidth_solidus(
+      "http://\xef\xbc\x8f" "examxtp://\xef\xbc\x8e" "example.?/le\xae\nle.?/le\xae\nht/%35");
+  const auto mapped = CanonicalizeUrl(fullwidth_solidus);
+  ASSERT_FALSE(mapped.ok()) << *mapped;
+  EXPECT_NE(mapped.status().message().find("not allowed in a host name"), std::string::npos)
+      << mapped.status().ToString();
+  for (const char* url : {"http://a%7Cb/", "http://a%25b/", "http://a%22b/"}) {
+    ExpectRejected(CanonicalizeUrl(url), {"escaped delimiter", url, "host"});
+  }
+  EXPECT_FALSE(ResolveUrl("http://a/", "//a%7Fb/c").ok());
+  // Still accepted: escapes of unreserved characters, IDN, IP literals.
+  for (const auto& [url, canonical] : std::vector<std::pair<std::string, std::string>>{
+           {"http://a%41b/", "http://aab/"},
+           {"http://a%C3%BCb.de/", "http://xn--ab-xka.de/"},
+           {"http://B\xc3\xbc" "cher.example/", "http://xn--bcher-kva.example/"},
+           {"http://[::1]:8080/", "http://[::1]:8080/"}}) {
+    const auto result = CanonicalizeUrl(url);
+    ASSERT_TRUE(result.ok()) << url << ": " << result.status().ToString();
+    EXPECT_EQ(*result, canonical);
+  }
+}
+
 // ---- ResolveUrl: RFC 3986 §5.4, then canonicalised -------------------------------------
 
 constexpr char kRfcBase[] = "http://a/b/c/d;p?q";

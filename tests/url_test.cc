@@ -256,7 +256,8 @@ TEST(UrlRfc3986, DataFileUrlsAreFixedPoints) {
 
 // Found by fuzz/url_fuzz.cc: hosts whose canonical form was no URL, or a URL that
 // CanonicalizeUrl then refused. libcurl decodes escapes in the host ("%7F" became a raw DEL),
-// and UTS #46 maps U+FF0F (fullwidth solidus) to '/', which emptied the authority.
+// and UTS #46 maps U+FF0F (fullwidth solidus) to '/', which emptied the authority, and
+// U+FE61 (small asterisk) to '*', which libcurl refuses in a host.
 TEST(UrlRfc3986, HostsThatDecodeOrMapToDelimitersAreRejected) {
   const std::string escaped_del("http://ehtmpl%7F.jsother?q#f");
   ExpectRejected(CanonicalizeUrl(escaped_del), {"escaped DEL", escaped_del, "host"});
@@ -266,9 +267,17 @@ TEST(UrlRfc3986, HostsThatDecodeOrMapToDelimitersAreRejected) {
   ASSERT_FALSE(mapped.ok()) << *mapped;
   EXPECT_NE(mapped.status().message().find("not allowed in a host name"), std::string::npos)
       << mapped.status().ToString();
-  for (const char* url : {"http://a%7Cb/", "http://a%25b/", "http://a%22b/"}) {
-    ExpectRejected(CanonicalizeUrl(url), {"escaped delimiter", url, "host"});
+  for (const char* url : {"http://a%7Cb/", "http://a%25b/", "http://a%22b/",
+                          "http://a\xef\xb9\xa1" "b/"}) {
+    ExpectRejected(CanonicalizeUrl(url), {"escaped or mapped delimiter", url, "host"});
   }
+  // The resolved URL's host maps to '*'.
+  const std::string small_asterisk(
+      "http://exa0m.4444484\xef\xb9\xa1to4em/p//\x01\x00\x00", 35);
+  const auto resolved = ResolveUrl(small_asterisk, "\n?8o");
+  ASSERT_FALSE(resolved.ok()) << *resolved;
+  EXPECT_NE(resolved.status().message().find("not allowed in a host name"), std::string::npos)
+      << resolved.status().ToString();
   EXPECT_FALSE(ResolveUrl("http://a/", "//a%7Fb/c").ok());
   // Still accepted: escapes of unreserved characters, IDN, IP literals.
   for (const auto& [url, canonical] : std::vector<std::pair<std::string, std::string>>{

@@ -11,7 +11,7 @@
 //     record;
 //   - index pairs name ids up to max_link_id, and below the page count when page lines
 //     came first;
-//   - URL pairs are grouped by distinct canonical sources and counted.
+//   - URL pairs are grouped by distinct sources (canonical ones under rfc3986/1) and counted.
 // A refused input is InvalidArgument (an istringstream never fails to read).
 #include <cstddef>
 #include <cstdint>
@@ -64,8 +64,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint64_t url_links = 0;
   for (const UrlGroup& group : input.url_groups) {
     FUZZ_CHECK(sources.insert(group.source).second);
-    const Result<std::string> canonical = CanonicalizeUrl(group.source, profile);
-    FUZZ_CHECK(canonical.ok() && *canonical == group.source);
+    if (profile == UrlProfile::kRfc3986) {  // w3lib/1 is not idempotent (url_fuzz.cc)
+      const Result<std::string> canonical = CanonicalizeUrl(group.source, profile);
+      FUZZ_CHECK(canonical.ok() && *canonical == group.source);
+    }
     FUZZ_CHECK(!group.targets.empty());
     url_links += group.targets.size();
   }

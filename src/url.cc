@@ -271,7 +271,9 @@ Status CheckAuthority(std::string_view url, std::string_view original) {
   return Status::Ok();
 }
 
-Result<std::string> CanonicalizeRfc3986(std::string_view clean, std::string_view original) {
+// `second_pass`: see the end.
+Result<std::string> CanonicalizeRfc3986(std::string_view clean, std::string_view original,
+                                        bool second_pass = false) {
   CurlUrl url;
   CRAWLRANK_RETURN_IF_ERROR(url.Set(CURLUPART_URL, url_internal::EncodeUnsafeBytes(clean),
                                     CURLU_PATH_AS_IS | CURLU_NON_SUPPORT_SCHEME, original));
@@ -317,6 +319,19 @@ Result<std::string> CanonicalizeRfc3986(std::string_view clean, std::string_view
   if (auto query = url.Get(CURLUPART_QUERY, 0); query.ok() && !query->empty()) {
     out += '?';
     out += NormalizePercent(*query, Component::kQuery);
+  }
+  // libcurl reads a host that looks like an IPv4 address in any of its forms ("19.2222",
+  // "0x7f.1") as that address, but only as written: a host that became one by decoding
+  // escapes ("19%2E2222") or by IDNA ("19", U+FF61, "2222") would become one only when
+  // canonicalised again. So such a URL is canonicalised twice (found by fuzz/url_fuzz.cc).
+  if (!second_pass) {
+    const std::string_view after_slashes = clean.substr(clean.find("//") + 2);
+    const std::string_view authority = after_slashes.substr(0, after_slashes.find_first_of("/?#"));
+    const bool ascii = std::all_of(raw_host->begin(), raw_host->end(),
+                                   [](unsigned char c) { return c < 0x80; });
+    if (!ascii || authority.find('%') != std::string_view::npos) {
+      return CanonicalizeRfc3986(out, original, /*second_pass=*/true);
+    }
   }
   return out;
 }

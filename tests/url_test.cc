@@ -291,6 +291,24 @@ TEST(UrlRfc3986, HostsThatDecodeOrMapToDelimitersAreRejected) {
   }
 }
 
+// Found by fuzz/url_fuzz.cc: libcurl normalises an IPv4 address in any of its forms only as
+// written, so a host that became "19.2222" by decoding escapes or by IDNA (U+FF61 is a full
+// stop) canonicalised to "19.2222", and that to "19.0.8.174".
+TEST(UrlRfc3986, HostsThatBecomeIpv4AddressesAreNormalisedAtOnce) {
+  const std::string crash(
+      "http://19\xef\xbd\xa1" "2222/*%2ehttp/exam\n?o://ex.\nh", 41);
+  for (const std::string& url :
+       {crash, std::string("http://19%2E2222/"), std::string("http://%31%39.2222/")}) {
+    SCOPED_TRACE(Quoted(url));
+    const auto canonical = CanonicalizeUrl(url);
+    ASSERT_TRUE(canonical.ok()) << canonical.status().ToString();
+    EXPECT_TRUE(canonical->starts_with("http://19.0.8.174/")) << *canonical;
+    EXPECT_EQ(*CanonicalizeUrl(*canonical), *canonical);
+  }
+  EXPECT_EQ(*CanonicalizeUrl("http://19.2222/"), "http://19.0.8.174/");
+  EXPECT_EQ(*CanonicalizeUrl("http://B\xc3\xbc" "cher.example/%7e"), "http://xn--bcher-kva.example/~");
+}
+
 // ---- ResolveUrl: RFC 3986 §5.4, then canonicalised -------------------------------------
 
 constexpr char kRfcBase[] = "http://a/b/c/d;p?q";

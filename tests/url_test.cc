@@ -306,6 +306,10 @@ TEST(UrlRfc3986, HostsThatBecomeIpv4AddressesAreNormalisedAtOnce) {
     EXPECT_EQ(*CanonicalizeUrl(*canonical), *canonical);
   }
   EXPECT_EQ(*CanonicalizeUrl("http://19.2222/"), "http://19.0.8.174/");
+  // Escapes in the user info too ("%5B"), and a host that becomes "0".
+  const std::string with_userinfo("http://ex-ampue[mple@%30");
+  ASSERT_TRUE(CanonicalizeUrl(with_userinfo).ok());
+  EXPECT_EQ(*CanonicalizeUrl(with_userinfo), "http://ex-ampue%5Bmple@0.0.0.0/");
   EXPECT_EQ(*CanonicalizeUrl("http://B\xc3\xbc" "cher.example/%7e"), "http://xn--bcher-kva.example/~");
 }
 

@@ -8,6 +8,9 @@
 //                        dropped, fragment dropped, dot segments removed, percent-escapes
 //                        normalised (unreserved decoded, hex upper-cased, bytes that may
 //                        not appear raw encoded), empty path -> "/", empty query dropped.
+//                        The host's escapes are decoded, and an IPv4 address in any form
+//                        written as dotted decimal; a host name that decodes or IDNA-maps
+//                        to anything but unreserved characters is an error.
 //   w3lib/1              the result of Python's w3lib.url.canonicalize_url (what Scrapy's
 //                        request fingerprints use): query arguments sorted, default ports
 //                        and dot segments kept, fragment dropped.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs missing dependencies, builds, and runs every test (C++ and Python) with CTest;
 # then builds again with AddressSanitizer and UBSan (build-sanitize/) and runs every test
-# there too. `scripts/test.sh --quick` skips the sanitizer pass.
+# there too, and runs each libFuzzer target for 10 s on its seed corpus (scripts/fuzz.sh,
+# build-fuzz/). `scripts/test.sh --quick` skips the sanitizer and fuzz passes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -14,3 +15,5 @@ cmake --build build-sanitize -j"${JOBS:-2}"
 # install_consumer links the user's project without the sanitizer runtime: skip it there.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-sanitize --output-on-failure -j"${JOBS:-2}" -E install_consumer
+# A short, bounded fuzz pass (about 10 s a target): longer runs are scripts/fuzz.sh's default.
+scripts/fuzz.sh 10

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "coding.h"
+#include "rank_store_internal.h"
+#include "unique_fd.h"
 
 namespace crawlrank {
 namespace {
@@ -25,22 +27,6 @@ constexpr std::string_view kMagic = "CRWLRANK";
 constexpr size_t kHeaderBytes = 112;  // docs/format.md, "Rank files"
 
 std::string ErrnoText() { return std::strerror(errno); }
-
-// Closes a file descriptor on destruction.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
 
 // Removes the files `*.rank.tmp.PID` in `dir` that a process which has since died left
 // behind (killed while saving): each is as big as a whole rank. Files of live processes
@@ -159,7 +145,7 @@ Status SaveRank(const std::string& db_path, const StoredRank& stored) {
   ToLittleEndian(hubs);
   const std::string header = EncodeHeader(stored, PayloadHash(scores, hubs));
   {
-    Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     if (fd.get() < 0) return IoError("cannot create \"" + temp + "\": " + ErrnoText());
     Status status = WriteAll(fd.get(), header.data(), header.size(), temp);
     if (status.ok()) {
@@ -187,31 +173,26 @@ Status SaveRank(const std::string& db_path, const StoredRank& stored) {
     return status;
   }
   // Make the rename itself durable.
-  Fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir_fd.get() < 0 || ::fsync(dir_fd.get()) != 0) {
     return IoError("cannot sync directory \"" + dir + "\": " + ErrnoText());
   }
   return Status::Ok();
 }
 
-Result<StoredRank> LoadRank(const std::string& db_path, RankAlgorithm algorithm) {
-  const std::string path = RankFilePath(db_path, algorithm);
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) {
-    if (errno == ENOENT) {
-      return NotFoundError("no " + std::string(RankAlgorithmName(algorithm)) + " rank stored for \"" +
-                           db_path + "\" (no " + path + "); compute it with page_db_rank");
-    }
-    return IoError("cannot open \"" + path + "\": " + ErrnoText());
-  }
-  struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return IoError("cannot stat \"" + path + "\": " + ErrnoText());
+namespace {
+
+// Reads and checks a rank file of `file_size` bytes named `path`: `read(data, size)` fills
+// `data` with the file's next `size` bytes, or fails (DataLoss when the file ends first).
+// LoadRank reads the file through it, ParseRankFile a buffer.
+template <typename Read>
+Result<StoredRank> DecodeRankFile(uint64_t file_size, RankAlgorithm algorithm,
+                                  const std::string& path, Read&& read) {
   const auto damaged = [&](const std::string& what) {
     return DataLossError("rank file \"" + path + "\" is damaged: " + what);
   };
-  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
   std::string header(std::min<uint64_t>(file_size, kHeaderBytes), '\0');
-  CRAWLRANK_RETURN_IF_ERROR(ReadAll(fd.get(), header.data(), header.size(), path));
+  CRAWLRANK_RETURN_IF_ERROR(read(header.data(), header.size()));
   if (header.size() < kMagic.size() || std::string_view(header).substr(0, kMagic.size()) != kMagic) {
     return DataLossError("\"" + path + "\" is not a crawlrank rank file");
   }
@@ -265,18 +246,45 @@ Result<StoredRank> LoadRank(const std::string& db_path, RankAlgorithm algorithm)
   stored.cross_host_only = (flags & 1) != 0;
   stored.created_ms = static_cast<int64_t>(created);
   r.scores.resize(pages);
-  CRAWLRANK_RETURN_IF_ERROR(ReadAll(fd.get(), reinterpret_cast<char*>(r.scores.data()),
-                                    pages * sizeof(double), path));
+  CRAWLRANK_RETURN_IF_ERROR(read(reinterpret_cast<char*>(r.scores.data()), pages * sizeof(double)));
   if (vectors == 2) {
     r.hubs.resize(pages);
-    CRAWLRANK_RETURN_IF_ERROR(ReadAll(fd.get(), reinterpret_cast<char*>(r.hubs.data()),
-                                      pages * sizeof(double), path));
+    CRAWLRANK_RETURN_IF_ERROR(read(reinterpret_cast<char*>(r.hubs.data()), pages * sizeof(double)));
   }
   if (PayloadHash(r.scores, r.hubs) != payload_hash) return damaged("vector checksum");
   ToLittleEndian(r.scores);  // the same swap reads them back on a big-endian machine
   ToLittleEndian(r.hubs);
   if (const std::string bad = FirstNonFinite(r); !bad.empty()) return damaged(bad);
   return stored;
+}
+
+}  // namespace
+
+Result<StoredRank> LoadRank(const std::string& db_path, RankAlgorithm algorithm) {
+  const std::string path = RankFilePath(db_path, algorithm);
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    if (errno == ENOENT) {
+      return NotFoundError("no " + std::string(RankAlgorithmName(algorithm)) + " rank stored for \"" +
+                           db_path + "\" (no " + path + "); compute it with page_db_rank");
+    }
+    return IoError("cannot open \"" + path + "\": " + ErrnoText());
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return IoError("cannot stat \"" + path + "\": " + ErrnoText());
+  const auto read = [&](char* data, size_t size) { return ReadAll(fd.get(), data, size, path); };
+  return DecodeRankFile(static_cast<uint64_t>(st.st_size), algorithm, path, read);
+}
+
+Result<StoredRank> ParseRankFile(std::string_view bytes, RankAlgorithm algorithm,
+                                 const std::string& path) {
+  size_t at = 0;
+  return DecodeRankFile(bytes.size(), algorithm, path, [&](char* data, size_t size) {
+    if (bytes.size() - at < size) return DataLossError("rank file \"" + path + "\" is truncated");
+    if (size > 0) std::memcpy(data, bytes.data() + at, size);  // data may be null when 0
+    at += size;
+    return Status::Ok();
+  });
 }
 
 }  // namespace crawlrank

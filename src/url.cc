@@ -297,7 +297,9 @@ Status CheckHostLabels(std::string_view host, std::string_view raw_host,
   return Status::Ok();
 }
 
-Result<std::string> CanonicalizeRfc3986(std::string_view clean, std::string_view original) {
+// `second_pass`: see the end.
+Result<std::string> CanonicalizeRfc3986(std::string_view clean, std::string_view original,
+                                        bool second_pass = false) {
   CurlUrl url;
   CRAWLRANK_RETURN_IF_ERROR(url.Set(CURLUPART_URL, url_internal::EncodeUnsafeBytes(clean),
                                     CURLU_PATH_AS_IS | CURLU_NON_SUPPORT_SCHEME, original));
@@ -312,6 +314,16 @@ Result<std::string> CanonicalizeRfc3986(std::string_view clean, std::string_view
   CRAWLRANK_ASSIGN_OR_RETURN(std::string host,
                              url_internal::HostToAscii(*raw_host, url_internal::IdnaMode::kUts46, original));
   CRAWLRANK_RETURN_IF_ERROR(CheckHostLabels(host, *raw_host, original));
+  // libcurl gives the host with its escapes decoded ("%7F" is a raw DEL, "%7C" a '|'), and
+  // IDNA may map a character to a delimiter (U+FF0F to '/', U+FE61 to '*'): the result would
+  // not be a URL, or one libcurl refuses when canonicalised again. A canonical host name is
+  // unreserved characters only: libcurl refuses the rest of RFC 3986's reg-name (sub-delims)
+  // raw. IP literals were checked by libcurl. Found by fuzz/url_fuzz.cc.
+  if (!raw_host->starts_with('[') &&
+      !std::all_of(host.begin(), host.end(), url_internal::IsUnreserved)) {
+    return BadUrl(original, "host " + QuoteForMessage(host) +
+                                " has a character that is not allowed in a host name");
+  }
   LowerAscii(*scheme);
 
   std::string out = *scheme + "://";
@@ -335,6 +347,19 @@ Result<std::string> CanonicalizeRfc3986(std::string_view clean, std::string_view
   if (auto query = url.Get(CURLUPART_QUERY, 0); query.ok() && !query->empty()) {
     out += '?';
     out += NormalizePercent(*query, Component::kQuery);
+  }
+  // libcurl reads a host that looks like an IPv4 address in any of its forms ("19.2222",
+  // "0x7f.1") as that address, but only as written: a host that became one by decoding
+  // escapes ("19%2E2222") or by IDNA ("19", U+FF61, "2222") would become one only when
+  // canonicalised again. So such a URL is canonicalised twice (found by fuzz/url_fuzz.cc).
+  if (!second_pass) {
+    const std::string_view after_slashes = clean.substr(clean.find("//") + 2);
+    const std::string_view authority = after_slashes.substr(0, after_slashes.find_first_of("/?#"));
+    const bool ascii = std::all_of(raw_host->begin(), raw_host->end(),
+                                   [](unsigned char c) { return c < 0x80; });
+    if (!ascii || authority.find('%') != std::string_view::npos) {
+      return CanonicalizeRfc3986(out, original, /*second_pass=*/true);
+    }
   }
   return out;
 }

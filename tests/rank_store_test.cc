@@ -13,6 +13,7 @@
 #include <fstream>
 #include <limits>
 
+#include "rank_store_internal.h"
 #include "testutil.h"
 
 namespace crawlrank {
@@ -177,6 +178,32 @@ TEST(RankStoreTest, ValuesThatAreNotFiniteAreRefused) {
   const Status load = LoadRank(db, RankAlgorithm::kPageRank).status();
   EXPECT_EQ(load.code(), StatusCode::kDataLoss) << load.ToString();
   EXPECT_NE(load.message().find("page 1 has nan"), std::string::npos) << load.ToString();
+}
+
+// ParseRankFile (what the fuzz target drives) is LoadRank's decoder over bytes: the same
+// ranks and the same statuses, messages included, for a good file and damaged ones.
+TEST(RankStoreTest, ParsingBytesAgreesWithLoadingTheFile) {
+  TempDir dir;
+  const std::string db = dir.Sub("db");
+  std::filesystem::create_directory(db);
+  ASSERT_OK(SaveRank(db, Example(RankAlgorithm::kHits, 5, true)));
+  const std::string path = RankFilePath(db, RankAlgorithm::kHits);
+  const std::string good = testing::ReadFile(path);
+  ASSERT_OK_AND_ASSIGN(StoredRank parsed, ParseRankFile(good, RankAlgorithm::kHits, path));
+  ASSERT_OK_AND_ASSIGN(StoredRank loaded, LoadRank(db, RankAlgorithm::kHits));
+  ExpectSame(parsed, loaded);
+  std::string flipped = good;
+  flipped[150] ^= 1;
+  for (const std::string& bad : {good.substr(0, 0), good.substr(0, 7), good.substr(0, 111),
+                                 good.substr(0, good.size() - 8), good + "x", flipped}) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bad;
+    const Status from_file = LoadRank(db, RankAlgorithm::kHits).status();
+    const Status from_bytes = ParseRankFile(bad, RankAlgorithm::kHits, path).status();
+    EXPECT_FALSE(from_file.ok()) << bad.size();
+    EXPECT_EQ(from_bytes.ToString(), from_file.ToString()) << bad.size();
+  }
+  EXPECT_EQ(ParseRankFile(good, RankAlgorithm::kPageRank, path).status().code(),
+            StatusCode::kDataLoss);  // another algorithm's file
 }
 
 }  // namespace

@@ -272,6 +272,65 @@ TEST(UrlRfc3986, DataFileUrlsAreFixedPoints) {
   EXPECT_GE(accepted, 300);
 }
 
+// Found by fuzz/url_fuzz.cc: hosts whose canonical form was no URL, or a URL that
+// CanonicalizeUrl then refused. libcurl decodes escapes in the host ("%7F" became a raw DEL),
+// and UTS #46 maps U+FF0F (fullwidth solidus) to '/', which emptied the authority, and
+// U+FE61 (small asterisk) to '*', which libcurl refuses in a host.
+TEST(UrlRfc3986, HostsThatDecodeOrMapToDelimitersAreRejected) {
+  const std::string escaped_del("http://ehtmpl%7F.jsother?q#f");
+  ExpectRejected(CanonicalizeUrl(escaped_del), {"escaped DEL", escaped_del, "host"});
+  const std::string fullwidth_solidus(
+      "http://\xef\xbc\x8f" "examxtp://\xef\xbc\x8e" "example.?/le\xae\nle.?/le\xae\nht/%35");
+  const auto mapped = CanonicalizeUrl(fullwidth_solidus);
+  ASSERT_FALSE(mapped.ok()) << *mapped;
+  EXPECT_NE(mapped.status().message().find("not allowed in a host name"), std::string::npos)
+      << mapped.status().ToString();
+  for (const char* url : {"http://a%7Cb/", "http://a%25b/", "http://a%22b/",
+                          "http://a\xef\xb9\xa1" "b/"}) {
+    ExpectRejected(CanonicalizeUrl(url), {"escaped or mapped delimiter", url, "host"});
+  }
+  // The resolved URL's host maps to '*'.
+  const std::string small_asterisk(
+      "http://exa0m.4444484\xef\xb9\xa1to4em/p//\x01\x00\x00", 35);
+  const auto resolved = ResolveUrl(small_asterisk, "\n?8o");
+  ASSERT_FALSE(resolved.ok()) << *resolved;
+  EXPECT_NE(resolved.status().message().find("not allowed in a host name"), std::string::npos)
+      << resolved.status().ToString();
+  EXPECT_FALSE(ResolveUrl("http://a/", "//a%7Fb/c").ok());
+  // Still accepted: escapes of unreserved characters, IDN, IP literals.
+  for (const auto& [url, canonical] : std::vector<std::pair<std::string, std::string>>{
+           {"http://a%41b/", "http://aab/"},
+           {"http://a%C3%BCb.de/", "http://xn--ab-xka.de/"},
+           {"http://B\xc3\xbc" "cher.example/", "http://xn--bcher-kva.example/"},
+           {"http://[::1]:8080/", "http://[::1]:8080/"}}) {
+    const auto result = CanonicalizeUrl(url);
+    ASSERT_TRUE(result.ok()) << url << ": " << result.status().ToString();
+    EXPECT_EQ(*result, canonical);
+  }
+}
+
+// Found by fuzz/url_fuzz.cc: libcurl normalises an IPv4 address in any of its forms only as
+// written, so a host that became "19.2222" by decoding escapes or by IDNA (U+FF61 is a full
+// stop) canonicalised to "19.2222", and that to "19.0.8.174".
+TEST(UrlRfc3986, HostsThatBecomeIpv4AddressesAreNormalisedAtOnce) {
+  const std::string crash(
+      "http://19\xef\xbd\xa1" "2222/*%2ehttp/exam\n?o://ex.\nh", 41);
+  for (const std::string& url :
+       {crash, std::string("http://19%2E2222/"), std::string("http://%31%39.2222/")}) {
+    SCOPED_TRACE(Quoted(url));
+    const auto canonical = CanonicalizeUrl(url);
+    ASSERT_TRUE(canonical.ok()) << canonical.status().ToString();
+    EXPECT_TRUE(canonical->starts_with("http://19.0.8.174/")) << *canonical;
+    EXPECT_EQ(*CanonicalizeUrl(*canonical), *canonical);
+  }
+  EXPECT_EQ(*CanonicalizeUrl("http://19.2222/"), "http://19.0.8.174/");
+  // Escapes in the user info too ("%5B"), and a host that becomes "0".
+  const std::string with_userinfo("http://ex-ampue[mple@%30");
+  ASSERT_TRUE(CanonicalizeUrl(with_userinfo).ok());
+  EXPECT_EQ(*CanonicalizeUrl(with_userinfo), "http://ex-ampue%5Bmple@0.0.0.0/");
+  EXPECT_EQ(*CanonicalizeUrl("http://B\xc3\xbc" "cher.example/%7e"), "http://xn--bcher-kva.example/~");
+}
+
 // ---- ResolveUrl: RFC 3986 §5.4, then canonicalised -------------------------------------
 
 // RFC 3986 §5.4's base URI, against which all its examples resolve.

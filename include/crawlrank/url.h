@@ -14,6 +14,9 @@
 //                        qualified form of the name, which HTTP sends as it is in Host and
 //                        a server may answer differently, so it is not merged with
 //                        "example.com" (HostKey's registered domain ignores it).
+//                        The host's escapes are decoded, and an IPv4 address in any form
+//                        written as dotted decimal; a host name that decodes or IDNA-maps
+//                        to anything but unreserved characters is an error.
 //   w3lib/1              the result of Python's w3lib.url.canonicalize_url (what Scrapy's
 //                        request fingerprints use): query arguments sorted, default ports
 //                        and dot segments kept, fragment dropped. An ASCII host is kept as

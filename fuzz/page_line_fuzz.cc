@@ -1,0 +1,76 @@
+// Fuzzes page_db_load's input parser (tools/load_input.h, tools/page_line.h): the lines
+// are read and checked exactly as the tool reads a file, without a DB.
+//
+// Input: a selector byte (bit 0: the DB's URL profile, w3lib/1 when set; bits 1-2: the
+// page count of the DB loaded into), then the text of the input file.
+//
+// Properties of an input the reader accepts:
+//   - page lines number their pages densely from the DB's page count, with canonical URLs
+//     (under the profile) and matching hashes;
+//   - each page prints back (AppendPageLine, full form) to a line that parses to the same
+//     record;
+//   - index pairs name ids up to max_link_id, and below the page count when page lines
+//     came first;
+//   - URL pairs are grouped by distinct sources (canonical ones under rfc3986/1) and counted.
+// A refused input is InvalidArgument (an istringstream never fails to read).
+#include <cstddef>
+#include <cstdint>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "crawlrank/url.h"
+#include "fuzz_check.h"
+#include "load_input.h"
+#include "page_line.h"
+#include "tool_common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace crawlrank;
+  using namespace crawlrank::tools;
+  fuzz::Bytes bytes(data, size);
+  const uint8_t selector = bytes.U8();
+  const UrlProfile profile = (selector & 1) ? UrlProfile::kW3lib : UrlProfile::kRfc3986;
+  const uint64_t first_id = (selector >> 1) & 3;
+  std::istringstream text{std::string(bytes.rest())};
+  InputReader reader("fuzz", first_id, profile);
+  Status status = reader.ReadAll(text);
+  if (status.ok()) status = CheckDenseIds(reader.input(), first_id);
+  if (!status.ok()) {
+    FUZZ_CHECK(status.code() == StatusCode::kInvalidArgument);
+    return 0;
+  }
+  const Input& input = reader.input();
+  for (size_t i = 0; i < input.pages.size(); ++i) {
+    const PageRecord& page = input.pages[i];
+    FUZZ_CHECK(page.id == first_id + i);
+    const Result<std::string> canonical = CanonicalizeUrl(page.url, profile);
+    FUZZ_CHECK(canonical.ok() && *canonical == page.url);
+    FUZZ_CHECK(UrlFingerprint(page.url) == page.fingerprint);
+    std::string line;
+    AppendPageLine(page, /*full=*/true, line);
+    const std::vector<std::string_view> fields = SplitFields(line);
+    const Result<PageRecord> again = ParsePageLine(fields);
+    FUZZ_CHECK(again.ok());
+    FUZZ_CHECK(*again == page);
+  }
+  const uint64_t known = first_id + input.pages.size();
+  for (const auto& [from, to] : input.id_links) {
+    FUZZ_CHECK(from <= input.max_link_id && to <= input.max_link_id);
+    if (!input.pages.empty()) FUZZ_CHECK(from < known && to < known);
+  }
+  FUZZ_CHECK(input.url_groups.empty() || (input.pages.empty() && input.id_links.empty()));
+  std::set<std::string> sources;
+  uint64_t url_links = 0;
+  for (const UrlGroup& group : input.url_groups) {
+    FUZZ_CHECK(sources.insert(group.source).second);
+    if (profile == UrlProfile::kRfc3986) {  // w3lib/1 is not idempotent (url_fuzz.cc)
+      const Result<std::string> canonical = CanonicalizeUrl(group.source, profile);
+      FUZZ_CHECK(canonical.ok() && *canonical == group.source);
+    }
+    FUZZ_CHECK(!group.targets.empty());
+    url_links += group.targets.size();
+  }
+  FUZZ_CHECK(url_links == input.url_links);
+  return 0;
+}

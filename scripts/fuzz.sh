@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/, with clang-14, ASan and UBSan) in build-fuzz/ and runs
+# each for SECONDS_PER_TARGET seconds (default 300), one after another, on a scratch copy of
+# its seed corpus fuzz/corpus/<name>/: the committed corpus never grows by itself.
+#
+#   scripts/fuzz.sh [SECONDS_PER_TARGET]      all targets
+#   FUZZ_TARGETS="url page_record" scripts/fuzz.sh 60
+#
+# Exits non-zero when a target crashes, printing the path of the input that crashed it
+# (kept under build-fuzz/crashes/<name>/). docs/fuzzing.md says what each target checks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-300}"
+targets=(${FUZZ_TARGETS:-url link_block page_record rank_file page_line})
+build=build-fuzz
+
+CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCRAWLRANK_BUILD_FUZZERS=ON -DCRAWLRANK_BUILD_TESTS=OFF -DCRAWLRANK_BUILD_TOOLS=OFF \
+  -DCRAWLRANK_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build "$build" -j"${JOBS:-2}" --target "${targets[@]/%/_fuzz}"
+
+failed=()
+for name in "${targets[@]}"; do
+  work="$build/run/$name"
+  crashes="$build/crashes/$name"
+  rm -rf "$work" "$crashes"
+  mkdir -p "$work/corpus" "$crashes"
+  cp fuzz/corpus/"$name"/* "$work/corpus/"
+  echo "fuzz.sh: $name for ${seconds}s" >&2
+  # Leaks are checked too; -rss_limit_mb stays at libFuzzer's 2 GB default.
+  if ! "$build/fuzz/${name}_fuzz" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
+      -artifact_prefix="$crashes/" "$work/corpus" >"$work/log" 2>&1; then
+    tail -n 40 "$work/log" >&2
+    failed+=("$name")
+    for input in "$crashes"/*; do
+      [ -e "$input" ] && echo "fuzz.sh: $name crashed on $input (reproduce: $build/fuzz/${name}_fuzz $input)" >&2
+    done
+    continue
+  fi
+  grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' \
+    "$work/log" | sed "s/^/fuzz.sh: $name /" >&2 || true
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz.sh: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "fuzz.sh: ${#targets[@]} targets ran ${seconds}s each without a crash" >&2

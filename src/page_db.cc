@@ -633,7 +633,8 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
   if (options.read_only) flags |= MDB_RDONLY;
   if (options.durability != Durability::kSync) flags |= MDB_NOSYNC;
   CRAWLRANK_ASSIGN_OR_RETURN(
-      impl->env, lmdb::Env::Open(path, flags, options.read_only ? 0 : options.initial_map_size, 8));
+      impl->env, lmdb::Env::Open(path, flags, options.read_only ? 0 : options.initial_map_size,
+                                          kMaxTables));
   int dead = 0;
   mdb_reader_check(impl->env.get(), &dead);  // clear slots of readers that died
   CRAWLRANK_RETURN_IF_ERROR(CheckFileSize(impl->env.get(), path));

@@ -56,7 +56,7 @@ Status PageDb::CompactTo(const std::string& dir) const {
     return lmdb::Error(rc, "read map size of", impl_->path);
   }
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Env to,
-                             lmdb::Env::Open(dir, MDB_NOSYNC, info.me_mapsize, 8));
+                             lmdb::Env::Open(dir, MDB_NOSYNC, info.me_mapsize, kMaxTables));
   const PageDb::Impl& db = *impl_;
   CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.meta, to.get(), "meta", false, where));
   CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.pages, to.get(), "pages", true, where));

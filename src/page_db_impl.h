@@ -34,6 +34,8 @@ inline constexpr std::string_view kMetaEdges = "edges";
 inline constexpr std::string_view kMetaIndexedPages = "indexed_pages";
 inline constexpr std::string_view kMagicValue = "crawlrank-pagedb";
 inline constexpr std::string_view kHashValue = "xxh3-64 seed 0";
+// LMDB's named-table limit for a PageDB environment: its four tables, with room to grow.
+inline constexpr unsigned kMaxTables = 8;
 
 // Unix time in milliseconds.
 inline int64_t NowMs() {

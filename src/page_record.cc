@@ -1,6 +1,7 @@
 #include "page_record.h"
 
 #include "coding.h"
+#include "crawlrank/url.h"
 
 namespace crawlrank {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "crawlrank/page_db.h"
+#include "crawlrank/page_types.h"
 #include "crawlrank/status.h"
 
 namespace crawlrank {

@@ -139,7 +139,7 @@ Result<std::string> HostToAscii(std::string_view host, IdnaMode mode,
     out = converted;
     idn2_free(converted);
   }
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  LowerAscii(out);
   return out;
 }
 
@@ -242,10 +242,6 @@ std::string RemoveDotSegments(std::string_view input) {
   return output;
 }
 
-void LowerAscii(std::string& s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-}
-
 Status CheckScheme(std::string_view url, std::string_view original) {
   const size_t colon = url.find(':');
   const std::string_view head = url.substr(0, colon);
@@ -256,7 +252,7 @@ Status CheckScheme(std::string_view url, std::string_view original) {
                           std::isalpha(static_cast<unsigned char>(head[0]));
   if (!has_scheme) return BadUrl(original, "no scheme (a relative URL needs a base URL)");
   std::string scheme(head);
-  LowerAscii(scheme);
+  url_internal::LowerAscii(scheme);
   if (scheme != "http" && scheme != "https") {
     return BadUrl(original, "scheme " + QuoteForMessage(scheme) +
                                 " is not allowed (only http and https)");
@@ -274,10 +270,6 @@ Status CheckAuthority(std::string_view url, std::string_view original) {
   return Status::Ok();
 }
 
-bool IsAsciiOnly(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x80; });
-}
-
 // Rejects a host name with an empty label: "a..com", ".com", "." and "\u200B.com" (IDNA
 // maps the zero-width space to nothing). DNS names have no empty labels (RFC 1034 §3.1),
 // so such a host names nothing. One trailing dot is no empty label: it marks the name as
@@ -291,7 +283,7 @@ Status CheckHostLabels(std::string_view host, std::string_view raw_host,
   if (name.empty() || name.starts_with('.') || name.ends_with('.') ||
       name.find("..") != std::string_view::npos) {
     return BadUrl(original, "host " + QuoteForMessage(host) +
-                                (IsAsciiOnly(raw_host) ? "" : " (after IDNA mapping)") +
+                                (url_internal::IsAscii(raw_host) ? "" : " (after IDNA mapping)") +
                                 " has an empty label");
   }
   return Status::Ok();
@@ -324,7 +316,7 @@ Result<std::string> CanonicalizeRfc3986(std::string_view clean, std::string_view
     return BadUrl(original, "host " + QuoteForMessage(host) +
                                 " has a character that is not allowed in a host name");
   }
-  LowerAscii(*scheme);
+  url_internal::LowerAscii(*scheme);
 
   std::string out = *scheme + "://";
   if (auto user = url.Get(CURLUPART_USER, 0); user.ok()) {

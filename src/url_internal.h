@@ -13,6 +13,21 @@
 
 namespace crawlrank::url_internal {
 
+// True when every byte of `s` is ASCII.
+inline bool IsAscii(std::string_view s) {
+  for (unsigned char c : s) {
+    if (c >= 0x80) return false;
+  }
+  return true;
+}
+
+// Lower-cases ASCII letters in place; other bytes stay (no locale is consulted).
+inline void LowerAscii(std::string& s) {
+  for (char& c : s) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+}
+
 // Returns InvalidArgument `URL "<url>": <why>`, the URL quoted by QuoteForMessage.
 Status BadUrl(std::string_view url, std::string_view why);
 

@@ -53,6 +53,9 @@
 namespace crawlrank {
 namespace {
 
+using url_internal::IsAscii;
+using url_internal::LowerAscii;
+
 using url_internal::AppendEscape;
 using url_internal::BadUrl;
 using url_internal::HexValue;
@@ -68,16 +71,6 @@ bool IsAsciiAlnum(unsigned char c) {
 
 bool IsSubDelim(unsigned char c) {
   return c != 0 && std::strchr("!$&'()*+,;=", c) != nullptr;
-}
-
-bool IsAscii(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x80; });
-}
-
-void LowerAscii(std::string& s) {
-  for (char& c : s) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
 }
 
 // Returns true when `s` is well-formed UTF-8 (no overlong forms, surrogates or values

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "crawlrank/url.h"
 #include "page_record.h"
 #include "testutil.h"
 

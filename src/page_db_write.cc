@@ -78,6 +78,7 @@ class PreparedBatch {
       prepared.links = std::span(links_).subspan(first_link, links_.size() - first_link);
     }
   }
+  const PreparedPage& at(size_t i) const { return pages_[i]; }
   template <typename Fn>
   Status ForEach(Fn&& fn) const {
     for (const PreparedPage& page : pages_) CRAWLRANK_RETURN_IF_ERROR(fn(page));
@@ -495,13 +496,21 @@ Status PageDb::Write(const WriteBatch& batch, AddReport* report) {
   for (const WriteBatch::Op& op : batch.ops_) ops.emplace_back(&op.page, op.links_only);
   const PreparedBatch prepared(ops, impl_->profile);
   return RunWrite(*impl_, report, [&](WriteTxn& write) {
-    for (const PageRecord& record : batch.restores_) {
-      CRAWLRANK_RETURN_IF_ERROR(write.Restore(record));
+    for (const auto& [kind, i] : batch.order_) {
+      switch (kind) {
+        case WriteBatch::Kind::kPage:
+          CRAWLRANK_RETURN_IF_ERROR(write.Apply(prepared.at(i)));
+          break;
+        case WriteBatch::Kind::kRestorePage:
+          CRAWLRANK_RETURN_IF_ERROR(write.Restore(batch.restores_[i]));
+          break;
+        case WriteBatch::Kind::kRestoreLinks:
+          CRAWLRANK_RETURN_IF_ERROR(
+              write.RestoreLinks(batch.restore_links_[i].first, batch.restore_links_[i].second));
+          break;
+      }
     }
-    for (const auto& [source, targets] : batch.restore_links_) {
-      CRAWLRANK_RETURN_IF_ERROR(write.RestoreLinks(source, targets));
-    }
-    return prepared.ForEach([&](const PreparedPage& page) { return write.Apply(page); });
+    return Status::Ok();
   });
 }
 

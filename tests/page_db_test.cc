@@ -463,6 +463,30 @@ TEST(PageDbTest, RestoreRequiresTheNextIdAndAMatchingHash) {
   EXPECT_OK(db->Check());
 }
 
+// A batch applies its writes in the order they were added: a page restored after a crawled
+// page takes the id after the pages that one created, and links may then name it.
+TEST(PageDbTest, WriteBatchAppliesItsWritesInCallOrder) {
+  TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+  WriteBatch batch;
+  batch.AddCrawled(CrawledPage{.url = "http://a.com/", .links = {{"http://b.com/"}}});  // ids 0, 1
+  PageRecord c;
+  c.url = "http://c.com/";
+  c.fingerprint = UrlFingerprint(c.url);
+  c.id = 2;
+  batch.RestorePage(c);
+  batch.RestoreLinks(2, {0, 1});
+  batch.AddLinks("http://b.com/", {{"http://c.com/"}});
+  ASSERT_OK(db->Write(batch));
+  ASSERT_OK_AND_ASSIGN(auto snapshot, db->NewSnapshot());
+  EXPECT_EQ(snapshot.counters().pages, 3u);
+  EXPECT_EQ(snapshot.FindId(2)->url, "http://c.com/");
+  EXPECT_EQ(*snapshot.Links(2), (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(*snapshot.Links(1), (std::vector<uint32_t>{2}));
+  EXPECT_EQ(snapshot.FindId(1)->n_crawls, 0u);  // AddLinks counts no crawl
+  EXPECT_OK(db->Check());
+}
+
 // Returns how many of pages 0..pages-1 (URLs from `url`) a fresh snapshot of `db` fails
 // to find by URL, by hash or by id, plus one if it finds an absent URL.
 template <typename UrlFn>

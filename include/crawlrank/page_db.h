@@ -89,30 +89,48 @@ struct PageDbOptions {
   UrlProfile url_profile = UrlProfile::kRfc3986;
 };
 
-// A set of writes applied atomically by PageDb::Write: all or none.
+// A set of writes applied atomically by PageDb::Write: all or none, in the order they were
+// added (a RestoreLinks may name a page a RestorePage before it created).
 class WriteBatch {
  public:
   // Records a fetched page and replaces its out-links.
-  void AddCrawled(CrawledPage page) { ops_.push_back(Op{std::move(page), false}); }
+  void AddCrawled(CrawledPage page) {
+    order_.push_back({Kind::kPage, ops_.size()});
+    ops_.push_back(Op{std::move(page), false});
+  }
   // Records the out-links of `source_url` without counting a crawl (graph import).
   void AddLinks(std::string source_url, std::vector<Link> links) {
-    ops_.push_back(Op{CrawledPage{std::move(source_url), 0, 0.f, 0, 0, std::move(links)}, true});
+    order_.push_back({Kind::kPage, ops_.size()});
+    ops_.push_back(
+        Op{CrawledPage{.url = std::move(source_url), .http_status = 0, .links = std::move(links)},
+           true});
   }
   // Restores a page exactly (page_db_load). REQUIRES: record.id is the next free id.
-  void RestorePage(PageRecord record) { restores_.push_back(std::move(record)); }
+  void RestorePage(PageRecord record) {
+    order_.push_back({Kind::kRestorePage, restores_.size()});
+    restores_.push_back(std::move(record));
+  }
   // Replaces the out-links of page `source` by `targets` (page ids; page_db_load).
   void RestoreLinks(uint32_t source, std::vector<uint32_t> targets) {
+    order_.push_back({Kind::kRestoreLinks, restore_links_.size()});
     restore_links_.push_back({source, std::move(targets)});
   }
-  size_t size() const { return ops_.size() + restores_.size() + restore_links_.size(); }
-  void Clear() { ops_.clear(); restores_.clear(); restore_links_.clear(); }
+  size_t size() const { return order_.size(); }
+  void Clear() {
+    order_.clear();
+    ops_.clear();
+    restores_.clear();
+    restore_links_.clear();
+  }
 
  private:
   friend class PageDb;
+  enum class Kind : uint8_t { kPage, kRestorePage, kRestoreLinks };
   struct Op {
     CrawledPage page;
     bool links_only;  // AddLinks: no crawl is counted
   };
+  std::vector<std::pair<Kind, size_t>> order_;  // every write: its kind, its index there
   std::vector<Op> ops_;
   std::vector<PageRecord> restores_;
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> restore_links_;

@@ -77,7 +77,20 @@ int CompareKeys(std::string_view a, std::string_view b, bool integer_keys) {
     const uint64_t y = b.size() == 8 ? Load<uint64_t>(b.data()) : Load<uint32_t>(b.data());
     return x < y ? -1 : (x > y ? 1 : 0);
   }
-  return a.compare(b) < 0 ? -1 : (a.compare(b) > 0 ? 1 : 0);
+  return a.compare(b);  // char_traits<char> compares as unsigned bytes, as memcmp does
+}
+
+// Reads up to `size` bytes at `offset`; fewer only at the end of the file.
+Result<size_t> ReadAt(int fd, const std::string& path, uint64_t offset, char* out, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::pread(fd, out + done, size - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return IoError("read \"" + path + "\": " + std::strerror(errno));
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  return done;
 }
 
 // Keys of a subtree lie in [low, high); an absent bound is open.
@@ -91,8 +104,7 @@ class Walker {
   Walker(int fd, const std::string& path, const Meta& meta, uint64_t file_pages,
          VerifyScope scope, std::span<const std::string_view> whole_tables)
       : fd_(fd), path_(path), meta_(meta), psize_(meta.page_size), file_pages_(file_pages),
-        scope_(scope), whole_tables_(whole_tables), random_(meta.txnid),
-        seen_(meta_.last_page + 1, false) {}
+        scope_(scope), whole_tables_(whole_tables), random_(meta.txnid) {}
 
   // Walks the main tree, every table it names, and (full scope) the free list.
   Status Run() {
@@ -110,6 +122,7 @@ class Walker {
     }
     if (scope_ == VerifyScope::kFull) {
       CRAWLRANK_RETURN_IF_ERROR(WalkTree("(free list)", meta_.free_db, Kind::kFreeList));
+      if (seen_.empty()) seen_.assign(meta_.last_page + 1, false);  // both trees empty
       for (uint64_t page = kFirstDataPage; page <= meta_.last_page; ++page) {
         if (!seen_[page]) {
           return Broken("page " + std::to_string(page) +
@@ -119,9 +132,6 @@ class Walker {
     }
     return Status::Ok();
   }
-
-  uint64_t pages_read() const { return pages_read_; }
-  uint64_t free_pages() const { return free_pages_; }
 
  private:
   enum class Kind { kMain, kTable, kFreeList };
@@ -165,6 +175,7 @@ class Walker {
       return Broken("table \"" + std::string(name) + "\" has depth " + std::to_string(db.depth));
     }
     buffers_.resize(std::max<size_t>(buffers_.size(), db.depth));
+    if (tree.whole && seen_.empty()) seen_.assign(meta_.last_page + 1, false);
     if (tree.whole) {
       CRAWLRANK_RETURN_IF_ERROR(VisitPage(tree, db.root, 1, KeyRange{}, -1));
       if (tree.branch_pages != db.branch_pages || tree.leaf_pages != db.leaf_pages ||
@@ -200,16 +211,9 @@ class Walker {
                     std::to_string(file_pages_) + " pages): it was cut short");
     }
     buffer.resize(psize_);
-    const off_t offset = static_cast<off_t>(page * psize_);
-    size_t done = 0;
-    while (done < psize_) {
-      const ssize_t n = ::pread(fd_, buffer.data() + done, psize_ - done, offset + done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return IoError("read \"" + path_ + "\": " + std::strerror(errno));
-      if (n == 0) return Broken("the file ends inside page " + std::to_string(page));
-      done += static_cast<size_t>(n);
-    }
-    ++pages_read_;
+    CRAWLRANK_ASSIGN_OR_RETURN(size_t read,
+                               ReadAt(fd_, path_, page * psize_, buffer.data(), psize_));
+    if (read < psize_) return Broken("the file ends inside page " + std::to_string(page));
     if (Load<uint64_t>(buffer.data()) != page) {
       return BrokenPage(tree, page, "its header says it is page " +
                                         std::to_string(Load<uint64_t>(buffer.data())));
@@ -386,7 +390,9 @@ class Walker {
       tree.overflow_pages += count;
       if (tree.kind == Kind::kFreeList && scope_ == VerifyScope::kFull) {
         value.resize(data_size);
-        CRAWLRANK_RETURN_IF_ERROR(ReadBytes(first * psize_ + kPageHeader, value));
+        CRAWLRANK_ASSIGN_OR_RETURN(
+            size_t read, ReadAt(fd_, path_, first * psize_ + kPageHeader, value.data(), data_size));
+        if (read < data_size) return Broken("the file ends inside the free list");
       }
     }
     if (table) {
@@ -404,21 +410,7 @@ class Walker {
       }
       for (size_t offset = 8; offset < value.size(); offset += 8) {
         CRAWLRANK_RETURN_IF_ERROR(MarkUsed(tree, Load<uint64_t>(value.data() + offset), 1));
-        ++free_pages_;
       }
-    }
-    return Status::Ok();
-  }
-
-  Status ReadBytes(uint64_t offset, std::string& out) {
-    size_t done = 0;
-    while (done < out.size()) {
-      const ssize_t n = ::pread(fd_, out.data() + done, out.size() - done,
-                                static_cast<off_t>(offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return IoError("read \"" + path_ + "\": " + std::strerror(errno));
-      if (n == 0) return Broken("the file ends inside the free list");
-      done += static_cast<size_t>(n);
     }
     return Status::Ok();
   }
@@ -431,20 +423,18 @@ class Walker {
   VerifyScope scope_;
   std::span<const std::string_view> whole_tables_;
   std::mt19937_64 random_;
-  std::vector<bool> seen_;            // full scope: pages reached so far
+  std::vector<bool> seen_;            // pages reached so far (by trees walked whole)
   std::vector<std::string> buffers_;  // one page buffer per depth
   std::vector<std::pair<std::string, DbRecord>> tables_;  // named by the main tree
-  uint64_t pages_read_ = 0;
-  uint64_t free_pages_ = 0;
 };
 
 // Reads and checks the meta page `index` (0 or 1) of a file with pages of `page_size`.
 Result<Meta> ReadMeta(int fd, const std::string& path, uint32_t page_size, int index) {
   char page[kPageHeader + 136];
-  const ssize_t n = ::pread(fd, page, sizeof page, static_cast<off_t>(index) * page_size);
-  if (n < 0) return IoError("read \"" + path + "\": " + std::strerror(errno));
+  CRAWLRANK_ASSIGN_OR_RETURN(size_t read,
+                             ReadAt(fd, path, uint64_t{page_size} * index, page, sizeof page));
   const std::string which = "LMDB file \"" + path + "\": meta page " + std::to_string(index);
-  if (static_cast<size_t>(n) < sizeof page) return DataLossError(which + " is cut short");
+  if (read < sizeof page) return DataLossError(which + " is cut short");
   if ((Load<uint16_t>(page + 10) & ~kInMemoryFlags) != kMetaPage ||
       Load<uint32_t>(page + 16) != kMagic) {
     return DataLossError(which + " is not an LMDB meta page");
@@ -469,7 +459,7 @@ Result<Meta> ReadMeta(int fd, const std::string& path, uint32_t page_size, int i
 }  // namespace
 
 Status VerifyStructure(MDB_txn* txn, const std::string& data_path, VerifyScope scope,
-                       VerifyReport* report, std::span<const std::string_view> whole_tables) {
+                       std::span<const std::string_view> whole_tables) {
   MDB_stat stat;
   if (const int rc = mdb_env_stat(mdb_txn_env(txn), &stat); rc != 0) {
     return Error(rc, "read the page size of", data_path);
@@ -507,15 +497,7 @@ Status VerifyStructure(MDB_txn* txn, const std::string& data_path, VerifyScope s
                          std::to_string(meta.last_page) + " but it holds " +
                          std::to_string(file_pages) + " pages: it was cut short");
   }
-  Walker walker(raw_fd, data_path, meta, file_pages, scope, whole_tables);
-  CRAWLRANK_RETURN_IF_ERROR(walker.Run());
-  if (report != nullptr) {
-    report->page_size = page_size;
-    report->last_page = meta.last_page;
-    report->pages_read = walker.pages_read();
-    report->free_pages = walker.free_pages();
-  }
-  return Status::Ok();
+  return Walker(raw_fd, data_path, meta, file_pages, scope, whole_tables).Run();
 }
 
 }  // namespace crawlrank::lmdb

@@ -25,13 +25,6 @@
 
 namespace crawlrank::lmdb {
 
-struct VerifyReport {
-  uint32_t page_size = 0;
-  uint64_t last_page = 0;     // the snapshot's last used page number
-  uint64_t pages_read = 0;    // pages read and checked by the walk
-  uint64_t free_pages = 0;    // pages the free list holds (full walk only)
-};
-
 enum class VerifyScope {
   // The meta pages, the root of every table, and per table the first, the last and
   // `kSampledPaths` random root-to-leaf paths: a few hundred page reads at most.
@@ -47,7 +40,7 @@ inline constexpr int kSampledPaths = 16;
 // whole all the same. DataLoss naming the page and what is wrong with it; Unavailable when
 // a writer moved on twice while the meta pages were read (try again).
 Status VerifyStructure(MDB_txn* txn, const std::string& data_path, VerifyScope scope,
-                       VerifyReport* report, std::span<const std::string_view> whole_tables = {});
+                       std::span<const std::string_view> whole_tables = {});
 
 }  // namespace crawlrank::lmdb
 

@@ -645,18 +645,20 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
   static constexpr std::string_view kWriterReadsWhole[] = {"pages"};
   const auto whole = options.read_only ? std::span<const std::string_view>()
                                        : std::span<const std::string_view>(kWriterReadsWhole);
-  for (int attempt = 0;; ++attempt) {
-    CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Txn probe,
-                               lmdb::Txn::Begin(impl->env.get(), MDB_RDONLY, path));
-    Status structure =
-        impl->VerifyFile(probe.get(), lmdb::VerifyScope::kSample, nullptr, whole);
-    if (structure.ok()) break;
-    if (structure.code() != StatusCode::kUnavailable || attempt >= 3) {
-      if (!options.read_only) return RefuseToWrite(where, structure);
-      return DataLossError(where + ": it is damaged (" + structure.message() +
-                           "); run page_db_check on it for the full report");
-    }
+  lmdb::Txn reading;
+  Status structure = impl->VerifyFile(
+      [&]() -> Result<MDB_txn*> {
+        CRAWLRANK_ASSIGN_OR_RETURN(reading, lmdb::Txn::Begin(impl->env.get(), MDB_RDONLY, path));
+        return reading.get();
+      },
+      lmdb::VerifyScope::kSample, whole);
+  reading.Abort();
+  if (structure.code() == StatusCode::kDataLoss) {
+    if (!options.read_only) return RefuseToWrite(where, structure);
+    return DataLossError(where + ": it is damaged (" + structure.message() +
+                         "); run page_db_check on it for the full report");
   }
+  CRAWLRANK_RETURN_IF_ERROR(structure);
 
   CRAWLRANK_ASSIGN_OR_RETURN(
       lmdb::Txn txn, lmdb::Txn::Begin(impl->env.get(), options.read_only ? MDB_RDONLY : 0, path));
@@ -689,8 +691,11 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
   }
   auto db = std::unique_ptr<PageDb>(new PageDb(std::move(impl)));
   if (!options.read_only && exists) {
-    // Writing into a damaged DB would bury the damage under new data: refuse it.
-    if (Status quick = db->Check(CheckLevel::kQuick); !quick.ok()) {
+    // Writing into a damaged DB would bury the damage under new data: refuse it. The
+    // quick check's structural half ran above (no other process writes: this one holds
+    // the writer lock); its data half is left.
+    CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db->NewSnapshot());
+    if (Status quick = CheckSampledRecords(snapshot); !quick.ok()) {
       return RefuseToWrite(where, quick);
     }
   }

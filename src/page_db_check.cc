@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "coding.h"
@@ -12,10 +13,9 @@
 namespace crawlrank {
 
 namespace {
-
 constexpr uint32_t kQuickSample = 64;  // records and link blocks read at each end
+}  // namespace
 
-// Decodes the first and last kQuickSample page records and link blocks of `snapshot`.
 Status CheckSampledRecords(const Snapshot& snapshot) {
   const uint64_t pages = snapshot.counters().pages;
   auto check_id = [&](uint64_t id) -> Status {
@@ -32,35 +32,32 @@ Status CheckSampledRecords(const Snapshot& snapshot) {
   return Status::Ok();
 }
 
-}  // namespace
-
-Status PageDb::Impl::VerifyFile(MDB_txn* txn, lmdb::VerifyScope scope,
-                                lmdb::VerifyReport* report,
-                                std::span<const std::string_view> whole_tables) const {
-  return lmdb::VerifyStructure(txn, path + "/data.mdb", scope, report, whole_tables)
-      .WithContext("check PageDB \"" + path + "\"");
-}
-
 Result<Snapshot> PageDb::NewCheckedSnapshot(CheckLevel level) const {
   const auto scope = level == CheckLevel::kFull ? lmdb::VerifyScope::kFull
                                                 : lmdb::VerifyScope::kSample;
-  // A writer in another process committing twice between the snapshot and the read of
-  // the meta pages asks for a new snapshot.
-  for (int attempt = 0;; ++attempt) {
-    CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, NewSnapshot());
-    Status structure = impl_->VerifyFile(snapshot.impl_->txn.get(), scope, nullptr);
-    if (structure.ok()) return snapshot;
-    if (structure.code() != StatusCode::kUnavailable || attempt >= 3) return structure;
-  }
+  std::optional<Snapshot> snapshot;
+  CRAWLRANK_RETURN_IF_ERROR(impl_->VerifyFile(
+      [&]() -> Result<MDB_txn*> {
+        snapshot.reset();
+        CRAWLRANK_ASSIGN_OR_RETURN(Snapshot fresh, NewSnapshot());
+        snapshot.emplace(std::move(fresh));
+        return snapshot->impl_->txn.get();
+      },
+      scope));
+  return *std::move(snapshot);
 }
 
 Status PageDb::Check(CheckLevel level) const {
-  const std::string& path = impl_->path;
   // The structure first, before LMDB reads a page through its map.
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, NewCheckedSnapshot(level));
   if (level == CheckLevel::kQuick) {
-    return CheckSampledRecords(snapshot).WithContext("check PageDB \"" + path + "\"");
+    return CheckSampledRecords(snapshot).WithContext("check PageDB \"" + impl_->path + "\"");
   }
+  return CheckStoredData(snapshot);
+}
+
+Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
+  const std::string& path = impl_->path;
   const PageDbCounters& counters = snapshot.counters();
   auto broken = [&path](const std::string& what) {
     return DataLossError("check PageDB \"" + path + "\": " + what);

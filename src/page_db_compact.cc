@@ -40,14 +40,16 @@ Status CopyTable(MDB_txn* from, MDB_dbi source, MDB_env* to, const char* name, b
 
 }  // namespace
 
-Status PageDb::CompactTo(const std::string& dir) const {
+Status PageDb::CompactTo(const std::string& dir, bool check_data) const {
   const std::string where = "compact PageDB \"" + impl_->path + "\" into \"" + dir + "\"";
   std::error_code ec;
   if (std::filesystem::exists(dir, ec) && !std::filesystem::is_empty(dir, ec)) {
     return AlreadyExistsError(where + ": the target exists and is not empty");
   }
-  // LMDB's cursors below trust every page they copy: read them all with checks first.
+  // LMDB's cursors below trust every page they copy: read them all with checks first. A
+  // copy of damaged data would pass the damage on, looking new: check the same snapshot.
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, NewCheckedSnapshot(CheckLevel::kFull));
+  if (check_data) CRAWLRANK_RETURN_IF_ERROR(CheckStoredData(snapshot));
   std::filesystem::create_directories(dir, ec);
   if (ec) return IoError(where + ": " + ec.message());
   MDB_txn* from = snapshot.impl_->txn.get();

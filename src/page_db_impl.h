@@ -121,10 +121,21 @@ struct PageDb::Impl {
   // `fingerprints`, no more pages are indexed than exist, and the file could hold them: a
   // cheap check, made before anything is sized by those counts.
   Status VerifyPageCounts(MDB_txn* txn, uint64_t pages, uint64_t indexed_pages) const;
-  // Checks the B-tree structure of data.mdb as read transaction `txn` sees it, reading the
-  // file itself (lmdb_verify.h); DataLoss with this DB's path.
-  Status VerifyFile(MDB_txn* txn, lmdb::VerifyScope scope, lmdb::VerifyReport* report,
-                    std::span<const std::string_view> whole_tables = {}) const;
+  // Checks the B-tree structure of data.mdb (lmdb_verify.h) as a read transaction sees it,
+  // reading the file itself; DataLoss with this DB's path. `begin` starts the transaction
+  // (returns it, owned by the caller) and is called again when a writer in another process
+  // committed twice before the meta pages were read.
+  template <typename Begin>
+  Status VerifyFile(Begin&& begin, lmdb::VerifyScope scope,
+                    std::span<const std::string_view> whole_tables = {}) const {
+    for (int attempt = 0;; ++attempt) {
+      Result<MDB_txn*> txn = begin();
+      if (!txn.ok()) return txn.status();
+      Status status = lmdb::VerifyStructure(*txn, path + "/data.mdb", scope, whole_tables)
+                          .WithContext("check PageDB \"" + path + "\"");
+      if (status.code() != StatusCode::kUnavailable || attempt >= 3) return status;
+    }
+  }
 };
 
 struct Snapshot::Impl {
@@ -159,6 +170,10 @@ struct Snapshot::Impl {
 
 // Reaches a PageDb's private state, for tests that must plant what cannot happen
 // naturally (a 64-bit fingerprint collision).
+// Decodes the first and last 64 page records of `snapshot` and their link blocks: the
+// data half of PageDb::Check(kQuick).
+Status CheckSampledRecords(const Snapshot& snapshot);
+
 class PageDbInternals {
  public:
   static PageDb::Impl& Of(PageDb& db) { return *db.impl_; }

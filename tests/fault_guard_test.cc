@@ -18,19 +18,6 @@ namespace {
 using testing::Child;
 using testing::TempDir;
 
-// Builds a DB whose pages table spans many LMDB pages.
-void BuildDb(const std::string& path) {
-  PageDbOptions options;
-  options.durability = Durability::kNone;
-  auto db = PageDb::Open(path, options);
-  ASSERT_TRUE(db.ok()) << db.status().ToString();
-  std::vector<CrawledPage> pages(3000);
-  for (size_t i = 0; i < pages.size(); ++i) {
-    pages[i].url = "http://example.com/page/" + std::to_string(i);
-  }
-  ASSERT_OK((*db)->AddBatch(pages));
-}
-
 // Child body: opens `path`, cuts data.mdb to its two meta pages beneath the open map, then
 // reads every record through the map, which faults. Exits 0 if nothing faulted.
 void ReadCutFile(const std::string& path, const std::string& log, bool guard) {
@@ -60,7 +47,7 @@ TEST(FaultGuardTest, AFaultInTheMapExitsWithStatus1AndNamesTheDb) {
   for (bool guard : {false, true}) {
     SCOPED_TRACE(guard ? "with the guard" : "without the guard (control)");
     const std::string path = dir.Sub(guard ? "guarded" : "control");
-    BuildDb(path);
+    testing::BuildDb(path, 3000);  // a pages table of many LMDB pages
     const std::string log = dir.Sub(guard ? "guarded.log" : "control.log");
     Child child([&](int) { ReadCutFile(path, log, guard); });
     const int status = child.Wait();

@@ -27,6 +27,9 @@ namespace crawlrank {
 namespace {
 
 using testing::Child;
+using testing::BuildDb;
+using testing::PageOfIndex;
+using testing::PageUrl;
 using testing::ReadFile;
 using testing::Send;
 using testing::TempDir;
@@ -39,20 +42,6 @@ namespace fs = std::filesystem;
 constexpr uint32_t kBatchPages = 25;
 constexpr uint32_t kMaxPages = 1 << 20;
 
-std::string PageUrl(uint32_t i) {
-  return "http://h" + std::to_string(i % 7) + ".test/p" + std::to_string(i);
-}
-
-CrawledPage PageOfIndex(uint32_t i) {
-  CrawledPage page;
-  page.url = PageUrl(i);
-  page.crawl_time_ms = 1'000'000 + i;
-  page.content_hash = i * 2654435761u;
-  page.content_score = static_cast<float>(i % 100) / 100.f;
-  for (uint32_t k : {i + 1, (i * 7 + 3) % 5000, i / 2}) page.links.push_back({PageUrl(k), 0.5f});
-  page.links.push_back({"http://external.test/q" + std::to_string(i % 50), 0.25f});
-  return page;
-}
 
 std::set<std::string> ExpectedLinks(uint32_t i) {
   std::set<std::string> urls;
@@ -202,15 +191,6 @@ TEST(PageDbFaultTest, ReaderProcessDumpsConsistentSnapshotsWhileWriterWrites) {
 // ---------------------------------------------------------------------------------------
 // A damaged copy gives an error status, never a crash or silently wrong data.
 
-// Builds a DB of `pages` crawled pages in `path`, most of them in the fingerprint table.
-void BuildDb(const std::string& path, uint32_t pages) {
-  PageDbOptions options;
-  options.fingerprint_batch = 1000;
-  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, options));
-  std::vector<CrawledPage> batch;
-  for (uint32_t i = 0; i < pages; ++i) batch.push_back(PageOfIndex(i));
-  ASSERT_OK(db->AddBatch(batch));
-}
 
 // Reads everything a tool would; returns the first error.
 Status ReadEverything(const std::string& path) {

@@ -71,18 +71,7 @@ class LmdbVerifyTest : public ::testing::Test {
  protected:
   void SetUp() override {
     original_ = dir_.Sub("original");
-    PageDbOptions options;
-    options.durability = Durability::kNone;
-    auto db = PageDb::Open(original_, options);
-    ASSERT_TRUE(db.ok()) << db.status().ToString();
-    std::vector<CrawledPage> pages(3000);
-    for (size_t i = 0; i < pages.size(); ++i) {
-      pages[i].url = "http://example.com/some/longer/path/" + std::to_string(i);
-      pages[i].links = {{"http://example.com/some/longer/path/" + std::to_string((i * 7) % 3000)}};
-    }
-    ASSERT_OK((*db)->AddBatch(pages));
-    ASSERT_OK((*db)->Check());
-    db->reset();
+    testing::BuildDb(original_, 3000);
     image_ = ReadFile(original_ + "/data.mdb");
     layout_ = std::make_unique<Layout>(image_);
     pages_root_ = layout_->Root("pages");

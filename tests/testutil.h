@@ -9,7 +9,9 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
+#include "crawlrank/page_db.h"
 #include "crawlrank/status.h"
 
 namespace crawlrank::testing {
@@ -43,6 +45,23 @@ inline std::string ReadFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// The URL of page `i` of BuildDb's DB: seven hosts.
+inline std::string PageUrl(uint32_t i) {
+  return "http://h" + std::to_string(i % 7) + ".test/p" + std::to_string(i);
+}
+
+// A crawled page `i` with three links among the first 5000 pages and one external link.
+inline CrawledPage PageOfIndex(uint32_t i) {
+  CrawledPage page;
+  page.url = PageUrl(i);
+  page.crawl_time_ms = 1'000'000 + i;
+  page.content_hash = i * 2654435761u;
+  page.content_score = static_cast<float>(i % 100) / 100.f;
+  for (uint32_t k : {i + 1, (i * 7 + 3) % 5000, i / 2}) page.links.push_back({PageUrl(k), 0.5f});
+  page.links.push_back({"http://external.test/q" + std::to_string(i % 50), 0.25f});
+  return page;
+}
+
 }  // namespace crawlrank::testing
 
 #define ASSERT_OK(expr)                                          \
@@ -63,5 +82,20 @@ inline std::string ReadFile(const std::string& path) {
   auto result = (expr);                                          \
   ASSERT_TRUE(result.ok()) << result.status().ToString();        \
   lhs = std::move(result).value()
+
+namespace crawlrank::testing {
+
+// Builds a DB of `pages` crawled pages (PageOfIndex) in `path`, most of them in the
+// fingerprint table. (After the ASSERT macros it uses.)
+inline void BuildDb(const std::string& path, uint32_t pages) {
+  PageDbOptions options;
+  options.fingerprint_batch = 1000;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, options));
+  std::vector<CrawledPage> batch;
+  for (uint32_t i = 0; i < pages; ++i) batch.push_back(PageOfIndex(i));
+  ASSERT_OK(db->AddBatch(batch));
+}
+
+}  // namespace crawlrank::testing
 
 #endif  // CRAWLRANK_TESTS_TESTUTIL_H_

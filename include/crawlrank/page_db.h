@@ -253,10 +253,10 @@ class PageDb {
   // Writes a compacted copy of the DB as it is now into `dir` (created; it must not exist
   // or be empty): every table rewritten in key order into full B-tree pages, with no free
   // pages. Updates in place leave pages about two-thirds full; the copy packs them.
-  // Works on a read-only open, beside a running writer. Every B-tree page of the snapshot
-  // it copies is read and checked without LMDB first (as Check(kFull) does, without the
-  // data checks): DataLoss and nothing copied when one is damaged.
-  Status CompactTo(const std::string& dir) const;
+  // Works on a read-only open, beside a running writer. The snapshot it copies is checked
+  // first: every B-tree page read without LMDB, and with `check_data` every invariant of
+  // Check(kFull) too; DataLoss, and nothing created, when it fails.
+  Status CompactTo(const std::string& dir, bool check_data = true) const;
 
   // Opens a consistent read view.
   Result<Snapshot> NewSnapshot() const;
@@ -291,6 +291,8 @@ class PageDb {
   explicit PageDb(std::unique_ptr<Impl> impl);
   // A snapshot whose B-tree pages (a sample, or all for kFull) were checked without LMDB.
   Result<Snapshot> NewCheckedSnapshot(CheckLevel level) const;
+  // The data half of Check(kFull), on `snapshot`.
+  Status CheckStoredData(const Snapshot& snapshot) const;
   std::unique_ptr<Impl> impl_;
 };
 

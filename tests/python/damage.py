@@ -66,22 +66,17 @@ def run_tool(bin_dir: pathlib.Path, argv: list[str], stdin: str | None = None) -
     except subprocess.TimeoutExpired:
         return Outcome(tool, "CRASH", -1, f"hung for more than {TIMEOUT_S} s")
     err = proc.stderr
-    if proc.returncode < 0:
-        kind = "CRASH"
-    elif any(mark in err for mark in SANITIZER_MARKS):
+    first = err.splitlines()[0] if err.strip() else ""
+    # An error exit must say why: one `tool: message` line of bounded length first.
+    said_why = first.startswith(tool + ":") and len(first) <= MAX_MESSAGE
+    if proc.returncode < 0 or any(mark in err for mark in SANITIZER_MARKS):
         kind = "CRASH"
     elif proc.returncode == 0:
         kind = "ok"
-    elif proc.returncode == 1 and GUARD_MARK in err:
-        kind = "guarded"
-    elif proc.returncode == 1 and err.strip() and len(err) <= MAX_MESSAGE + 1000:
-        kind = "error"
+    elif proc.returncode == 1 and said_why:
+        kind = "guarded" if GUARD_MARK in err else "error"
     else:
         kind = "CRASH"
-    if proc.returncode == 1 and kind != "CRASH":
-        first = err.splitlines()[0] if err.strip() else ""
-        if len(first) > MAX_MESSAGE or not first.startswith(tool + ":"):
-            kind = "CRASH"
     return Outcome(tool, kind, proc.returncode, err[-3000:])
 
 

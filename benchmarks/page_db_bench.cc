@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -120,10 +119,12 @@ int Main(int argc, char** argv) {
   int repeats = 5;
   std::string dir = "/tmp/crawlrank-bench";
   app.add_option("--pages", graph_options.pages, "pages to crawl")->capture_default_str();
-  app.add_option("--degree", graph_options.mean_out_degree, "mean out-degree")->capture_default_str();
+  app.add_option("--degree", graph_options.mean_out_degree, "mean out-degree")
+      ->capture_default_str();
   app.add_option("--seed", graph_options.seed, "graph seed")->capture_default_str();
   app.add_option("--batch-pages", batch_pages, "pages per AddBatch")->capture_default_str();
-  app.add_option("--baseline-pages", baseline_pages, "pages of the one-page-per-transaction baseline")
+  app.add_option("--baseline-pages", baseline_pages,
+                 "pages of the one-page-per-transaction baseline")
       ->capture_default_str();
   app.add_option("--repeats", repeats, "edge-stream passes (median reported)")
       ->capture_default_str()
@@ -206,7 +207,8 @@ int Main(int argc, char** argv) {
               double(compact_info.links_bytes) / edges);
   std::printf("compact_file_bytes_per_link %.3f\n", double(compact_info.file_bytes) / edges);
   const StreamResult packed = Stream(*compact, repeats, info.counters.edges, nullptr);
-  if (packed.checksum != live.checksum) Die(InternalError("the compacted copy streams other edges"));
+  if (packed.checksum != live.checksum)
+    Die(InternalError("the compacted copy streams other edges"));
   std::printf("compact_stream_links_per_s %.0f\n", edges / packed.seconds);
   std::printf("peak_rss_mib %.1f\n", PeakRssKiB() / 1024.0);
   compact.reset();
@@ -218,4 +220,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace crawlrank::bench
 
-int main(int argc, char** argv) { return crawlrank::bench::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return crawlrank::bench::Main(argc, argv);
+}

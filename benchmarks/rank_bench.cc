@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -148,8 +147,10 @@ int Main(int argc, char** argv) {
   std::string dir = "/tmp/crawlrank-rank-bench", db_path;
   int repeats = 3;
   uint32_t timed_iterations = 10;
-  app.add_option("--pages", graph_options.pages, "pages of the generated graph")->capture_default_str();
-  app.add_option("--degree", graph_options.mean_out_degree, "mean out-degree")->capture_default_str();
+  app.add_option("--pages", graph_options.pages, "pages of the generated graph")
+      ->capture_default_str();
+  app.add_option("--degree", graph_options.mean_out_degree, "mean out-degree")
+      ->capture_default_str();
   app.add_option("--seed", graph_options.seed, "graph seed")->capture_default_str();
   app.add_option("--db", db_path, "use this PageDB instead of generating one");
   app.add_option("--dir", dir, "where to build the PageDB (reused when it holds the graph)")
@@ -180,7 +181,8 @@ int Main(int argc, char** argv) {
   if (db_path.empty()) {
     char name[96];
     std::snprintf(name, sizeof name, "/db-%u-%g-%llu", graph_options.pages,
-                  graph_options.mean_out_degree, static_cast<unsigned long long>(graph_options.seed));
+                  graph_options.mean_out_degree,
+                  static_cast<unsigned long long>(graph_options.seed));
     db_path = dir + name;
     if (!std::filesystem::exists(db_path + "/data.mdb")) {
       const WebGraph graph(graph_options);
@@ -237,13 +239,15 @@ int Main(int argc, char** argv) {
         options.max_iterations = timed_iterations;
         options.extrapolation_period = 0;  // plain steps; the tolerance runs below extrapolate
         RankResult full;
-        private_bytes = std::max(private_bytes, PeakPrivateBytes([&] {
-          full = Check(ComputeRank(source, RankAlgorithm::kPageRank, options));
-        }));
+        private_bytes =
+            std::max(private_bytes, PeakPrivateBytes([&] {
+                       full = Check(ComputeRank(source, RankAlgorithm::kPageRank, options));
+                     }));
         options.max_iterations = 1;
         const RankResult one = Check(ComputeRank(source, RankAlgorithm::kPageRank, options));
         // The difference of the two runs cancels setup (CSR build, allocation).
-        per_iteration.push_back((full.report.seconds - one.report.seconds) / (timed_iterations - 1));
+        per_iteration.push_back((full.report.seconds - one.report.seconds) /
+                                (timed_iterations - 1));
       }
       std::printf("%s_seconds_per_iteration %.4f\n", name.c_str(), Median(per_iteration));
       std::printf("%s_private_bytes_per_page %.1f\n", name.c_str(), double(private_bytes) / n);
@@ -301,4 +305,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace crawlrank::bench
 
-int main(int argc, char** argv) { return crawlrank::bench::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return crawlrank::bench::Main(argc, argv);
+}

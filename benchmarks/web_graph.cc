@@ -30,9 +30,9 @@ class Rng {
   uint64_t state_;
 };
 
-constexpr double kHostAlpha = 1.2;     // Pareto shape of host sizes
-constexpr double kHostMinSize = 4.0;   // Pareto scale
-constexpr double kDegreeSigma = 1.0;   // log-normal spread of out-degree
+constexpr double kHostAlpha = 1.2;    // Pareto shape of host sizes
+constexpr double kHostMinSize = 4.0;  // Pareto scale
+constexpr double kDegreeSigma = 1.0;  // log-normal spread of out-degree
 constexpr uint32_t kMaxDegree = 2000;
 
 }  // namespace
@@ -49,7 +49,8 @@ WebGraph::WebGraph(const WebGraphOptions& options) : options_(options) {
 
 size_t WebGraph::HostOf(uint32_t page) const {
   return static_cast<size_t>(std::upper_bound(host_start_.begin(), host_start_.end(), page) -
-                             host_start_.begin()) - 1;
+                             host_start_.begin()) -
+         1;
 }
 
 void WebGraph::OutLinks(uint32_t page, std::vector<uint32_t>& out) const {

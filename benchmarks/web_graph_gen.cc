@@ -1,7 +1,6 @@
 // web_graph_gen: writes a generated web-like graph as `src dst` lines (page indexes), or
 // as `src_url dst_url` lines with --urls; page_db_load reads either.
 #include <CLI/CLI.hpp>
-
 #include <charconv>
 #include <cstdio>
 #include <string>

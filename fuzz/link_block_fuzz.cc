@@ -1,4 +1,4 @@
-// Fuzzes the `links` block codec (src/link_block.h): AppendLinkBlock, ParseLinkBlock and
+// Fuzzes the `links` block codec (src/page_db/link_block.h): AppendLinkBlock, ParseLinkBlock and
 // FindInLinkBlock on arbitrary values, and the encoder on arbitrary lists.
 //
 // Input: a mode byte, a 4-byte block number (masked to a block whose sources fit 32
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "fuzz_check.h"
-#include "link_block.h"
+#include "page_db/link_block.h"
 
 namespace crawlrank {
 namespace {

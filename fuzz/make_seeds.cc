@@ -14,9 +14,9 @@
 
 #include "crawlrank/rank_store.h"
 #include "crawlrank/url.h"
-#include "link_block.h"
+#include "page_db/link_block.h"
+#include "page_db/page_record.h"
 #include "page_line.h"
-#include "page_record.h"
 
 namespace crawlrank {
 namespace {

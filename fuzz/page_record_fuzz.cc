@@ -1,4 +1,4 @@
-// Fuzzes the `pages` value decoder, DecodePageRecord (src/page_record.h).
+// Fuzzes the `pages` value decoder, DecodePageRecord (src/page_db/page_record.h).
 //
 // Input: a 4-byte id (little-endian), then the value.
 //
@@ -14,7 +14,7 @@
 
 #include "crawlrank/url.h"
 #include "fuzz_check.h"
-#include "page_record.h"
+#include "page_db/page_record.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace crawlrank;

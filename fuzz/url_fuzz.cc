@@ -20,7 +20,7 @@
 
 #include "crawlrank/url.h"
 #include "fuzz_check.h"
-#include "url_fast_path.h"
+#include "url/url_fast_path.h"
 
 namespace crawlrank {
 namespace {

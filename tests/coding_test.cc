@@ -1,17 +1,27 @@
-#include "coding.h"
+#include "base/coding.h"
 
 #include <gtest/gtest.h>
 
 #include "crawlrank/url.h"
-#include "page_record.h"
+#include "page_db/page_record.h"
 #include "testutil.h"
 
 namespace crawlrank {
 namespace {
 
 TEST(CodingTest, VarintBoundariesRoundTrip) {
-  const uint64_t values[] = {0, 1, 127, 128, 16383, 16384, (1ull << 31) - 1, 1ull << 31,
-                             (1ull << 32) - 1, 1ull << 32, (1ull << 63), ~0ull};
+  const uint64_t values[] = {0,
+                             1,
+                             127,
+                             128,
+                             16383,
+                             16384,
+                             (1ull << 31) - 1,
+                             1ull << 31,
+                             (1ull << 32) - 1,
+                             1ull << 32,
+                             (1ull << 63),
+                             ~0ull};
   for (uint64_t v : values) {
     std::string s;
     coding::PutVarint64(s, v);
@@ -25,7 +35,11 @@ TEST(CodingTest, VarintBoundariesRoundTrip) {
 
 TEST(CodingTest, VarintSizesMatchHandCount) {
   // 7 payload bits a byte: 127 fits 1 byte, 128 needs 2, 2^63 needs 10.
-  auto size = [](uint64_t v) { std::string s; coding::PutVarint64(s, v); return s.size(); };
+  auto size = [](uint64_t v) {
+    std::string s;
+    coding::PutVarint64(s, v);
+    return s.size();
+  };
   EXPECT_EQ(size(127), 1u);
   EXPECT_EQ(size(128), 2u);
   EXPECT_EQ(size(1ull << 31), 5u);  // Aduana decoded through int: broke exactly here
@@ -80,7 +94,8 @@ TEST(PageRecordTest, RoundTripsEveryField) {
   // Every strict prefix is damaged, and so is a trailing byte.
   for (size_t n = 0; n < value.size(); ++n) {
     EXPECT_EQ(DecodePageRecord(1, std::string_view(value).substr(0, n), &back).code(),
-              StatusCode::kDataLoss) << n;
+              StatusCode::kDataLoss)
+        << n;
   }
   EXPECT_EQ(DecodePageRecord(1, value + "x", &back).code(), StatusCode::kDataLoss);
 }

@@ -67,8 +67,8 @@ TEST(DbRankTest, RanksTheStoredGraphAndSavesIt) {
   options.rank.tolerance = 1e-12;
   ASSERT_OK_AND_ASSIGN(StoredRank got, RankPageDb(*crawl.db, RankAlgorithm::kPageRank, options));
   const auto a = testing::Adjacency(crawl.pages, crawl.edges);
-  const auto want = testing::PowerIterate(testing::UniformWeights(a),
-                                          std::vector<double>(crawl.pages, 1.0 / crawl.pages), 0.85);
+  const auto want = testing::PowerIterate(
+      testing::UniformWeights(a), std::vector<double>(crawl.pages, 1.0 / crawl.pages), 0.85);
   EXPECT_LT(L1(got.rank.scores, want), 1e-10);
   ASSERT_OK_AND_ASSIGN(StoredRank loaded, LoadRank(crawl.db->path(), RankAlgorithm::kPageRank));
   EXPECT_EQ(loaded.rank.scores, got.rank.scores);
@@ -98,13 +98,15 @@ TEST(DbRankTest, PersonalizedUsesContentScoresAndTrustRankTheSeeds) {
   options.rank.tolerance = 1e-12;
   options.rank.max_iterations = 1000;
   options.save = false;
-  ASSERT_OK_AND_ASSIGN(StoredRank ppr, RankPageDb(*crawl.db, RankAlgorithm::kPersonalized, options));
+  ASSERT_OK_AND_ASSIGN(StoredRank ppr,
+                       RankPageDb(*crawl.db, RankAlgorithm::kPersonalized, options));
   EXPECT_LT(L1(ppr.rank.scores, testing::PowerIterate(w, scores, 0.85)), 1e-10);
   ASSERT_OK_AND_ASSIGN(StoredRank trust, RankPageDb(*crawl.db, RankAlgorithm::kTrustRank, options));
   EXPECT_TRUE(trust.rank.report.converged);
   EXPECT_LT(L1(trust.rank.scores, testing::PowerIterate(w, seeds, 0.85)), 1e-10);
   EXPECT_EQ(LoadRank(crawl.db->path(), RankAlgorithm::kPersonalized).status().code(),
-            StatusCode::kNotFound) << "save = false stores nothing";
+            StatusCode::kNotFound)
+      << "save = false stores nothing";
 
   // Named trusted pages.
   const uint64_t fp = UrlFingerprint(Url(2, 7));
@@ -169,9 +171,9 @@ TEST(DbRankTest, CrossHostOnlyDropsLinksWithinAHost) {
   options.rank.tolerance = 1e-12;
   options.cross_host_only = true;
   ASSERT_OK_AND_ASSIGN(StoredRank got, RankPageDb(*crawl.db, RankAlgorithm::kPageRank, options));
-  const auto want = testing::PowerIterate(
-      testing::UniformWeights(testing::Adjacency(crawl.pages, cross)),
-      std::vector<double>(crawl.pages, 1.0 / crawl.pages), 0.85);
+  const auto want =
+      testing::PowerIterate(testing::UniformWeights(testing::Adjacency(crawl.pages, cross)),
+                            std::vector<double>(crawl.pages, 1.0 / crawl.pages), 0.85);
   EXPECT_LT(L1(got.rank.scores, want), 1e-10);
   EXPECT_EQ(got.rank.report.links, cross.size());
   EXPECT_TRUE(LoadRank(crawl.db->path(), RankAlgorithm::kPageRank)->cross_host_only);

@@ -58,16 +58,15 @@ TEST(EdgeListSourceTest, ErrorsNameTheLine) {
     const char* text;
     const char* expect;
   } cases[] = {
-      {"0 1\n1 x\n", "line 2"},
-      {"0 1\n1 2 3\n", "line 2"},
-      {"0 1\n-1 2\n", "line 2"},
-      {"0 1\n2 1\n1 0\n", "line 3: source 1 comes after source 2"},
+      {"0 1\n1 x\n", "line 2"},      {"0 1\n1 2 3\n", "line 2"},
+      {"0 1\n-1 2\n", "line 2"},     {"0 1\n2 1\n1 0\n", "line 3: source 1 comes after source 2"},
       {"0 99999999999\n", "line 1"},
   };
   for (const auto& c : cases) {
     const Result<EdgeListSource> source = EdgeListSource::Open(WriteFile(dir, c.text));
     ASSERT_EQ(source.status().code(), StatusCode::kInvalidArgument) << c.text;
-    EXPECT_NE(source.status().message().find(c.expect), std::string::npos) << source.status().ToString();
+    EXPECT_NE(source.status().message().find(c.expect), std::string::npos)
+        << source.status().ToString();
   }
   EXPECT_EQ(EdgeListSource::Open(dir.Sub("missing.txt")).status().code(), StatusCode::kNotFound);
 }

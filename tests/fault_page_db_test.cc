@@ -10,24 +10,24 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <functional>
 #include <optional>
+#include <random>
 #include <set>
 #include <sstream>
 #include <thread>
 
+#include "base/coding.h"
+#include "child_process.h"
 #include "crawlrank/page_db.h"
 #include "crawlrank/rank.h"
-#include "child_process.h"
-#include "coding.h"
 #include "testutil.h"
 
 namespace crawlrank {
 namespace {
 
-using testing::Child;
 using testing::BuildDb;
+using testing::Child;
 using testing::PageOfIndex;
 using testing::PageUrl;
 using testing::ReadFile;
@@ -35,13 +35,11 @@ using testing::Send;
 using testing::TempDir;
 namespace fs = std::filesystem;
 
-
 // ---------------------------------------------------------------------------------------
 // A writer killed with SIGKILL at random moments loses nothing it reported as written.
 
 constexpr uint32_t kBatchPages = 25;
 constexpr uint32_t kMaxPages = 1 << 20;
-
 
 std::set<std::string> ExpectedLinks(uint32_t i) {
   std::set<std::string> urls;
@@ -190,7 +188,6 @@ TEST(PageDbFaultTest, ReaderProcessDumpsConsistentSnapshotsWhileWriterWrites) {
 
 // ---------------------------------------------------------------------------------------
 // A damaged copy gives an error status, never a crash or silently wrong data.
-
 
 // Reads everything a tool would; returns the first error.
 Status ReadEverything(const std::string& path) {
@@ -389,7 +386,8 @@ TEST_F(PageDbCorruptionTest, DamagedLinksStopTheEdgeStreamAndTheRanks) {
       rank.mode = mode;
       rank.threads = threads;
       const Status status = ComputeRank(source, RankAlgorithm::kPageRank, rank).status();
-      EXPECT_EQ(status.code(), StatusCode::kDataLoss) << RankModeName(mode) << " " << status.ToString();
+      EXPECT_EQ(status.code(), StatusCode::kDataLoss)
+          << RankModeName(mode) << " " << status.ToString();
     }
   }
 }

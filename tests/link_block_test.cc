@@ -1,6 +1,6 @@
-// The `links` table's block encoding (src/link_block.h): round trips against hand-computed
+// The `links` table's block encoding (src/page_db/link_block.h): round trips against hand-computed
 // bytes, and damaged blocks.
-#include "link_block.h"
+#include "page_db/link_block.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The structural check of data.mdb (src/lmdb_verify.cc), through PageDb::Open and
+// The structural check of data.mdb (src/page_db/lmdb_verify.cc), through PageDb::Open and
 // PageDb::Check: each test damages one field of one B-tree page, located here with a
 // reading of LMDB's layout written from lmdb.h's documentation, not with the walker.
 #include <gtest/gtest.h>
@@ -30,8 +30,12 @@ uint64_t U64(const std::string& b, size_t at) {
   std::memcpy(&v, b.data() + at, 8);
   return v;
 }
-void Put16(std::string& b, size_t at, uint16_t v) { std::memcpy(b.data() + at, &v, 2); }
-void Put64(std::string& b, size_t at, uint64_t v) { std::memcpy(b.data() + at, &v, 8); }
+void Put16(std::string& b, size_t at, uint16_t v) {
+  std::memcpy(b.data() + at, &v, 2);
+}
+void Put64(std::string& b, size_t at, uint64_t v) {
+  std::memcpy(b.data() + at, &v, 8);
+}
 
 // Where things are in a data.mdb image: meta page (the newer of the two), then a table's
 // root by its name in the main tree's one leaf.
@@ -54,7 +58,9 @@ struct Layout {
     return 0;
   }
   // Offset of node `i` of page `page`.
-  size_t Node(uint64_t page, size_t i) const { return page * kPage + U16(bytes, page * kPage + 16 + 2 * i); }
+  size_t Node(uint64_t page, size_t i) const {
+    return page * kPage + U16(bytes, page * kPage + 16 + 2 * i);
+  }
   size_t Nodes(uint64_t page) const { return (U16(bytes, page * kPage + 12) - 16) / 2; }
   bool IsBranch(uint64_t page) const { return (U16(bytes, page * kPage + 10) & 1) != 0; }
   // Child page of branch node `i`.

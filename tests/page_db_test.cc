@@ -9,9 +9,9 @@
 #include <random>
 #include <set>
 
-#include "coding.h"
-#include "page_db_impl.h"
+#include "base/coding.h"
 #include "child_process.h"
+#include "page_db/page_db_impl.h"
 #include "testutil.h"
 
 namespace crawlrank {
@@ -84,9 +84,9 @@ TEST(PageDbTest, RecrawlCountsCrawlsAndChanges) {
   TempDir dir;
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
   ASSERT_OK(db->Add(Page("http://a.com/", {}, 1000, 7)));
-  ASSERT_OK(db->Add(Page("http://a.com/", {}, 2000, 7)));   // same content
-  ASSERT_OK(db->Add(Page("http://a.com/", {}, 3000, 8)));   // changed
-  ASSERT_OK(db->Add(Page("http://a.com/", {}, 4000, 8)));   // same again
+  ASSERT_OK(db->Add(Page("http://a.com/", {}, 2000, 7)));  // same content
+  ASSERT_OK(db->Add(Page("http://a.com/", {}, 3000, 8)));  // changed
+  ASSERT_OK(db->Add(Page("http://a.com/", {}, 4000, 8)));  // same again
   ASSERT_OK_AND_ASSIGN(PageRecord a, db->FindUrl("http://a.com/"));
   EXPECT_EQ(a.n_crawls, 4u);
   EXPECT_EQ(a.n_changes, 1u);
@@ -100,8 +100,8 @@ TEST(PageDbTest, RecrawlCountsCrawlsAndChanges) {
 TEST(PageDbTest, LinkScoreIsTheMaxOverInLinks) {
   TempDir dir;
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
-  for (auto [source, score] : {std::pair{"http://s1.com/", 0.3f}, {"http://s2.com/", 0.7f},
-                               {"http://s3.com/", 0.5f}}) {
+  for (auto [source, score] :
+       {std::pair{"http://s1.com/", 0.3f}, {"http://s2.com/", 0.7f}, {"http://s3.com/", 0.5f}}) {
     CrawledPage page = Page(source, {});
     page.links.push_back(Link{"http://t.com/", score});
     ASSERT_OK(db->Add(page));
@@ -125,7 +125,8 @@ TEST(PageDbTest, LinksAreASetWithSelfLinksAndRecrawlReplacesThem) {
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
   ASSERT_OK(db->Add(Page("http://a.com/", {"http://b.com/", "http://B.com:80/", "http://a.com/#top",
                                            "http://b.com/"})));
-  EXPECT_EQ(LinkUrls(*db, "http://a.com/"), (std::set<std::string>{"http://a.com/", "http://b.com/"}));
+  EXPECT_EQ(LinkUrls(*db, "http://a.com/"),
+            (std::set<std::string>{"http://a.com/", "http://b.com/"}));
   EXPECT_EQ(db->NewSnapshot()->counters().edges, 2u);
   ASSERT_OK(db->Add(Page("http://a.com/", {"http://c.com/"})));
   EXPECT_EQ(LinkUrls(*db, "http://a.com/"), (std::set<std::string>{"http://c.com/"}));
@@ -140,8 +141,8 @@ TEST(PageDbTest, BadLinksAreReportedAndSkippedBadPagesFailTheBatch) {
   TempDir dir;
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
   AddReport report;
-  ASSERT_OK(db->Add(Page("http://a.com/", {"mailto:x@y.z", "http://ok.com/", "relative/path"}),
-                    &report));
+  ASSERT_OK(
+      db->Add(Page("http://a.com/", {"mailto:x@y.z", "http://ok.com/", "relative/path"}), &report));
   ASSERT_EQ(report.rejected_links.size(), 2u);
   EXPECT_EQ(report.rejected_links[0].url, "mailto:x@y.z");
   EXPECT_NE(report.rejected_links[0].reason.message().find("scheme"), std::string::npos);
@@ -181,7 +182,9 @@ TEST(PageDbTest, RandomGraphStreamsBackExactly) {
   TempDir dir;
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
   const int n = 500;
-  auto url = [](int i) { return "http://h" + std::to_string(i % 17) + ".com/p" + std::to_string(i); };
+  auto url = [](int i) {
+    return "http://h" + std::to_string(i % 17) + ".com/p" + std::to_string(i);
+  };
   std::map<std::string, std::set<std::string>> expected;
   std::vector<CrawledPage> batch;
   for (int i = 0; i < n; ++i) {
@@ -248,7 +251,9 @@ TEST(PageDbTest, CompactedCopyHoldsTheSameDataInFewerPages) {
   PageDbOptions options = Fast();
   options.fingerprint_batch = 100;
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), options));
-  auto url = [](uint32_t i) { return "http://h" + std::to_string(i % 13) + ".org/" + std::to_string(i); };
+  auto url = [](uint32_t i) {
+    return "http://h" + std::to_string(i % 13) + ".org/" + std::to_string(i);
+  };
   // Pages crawled in random order, so link blocks grow in place and leaves split.
   for (int round = 0; round < 40; ++round) {
     std::vector<CrawledPage> batch;
@@ -334,7 +339,8 @@ TEST(PageDbTest, OneWriterManyReaders) {
     testing::Send(fd, reader.ok() && (*reader)->Add(Page("http://c.com/", {})).code() ==
                                          StatusCode::kFailedPrecondition);
   });
-  EXPECT_EQ(other.Read(), 1u) << "a second writer process must get FailedPrecondition naming writer.lock";
+  EXPECT_EQ(other.Read(), 1u)
+      << "a second writer process must get FailedPrecondition naming writer.lock";
   EXPECT_EQ(other.Read(), 1u) << "a reader process must see both pages";
   EXPECT_EQ(other.Read(), 1u) << "a read-only open must refuse writes";
   EXPECT_EQ(other.Wait(), 0);
@@ -417,7 +423,8 @@ TEST(PageDbTest, UnknownFormatVersionIsRefusedClearly) {
   // Version 1 coded link lists as varints: refused, with the way to carry it over.
   const Status older = open_as(1);
   EXPECT_EQ(older.code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(older.message().find("format version 1 is older"), std::string::npos) << older.ToString();
+  EXPECT_NE(older.message().find("format version 1 is older"), std::string::npos)
+      << older.ToString();
   EXPECT_NE(older.message().find("page_db_load"), std::string::npos) << older.ToString();
 }
 
@@ -567,8 +574,8 @@ TEST(PageDbTest, FingerprintFilingBatchGrowsWithTheTable) {
   uint64_t indexed = 0;
   for (int i = 0; i < 240; ++i) {
     ASSERT_OK(db->Add(Page("http://h.org/" + std::to_string(i), {})));
-    if (impl.indexed_pages != indexed) {
-      indexed = impl.indexed_pages;
+    if (impl.writer.indexed_pages != indexed) {
+      indexed = impl.writer.indexed_pages;
       filed_at.push_back(indexed);
     }
   }
@@ -594,7 +601,8 @@ TEST(PageDbTest, FingerprintCollisionsAreReportedNeverMerged) {
   ASSERT_EQ(report.rejected_links.size(), 1u);
   EXPECT_EQ(report.rejected_links[0].reason.code(), StatusCode::kAlreadyExists);
   EXPECT_NE(report.rejected_links[0].reason.message().find("collides with \"http://b.com/\""),
-            std::string::npos) << report.rejected_links[0].reason.message();
+            std::string::npos)
+      << report.rejected_links[0].reason.message();
   EXPECT_TRUE(LinkUrls(*db, "http://c.com/").empty());
   const Status own = db->Add(Page("http://a.com/", {}));
   EXPECT_EQ(own.code(), StatusCode::kAlreadyExists) << own.ToString();

@@ -3,17 +3,16 @@
 #include <gtest/gtest.h>
 
 #define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include <sys/wait.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <bit>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 
-#include "rank_store_internal.h"
+#include "rank/rank_store_internal.h"
 #include "testutil.h"
 
 namespace crawlrank {
@@ -66,7 +65,8 @@ void ExpectSame(const StoredRank& a, const StoredRank& b) {
 
 TEST(RankStoreTest, RoundTripsAndReplaces) {
   TempDir dir;
-  EXPECT_EQ(LoadRank(dir.Sub("db"), RankAlgorithm::kPageRank).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(LoadRank(dir.Sub("db"), RankAlgorithm::kPageRank).status().code(),
+            StatusCode::kNotFound);
   std::filesystem::create_directory(dir.Sub("db"));
   const StoredRank pr = Example(RankAlgorithm::kPageRank, 1000, false);
   ASSERT_OK(SaveRank(dir.Sub("db"), pr));

@@ -118,10 +118,12 @@ TEST_P(RankReferenceTest, MatchesDenseReference) {
     SCOPED_TRACE(std::string(RankModeName(mode)));
     const RankOptions o = Options(mode, 2);
     EXPECT_LT(L1(Rank(edges, n, RankAlgorithm::kPageRank, o).scores, want_pr), 1e-11);
-    EXPECT_LT(L1(Rank(edges, n, RankAlgorithm::kPersonalized, o, WithTeleport(scores)).scores,
-                 want_ppr), 1e-11);
+    EXPECT_LT(
+        L1(Rank(edges, n, RankAlgorithm::kPersonalized, o, WithTeleport(scores)).scores, want_ppr),
+        1e-11);
     EXPECT_LT(L1(Rank(edges, n, RankAlgorithm::kTrustRank, o, WithTeleport(trusted_input)).scores,
-                 want_trust), 1e-11);
+                 want_trust),
+              1e-11);
     EXPECT_LT(L1(Rank(edges, n, RankAlgorithm::kWeightedPageRank, o).scores, want_wpr), 1e-11);
     const RankResult hits = Rank(edges, n, RankAlgorithm::kHits, o);
     EXPECT_LT(L1(hits.scores, want_auth), 1e-9);
@@ -143,8 +145,8 @@ TEST(RankTest, StreamEqualsCsrAndThreadsDoNotChangeTheResult) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   const uint32_t n = 30000;  // several blocks and chunks
   const EdgeList edges = RandomGraph(n, 8.0, seed);
-  for (RankAlgorithm algorithm : {RankAlgorithm::kPageRank, RankAlgorithm::kWeightedPageRank,
-                                  RankAlgorithm::kHits}) {
+  for (RankAlgorithm algorithm :
+       {RankAlgorithm::kPageRank, RankAlgorithm::kWeightedPageRank, RankAlgorithm::kHits}) {
     SCOPED_TRACE(std::string(RankAlgorithmName(algorithm)));
     RankOptions o = Options(RankMode::kStream, 1);
     o.tolerance = 1e-10;
@@ -268,7 +270,8 @@ TEST(RankTest, RejectsBadOptionsAndInputs) {
   EXPECT_EQ(ComputeRank(source, RankAlgorithm::kPageRank, o).status().code(),
             StatusCode::kInvalidArgument);
   const std::vector<double> negative = {0.5, -1, 0};
-  Result<RankResult> r = ComputeRank(source, RankAlgorithm::kPersonalized, {}, WithTeleport(negative));
+  Result<RankResult> r =
+      ComputeRank(source, RankAlgorithm::kPersonalized, {}, WithTeleport(negative));
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(r.status().message().find("teleport[1]"), std::string::npos) << r.status().ToString();
   const std::vector<double> none = {0, 0, 0};
@@ -297,7 +300,8 @@ TEST(RankTest, CrossHostFilterMakesPagesWithOnlyLocalLinksDangling) {
   EXPECT_EQ(seen, want);
   EXPECT_EQ(cross.num_links(), 2u);
   // Ranking it equals ranking the filtered edge list.
-  const RankResult filtered = Rank({{1, 2}, {3, 0}}, 4, RankAlgorithm::kPageRank, Options(RankMode::kCsr));
+  const RankResult filtered =
+      Rank({{1, 2}, {3, 0}}, 4, RankAlgorithm::kPageRank, Options(RankMode::kCsr));
   CrossGroupEdgeSource fresh(all, {7, 7, 9, 9});  // not yet scanned: knows only 5 links
   Result<RankResult> r = ComputeRank(fresh, RankAlgorithm::kPageRank, Options(RankMode::kStream));
   ASSERT_OK(r.status());
@@ -333,8 +337,9 @@ class ChangingSource final : public EdgeSource {
 TEST(RankTest, ASourceThatChangesOrFailsIsAnErrorNotACrash) {
   // Same count and degrees, other targets: the CSR build notices.
   ChangingSource changing({{0, 1}, {2, 3}, {4, 5}}, {{0, 1}, {2, 3}, {4, 9}});
-  EXPECT_EQ(ComputeRank(changing, RankAlgorithm::kPageRank, Options(RankMode::kCsr)).status().code(),
-            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(
+      ComputeRank(changing, RankAlgorithm::kPageRank, Options(RankMode::kCsr)).status().code(),
+      StatusCode::kFailedPrecondition);
   for (RankMode mode : kModes) {
     for (unsigned threads : {1u, 3u}) {
       ChangingSource failing({{0, 1}}, {{0, 1}}, DataLossError("block 7 is damaged"));

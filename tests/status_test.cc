@@ -29,11 +29,17 @@ TEST(StatusTest, WithContextPrefixesErrorsOnly) {
 }
 
 TEST(StatusTest, EveryCodeHasADistinctName) {
-  const StatusCode codes[] = {StatusCode::kOk, StatusCode::kInvalidArgument, StatusCode::kNotFound,
-                              StatusCode::kAlreadyExists, StatusCode::kFailedPrecondition,
-                              StatusCode::kResourceExhausted, StatusCode::kAborted,
-                              StatusCode::kUnavailable, StatusCode::kDataLoss,
-                              StatusCode::kInternal, StatusCode::kIoError};
+  const StatusCode codes[] = {StatusCode::kOk,
+                              StatusCode::kInvalidArgument,
+                              StatusCode::kNotFound,
+                              StatusCode::kAlreadyExists,
+                              StatusCode::kFailedPrecondition,
+                              StatusCode::kResourceExhausted,
+                              StatusCode::kAborted,
+                              StatusCode::kUnavailable,
+                              StatusCode::kDataLoss,
+                              StatusCode::kInternal,
+                              StatusCode::kIoError};
   std::set<std::string_view> names;
   for (StatusCode c : codes) names.insert(StatusCodeName(c));
   EXPECT_EQ(names.size(), std::size(codes));

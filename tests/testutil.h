@@ -64,23 +64,23 @@ inline CrawledPage PageOfIndex(uint32_t i) {
 
 }  // namespace crawlrank::testing
 
-#define ASSERT_OK(expr)                                          \
-  do {                                                           \
-    const ::crawlrank::Status assert_ok_status_ = (expr);        \
+#define ASSERT_OK(expr)                                                  \
+  do {                                                                   \
+    const ::crawlrank::Status assert_ok_status_ = (expr);                \
     ASSERT_TRUE(assert_ok_status_.ok()) << assert_ok_status_.ToString(); \
   } while (0)
-#define EXPECT_OK(expr)                                          \
-  do {                                                           \
-    const ::crawlrank::Status expect_ok_status_ = (expr);        \
+#define EXPECT_OK(expr)                                                  \
+  do {                                                                   \
+    const ::crawlrank::Status expect_ok_status_ = (expr);                \
     EXPECT_TRUE(expect_ok_status_.ok()) << expect_ok_status_.ToString(); \
   } while (0)
 
 // Declares `lhs` from a Result's value, failing the test when it holds an error.
 #define ASSERT_OK_AND_ASSIGN(lhs, expr) \
   ASSERT_OK_AND_ASSIGN_IMPL_(CRAWLRANK_CONCAT_(assign_result_, __LINE__), lhs, expr)
-#define ASSERT_OK_AND_ASSIGN_IMPL_(result, lhs, expr)            \
-  auto result = (expr);                                          \
-  ASSERT_TRUE(result.ok()) << result.status().ToString();        \
+#define ASSERT_OK_AND_ASSIGN_IMPL_(result, lhs, expr)     \
+  auto result = (expr);                                   \
+  ASSERT_TRUE(result.ok()) << result.status().ToString(); \
   lhs = std::move(result).value()
 
 namespace crawlrank::testing {

@@ -1,6 +1,6 @@
 // The fast path of URL canonicalisation must never disagree with the full path: whenever
 // it accepts a URL, the full canonicaliser returns that URL unchanged.
-#include "url_fast_path.h"
+#include "url/url_fast_path.h"
 
 #include <fstream>
 #include <random>
@@ -17,8 +17,8 @@ using url_internal::IsCanonicalRfc3986;
 void ExpectAgrees(const std::string& url) {
   if (!IsCanonicalRfc3986(url)) return;
   auto full = CanonicalizeUrl(url, UrlProfile::kRfc3986);
-  ASSERT_TRUE(full.ok()) << "fast path accepted \"" << url << "\"; full path: "
-                         << full.status().ToString();
+  ASSERT_TRUE(full.ok()) << "fast path accepted \"" << url
+                         << "\"; full path: " << full.status().ToString();
   ASSERT_EQ(*full, url) << "fast path accepted a URL the full path changes";
 }
 
@@ -33,16 +33,34 @@ TEST(UrlFastPathTest, AcceptsPlainCanonicalUrls) {
 }
 
 TEST(UrlFastPathTest, LeavesAnythingUnusualToTheFullPath) {
-  for (const char* url :
-       {"HTTP://example.com/", "http://Example.com/", "http://example.com", "http://example.com?a",
-        "http://example.com:80/", "https://example.com:443/", "http://example.com:0080/",
-        "http://example.com:/", "http://example.com:99999/", "http://u@example.com/",
-        "http://127.0.0.1/", "http://[::1]/", "http://xn--bcher-kva.example/", "http://a..b/",
-        "http://-a.com/", "http://example.com/./a", "http://example.com/a/..",
-        "http://example.com/%41", "http://example.com/%2f", "http://example.com/%2",
-        "http://example.com/a b", "http://example.com/\xc3\xa9", "http://example.com/#f",
-        "http://example.com/?", "ftp://example.com/", "http://example.com/a?b#c",
-        "http://example.com/[x]", "http://example.com/a\\b"}) {
+  for (const char* url : {"HTTP://example.com/",
+                          "http://Example.com/",
+                          "http://example.com",
+                          "http://example.com?a",
+                          "http://example.com:80/",
+                          "https://example.com:443/",
+                          "http://example.com:0080/",
+                          "http://example.com:/",
+                          "http://example.com:99999/",
+                          "http://u@example.com/",
+                          "http://127.0.0.1/",
+                          "http://[::1]/",
+                          "http://xn--bcher-kva.example/",
+                          "http://a..b/",
+                          "http://-a.com/",
+                          "http://example.com/./a",
+                          "http://example.com/a/..",
+                          "http://example.com/%41",
+                          "http://example.com/%2f",
+                          "http://example.com/%2",
+                          "http://example.com/a b",
+                          "http://example.com/\xc3\xa9",
+                          "http://example.com/#f",
+                          "http://example.com/?",
+                          "ftp://example.com/",
+                          "http://example.com/a?b#c",
+                          "http://example.com/[x]",
+                          "http://example.com/a\\b"}) {
     EXPECT_FALSE(IsCanonicalRfc3986(url)) << url;
   }
 }
@@ -52,15 +70,32 @@ TEST(UrlFastPathTest, AgreesWithTheFullPathOnRandomUrls) {
   std::printf("seed %u\n", seed);
   std::mt19937 rng(seed);
   const std::vector<std::string> schemes = {"http://", "https://", "HTTP://", "ftp://", "http:/"};
-  const std::vector<std::string> hosts = {
-      "example.com", "Example.com", "a.b.c", "xn--bcher-kva.example", "127.0.0.1", "1.2.3",
-      "a..b", "-a.com", "a-.com", "[::1]", "user@host.com", "h.com:80", "h.com:8080",
-      "h.com:0080", "h.com:443", "h.com:", "a1.com", "1a.com", "x", ""};
+  const std::vector<std::string> hosts = {"example.com",
+                                          "Example.com",
+                                          "a.b.c",
+                                          "xn--bcher-kva.example",
+                                          "127.0.0.1",
+                                          "1.2.3",
+                                          "a..b",
+                                          "-a.com",
+                                          "a-.com",
+                                          "[::1]",
+                                          "user@host.com",
+                                          "h.com:80",
+                                          "h.com:8080",
+                                          "h.com:0080",
+                                          "h.com:443",
+                                          "h.com:",
+                                          "a1.com",
+                                          "1a.com",
+                                          "x",
+                                          ""};
   const std::vector<std::string> pieces = {
-      "/", "/a", "/./", "/../", "/%41", "/%2f", "/%2F", "/%zz", "/a b", "/\xc3\xa9", "/~x",
-      "/!$&'()*+,;=:@", "/.", "/..", "/.a", "/..b", "//", "/%7E", "/%7e", "/%25", "/a%", "%"};
-  const std::vector<std::string> queries = {"", "", "?", "?a=1", "?b=2&a=1", "?a=%20", "?/?",
-                                            "?a+b", "?%41", "?a=|"};
+      "/",    "/a",        "/./",  "/../",           "/%41", "/%2f", "/%2F", "/%zz",
+      "/a b", "/\xc3\xa9", "/~x",  "/!$&'()*+,;=:@", "/.",   "/..",  "/.a",  "/..b",
+      "//",   "/%7E",      "/%7e", "/%25",           "/a%",  "%"};
+  const std::vector<std::string> queries = {"",       "",    "?",    "?a=1", "?b=2&a=1",
+                                            "?a=%20", "?/?", "?a+b", "?%41", "?a=|"};
   const std::vector<std::string> fragments = {"", "", "", "#f", "#"};
   auto pick = [&rng](const std::vector<std::string>& from) {
     return from[std::uniform_int_distribution<size_t>(0, from.size() - 1)(rng)];

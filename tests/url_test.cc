@@ -280,18 +280,20 @@ TEST(UrlRfc3986, HostsThatDecodeOrMapToDelimitersAreRejected) {
   const std::string escaped_del("http://ehtmpl%7F.jsother?q#f");
   ExpectRejected(CanonicalizeUrl(escaped_del), {"escaped DEL", escaped_del, "host"});
   const std::string fullwidth_solidus(
-      "http://\xef\xbc\x8f" "examxtp://\xef\xbc\x8e" "example.?/le\xae\nle.?/le\xae\nht/%35");
+      "http://\xef\xbc\x8f"
+      "examxtp://\xef\xbc\x8e"
+      "example.?/le\xae\nle.?/le\xae\nht/%35");
   const auto mapped = CanonicalizeUrl(fullwidth_solidus);
   ASSERT_FALSE(mapped.ok()) << *mapped;
   EXPECT_NE(mapped.status().message().find("not allowed in a host name"), std::string::npos)
       << mapped.status().ToString();
   for (const char* url : {"http://a%7Cb/", "http://a%25b/", "http://a%22b/",
-                          "http://a\xef\xb9\xa1" "b/"}) {
+                          "http://a\xef\xb9\xa1"
+                          "b/"}) {
     ExpectRejected(CanonicalizeUrl(url), {"escaped or mapped delimiter", url, "host"});
   }
   // The resolved URL's host maps to '*'.
-  const std::string small_asterisk(
-      "http://exa0m.4444484\xef\xb9\xa1to4em/p//\x01\x00\x00", 35);
+  const std::string small_asterisk("http://exa0m.4444484\xef\xb9\xa1to4em/p//\x01\x00\x00", 35);
   const auto resolved = ResolveUrl(small_asterisk, "\n?8o");
   ASSERT_FALSE(resolved.ok()) << *resolved;
   EXPECT_NE(resolved.status().message().find("not allowed in a host name"), std::string::npos)
@@ -301,7 +303,9 @@ TEST(UrlRfc3986, HostsThatDecodeOrMapToDelimitersAreRejected) {
   for (const auto& [url, canonical] : std::vector<std::pair<std::string, std::string>>{
            {"http://a%41b/", "http://aab/"},
            {"http://a%C3%BCb.de/", "http://xn--ab-xka.de/"},
-           {"http://B\xc3\xbc" "cher.example/", "http://xn--bcher-kva.example/"},
+           {"http://B\xc3\xbc"
+            "cher.example/",
+            "http://xn--bcher-kva.example/"},
            {"http://[::1]:8080/", "http://[::1]:8080/"}}) {
     const auto result = CanonicalizeUrl(url);
     ASSERT_TRUE(result.ok()) << url << ": " << result.status().ToString();
@@ -314,7 +318,9 @@ TEST(UrlRfc3986, HostsThatDecodeOrMapToDelimitersAreRejected) {
 // stop) canonicalised to "19.2222", and that to "19.0.8.174".
 TEST(UrlRfc3986, HostsThatBecomeIpv4AddressesAreNormalisedAtOnce) {
   const std::string crash(
-      "http://19\xef\xbd\xa1" "2222/*%2ehttp/exam\n?o://ex.\nh", 41);
+      "http://19\xef\xbd\xa1"
+      "2222/*%2ehttp/exam\n?o://ex.\nh",
+      41);
   for (const std::string& url :
        {crash, std::string("http://19%2E2222/"), std::string("http://%31%39.2222/")}) {
     SCOPED_TRACE(Quoted(url));
@@ -328,7 +334,9 @@ TEST(UrlRfc3986, HostsThatBecomeIpv4AddressesAreNormalisedAtOnce) {
   const std::string with_userinfo("http://ex-ampue[mple@%30");
   ASSERT_TRUE(CanonicalizeUrl(with_userinfo).ok());
   EXPECT_EQ(*CanonicalizeUrl(with_userinfo), "http://ex-ampue%5Bmple@0.0.0.0/");
-  EXPECT_EQ(*CanonicalizeUrl("http://B\xc3\xbc" "cher.example/%7e"), "http://xn--bcher-kva.example/~");
+  EXPECT_EQ(*CanonicalizeUrl("http://B\xc3\xbc"
+                             "cher.example/%7e"),
+            "http://xn--bcher-kva.example/~");
 }
 
 // ---- ResolveUrl: RFC 3986 §5.4, then canonicalised -------------------------------------

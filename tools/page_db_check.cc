@@ -51,4 +51,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace crawlrank::tools
 
-int main(int argc, char** argv) { return crawlrank::tools::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return crawlrank::tools::Main(argc, argv);
+}

@@ -9,7 +9,8 @@ namespace {
 int Main(int argc, char** argv) {
   CLI::App app(
       "Checks a PageDB fully, writes a compacted copy into NEW_DB (which must not exist or be "
-      "empty), checks the copy, and prints the sizes before and after. Works while a crawl writes; the "
+      "empty), checks the copy, and prints the sizes before and after. Works while a crawl writes; "
+      "the "
       "copy is the DB as it was when the copy started.",
       "page_db_compact");
   std::string db_path, new_path;
@@ -40,8 +41,8 @@ int Main(int argc, char** argv) {
     const double links = static_cast<double>(std::max<uint64_t>(1, after->counters.edges));
     std::cout << "pages " << after->counters.pages << ", links " << after->counters.edges << "\n"
               << "data.mdb bytes " << before->file_bytes << " -> " << after->file_bytes << "\n"
-              << "links table bytes per link " << FormatScore(before->links_bytes / links)
-              << " -> " << FormatScore(after->links_bytes / links) << "\n";
+              << "links table bytes per link " << FormatScore(before->links_bytes / links) << " -> "
+              << FormatScore(after->links_bytes / links) << "\n";
     return kExitOk;
   });
 }
@@ -49,4 +50,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace crawlrank::tools
 
-int main(int argc, char** argv) { return crawlrank::tools::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return crawlrank::tools::Main(argc, argv);
+}

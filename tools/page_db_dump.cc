@@ -54,8 +54,9 @@ Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColu
     if (options.json) {
       nlohmann::ordered_json json = PageJson(record);
       for (size_t c = 0; c < options.ranks.size(); ++c) {
-        json[options.ranks[c]] = ranks.Has(c, record.id) ? nlohmann::ordered_json(ranks.values[c][record.id])
-                                                        : nlohmann::ordered_json(nullptr);
+        json[options.ranks[c]] = ranks.Has(c, record.id)
+                                     ? nlohmann::ordered_json(ranks.values[c][record.id])
+                                     : nlohmann::ordered_json(nullptr);
       }
       line = json.dump();
     } else {
@@ -77,8 +78,7 @@ Status DumpLinks(const Snapshot& snapshot, const Options& options, Output& out) 
   for (; cursor.Valid(); cursor.Next()) {
     for (uint32_t target : cursor.targets()) {
       if (options.json) {
-        out << "{\"from\":" << uint64_t{cursor.source()} << ",\"to\":" << uint64_t{target}
-            << "}\n";
+        out << "{\"from\":" << uint64_t{cursor.source()} << ",\"to\":" << uint64_t{target} << "}\n";
       } else {
         out << uint64_t{cursor.source()} << ' ' << uint64_t{target} << '\n';
       }
@@ -104,14 +104,16 @@ int Main(int argc, char** argv) {
                "info: add depth discovered_from link_score content_hash status errors");
   app.add_flag("--json", options.json, "one JSON object per line, every field");
   app.add_option("--rank", options.ranks,
-                 "info: add the column of " + RankColumnHelp() + " (stored by page_db_rank; "
-                 "'-' for pages newer than the rank); repeatable");
+                 "info: add the column of " + RankColumnHelp() +
+                     " (stored by page_db_rank; "
+                     "'-' for pages newer than the rank); repeatable");
   return Run(app, argc, argv, [&] {
     if (!options.ranks.empty() && options.mode != "info") {
       return UsageError(app, "--rank goes with info");
     }
     for (const std::string& name : options.ranks) {
-      if (!IsRankColumn(name)) return UsageError(app, "unknown --rank \"" + name + "\"; " + RankColumnHelp());
+      if (!IsRankColumn(name))
+        return UsageError(app, "unknown --rank \"" + name + "\"; " + RankColumnHelp());
     }
     auto db = OpenForReading(options.db);
     if (!db.ok()) return Fail(app, db.status());
@@ -131,4 +133,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace crawlrank::tools
 
-int main(int argc, char** argv) { return crawlrank::tools::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return crawlrank::tools::Main(argc, argv);
+}

@@ -143,7 +143,9 @@ int Main(int argc, char** argv) {
     if (exists && !no_check) {
       // Writing a whole input into a damaged DB would bury the damage: check it first.
       if (Status check = (*db)->Check(); !check.ok()) {
-        return Fail(app, Status(check.code(), check.message() + "; nothing loaded (--no-check skips this check)"));
+        return Fail(app,
+                    Status(check.code(),
+                           check.message() + "; nothing loaded (--no-check skips this check)"));
       }
     }
     if (exists) {
@@ -177,4 +179,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace crawlrank::tools
 
-int main(int argc, char** argv) { return crawlrank::tools::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return crawlrank::tools::Main(argc, argv);
+}

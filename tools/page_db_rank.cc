@@ -91,8 +91,8 @@ int Main(int argc, char** argv) {
     if (!stored.ok()) return Fail(app, stored.status());
     const RankReport& r = stored->rank.report;
     std::printf("%s over %" PRIu32 " pages and %" PRIu64 " links (%s mode, %u threads%s)\n",
-                algo.c_str(), r.pages, r.links, std::string(RankModeName(r.mode)).c_str(), r.threads,
-                options.cross_host_only ? ", cross-host links only" : "");
+                algo.c_str(), r.pages, r.links, std::string(RankModeName(r.mode)).c_str(),
+                r.threads, options.cross_host_only ? ", cross-host links only" : "");
     std::printf("iterations %" PRIu32 "\n", r.iterations);
     std::printf("residual   %.3g (%s, tolerance %.3g)\n", r.residual,
                 r.converged ? "converged" : "NOT converged", options.rank.tolerance);
@@ -105,4 +105,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace crawlrank::tools
 
-int main(int argc, char** argv) { return crawlrank::tools::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return crawlrank::tools::Main(argc, argv);
+}

@@ -1,8 +1,7 @@
 // page_db_stats: the header, counters, sizes and a few graph statistics of a PageDB.
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <unordered_set>
 
 #include "tool_common.h"
@@ -68,7 +67,7 @@ int Main(int argc, char** argv) {
     const Status quick = (*db)->Check(PageDb::CheckLevel::kQuick);
     if (!quick.ok()) {
       Fail(app, Status(quick.code(), "the quick check failed: " + quick.message() +
-                                          "; run page_db_check for the full report"));
+                                         "; run page_db_check for the full report"));
     }
     auto stats = Collect(**db);
     if (!stats.ok()) return Fail(app, stats.status());
@@ -95,4 +94,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace crawlrank::tools
 
-int main(int argc, char** argv) { return crawlrank::tools::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return crawlrank::tools::Main(argc, argv);
+}

@@ -21,7 +21,8 @@ int Main(int argc, char** argv) {
   app.add_option("-n", n, "how many pages")->capture_default_str();
   app.add_flag("--uncrawled", uncrawled, "only pages not crawled yet");
   return Run(app, argc, argv, [&] {
-    if (!IsRankColumn(by)) return UsageError(app, "unknown --by \"" + by + "\"; " + RankColumnHelp());
+    if (!IsRankColumn(by))
+      return UsageError(app, "unknown --by \"" + by + "\"; " + RankColumnHelp());
     auto db = OpenForReading(db_path);
     if (!db.ok()) return Fail(app, db.status());
     auto columns = LoadRankColumns(db_path, std::span(&by, 1));
@@ -45,7 +46,8 @@ int Main(int argc, char** argv) {
     const auto better = [&](uint32_t a, uint32_t b) {
       return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
     };
-    const auto top_end = order.begin() + static_cast<std::ptrdiff_t>(std::min<uint64_t>(n, order.size()));
+    const auto top_end =
+        order.begin() + static_cast<std::ptrdiff_t>(std::min<uint64_t>(n, order.size()));
     std::partial_sort(order.begin(), top_end, order.end(), better);
     Output out;
     for (auto it = order.begin(); it != top_end; ++it) {
@@ -66,4 +68,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace crawlrank::tools
 
-int main(int argc, char** argv) { return crawlrank::tools::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return crawlrank::tools::Main(argc, argv);
+}

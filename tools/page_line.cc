@@ -87,7 +87,8 @@ Result<PageRecord> ParsePageLine(std::span<const std::string_view> f) {
     CRAWLRANK_RETURN_IF_ERROR(Field(ParseScore(f[10]), "link_score", &r.link_score));
     CRAWLRANK_RETURN_IF_ERROR(Field(ParseFingerprint(f[11]), "content_hash", &r.content_hash));
     CRAWLRANK_RETURN_IF_ERROR(Unsigned32(f[12], "status", &status));
-    if (status > 999) return InvalidArgumentError("status: " + QuoteForMessage(f[12]) + " is not an HTTP status");
+    if (status > 999)
+      return InvalidArgumentError("status: " + QuoteForMessage(f[12]) + " is not an HTTP status");
     r.http_status = static_cast<uint16_t>(status);
     CRAWLRANK_RETURN_IF_ERROR(Unsigned32(f[13], "errors", &r.n_errors));
   }

@@ -2,7 +2,8 @@
 // `page_db_load`, kept together so the two cannot drift apart.
 //
 //   basic (8 fields, Aduana's order):  hash index url first_crawl last_crawl changes crawls score
-//   full (--all, 6 more fields):       ... depth discovered_from link_score content_hash status errors
+//   full (--all, 6 more fields):       ... depth discovered_from link_score content_hash status
+//   errors
 //
 // Times are Unix seconds with three decimals, scores have 9 significant digits (enough to
 // restore the same float), hashes are 16 hex digits.

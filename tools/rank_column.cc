@@ -18,7 +18,9 @@ Result<std::pair<RankAlgorithm, bool>> ParseColumn(std::string_view name) {
 
 }  // namespace
 
-bool IsRankColumn(std::string_view name) { return ParseColumn(name).ok(); }
+bool IsRankColumn(std::string_view name) {
+  return ParseColumn(name).ok();
+}
 
 std::string RankColumnHelp() {
   std::string help = "a rank:";

@@ -7,7 +7,6 @@
 #define CRAWLRANK_TOOLS_TOOL_COMMON_H_
 
 #include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <cstdio>
 #include <functional>

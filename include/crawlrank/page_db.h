@@ -43,6 +43,7 @@
 #include <string_view>
 #include <vector>
 
+#include "crawlrank/edge_source.h"
 #include "crawlrank/page_types.h"
 #include "crawlrank/status.h"
 #include "crawlrank/url.h"
@@ -191,10 +192,13 @@ class Snapshot {
 
   // Streams every link, grouped by source, in source id order.
   EdgeCursor Edges() const;
+  // The same links in chunks of whole link blocks (about 64 Ki targets each), decoded
+  // straight into the chunk: the fast path of SnapshotEdgeSource (edge_source.h) and the
+  // rank kernels. DataLoss when a block is damaged or names a page outside the snapshot.
+  Status ScanEdges(const EdgeChunkSink& sink) const;
 
  private:
   friend class PageDb;
-  friend class SnapshotEdgeSource;
   struct Impl;
   explicit Snapshot(std::unique_ptr<Impl> impl, PageDbCounters counters);
   std::unique_ptr<Impl> impl_;
@@ -206,13 +210,13 @@ struct PageDbInfo {
   std::string path;
   uint32_t format_version = 0;
   UrlProfile url_profile = UrlProfile::kRfc3986;
-  std::string hash;            // e.g. "xxh3-64 seed 0"
+  std::string hash;  // e.g. "xxh3-64 seed 0"
   int64_t created_ms = 0;
   PageDbCounters counters;
-  uint64_t map_size = 0;       // current LMDB map size in bytes
-  uint64_t file_bytes = 0;     // size of data.mdb
-  uint64_t links_bytes = 0;    // bytes of LMDB pages holding the links table
-  uint64_t pages_bytes = 0;    // bytes of LMDB pages holding the pages and fingerprints tables
+  uint64_t map_size = 0;     // current LMDB map size in bytes
+  uint64_t file_bytes = 0;   // size of data.mdb
+  uint64_t links_bytes = 0;  // bytes of LMDB pages holding the links table
+  uint64_t pages_bytes = 0;  // bytes of LMDB pages holding the pages and fingerprints tables
 };
 
 class PageDb {
@@ -287,7 +291,7 @@ class PageDb {
   struct Impl;
 
  private:
-  friend class PageDbInternals;  // white-box tests (src/page_db_impl.h)
+  friend class PageDbInternals;  // white-box tests (src/page_db/page_db_impl.h)
   explicit PageDb(std::unique_ptr<Impl> impl);
   // A snapshot whose B-tree pages (a sample, or all for kFull) were checked without LMDB.
   Result<Snapshot> NewCheckedSnapshot(CheckLevel level) const;

@@ -19,12 +19,12 @@ struct Link {
 
 // What a crawler reports about one fetched page.
 struct CrawledPage {
-  std::string url;                // absolute; canonicalised with the DB's profile
-  int64_t crawl_time_ms = 0;      // Unix time of the fetch in ms; 0 means now
-  float content_score = 0.f;      // the caller's relevance score of the content
-  uint64_t content_hash = 0;      // hash of the content, to count changes on recrawl
-  uint16_t http_status = 200;     // last HTTP status
-  std::vector<Link> links;        // out-links; repeats are stored once
+  std::string url;             // absolute; canonicalised with the DB's profile
+  int64_t crawl_time_ms = 0;   // Unix time of the fetch in ms; 0 means now
+  float content_score = 0.f;   // the caller's relevance score of the content
+  uint64_t content_hash = 0;   // hash of the content, to count changes on recrawl
+  uint16_t http_status = 200;  // last HTTP status
+  std::vector<Link> links;     // out-links; repeats are stored once
 };
 
 // Everything the DB knows about one page.
@@ -37,11 +37,11 @@ struct PageRecord {
   int64_t first_crawl_ms = 0;    // 0 when never crawled
   int64_t last_crawl_ms = 0;
   uint32_t n_crawls = 0;
-  uint32_t n_changes = 0;        // recrawls whose content hash differed from the last one
+  uint32_t n_changes = 0;  // recrawls whose content hash differed from the last one
   float content_score = 0.f;
-  float link_score = 0.f;        // max over in-links
+  float link_score = 0.f;  // max over in-links
   uint64_t content_hash = 0;
-  uint16_t http_status = 0;      // 0 when never crawled
+  uint16_t http_status = 0;  // 0 when never crawled
   uint32_t n_errors = 0;
 
   bool crawled() const { return n_crawls > 0; }

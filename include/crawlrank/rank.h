@@ -30,13 +30,13 @@
 namespace crawlrank {
 
 enum class RankAlgorithm : uint8_t {
-  kPageRank = 1,           // r uniform
-  kPersonalized = 2,       // r ∝ RankInput::teleport (e.g. content scores)
-  kTrustRank = 3,          // r uniform over the pages with RankInput::teleport > 0
-  kHits = 4,               // Kleinberg's authorities (scores) and hubs
-  kTopicHits = 5,          // hubs weigh each authority by RankInput::teleport
-  kWeightedPageRank = 6,   // Xing & Ghorbani in/out-link weights (seed 002)
-  kInDegree = 7,           // number of in-links, one pass
+  kPageRank = 1,          // r uniform
+  kPersonalized = 2,      // r ∝ RankInput::teleport (e.g. content scores)
+  kTrustRank = 3,         // r uniform over the pages with RankInput::teleport > 0
+  kHits = 4,              // Kleinberg's authorities (scores) and hubs
+  kTopicHits = 5,         // hubs weigh each authority by RankInput::teleport
+  kWeightedPageRank = 6,  // Xing & Ghorbani in/out-link weights (seed 002)
+  kInDegree = 7,          // number of in-links, one pass
 };
 
 // "pagerank", "ppr", "trustrank", "hits", "topic-hits", "wpr", "indegree".
@@ -54,10 +54,10 @@ enum class RankMode : uint8_t {
 std::string_view RankModeName(RankMode mode);  // "auto", "stream", "csr"
 
 struct RankOptions {
-  double damping = 0.85;         // c, in [0, 1]
-  double tolerance = 1e-6;       // stop when the L1 norm of the change is at most this
+  double damping = 0.85;    // c, in [0, 1]
+  double tolerance = 1e-6;  // stop when the L1 norm of the change is at most this
   uint32_t max_iterations = 100;
-  unsigned threads = 1;          // 0: one per core
+  unsigned threads = 1;  // 0: one per core
   RankMode mode = RankMode::kAuto;
   // CSR mode, PageRank family: every this many iterations, replace the vector by the
   // quadratic extrapolation of the last four (Kamvar et al. 2003), which removes the two
@@ -69,10 +69,10 @@ struct RankOptions {
 };
 
 struct RankReport {
-  uint32_t iterations = 0;  // passes over the edges after any CSR build
-  double residual = 0;      // L1 change of the last iteration (authorities + hubs for HITS)
-  bool converged = false;   // residual <= tolerance (always true for kInDegree)
-  double seconds = 0;       // wall time, including reading the edges into a CSR
+  uint32_t iterations = 0;          // passes over the edges after any CSR build
+  double residual = 0;              // L1 change of the last iteration (authorities + hubs for HITS)
+  bool converged = false;           // residual <= tolerance (always true for kInDegree)
+  double seconds = 0;               // wall time, including reading the edges into a CSR
   RankMode mode = RankMode::kAuto;  // kStream or kCsr: what ran
   unsigned threads = 0;             // threads used (RankOptions::threads with 0 resolved)
   uint32_t pages = 0;

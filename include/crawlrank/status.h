@@ -98,7 +98,7 @@ template <typename T>
 class [[nodiscard]] Result {
  public:
   // Implicit from a value or an error, so `return value;` and `return status;` both work.
-  Result(T value) : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : value_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
   Result(Status status) : status_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     assert(!status_.ok() && "Result built from an OK status holds no value");
     if (status_.ok()) status_ = Status(StatusCode::kInternal, "Result built from an OK status");
@@ -107,9 +107,18 @@ class [[nodiscard]] Result {
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
 
-  T& value() & { assert(ok()); return *value_; }
-  const T& value() const& { assert(ok()); return *value_; }
-  T&& value() && { assert(ok()); return std::move(*value_); }
+  T& value() & {
+    assert(ok());
+    return *value_;
+  }
+  const T& value() const& {
+    assert(ok());
+    return *value_;
+  }
+  T&& value() && {
+    assert(ok());
+    return std::move(*value_);
+  }
 
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
@@ -128,9 +137,9 @@ class [[nodiscard]] Result {
 #define CRAWLRANK_CONCAT_(a, b) CRAWLRANK_CONCAT_INNER_(a, b)
 
 // Returns from the enclosing function if `expr` (a Status) is not OK.
-#define CRAWLRANK_RETURN_IF_ERROR(expr)                  \
-  do {                                                   \
-    ::crawlrank::Status crawlrank_status_ = (expr);      \
+#define CRAWLRANK_RETURN_IF_ERROR(expr)                    \
+  do {                                                     \
+    ::crawlrank::Status crawlrank_status_ = (expr);        \
     if (!crawlrank_status_.ok()) return crawlrank_status_; \
   } while (0)
 
@@ -139,8 +148,8 @@ class [[nodiscard]] Result {
 #define CRAWLRANK_ASSIGN_OR_RETURN(lhs, expr) \
   CRAWLRANK_ASSIGN_OR_RETURN_IMPL_(CRAWLRANK_CONCAT_(crawlrank_result_, __LINE__), lhs, expr)
 #define CRAWLRANK_ASSIGN_OR_RETURN_IMPL_(result, lhs, expr) \
-  auto result = (expr);                                      \
-  if (!result.ok()) return result.status();                  \
+  auto result = (expr);                                     \
+  if (!result.ok()) return result.status();                 \
   lhs = std::move(result).value()
 
 #endif  // CRAWLRANK_STATUS_H_

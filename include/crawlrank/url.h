@@ -99,8 +99,7 @@ enum class HostKeyMode : uint8_t {
 // (an IP literal or a host that is itself a public suffix is its own key). The host keeps
 // a trailing dot ("example.com."); the registered domain is looked up without it
 // ("www.example.co.uk." -> "example.co.uk").
-Result<std::string> HostKey(std::string_view canonical_url,
-                            HostKeyMode mode = HostKeyMode::kHost);
+Result<std::string> HostKey(std::string_view canonical_url, HostKeyMode mode = HostKeyMode::kHost);
 
 }  // namespace crawlrank
 

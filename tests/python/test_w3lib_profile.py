@@ -1,7 +1,7 @@
 """The w3lib/1 URL profile checked against w3lib itself.
 
 `crawlrank_url --profile w3lib` must print w3lib.url.canonicalize_url(url) for every URL of
-tests/data/urls.txt, and reject the inputs that src/url_w3lib.cc lists as deliberately not
+tests/data/urls.txt, and reject the inputs that src/url/url_w3lib.cc lists as deliberately not
 emulated. The fingerprint column is checked against the xxhash module when it is installed.
 """
 import os
@@ -15,7 +15,7 @@ import pytest
 
 w3lib_url = pytest.importorskip("w3lib.url")
 
-# Inputs w3lib canonicalises but crawlrank rejects on purpose (see src/url_w3lib.cc), with
+# Inputs w3lib canonicalises but crawlrank rejects on purpose (see src/url/url_w3lib.cc), with
 # a word the error message must contain.
 DELIBERATE_REJECTIONS = [
     ("http://user@bücher.de/", "user info"),  # w3lib: http://xn--user@bcher-feb.de/
@@ -166,7 +166,7 @@ JOIN_SUFFIXES = ["", "", "/", "?q", "?y=2&x=1", "?", "#f", "?q#f", "#", "?a=%41&
 
 # Differences between crawlrank_url --profile w3lib --base B and canonicalize_url(urljoin(B,
 # ref)) that are on purpose, each (test on base, ref and crawlrank's output, reason). Both
-# are rejections of what w3lib turns into a URL that is not usable (src/url_w3lib.cc lists
+# are rejections of what w3lib turns into a URL that is not usable (src/url/url_w3lib.cc lists
 # them, DELIBERATE_REJECTIONS tests them on absolute URLs). Any other difference fails.
 def _other_scheme_without_host(base: str, ref: str, ours: str) -> bool:
     # urljoin returns "https:g" as it is against an http base (another scheme is never

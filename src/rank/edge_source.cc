@@ -1,5 +1,5 @@
-// Edge sources over a text edge list, an in-memory vector and a cross-group filter
-// (edge_source.h). SnapshotEdgeSource lives in page_db.cc, beside the Snapshot it reads.
+// Edge sources over a PageDB snapshot, a text edge list, an in-memory vector and a
+// cross-group filter (edge_source.h).
 #include "crawlrank/edge_source.h"
 
 #include <algorithm>
@@ -9,7 +9,23 @@
 #include <cstring>
 #include <limits>
 
+#include "crawlrank/page_db.h"
+
 namespace crawlrank {
+
+SnapshotEdgeSource::SnapshotEdgeSource(const Snapshot& snapshot) : snapshot_(snapshot) {}
+
+uint32_t SnapshotEdgeSource::num_pages() const {
+  return static_cast<uint32_t>(snapshot_.counters().pages);
+}
+
+uint64_t SnapshotEdgeSource::num_links() const {
+  return snapshot_.counters().edges;
+}
+
+Status SnapshotEdgeSource::Scan(const EdgeChunkSink& sink) {
+  return snapshot_.ScanEdges(sink);
+}
 namespace {
 
 constexpr size_t kChunkTargets = size_t{1} << 16;
@@ -39,7 +55,9 @@ struct LineBuffer {
   ~LineBuffer() { std::free(data); }
 };
 
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+bool IsBlank(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
 
 // Reads one unsigned 32-bit id from `p`, skipping blanks before it.
 bool ReadId(const char*& p, const char* end, uint32_t* id) {
@@ -70,7 +88,9 @@ Status ForEachEdgeLine(const std::string& path, Fn&& fn) {
     if (p == end || *p == '#') continue;
     uint32_t source, target;
     const bool ok = ReadId(p, end, &source) && ReadId(p, end, &target) && p == end;
-    const auto where = [&] { return "edge list \"" + path + "\" line " + std::to_string(line_number); };
+    const auto where = [&] {
+      return "edge list \"" + path + "\" line " + std::to_string(line_number);
+    };
     if (!ok) {
       return InvalidArgumentError(
           where() + ": expected two page ids `src dst`, got " +

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "crawlrank/page_db.h"
-#include "page_db_impl.h"
+#include "page_db/page_db_impl.h"
 
 namespace crawlrank {
 namespace {
@@ -23,8 +23,9 @@ Status CopyTable(MDB_txn* from, MDB_dbi source, MDB_env* to, const char* name, b
   if (rc != 0) return lmdb::Error(rc, std::string("create table ") + name + " in", where);
   uint64_t bytes = 0;
   MDB_val k, v;
-  for (rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_FIRST); rc == 0;
-       rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_NEXT)) {
+  for (;;) {
+    CRAWLRANK_ASSIGN_OR_RETURN(bool more, cursor.Next(&k, &v));
+    if (!more) break;
     const int put = mdb_put(txn.get(), target, &k, &v, ordered ? MDB_APPEND : 0);
     if (put != 0) return lmdb::Error(put, std::string("copy table ") + name + " to", where);
     bytes += k.mv_size + v.mv_size;
@@ -34,14 +35,13 @@ Status CopyTable(MDB_txn* from, MDB_dbi source, MDB_env* to, const char* name, b
       bytes = 0;
     }
   }
-  if (rc != MDB_NOTFOUND) return lmdb::Error(rc, std::string("read table ") + name + " of", where);
   return txn.Commit(where);
 }
 
 }  // namespace
 
 Status PageDb::CompactTo(const std::string& dir, bool check_data) const {
-  const std::string where = "compact PageDB \"" + impl_->path + "\" into \"" + dir + "\"";
+  const std::string where = "compact " + PageDbName(impl_->path) + " into \"" + dir + "\"";
   std::error_code ec;
   if (std::filesystem::exists(dir, ec) && !std::filesystem::is_empty(dir, ec)) {
     return AlreadyExistsError(where + ": the target exists and is not empty");

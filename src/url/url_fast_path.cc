@@ -1,4 +1,4 @@
-#include "url_fast_path.h"
+#include "url/url_fast_path.h"
 
 #include <array>
 
@@ -30,9 +30,13 @@ constexpr std::array<uint8_t, 256> MakeClasses() {
 
 constexpr std::array<uint8_t, 256> kClasses = MakeClasses();
 
-bool Is(char ch, CharClass cls) { return kClasses[static_cast<unsigned char>(ch)] & cls; }
+bool Is(char ch, CharClass cls) {
+  return kClasses[static_cast<unsigned char>(ch)] & cls;
+}
 
-int HexDigit(char ch) { return ch <= '9' ? ch - '0' : ch - 'A' + 10; }
+int HexDigit(char ch) {
+  return ch <= '9' ? ch - '0' : ch - 'A' + 10;
+}
 
 // Checks a port: digits without a leading zero, below 65536, not the scheme's default.
 bool IsPlainPort(std::string_view port, bool https) {

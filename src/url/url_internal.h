@@ -58,8 +58,7 @@ enum class IdnaMode {
 };
 
 // Converts a host name to lower-case ASCII, punycoding non-ASCII labels with libidn2.
-Result<std::string> HostToAscii(std::string_view host, IdnaMode mode,
-                                std::string_view context_url);
+Result<std::string> HostToAscii(std::string_view host, IdnaMode mode, std::string_view context_url);
 
 // Owns a libcurl URL handle (curl_url). Move-only.
 class CurlUrl {

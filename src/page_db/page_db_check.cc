@@ -5,10 +5,10 @@
 #include <optional>
 #include <vector>
 
-#include "coding.h"
+#include "base/coding.h"
 #include "crawlrank/page_db.h"
-#include "page_db_impl.h"
-#include "page_record.h"
+#include "page_db/page_db_impl.h"
+#include "page_db/page_record.h"
 
 namespace crawlrank {
 
@@ -33,8 +33,8 @@ Status CheckSampledRecords(const Snapshot& snapshot) {
 }
 
 Result<Snapshot> PageDb::NewCheckedSnapshot(CheckLevel level) const {
-  const auto scope = level == CheckLevel::kFull ? lmdb::VerifyScope::kFull
-                                                : lmdb::VerifyScope::kSample;
+  const auto scope =
+      level == CheckLevel::kFull ? lmdb::VerifyScope::kFull : lmdb::VerifyScope::kSample;
   std::optional<Snapshot> snapshot;
   CRAWLRANK_RETURN_IF_ERROR(impl_->VerifyFile(
       [&]() -> Result<MDB_txn*> {
@@ -51,7 +51,7 @@ Status PageDb::Check(CheckLevel level) const {
   // The structure first, before LMDB reads a page through its map.
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, NewCheckedSnapshot(level));
   if (level == CheckLevel::kQuick) {
-    return CheckSampledRecords(snapshot).WithContext("check PageDB \"" + impl_->path + "\"");
+    return CheckSampledRecords(snapshot).WithContext("check " + PageDbName(impl_->path));
   }
   return CheckStoredData(snapshot);
 }
@@ -60,7 +60,7 @@ Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
   const std::string& path = impl_->path;
   const PageDbCounters& counters = snapshot.counters();
   auto broken = [&path](const std::string& what) {
-    return DataLossError("check PageDB \"" + path + "\": " + what);
+    return DataLossError("check " + PageDbName(path) + ": " + what);
   };
 
   uint64_t pages = 0, crawled = 0;
@@ -87,8 +87,9 @@ Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
                   std::to_string(pages) + " (" + std::to_string(crawled) + ")");
   }
   std::sort(fingerprints.begin(), fingerprints.end());
-  if (auto twin = std::adjacent_find(fingerprints.begin(), fingerprints.end(),
-                                     [](const auto& a, const auto& b) { return a.first == b.first; });
+  if (auto twin =
+          std::adjacent_find(fingerprints.begin(), fingerprints.end(),
+                             [](const auto& a, const auto& b) { return a.first == b.first; });
       twin != fingerprints.end()) {
     return broken("two pages share fingerprint " + FormatFingerprint(twin->first));
   }
@@ -107,9 +108,9 @@ Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
                              lmdb::Cursor::Open(txn, impl_->fingerprints, path));
   MDB_val k, v;
   auto page = fingerprints.begin();
-  for (int rc = mdb_cursor_get(entries.get(), &k, &v, MDB_FIRST); rc != MDB_NOTFOUND;
-       rc = mdb_cursor_get(entries.get(), &k, &v, MDB_NEXT)) {
-    if (rc != 0) return lmdb::Error(rc, "iterate fingerprints of", path);
+  for (;;) {
+    CRAWLRANK_ASSIGN_OR_RETURN(bool more, entries.Next(&k, &v));
+    if (!more) break;
     std::string_view value = lmdb::View(v);
     uint32_t id = 0;
     if (k.mv_size != 8 || !coding::GetFixed32(value, &id) || !value.empty() || id >= indexed) {

@@ -9,10 +9,10 @@
 #include <cerrno>
 #include <cstring>
 
-#include "coding.h"
-#include "link_block.h"
-#include "page_db_impl.h"
-#include "page_record.h"
+#include "base/coding.h"
+#include "page_db/link_block.h"
+#include "page_db/page_db_impl.h"
+#include "page_db/page_record.h"
 
 namespace crawlrank {
 namespace {
@@ -20,7 +20,9 @@ namespace {
 using lmdb::Val;
 using lmdb::View;
 
-std::string ErrnoText() { return std::strerror(errno); }
+std::string ErrnoText() {
+  return std::strerror(errno);
+}
 
 // Reads a string value from `meta`; NotFound when absent.
 Result<std::string_view> GetMeta(MDB_txn* txn, MDB_dbi meta, std::string_view key,
@@ -36,13 +38,13 @@ Result<uint64_t> GetMetaU64(MDB_txn* txn, MDB_dbi meta, std::string_view key,
   CRAWLRANK_ASSIGN_OR_RETURN(std::string_view value, GetMeta(txn, meta, key, path));
   uint64_t v;
   if (!coding::GetFixed64(value, &v) || !value.empty()) {
-    return DataLossError("PageDB \"" + path + "\": meta key " + std::string(key) + " damaged");
+    return DataLossError(PageDbName(path) + ": meta key " + std::string(key) + " damaged");
   }
   return v;
 }
 
 Status NotAPageDb(const std::string& path, std::string_view why) {
-  return FailedPreconditionError("open PageDB \"" + path + "\": not a crawlrank PageDB (" +
+  return FailedPreconditionError("open " + PageDbName(path) + ": not a crawlrank PageDB (" +
                                  std::string(why) + ")");
 }
 
@@ -73,7 +75,7 @@ Result<PageDbCounters> PageDb::Impl::ReadCounters(MDB_txn* txn) const {
   CRAWLRANK_ASSIGN_OR_RETURN(c.edges, GetMetaU64(txn, meta, kMetaEdges, path));
   if (c.pages > UINT32_MAX) {
     // Ids are 32 bits: every reader narrows the count to them.
-    return DataLossError("PageDB \"" + path + "\": header counts " + std::to_string(c.pages) +
+    return DataLossError(PageDbName(path) + ": header counts " + std::to_string(c.pages) +
                          " pages, more than 32-bit ids can number");
   }
   return c;
@@ -81,34 +83,33 @@ Result<PageDbCounters> PageDb::Impl::ReadCounters(MDB_txn* txn) const {
 
 Result<PageRecord> Snapshot::Impl::GetById(uint32_t id) const {
   auto missing = [&] {
-    return NotFoundError("page id " + std::to_string(id) + ": not in PageDB \"" + db->path + "\"");
+    return NotFoundError("page id " + std::to_string(id) + ": not in " + PageDbName(db->path));
   };
   if (id >= pages) return missing();
   Key32 key(id);
   MDB_val k = key.val(), v;
   const int rc = mdb_get(txn.get(), db->pages, &k, &v);
   if (rc == MDB_NOTFOUND) {
-    return DataLossError("PageDB \"" + db->path + "\": page id " + std::to_string(id) +
+    return DataLossError(PageDbName(db->path) + ": page id " + std::to_string(id) +
                          " is missing, the header counts " + std::to_string(pages) + " pages");
   }
   if (rc != 0) return lmdb::Error(rc, "read page id " + std::to_string(id) + " of", db->path);
   PageRecord record;
   CRAWLRANK_RETURN_IF_ERROR(
-      DecodePageRecord(id, View(v), &record).WithContext("PageDB \"" + db->path + "\""));
+      DecodePageRecord(id, View(v), &record).WithContext(PageDbName(db->path)));
   return record;
 }
 
 Result<PageRecord> Snapshot::Impl::Get(uint64_t fingerprint) const {
   auto record = LookUp(fingerprint);
   if (record.ok() && record->fingerprint != fingerprint) {
-    return DataLossError("PageDB \"" + db->path + "\": fingerprint " +
-                         FormatFingerprint(fingerprint) + " is filed under page id " +
-                         std::to_string(record->id) + ", whose URL hashes to " +
-                         FormatFingerprint(record->fingerprint));
+    return DataLossError(PageDbName(db->path) + ": fingerprint " + FormatFingerprint(fingerprint) +
+                         " is filed under page id " + std::to_string(record->id) +
+                         ", whose URL hashes to " + FormatFingerprint(record->fingerprint));
   }
   if (!record.ok() && record.status().code() == StatusCode::kNotFound) {
-    return NotFoundError("page \"" + FormatFingerprint(fingerprint) + "\": not in PageDB \"" +
-                         db->path + "\"");
+    return NotFoundError("page \"" + FormatFingerprint(fingerprint) + "\": not in " +
+                         PageDbName(db->path));
   }
   return record;
 }
@@ -127,11 +128,12 @@ Result<PageRecord> Snapshot::Impl::LookUp(uint64_t fingerprint) const {
   MDB_val k = key.val(), v;
   const int rc = mdb_get(txn.get(), db->fingerprints, &k, &v);
   if (rc == MDB_NOTFOUND) return FindUnindexed(fingerprint);
-  if (rc != 0) return lmdb::Error(rc, "look up " + FormatFingerprint(fingerprint) + " in", db->path);
+  if (rc != 0)
+    return lmdb::Error(rc, "look up " + FormatFingerprint(fingerprint) + " in", db->path);
   std::string_view value = View(v);
   uint32_t id;
   if (!coding::GetFixed32(value, &id) || !value.empty() || id >= indexed_pages) {
-    return DataLossError("PageDB \"" + db->path + "\": fingerprints entry " +
+    return DataLossError(PageDbName(db->path) + ": fingerprints entry " +
                          FormatFingerprint(fingerprint) + " is damaged");
   }
   return GetById(id);
@@ -164,9 +166,13 @@ Snapshot::Snapshot(Snapshot&&) noexcept = default;
 Snapshot& Snapshot::operator=(Snapshot&&) noexcept = default;
 Snapshot::~Snapshot() = default;
 
-Result<PageRecord> Snapshot::Find(uint64_t fingerprint) const { return impl_->Get(fingerprint); }
+Result<PageRecord> Snapshot::Find(uint64_t fingerprint) const {
+  return impl_->Get(fingerprint);
+}
 
-Result<PageRecord> Snapshot::FindId(uint32_t id) const { return impl_->GetById(id); }
+Result<PageRecord> Snapshot::FindId(uint32_t id) const {
+  return impl_->GetById(id);
+}
 
 Result<PageRecord> Snapshot::FindUrl(std::string_view url) const {
   CRAWLRANK_ASSIGN_OR_RETURN(std::string canonical, CanonicalizeUrl(url, impl_->db->profile));
@@ -176,7 +182,7 @@ Result<PageRecord> Snapshot::FindUrl(std::string_view url) const {
                          record->url + "\")");
   }
   if (!record.ok() && record.status().code() == StatusCode::kNotFound) {
-    return NotFoundError("URL \"" + canonical + "\": not in PageDB \"" + impl_->db->path + "\"");
+    return NotFoundError("URL \"" + canonical + "\": not in " + PageDbName(impl_->db->path));
   }
   return record;
 }
@@ -187,9 +193,10 @@ Result<std::vector<uint32_t>> Snapshot::Links(uint32_t id) const {
   std::vector<uint32_t> targets;
   const int rc = mdb_get(impl_->txn.get(), impl_->db->links, &k, &v);
   if (rc == MDB_NOTFOUND) return targets;
-  if (rc != 0) return lmdb::Error(rc, "read links of page " + std::to_string(id) + " in", impl_->db->path);
+  if (rc != 0)
+    return lmdb::Error(rc, "read links of page " + std::to_string(id) + " in", impl_->db->path);
   CRAWLRANK_RETURN_IF_ERROR(
-      FindInLinkBlock(id, View(v), &targets).WithContext("PageDB \"" + impl_->db->path + "\""));
+      FindInLinkBlock(id, View(v), &targets).WithContext(PageDbName(impl_->db->path)));
   return targets;
 }
 
@@ -202,22 +209,20 @@ Status Snapshot::Impl::ForEachRecord(uint32_t first,
   const std::string& path = db->path;
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor, lmdb::Cursor::Open(txn.get(), db->pages, path));
   Key32 key(first);
-  MDB_val k = key.val(), v;
-  uint64_t expected = first;
-  for (int rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_SET_RANGE); rc != MDB_NOTFOUND;
-       rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_NEXT), ++expected) {
-    if (rc != 0) return lmdb::Error(rc, "iterate pages of", path);
+  cursor.StartAt(key.val());
+  MDB_val k, v;
+  for (uint64_t expected = first;; ++expected) {
+    CRAWLRANK_ASSIGN_OR_RETURN(bool more, cursor.Next(&k, &v));
+    if (!more) break;
     if (k.mv_size != 4) return DataLossError("pages table of \"" + path + "\": key of wrong size");
     const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
     if (id >= pages) break;  // committed after this snapshot's header was read
     if (id != expected) {
       return DataLossError("pages table of \"" + path + "\": ids are not dense, id " +
-                           std::to_string(id) + " follows " + std::to_string(expected) +
-                           " pages");
+                           std::to_string(id) + " follows " + std::to_string(expected) + " pages");
     }
     PageRecord record;
-    CRAWLRANK_RETURN_IF_ERROR(
-        DecodePageRecord(id, View(v), &record).WithContext("PageDB \"" + path + "\""));
+    CRAWLRANK_RETURN_IF_ERROR(DecodePageRecord(id, View(v), &record).WithContext(PageDbName(path)));
     CRAWLRANK_RETURN_IF_ERROR(fn(record));
   }
   return Status::Ok();
@@ -226,10 +231,10 @@ Status Snapshot::Impl::ForEachRecord(uint32_t first,
 struct EdgeCursor::Impl {
   lmdb::Cursor cursor;
   std::string path;
-  uint32_t pages = 0;  // of the snapshot: every target must be below
-  EdgeChunk block;     // the current block, decoded
+  uint32_t pages = 0;   // of the snapshot: every target must be below
+  EdgeChunk block;      // the current block, decoded
   std::string scratch;  // of the block decoder
-  size_t entry = 0;    // current source in `block`
+  size_t entry = 0;     // current source in `block`
 };
 
 EdgeCursor::EdgeCursor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -258,8 +263,8 @@ namespace {
 // Reads the block under `cursor` (after moving it by `op`) and appends it to `chunk`,
 // checking that every source and target is a page of the snapshot (`pages` of them).
 // Returns false at the end of the table; `status` tells a clean end from damage.
-bool AppendNextBlock(MDB_cursor* cursor, MDB_cursor_op op, const std::string& path,
-                     uint32_t pages, EdgeChunk* chunk, std::string& scratch, Status* status) {
+bool AppendNextBlock(MDB_cursor* cursor, MDB_cursor_op op, const std::string& path, uint32_t pages,
+                     EdgeChunk* chunk, std::string& scratch, Status* status) {
   MDB_val k, v;
   const int rc = mdb_cursor_get(cursor, &k, &v, op);
   if (rc == MDB_NOTFOUND) return false;
@@ -274,7 +279,7 @@ bool AppendNextBlock(MDB_cursor* cursor, MDB_cursor_op op, const std::string& pa
   const uint32_t block = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
   const size_t first_source = chunk->sources.size();
   if (Status decoded = AppendLinkBlock(block, View(v), chunk, scratch); !decoded.ok()) {
-    *status = decoded.WithContext("PageDB \"" + path + "\"");  // built only on failure
+    *status = decoded.WithContext(PageDbName(path));  // built only on failure
     return false;
   }
   // A committed block only names pages committed with it, so a snapshot sees them all.
@@ -298,8 +303,8 @@ void EdgeCursor::Load(int op) {
   impl.block.Clear();
   impl.entry = 0;
   // A block that decodes holds at least one source: an empty value is damaged.
-  valid_ = AppendNextBlock(impl.cursor.get(), static_cast<MDB_cursor_op>(op), impl.path,
-                           impl.pages, &impl.block, impl.scratch, &status_);
+  valid_ = AppendNextBlock(impl.cursor.get(), static_cast<MDB_cursor_op>(op), impl.path, impl.pages,
+                           &impl.block, impl.scratch, &status_);
   if (!valid_) {
     targets_ = {};
     return;
@@ -318,24 +323,17 @@ void EdgeCursor::Next() {
   targets_ = impl.block.TargetsOf(impl.entry);
 }
 
-SnapshotEdgeSource::SnapshotEdgeSource(const Snapshot& snapshot) : snapshot_(snapshot) {}
-
-uint32_t SnapshotEdgeSource::num_pages() const {
-  return static_cast<uint32_t>(snapshot_.counters().pages);
-}
-
-uint64_t SnapshotEdgeSource::num_links() const { return snapshot_.counters().edges; }
-
-Status SnapshotEdgeSource::Scan(const EdgeChunkSink& sink) {
-  const PageDb::Impl& db = *snapshot_.impl_->db;
+Status Snapshot::ScanEdges(const EdgeChunkSink& sink) const {
+  const PageDb::Impl& db = *impl_->db;
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
-                             lmdb::Cursor::Open(snapshot_.impl_->txn.get(), db.links, db.path));
+                             lmdb::Cursor::Open(impl_->txn.get(), db.links, db.path));
+  const auto pages = static_cast<uint32_t>(impl_->pages);
   constexpr size_t kChunkTargets = size_t{1} << 16;  // about 256 KiB: stays in L2
   EdgeChunk chunk;
   Status status;
   MDB_cursor_op op = MDB_FIRST;
   std::string scratch;
-  while (AppendNextBlock(cursor.get(), op, db.path, num_pages(), &chunk, scratch, &status)) {
+  while (AppendNextBlock(cursor.get(), op, db.path, pages, &chunk, scratch, &status)) {
     op = MDB_NEXT;
     if (chunk.targets.size() >= kChunkTargets) {
       CRAWLRANK_RETURN_IF_ERROR(sink(chunk));
@@ -361,12 +359,11 @@ Status PageDb::Impl::VerifyPageCounts(MDB_txn* txn, uint64_t pages_counted,
   const uint64_t fit = (uint64_t{info.me_last_pgno} + 1) * records.ms_psize / 16;
   if (records.ms_entries != pages_counted || filed.ms_entries != indexed_counted ||
       indexed_counted > pages_counted || pages_counted > fit) {
-    return DataLossError("PageDB \"" + path + "\": header counts " +
-                         std::to_string(pages_counted) + " pages, " +
-                         std::to_string(indexed_counted) + " of them indexed; the tables hold " +
-                         std::to_string(records.ms_entries) + " and " +
-                         std::to_string(filed.ms_entries) + ", and the file has room for " +
-                         std::to_string(fit));
+    return DataLossError(PageDbName(path) + ": header counts " + std::to_string(pages_counted) +
+                         " pages, " + std::to_string(indexed_counted) +
+                         " of them indexed; the tables hold " + std::to_string(records.ms_entries) +
+                         " and " + std::to_string(filed.ms_entries) +
+                         ", and the file has room for " + std::to_string(fit));
   }
   return Status::Ok();
 }
@@ -376,8 +373,8 @@ Result<Snapshot> PageDb::NewSnapshot() const {
   impl->db = impl_.get();
   CRAWLRANK_ASSIGN_OR_RETURN(impl->txn, impl_->BeginRead(impl->lock));
   CRAWLRANK_ASSIGN_OR_RETURN(PageDbCounters counters, impl_->ReadCounters(impl->txn.get()));
-  CRAWLRANK_ASSIGN_OR_RETURN(impl->indexed_pages,
-                             GetMetaU64(impl->txn.get(), impl_->meta, kMetaIndexedPages, impl_->path));
+  CRAWLRANK_ASSIGN_OR_RETURN(impl->indexed_pages, GetMetaU64(impl->txn.get(), impl_->meta,
+                                                             kMetaIndexedPages, impl_->path));
   impl->pages = counters.pages;
   CRAWLRANK_RETURN_IF_ERROR(
       impl_->VerifyPageCounts(impl->txn.get(), impl->pages, impl->indexed_pages));
@@ -423,7 +420,7 @@ Status CreateTables(PageDb::Impl& db, MDB_txn* txn) {
       {kMetaFormatVersion, version},
       {kMetaUrlProfile, std::string(UrlProfileName(db.options.url_profile))},
       {kMetaHash, std::string(kHashValue)},
-      {kMetaCreated, Fixed64Value(static_cast<uint64_t>(NowMs()))},
+      {kMetaCreated, Fixed64Value(static_cast<uint64_t>(UnixNowMs()))},
       {kMetaPages, Fixed64Value(0)},
       {kMetaCrawledPages, Fixed64Value(0)},
       {kMetaEdges, Fixed64Value(0)},
@@ -445,11 +442,11 @@ Status OpenTables(PageDb::Impl& db, MDB_txn* txn) {
                              GetMeta(txn, db.meta, kMetaFormatVersion, db.path));
   uint32_t version = 0;
   if (!coding::GetFixed32(version_value, &version) || !version_value.empty()) {
-    return DataLossError("open PageDB \"" + db.path + "\": format version field damaged");
+    return DataLossError("open " + PageDbName(db.path) + ": format version field damaged");
   }
   if (version != kPageDbFormatVersion) {
-    const std::string prefix = "open PageDB \"" + db.path + "\": format version " +
-                               std::to_string(version);
+    const std::string prefix =
+        "open " + PageDbName(db.path) + ": format version " + std::to_string(version);
     const std::string reads = " (it reads version " + std::to_string(kPageDbFormatVersion) + ")";
     if (version > kPageDbFormatVersion) {
       return FailedPreconditionError(prefix + " is newer than this crawlrank" + reads);
@@ -461,14 +458,15 @@ Status OpenTables(PageDb::Impl& db, MDB_txn* txn) {
   }
   CRAWLRANK_ASSIGN_OR_RETURN(std::string_view hash, GetMeta(txn, db.meta, kMetaHash, db.path));
   if (hash != kHashValue) {
-    return FailedPreconditionError("open PageDB \"" + db.path + "\": keys hashed with \"" +
+    return FailedPreconditionError("open " + PageDbName(db.path) + ": keys hashed with \"" +
                                    std::string(hash) + "\", this crawlrank computes \"" +
                                    std::string(kHashValue) + "\"");
   }
   CRAWLRANK_ASSIGN_OR_RETURN(std::string_view profile,
                              GetMeta(txn, db.meta, kMetaUrlProfile, db.path));
   auto parsed = ParseUrlProfile(profile);
-  if (!parsed.ok()) return DataLossError("open PageDB \"" + db.path + "\": " + parsed.status().message());
+  if (!parsed.ok())
+    return DataLossError("open " + PageDbName(db.path) + ": " + parsed.status().message());
   db.profile = *parsed;
   CRAWLRANK_ASSIGN_OR_RETURN(uint64_t created, GetMetaU64(txn, db.meta, kMetaCreated, db.path));
   db.created_ms = static_cast<int64_t>(created);
@@ -480,49 +478,50 @@ Status OpenTables(PageDb::Impl& db, MDB_txn* txn) {
 
 // Builds the writer's in-memory mirror of the committed pages.
 Status LoadWriterState(PageDb::Impl& db, MDB_txn* txn) {
-  CRAWLRANK_ASSIGN_OR_RETURN(db.counters, db.ReadCounters(txn));
-  CRAWLRANK_ASSIGN_OR_RETURN(db.indexed_pages,
+  CRAWLRANK_ASSIGN_OR_RETURN(db.writer.counters, db.ReadCounters(txn));
+  CRAWLRANK_ASSIGN_OR_RETURN(db.writer.indexed_pages,
                              GetMetaU64(txn, db.meta, kMetaIndexedPages, db.path));
-  CRAWLRANK_RETURN_IF_ERROR(db.VerifyPageCounts(txn, db.counters.pages, db.indexed_pages));
+  CRAWLRANK_RETURN_IF_ERROR(
+      db.VerifyPageCounts(txn, db.writer.counters.pages, db.writer.indexed_pages));
   // LMDB's entry counts are stored in the file too: size nothing by them up front beyond
   // a bound; the index and the scores grow as the records are read.
-  db.index.Reserve(ReserveBound(db.counters.pages));
+  db.index.Reserve(ReserveBound(db.writer.counters.pages));
   db.link_scores.clear();
-  db.link_scores.reserve(ReserveBound(db.counters.pages));
+  db.link_scores.reserve(ReserveBound(db.writer.counters.pages));
   db.unindexed.clear();
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor pages, lmdb::Cursor::Open(txn, db.pages, db.path));
   MDB_val k, v;
   uint64_t n = 0;
-  for (int rc = mdb_cursor_get(pages.get(), &k, &v, MDB_FIRST); rc != MDB_NOTFOUND;
-       rc = mdb_cursor_get(pages.get(), &k, &v, MDB_NEXT), ++n) {
-    if (rc != 0) return lmdb::Error(rc, "read pages of", db.path);
+  for (;; ++n) {
+    CRAWLRANK_ASSIGN_OR_RETURN(bool more, pages.Next(&k, &v));
+    if (!more) break;
     if (k.mv_size != 4) return DataLossError("pages table of \"" + db.path + "\": bad key size");
     const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
-    if (id != n || id >= db.counters.pages) {
-      return DataLossError("open PageDB \"" + db.path + "\": page id " + std::to_string(id) +
+    if (id != n || id >= db.writer.counters.pages) {
+      return DataLossError("open " + PageDbName(db.path) + ": page id " + std::to_string(id) +
                            " where " + std::to_string(n) + " was expected, of " +
-                           std::to_string(db.counters.pages) + " pages");
+                           std::to_string(db.writer.counters.pages) + " pages");
     }
     PageRecord record;
     CRAWLRANK_RETURN_IF_ERROR(
-        DecodePageRecord(id, View(v), &record).WithContext("PageDB \"" + db.path + "\""));
+        DecodePageRecord(id, View(v), &record).WithContext(PageDbName(db.path)));
     if (db.index.Find(record.fingerprint) != nullptr) {
-      return DataLossError("open PageDB \"" + db.path + "\": page id " + std::to_string(id) +
+      return DataLossError("open " + PageDbName(db.path) + ": page id " + std::to_string(id) +
                            " repeats fingerprint " + FormatFingerprint(record.fingerprint));
     }
     db.index.Insert(record.fingerprint, id, UrlCheck(record.url));
     db.link_scores.push_back(record.link_score);  // ids run 0, 1, 2, ... (checked above)
-    if (id >= db.indexed_pages) db.unindexed.emplace_back(record.fingerprint, id);
+    if (id >= db.writer.indexed_pages) db.unindexed.emplace_back(record.fingerprint, id);
   }
-  if (n != db.counters.pages) {
-    return DataLossError("open PageDB \"" + db.path + "\": " + std::to_string(n) +
+  if (n != db.writer.counters.pages) {
+    return DataLossError("open " + PageDbName(db.path) + ": " + std::to_string(n) +
                          " page records but the header counts " +
-                         std::to_string(db.counters.pages));
+                         std::to_string(db.writer.counters.pages));
   }
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor links, lmdb::Cursor::Open(txn, db.links, db.path));
   const int rc = mdb_cursor_get(links.get(), &k, &v, MDB_LAST);
   if (rc == 0 && k.mv_size == 4) {
-    db.max_links_block = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
+    db.writer.max_links_block = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
   } else if (rc != 0 && rc != MDB_NOTFOUND) {
     return lmdb::Error(rc, "read links of", db.path);
   }
@@ -566,11 +565,11 @@ Status CheckFileSize(MDB_env* env, const std::string& path) {
   if (mdb_env_info(env, &info) != 0 || mdb_env_stat(env, &stat) != 0) return Status::Ok();
   struct stat st;
   if (::stat((path + "/data.mdb").c_str(), &st) != 0) {
-    return IoError("open PageDB \"" + path + "\": stat data.mdb: " + ErrnoText());
+    return IoError("open " + PageDbName(path) + ": stat data.mdb: " + ErrnoText());
   }
   const uint64_t needed = (uint64_t{info.me_last_pgno} + 1) * stat.ms_psize;
   if (static_cast<uint64_t>(st.st_size) < needed) {
-    return DataLossError("open PageDB \"" + path + "\": data.mdb is truncated (" +
+    return DataLossError("open " + PageDbName(path) + ": data.mdb is truncated (" +
                          std::to_string(st.st_size) + " bytes, its last page ends at " +
                          std::to_string(needed) + ")");
   }
@@ -579,8 +578,8 @@ Status CheckFileSize(MDB_env* env, const std::string& path) {
 
 // The error of a writer's open that found damage (`cause`).
 Status RefuseToWrite(const std::string& where, const Status& cause) {
-  return DataLossError(where + " for writing: refused, the quick check failed (" +
-                       cause.message() + "); run page_db_check on it for the full report");
+  return DataLossError(where + " for writing: refused, the quick check failed (" + cause.message() +
+                       "); run page_db_check on it for the full report");
 }
 
 }  // namespace
@@ -590,7 +589,7 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   impl->options = options;
-  const std::string where = "open PageDB \"" + path + "\"";
+  const std::string where = "open " + PageDbName(path);
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     if (errno != ENOENT) return IoError(where + ": " + ErrnoText());
@@ -621,8 +620,9 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
     if (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
       if (errno == EWOULDBLOCK) {
         return FailedPreconditionError(
-            where + " for writing: another process is writing it (writer.lock is held); "
-                    "open it read-only to inspect it");
+            where +
+            " for writing: another process is writing it (writer.lock is held); "
+            "open it read-only to inspect it");
       }
       return IoError(where + ": lock writer.lock: " + ErrnoText());
     }
@@ -633,8 +633,8 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
   if (options.read_only) flags |= MDB_RDONLY;
   if (options.durability != Durability::kSync) flags |= MDB_NOSYNC;
   CRAWLRANK_ASSIGN_OR_RETURN(
-      impl->env, lmdb::Env::Open(path, flags, options.read_only ? 0 : options.initial_map_size,
-                                          kMaxTables));
+      impl->env,
+      lmdb::Env::Open(path, flags, options.read_only ? 0 : options.initial_map_size, kMaxTables));
   int dead = 0;
   mdb_reader_check(impl->env.get(), &dead);  // clear slots of readers that died
   CRAWLRANK_RETURN_IF_ERROR(CheckFileSize(impl->env.get(), path));
@@ -702,9 +702,15 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
   return db;
 }
 
-const std::string& PageDb::path() const { return impl_->path; }
-UrlProfile PageDb::url_profile() const { return impl_->profile; }
-bool PageDb::read_only() const { return impl_->read_only(); }
+const std::string& PageDb::path() const {
+  return impl_->path;
+}
+UrlProfile PageDb::url_profile() const {
+  return impl_->profile;
+}
+bool PageDb::read_only() const {
+  return impl_->read_only();
+}
 
 Status PageDb::Sync() {
   if (impl_->read_only()) return Status::Ok();

@@ -33,7 +33,9 @@ inline void PutVarint64(std::string& out, uint64_t v) {
   out += static_cast<char>(v);
 }
 
-inline void PutVarint32(std::string& out, uint32_t v) { PutVarint64(out, v); }
+inline void PutVarint32(std::string& out, uint32_t v) {
+  PutVarint64(out, v);
+}
 
 inline void PutFloat(std::string& out, float f) {
   uint32_t bits;
@@ -108,8 +110,12 @@ inline uint64_t DecodeBigEndian64(const char* in) {
   return v;
 }
 
-inline uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
-inline int64_t UnZigZag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
+inline uint64_t ZigZag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+inline int64_t UnZigZag(uint64_t v) {
+  return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+}
 
 }  // namespace crawlrank::coding
 

@@ -13,12 +13,13 @@
 #include <thread>
 #include <vector>
 
+#include "base/coding.h"
+#include "base/unique_fd.h"
+#include "crawlrank/clock.h"
 #include "crawlrank/page_db.h"
-#include "coding.h"
-#include "fingerprint_index.h"
-#include "lmdb_env.h"
-#include "lmdb_verify.h"
-#include "unique_fd.h"
+#include "page_db/fingerprint_index.h"
+#include "page_db/lmdb_env.h"
+#include "page_db/lmdb_verify.h"
 
 namespace crawlrank {
 
@@ -34,15 +35,13 @@ inline constexpr std::string_view kMetaEdges = "edges";
 inline constexpr std::string_view kMetaIndexedPages = "indexed_pages";
 inline constexpr std::string_view kMagicValue = "crawlrank-pagedb";
 inline constexpr std::string_view kHashValue = "xxh3-64 seed 0";
+// `PageDB "path"`: how every message names a PageDB.
+inline std::string PageDbName(std::string_view path) {
+  return "PageDB \"" + std::string(path) + "\"";
+}
+
 // LMDB's named-table limit for a PageDB environment: its four tables, with room to grow.
 inline constexpr unsigned kMaxTables = 8;
-
-// Unix time in milliseconds.
-inline int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // LMDB keys: big-endian, so byte order is numeric order (docs/format.md).
 struct Key32 {
@@ -79,6 +78,16 @@ inline uint64_t FingerprintFilingThreshold(const PageDbOptions& options, uint64_
   return std::max<uint64_t>({1, options.fingerprint_batch, indexed / 4});
 }
 
+class WriteHook;
+
+// The writer's scalar state. A write transaction saves it whole and a rollback restores
+// it whole, so a field added here needs no rollback code.
+struct WriterState {
+  PageDbCounters counters;
+  int64_t max_links_block = -1;  // highest key in `links`, to append in order
+  uint64_t indexed_pages = 0;    // pages [0, indexed_pages) are filed in `fingerprints`
+};
+
 struct PageDb::Impl {
   std::string path;
   PageDbOptions options;
@@ -100,12 +109,12 @@ struct PageDb::Impl {
   mutable std::shared_mutex index_mutex;
   FingerprintIndex index;
   std::vector<float> link_scores;  // by page id
-  PageDbCounters counters;
-  int64_t max_links_block = -1;  // highest key in `links`, to append in order
-  // Pages [0, indexed_pages) are in the `fingerprints` table; `unindexed` holds the
-  // (fingerprint, id) of the later ones until the next batch is written there.
-  uint64_t indexed_pages = 0;
+  WriterState writer;
+  // The (fingerprint, id) of pages [writer.indexed_pages, pages), until the next batch
+  // is filed in `fingerprints`.
   std::vector<std::pair<uint64_t, uint32_t>> unindexed;
+  // Joins every write transaction (the scheduler); see write_txn.h.
+  WriteHook* write_hook = nullptr;
 
   // Durability::kPeriodic: a thread fsyncs at most sync_interval after a commit.
   std::mutex sync_mutex;
@@ -114,6 +123,8 @@ struct PageDb::Impl {
   std::jthread syncer;
 
   bool read_only() const { return options.read_only; }
+  // `PageDB "path"`: how every message about this DB names it.
+  std::string Where() const { return PageDbName(path); }
   // Begins a read transaction, following a map resized by the writer process.
   Result<lmdb::Txn> BeginRead(std::shared_lock<std::shared_timed_mutex>& lock) const;
   Result<PageDbCounters> ReadCounters(MDB_txn* txn) const;
@@ -132,7 +143,7 @@ struct PageDb::Impl {
       Result<MDB_txn*> txn = begin();
       if (!txn.ok()) return txn.status();
       Status status = lmdb::VerifyStructure(*txn, path + "/data.mdb", scope, whole_tables)
-                          .WithContext("check PageDB \"" + path + "\"");
+                          .WithContext("check " + PageDbName(path));
       if (status.code() != StatusCode::kUnavailable || attempt >= 3) return status;
     }
   }

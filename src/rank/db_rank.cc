@@ -4,7 +4,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "page_db_impl.h"
+#include "crawlrank/clock.h"
 
 namespace crawlrank {
 namespace {
@@ -29,7 +29,8 @@ Result<PageInputs> ReadPageInputs(const Snapshot& snapshot, RankAlgorithm algori
     CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) -> Status {
       if (scores) {
         // Scores below zero carry no weight.
-        inputs.teleport[page.id] = std::max(0.f, page.crawled() ? page.content_score : page.link_score);
+        inputs.teleport[page.id] =
+            std::max(0.f, page.crawled() ? page.content_score : page.link_score);
       } else if (seeds) {
         inputs.teleport[page.id] = page.depth == 0 ? 1.0 : 0.0;
       }
@@ -46,7 +47,8 @@ Result<PageInputs> ReadPageInputs(const Snapshot& snapshot, RankAlgorithm algori
     inputs.teleport.assign(n, 0.0);
     for (uint64_t fingerprint : options.trusted) {
       Result<PageRecord> page = snapshot.Find(fingerprint);
-      if (!page.ok()) return page.status().WithContext("trusted page " + FormatFingerprint(fingerprint));
+      if (!page.ok())
+        return page.status().WithContext("trusted page " + FormatFingerprint(fingerprint));
       inputs.teleport[page->id] = 1.0;
     }
   }
@@ -81,7 +83,7 @@ Result<StoredRank> RankPageDb(const PageDb& db, RankAlgorithm algorithm,
   if (options.cross_host_only) source = &cross_host.emplace(links, std::move(inputs.hosts));
   Result<RankResult> rank = ComputeRank(*source, algorithm, options.rank, input);
   if (!rank.ok()) return rank.status().WithContext("ranking \"" + db.path() + "\"");
-  StoredRank stored{std::move(rank).value(), options.cross_host_only, NowMs()};
+  StoredRank stored{std::move(rank).value(), options.cross_host_only, UnixNowMs()};
   if (options.save) CRAWLRANK_RETURN_IF_ERROR(SaveRank(db.path(), stored));
   return stored;
 }

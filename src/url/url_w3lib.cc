@@ -48,7 +48,7 @@
 #include <utility>
 #include <vector>
 
-#include "url_internal.h"
+#include "url/url_internal.h"
 
 namespace crawlrank {
 namespace {
@@ -235,8 +235,8 @@ Result<ParsedUrl> ParseLikeUrlparse(std::string_view url) {
   ParsedUrl parts = SplitLikeUrlparse(url, "");
   if (!parts.has_scheme) return BadUrl(url, "no scheme (a relative URL needs a base URL)");
   if (parts.scheme != "http" && parts.scheme != "https") {
-    return BadUrl(url, "scheme " + QuoteForMessage(parts.scheme) +
-                           " is not allowed (only http and https)");
+    return BadUrl(
+        url, "scheme " + QuoteForMessage(parts.scheme) + " is not allowed (only http and https)");
   }
   if (!parts.has_slashes) return BadUrl(url, "no host (expected \"//\" after the scheme)");
   return parts;

@@ -1,10 +1,10 @@
-#include "link_block.h"
+#include "page_db/link_block.h"
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
 
-#include "coding.h"
+#include "base/coding.h"
 
 namespace crawlrank {
 
@@ -30,7 +30,8 @@ constexpr std::array<uint8_t, 32> kPayloadBits = [] {
 
 constexpr std::array<uint32_t, 32> kPayloadMask = [] {
   std::array<uint32_t, 32> mask{};
-  for (uint32_t c = 0; c < 32; ++c) mask[c] = static_cast<uint32_t>((uint64_t{1} << kPayloadBits[c]) - 1);
+  for (uint32_t c = 0; c < 32; ++c)
+    mask[c] = static_cast<uint32_t>((uint64_t{1} << kPayloadBits[c]) - 1);
   return mask;
 }();
 
@@ -45,7 +46,9 @@ uint32_t ClassOf(uint32_t gap) {
   return width < kWideClass ? width : kWideClass;
 }
 
-size_t ClassBytes(uint32_t gaps) { return (size_t{gaps} * kClassBits + 7) / 8; }
+size_t ClassBytes(uint32_t gaps) {
+  return (size_t{gaps} * kClassBits + 7) / 8;
+}
 
 // Decoding reads 8 bytes at a time without bounds checks, from a copy of the value with
 // kPadding zero bytes after it; no read starts more than 28 bytes past the value's end.
@@ -218,7 +221,8 @@ bool DecodeList(Cursor& in, uint32_t source, uint32_t count, uint32_t* out) {
   // One gap: its class from `word`, its payload bits from the payload array.
   const auto gap = [&](uint64_t word, unsigned shift) {
     const auto c = static_cast<uint32_t>(word >> shift) & 31;
-    const uint64_t raw = (Load64(payload + (payload_at >> 3)) >> (payload_at & 7)) & kPayloadMask[c];
+    const uint64_t raw =
+        (Load64(payload + (payload_at >> 3)) >> (payload_at & 7)) & kPayloadMask[c];
     payload_at += kPayloadBits[c];
     current += kClassBase[c] + raw + 1;
     *out++ = static_cast<uint32_t>(current);
@@ -271,7 +275,8 @@ enum class Step { kNext, kStop, kDamaged };
 // slot order and that the value ends with its last entry.
 template <typename Fn>
 Status ForEachEntry(uint32_t block, std::string_view value, std::string& scratch, Fn&& fn) {
-  if ((uint64_t{block} << kLinkBlockShift) > UINT32_MAX || value.empty()) return DamagedBlock(block);
+  if ((uint64_t{block} << kLinkBlockShift) > UINT32_MAX || value.empty())
+    return DamagedBlock(block);
   const uint32_t base = block << kLinkBlockShift;
   scratch.resize(value.size() + kPadding);
   std::memcpy(scratch.data(), value.data(), value.size());
@@ -337,22 +342,24 @@ Status AppendLinkBlock(uint32_t block, std::string_view value, EdgeChunk* chunk,
 Status ParseLinkBlock(uint32_t block, std::string_view value, LinkBlockLayout* layout) {
   *layout = LinkBlockLayout{};
   std::string scratch;
-  return ForEachEntry(block, value, scratch, [&](uint32_t source, uint32_t count, size_t offset,
-                                                 Cursor& in) {
-    if (!SkipList(in, source, count)) return Step::kDamaged;
-    const auto end = static_cast<size_t>(in.p - reinterpret_cast<const uint8_t*>(scratch.data()));
-    const uint32_t slot = source & (kLinkBlockSources - 1);
-    layout->entries[slot] = value.substr(offset, end - offset);
-    layout->counts[slot] = count;
-    return Step::kNext;
-  });
+  return ForEachEntry(
+      block, value, scratch, [&](uint32_t source, uint32_t count, size_t offset, Cursor& in) {
+        if (!SkipList(in, source, count)) return Step::kDamaged;
+        const auto end =
+            static_cast<size_t>(in.p - reinterpret_cast<const uint8_t*>(scratch.data()));
+        const uint32_t slot = source & (kLinkBlockSources - 1);
+        layout->entries[slot] = value.substr(offset, end - offset);
+        layout->counts[slot] = count;
+        return Step::kNext;
+      });
 }
 
 Status FindInLinkBlock(uint32_t source, std::string_view value, std::vector<uint32_t>* targets) {
   targets->clear();
   std::string scratch;
   const Status status = ForEachEntry(
-      source >> kLinkBlockShift, value, scratch, [&](uint32_t entry, uint32_t count, size_t, Cursor& in) {
+      source >> kLinkBlockShift, value, scratch,
+      [&](uint32_t entry, uint32_t count, size_t, Cursor& in) {
         if (entry > source) return Step::kStop;
         if (entry < source) return SkipList(in, entry, count) ? Step::kNext : Step::kDamaged;
         targets->resize(count);

@@ -39,7 +39,7 @@ Status AppendLinkBlock(uint32_t block, std::string_view value, EdgeChunk* chunk,
 // and copy the others as they are.
 struct LinkBlockLayout {
   std::array<std::string_view, kLinkBlockSources> entries;  // header and list; empty: none
-  std::array<uint32_t, kLinkBlockSources> counts{};          // targets of each entry
+  std::array<uint32_t, kLinkBlockSources> counts{};         // targets of each entry
 };
 
 // Finds the entries of a block value, checking their structure (not their targets' range).

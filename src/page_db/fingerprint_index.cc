@@ -1,4 +1,4 @@
-#include "fingerprint_index.h"
+#include "page_db/fingerprint_index.h"
 
 #include <xxhash.h>
 

@@ -1,5 +1,5 @@
 // BuildCsr: the in-memory CSR of the rank kernels, built from two passes over a source.
-#include "rank_graph.h"
+#include "rank/rank_graph.h"
 
 #include <atomic>
 
@@ -8,7 +8,9 @@ namespace crawlrank {
 namespace {
 
 // A sum of one hash per edge tells whether two passes read the same edges.
-uint64_t EdgeHash(uint32_t s, uint32_t t) { return ((uint64_t{s} << 32) | t) * 0x9E3779B97F4A7C15ull; }
+uint64_t EdgeHash(uint32_t s, uint32_t t) {
+  return ((uint64_t{s} << 32) | t) * 0x9E3779B97F4A7C15ull;
+}
 
 // One StreamPass calling visit(s, all, mine, owns_s) for every source s of every chunk,
 // where `all` are s's targets, `mine` those in the worker's range and owns_s whether s
@@ -62,7 +64,8 @@ Result<CsrGraph> BuildCsr(EdgeSource& graph, bool with_out, unsigned threads, ui
   csr.in_sources = std::make_unique_for_overwrite<uint32_t[]>(total);
   if (with_out) {
     csr.out_offsets.assign(uint64_t{n} + 1, 0);
-    for (uint32_t s = 0; s < n; ++s) csr.out_offsets[s + 1] = csr.out_offsets[s] + csr.out_degree[s];
+    for (uint32_t s = 0; s < n; ++s)
+      csr.out_offsets[s + 1] = csr.out_offsets[s] + csr.out_degree[s];
     csr.out_targets = std::make_unique_for_overwrite<uint32_t[]>(total);
   }
   // Pass 2: fill. in_offsets[t] walks through t's range and ends at its end, which is
@@ -73,7 +76,8 @@ Result<CsrGraph> BuildCsr(EdgeSource& graph, bool with_out, unsigned threads, ui
       graph, threads, seen, seen_hash,
       [&](uint32_t s, std::span<const uint32_t> all, std::span<const uint32_t> mine, bool owns) {
         if (owns && all.size() != csr.out_degree[s]) return !(changed = true);
-        if (owns && with_out) std::copy(all.begin(), all.end(), csr.out_targets.get() + csr.out_offsets[s]);
+        if (owns && with_out)
+          std::copy(all.begin(), all.end(), csr.out_targets.get() + csr.out_offsets[s]);
         for (uint32_t t : mine) {
           if (csr.in_offsets[t] >= total) return !(changed = true);
           csr.in_sources[csr.in_offsets[t]++] = s;

@@ -1,4 +1,4 @@
-#include "lmdb_env.h"
+#include "page_db/lmdb_env.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace crawlrank::lmdb {
 
@@ -145,11 +145,12 @@ Status CommitError(int rc, MDB_env* env, std::string_view target) {
   if (rc == ENOSPC || rc == EDQUOT || rc == EIO) {
     const uint64_t free_bytes = FreeBytes(env);
     if (rc != EIO || free_bytes < kNearlyFull) {
-      std::string message = "commit to \"" + std::string(target) +
-                            "\": no space left on device (" + mdb_strerror(rc);
+      std::string message =
+          "commit to \"" + std::string(target) + "\": no space left on device (" + mdb_strerror(rc);
       if (free_bytes != UINT64_MAX) message += "; " + std::to_string(free_bytes) + " bytes free";
-      message += "); nothing of this transaction was written, everything committed before is "
-                 "intact";
+      message +=
+          "); nothing of this transaction was written, everything committed before is "
+          "intact";
       return ResourceExhaustedError(std::move(message));
     }
   }
@@ -160,7 +161,22 @@ Result<Cursor> Cursor::Open(MDB_txn* txn, MDB_dbi dbi, std::string_view target) 
   Cursor cursor;
   const int rc = mdb_cursor_open(txn, dbi, &cursor.cursor_);
   if (rc != 0) return Error(rc, "open cursor on", target);
+  cursor.target_.assign(target);
   return cursor;
+}
+
+void Cursor::StartAt(MDB_val key) {
+  start_.assign(static_cast<const char*>(key.mv_data), key.mv_size);
+  op_ = MDB_SET_RANGE;
+}
+
+Result<bool> Cursor::Next(MDB_val* key, MDB_val* value) {
+  if (op_ == MDB_SET_RANGE) *key = MDB_val{start_.size(), start_.data()};
+  const int rc = mdb_cursor_get(cursor_, key, value, op_);
+  op_ = MDB_NEXT;
+  if (rc == MDB_NOTFOUND) return false;
+  if (rc != 0) return Error(rc, "read the next entry of", target_);
+  return true;
 }
 
 }  // namespace crawlrank::lmdb

@@ -1,4 +1,4 @@
-#include "lmdb_verify.h"
+#include "page_db/lmdb_verify.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "lmdb_env.h"
-#include "unique_fd.h"
+#include "base/unique_fd.h"
+#include "page_db/lmdb_env.h"
 
 namespace crawlrank::lmdb {
 namespace {
@@ -101,10 +101,16 @@ struct KeyRange {
 
 class Walker {
  public:
-  Walker(int fd, const std::string& path, const Meta& meta, uint64_t file_pages,
-         VerifyScope scope, std::span<const std::string_view> whole_tables)
-      : fd_(fd), path_(path), meta_(meta), psize_(meta.page_size), file_pages_(file_pages),
-        scope_(scope), whole_tables_(whole_tables), random_(meta.txnid) {}
+  Walker(int fd, const std::string& path, const Meta& meta, uint64_t file_pages, VerifyScope scope,
+         std::span<const std::string_view> whole_tables)
+      : fd_(fd),
+        path_(path),
+        meta_(meta),
+        psize_(meta.page_size),
+        file_pages_(file_pages),
+        scope_(scope),
+        whole_tables_(whole_tables),
+        random_(meta.txnid) {}
 
   // Walks the main tree, every table it names, and (full scope) the free list.
   Status Run() {
@@ -155,9 +161,9 @@ class Walker {
   }
 
   Status WalkTree(std::string_view name, const DbRecord& db, Kind kind) {
-    const bool whole = scope_ == VerifyScope::kFull ||
-                       std::find(whole_tables_.begin(), whole_tables_.end(), name) !=
-                           whole_tables_.end();
+    const bool whole =
+        scope_ == VerifyScope::kFull ||
+        std::find(whole_tables_.begin(), whole_tables_.end(), name) != whole_tables_.end();
     Tree tree{name, &db, kind, (db.flags & MDB_INTEGERKEY) != 0, whole};
     const unsigned allowed = kind == Kind::kFreeList ? MDB_INTEGERKEY : 0;
     if ((db.flags & ~allowed) != 0) {
@@ -180,14 +186,13 @@ class Walker {
       CRAWLRANK_RETURN_IF_ERROR(VisitPage(tree, db.root, 1, KeyRange{}, -1));
       if (tree.branch_pages != db.branch_pages || tree.leaf_pages != db.leaf_pages ||
           tree.overflow_pages != db.overflow_pages || tree.entries != db.entries) {
-        return Broken("table \"" + std::string(name) + "\" counts " +
-                      std::to_string(db.branch_pages) + " branch, " +
-                      std::to_string(db.leaf_pages) + " leaf and " +
-                      std::to_string(db.overflow_pages) + " overflow pages and " +
-                      std::to_string(db.entries) + " entries; its tree has " +
-                      std::to_string(tree.branch_pages) + ", " + std::to_string(tree.leaf_pages) +
-                      ", " + std::to_string(tree.overflow_pages) + " and " +
-                      std::to_string(tree.entries));
+        return Broken(
+            "table \"" + std::string(name) + "\" counts " + std::to_string(db.branch_pages) +
+            " branch, " + std::to_string(db.leaf_pages) + " leaf and " +
+            std::to_string(db.overflow_pages) + " overflow pages and " +
+            std::to_string(db.entries) + " entries; its tree has " +
+            std::to_string(tree.branch_pages) + ", " + std::to_string(tree.leaf_pages) + ", " +
+            std::to_string(tree.overflow_pages) + " and " + std::to_string(tree.entries));
       }
       return Status::Ok();
     }
@@ -202,8 +207,7 @@ class Walker {
   Status ReadPage(const Tree& tree, uint64_t page, std::string& buffer) {
     if (page < kFirstDataPage || page > meta_.last_page) {
       return Broken("table \"" + std::string(tree.name) + "\" refers to page " +
-                    std::to_string(page) + ", outside pages 2.." +
-                    std::to_string(meta_.last_page));
+                    std::to_string(page) + ", outside pages 2.." + std::to_string(meta_.last_page));
     }
     if (page >= file_pages_) {
       return Broken("table \"" + std::string(tree.name) + "\" refers to page " +
@@ -215,8 +219,9 @@ class Walker {
                                ReadAt(fd_, path_, page * psize_, buffer.data(), psize_));
     if (read < psize_) return Broken("the file ends inside page " + std::to_string(page));
     if (Load<uint64_t>(buffer.data()) != page) {
-      return BrokenPage(tree, page, "its header says it is page " +
-                                        std::to_string(Load<uint64_t>(buffer.data())));
+      return BrokenPage(
+          tree, page,
+          "its header says it is page " + std::to_string(Load<uint64_t>(buffer.data())));
     }
     return Status::Ok();
   }
@@ -228,9 +233,8 @@ class Walker {
     if (!tree.whole) return Status::Ok();
     for (uint64_t page = first; page < first + count; ++page) {
       if (page < kFirstDataPage || page > meta_.last_page) {
-        return Broken("table \"" + std::string(tree.name) + "\" uses page " +
-                      std::to_string(page) + ", outside pages 2.." +
-                      std::to_string(meta_.last_page));
+        return Broken("table \"" + std::string(tree.name) + "\" uses page " + std::to_string(page) +
+                      ", outside pages 2.." + std::to_string(meta_.last_page));
       }
       if (seen_[page]) {
         return Broken("page " + std::to_string(page) + " is reached twice (table \"" +
@@ -252,17 +256,17 @@ class Walker {
     const uint16_t flags = Load<uint16_t>(p + 10) & ~kInMemoryFlags;
     const uint16_t expected = leaf ? kLeafPage : kBranchPage;
     if (flags != expected) {
-      return BrokenPage(tree, page, "flags " + std::to_string(flags) + " where a " +
-                                        (leaf ? "leaf" : "branch") + " page at depth " +
-                                        std::to_string(depth) + " of " +
-                                        std::to_string(tree.db->depth) + " was expected");
+      return BrokenPage(tree, page,
+                        "flags " + std::to_string(flags) + " where a " +
+                            (leaf ? "leaf" : "branch") + " page at depth " + std::to_string(depth) +
+                            " of " + std::to_string(tree.db->depth) + " was expected");
     }
     const uint16_t lower = Load<uint16_t>(p + 12);
     const uint16_t upper = Load<uint16_t>(p + 14);
-    if (lower < kPageHeader || (lower - kPageHeader) % 2 != 0 || upper < lower ||
-        upper > psize_) {
-      return BrokenPage(tree, page, "free-space bounds " + std::to_string(lower) + ".." +
-                                        std::to_string(upper) + " do not fit the page");
+    if (lower < kPageHeader || (lower - kPageHeader) % 2 != 0 || upper < lower || upper > psize_) {
+      return BrokenPage(tree, page,
+                        "free-space bounds " + std::to_string(lower) + ".." +
+                            std::to_string(upper) + " do not fit the page");
     }
     const size_t nodes = (lower - kPageHeader) / 2;
     if (nodes == 0) return BrokenPage(tree, page, "it holds no entries");
@@ -278,8 +282,8 @@ class Walker {
     for (size_t i = 0; i < nodes; ++i) {
       const size_t at = Load<uint16_t>(p + kPageHeader + 2 * i);
       auto node_error = [&](const std::string& what) {
-        return BrokenPage(tree, page, "entry " + std::to_string(i) + " of " +
-                                          std::to_string(nodes) + " " + what);
+        return BrokenPage(
+            tree, page, "entry " + std::to_string(i) + " of " + std::to_string(nodes) + " " + what);
       };
       if (at < upper || at + kNodeHeader > psize_) return node_error("starts outside the page");
       const uint16_t lo = Load<uint16_t>(p + at), hi = Load<uint16_t>(p + at + 2);
@@ -307,8 +311,8 @@ class Walker {
         children.emplace_back(child, key);
         continue;
       }
-      CRAWLRANK_RETURN_IF_ERROR(CheckLeafNode(tree, page, i, nodes, p, at,
-                                              lo | (uint32_t{hi} << 16), node_flags, key));
+      CRAWLRANK_RETURN_IF_ERROR(
+          CheckLeafNode(tree, page, i, nodes, p, at, lo | (uint32_t{hi} << 16), node_flags, key));
     }
     if (leaf) return Status::Ok();
 
@@ -337,11 +341,11 @@ class Walker {
   // the page, or its overflow pages; a table record in the main tree; a page list in the
   // free list.
   Status CheckLeafNode(Tree& tree, uint64_t page, size_t index, size_t nodes, const char* p,
-                       size_t at, uint32_t data_size, uint16_t node_flags,
-                       std::string_view key) {
+                       size_t at, uint32_t data_size, uint16_t node_flags, std::string_view key) {
     auto node_error = [&](const std::string& what) {
-      return BrokenPage(tree, page, "entry " + std::to_string(index) + " of " +
-                                        std::to_string(nodes) + " " + what);
+      return BrokenPage(
+          tree, page,
+          "entry " + std::to_string(index) + " of " + std::to_string(nodes) + " " + what);
     };
     ++tree.entries;
     const size_t data_at = at + kNodeHeader + key.size();
@@ -370,17 +374,17 @@ class Walker {
           count > meta_.last_page - first + 1) {
         return node_error("names overflow pages " + std::to_string(first) + " (+" +
                           std::to_string(count) + ") for " + std::to_string(data_size) +
-                          " bytes, which do not fit pages 2.." +
-                          std::to_string(meta_.last_page));
+                          " bytes, which do not fit pages 2.." + std::to_string(meta_.last_page));
       }
       std::string overflow;
       CRAWLRANK_RETURN_IF_ERROR(ReadPage(tree, first, overflow));
       const uint16_t flags = Load<uint16_t>(overflow.data() + 10) & ~kInMemoryFlags;
       const uint32_t stored_count = Load<uint32_t>(overflow.data() + 12);
       if (flags != kOverflowPage || stored_count != count) {
-        return BrokenPage(tree, first, "is not the start of " + std::to_string(count) +
-                                           " overflow pages (flags " + std::to_string(flags) +
-                                           ", " + std::to_string(stored_count) + " pages)");
+        return BrokenPage(tree, first,
+                          "is not the start of " + std::to_string(count) +
+                              " overflow pages (flags " + std::to_string(flags) + ", " +
+                              std::to_string(stored_count) + " pages)");
       }
       if (first + count - 1 >= file_pages_) {
         return Broken("overflow pages " + std::to_string(first) + ".." +
@@ -487,8 +491,7 @@ Status VerifyStructure(MDB_txn* txn, const std::string& data_path, VerifyScope s
     }
   }
   if (!found) {
-    return UnavailableError("verify \"" + data_path + "\": transaction " +
-                            std::to_string(txnid) +
+    return UnavailableError("verify \"" + data_path + "\": transaction " + std::to_string(txnid) +
                             " is on neither meta page any more (a writer committed twice "
                             "meanwhile); try again");
   }

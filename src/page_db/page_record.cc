@@ -1,6 +1,6 @@
-#include "page_record.h"
+#include "page_db/page_record.h"
 
-#include "coding.h"
+#include "base/coding.h"
 #include "crawlrank/url.h"
 
 namespace crawlrank {
@@ -30,15 +30,14 @@ Status DecodePageRecord(uint32_t id, std::string_view in, PageRecord* r) {
   uint64_t first = 0, last = 0;
   uint32_t status = 0, url_size = 0;
   r->id = id;
-  const bool ok = GetVarint32(in, &r->depth) &&
-                  GetFixed64(in, &r->discovered_from) && GetVarint64(in, &first) &&
-                  GetVarint64(in, &last) && GetVarint32(in, &r->n_crawls) &&
-                  GetVarint32(in, &r->n_changes) && GetFloat(in, &r->content_score) &&
-                  GetFloat(in, &r->link_score) && GetFixed64(in, &r->content_hash) &&
-                  GetVarint32(in, &status) && status <= UINT16_MAX &&
-                  GetVarint32(in, &r->n_errors) && GetVarint32(in, &url_size) &&
-                  in.size() == url_size && url_size > 0 && first <= INT64_MAX &&
-                  last <= INT64_MAX;
+  const bool ok = GetVarint32(in, &r->depth) && GetFixed64(in, &r->discovered_from) &&
+                  GetVarint64(in, &first) && GetVarint64(in, &last) &&
+                  GetVarint32(in, &r->n_crawls) && GetVarint32(in, &r->n_changes) &&
+                  GetFloat(in, &r->content_score) && GetFloat(in, &r->link_score) &&
+                  GetFixed64(in, &r->content_hash) && GetVarint32(in, &status) &&
+                  status <= UINT16_MAX && GetVarint32(in, &r->n_errors) &&
+                  GetVarint32(in, &url_size) && in.size() == url_size && url_size > 0 &&
+                  first <= INT64_MAX && last <= INT64_MAX;
   if (!ok) {
     return DataLossError("page record of id " + std::to_string(id) +
                          ": damaged (truncated, overlong or out-of-range field)");

@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "coding.h"
-#include "rank_store_internal.h"
-#include "unique_fd.h"
+#include "base/coding.h"
+#include "base/unique_fd.h"
+#include "rank/rank_store_internal.h"
 
 namespace crawlrank {
 namespace {
@@ -26,7 +26,9 @@ namespace {
 constexpr std::string_view kMagic = "CRWLRANK";
 constexpr size_t kHeaderBytes = 112;  // docs/format.md, "Rank files"
 
-std::string ErrnoText() { return std::strerror(errno); }
+std::string ErrnoText() {
+  return std::strerror(errno);
+}
 
 // Removes the files `*.rank.tmp.PID` in `dir` that a process which has since died left
 // behind (killed while saving): each is as big as a whole rank. Files of live processes
@@ -110,7 +112,8 @@ std::string EncodeHeader(const StoredRank& stored, uint64_t payload_hash) {
 // "". Ranks are finite: a NaN would also break every ordering of pages by rank.
 std::string FirstNonFinite(const RankResult& r) {
   for (const std::vector<double>* values : {&r.scores, &r.hubs}) {
-    const auto it = std::find_if(values->begin(), values->end(), [](double x) { return !std::isfinite(x); });
+    const auto it =
+        std::find_if(values->begin(), values->end(), [](double x) { return !std::isfinite(x); });
     if (it != values->end()) {
       return "page " + std::to_string(it - values->begin()) + " has " + std::to_string(*it);
     }
@@ -168,7 +171,8 @@ Status SaveRank(const std::string& db_path, const StoredRank& stored) {
     }
   }
   if (::rename(temp.c_str(), path.c_str()) != 0) {
-    const Status status = IoError("cannot rename \"" + temp + "\" to \"" + path + "\": " + ErrnoText());
+    const Status status =
+        IoError("cannot rename \"" + temp + "\" to \"" + path + "\": " + ErrnoText());
     ::unlink(temp.c_str());
     return status;
   }
@@ -193,7 +197,8 @@ Result<StoredRank> DecodeRankFile(uint64_t file_size, RankAlgorithm algorithm,
   };
   std::string header(std::min<uint64_t>(file_size, kHeaderBytes), '\0');
   CRAWLRANK_RETURN_IF_ERROR(read(header.data(), header.size()));
-  if (header.size() < kMagic.size() || std::string_view(header).substr(0, kMagic.size()) != kMagic) {
+  if (header.size() < kMagic.size() ||
+      std::string_view(header).substr(0, kMagic.size()) != kMagic) {
     return DataLossError("\"" + path + "\" is not a crawlrank rank file");
   }
   std::string_view in(header);
@@ -208,18 +213,19 @@ Result<StoredRank> DecodeRankFile(uint64_t file_size, RankAlgorithm algorithm,
                                    std::to_string(version) + "; this build reads version " +
                                    std::to_string(kRankFileFormatVersion));
   }
-  const bool header_ok =
-      header.size() == kHeaderBytes && coding::GetFixed32(in, &algo) &&
-      coding::GetFixed32(in, &vectors) && coding::GetFixed32(in, &flags) &&
-      coding::GetFixed32(in, &mode) && coding::GetFixed32(in, &threads) &&
-      coding::GetFixed32(in, &max_iterations) && coding::GetFixed32(in, &iterations) &&
-      coding::GetFixed64(in, &pages) && coding::GetFixed64(in, &links) &&
-      coding::GetFixed64(in, &damping) && coding::GetFixed64(in, &tolerance) &&
-      coding::GetFixed64(in, &residual) && coding::GetFixed64(in, &seconds) &&
-      coding::GetFixed64(in, &created) && coding::GetFixed64(in, &payload_hash) &&
-      coding::GetFixed64(in, &header_hash);
+  const bool header_ok = header.size() == kHeaderBytes && coding::GetFixed32(in, &algo) &&
+                         coding::GetFixed32(in, &vectors) && coding::GetFixed32(in, &flags) &&
+                         coding::GetFixed32(in, &mode) && coding::GetFixed32(in, &threads) &&
+                         coding::GetFixed32(in, &max_iterations) &&
+                         coding::GetFixed32(in, &iterations) && coding::GetFixed64(in, &pages) &&
+                         coding::GetFixed64(in, &links) && coding::GetFixed64(in, &damping) &&
+                         coding::GetFixed64(in, &tolerance) && coding::GetFixed64(in, &residual) &&
+                         coding::GetFixed64(in, &seconds) && coding::GetFixed64(in, &created) &&
+                         coding::GetFixed64(in, &payload_hash) &&
+                         coding::GetFixed64(in, &header_hash);
   if (!header_ok) return damaged("header truncated");
-  if (XXH3_64bits(header.data(), kHeaderBytes - 8) != header_hash) return damaged("header checksum");
+  if (XXH3_64bits(header.data(), kHeaderBytes - 8) != header_hash)
+    return damaged("header checksum");
   if (algo != static_cast<uint32_t>(algorithm) || (vectors != 1 && vectors != 2) || mode > 2 ||
       pages > UINT32_MAX) {
     return damaged("header fields out of range");
@@ -265,8 +271,9 @@ Result<StoredRank> LoadRank(const std::string& db_path, RankAlgorithm algorithm)
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     if (errno == ENOENT) {
-      return NotFoundError("no " + std::string(RankAlgorithmName(algorithm)) + " rank stored for \"" +
-                           db_path + "\" (no " + path + "); compute it with page_db_rank");
+      return NotFoundError("no " + std::string(RankAlgorithmName(algorithm)) +
+                           " rank stored for \"" + db_path + "\" (no " + path +
+                           "); compute it with page_db_rank");
     }
     return IoError("cannot open \"" + path + "\": " + ErrnoText());
   }

@@ -54,9 +54,10 @@ void OnFault(int signal_number) {
     Write("\"");
   }
   Write(signal_number == SIGBUS ? " (SIGBUS" : " (SIGSEGV");
-  Write(" in the memory map): the file is probably damaged or was cut short; run "
-        "page_db_check on it. If page_db_check finds no damage, this is a bug: please "
-        "report it.\n");
+  Write(
+      " in the memory map): the file is probably damaged or was cut short; run "
+      "page_db_check on it. If page_db_check finds no damage, this is a bug: please "
+      "report it.\n");
   ::_exit(1);
 }
 

@@ -9,8 +9,8 @@
 #include <cstring>
 #include <optional>
 
-#include "url_fast_path.h"
-#include "url_internal.h"
+#include "url/url_fast_path.h"
+#include "url/url_internal.h"
 
 namespace crawlrank {
 namespace url_internal {
@@ -33,7 +33,9 @@ size_t SchemeLength(std::string_view url) {
 
 }  // namespace
 
-bool HasScheme(std::string_view url) { return SchemeLength(url) != 0; }
+bool HasScheme(std::string_view url) {
+  return SchemeLength(url) != 0;
+}
 
 namespace {
 
@@ -42,7 +44,6 @@ bool IsUnsafeRaw(unsigned char c) {
 }
 
 }  // namespace
-
 
 Status BadUrl(std::string_view url, std::string_view why) {
   std::string message = "URL ";
@@ -125,16 +126,15 @@ std::string EncodeUnsafeBytes(std::string_view url) {
 Result<std::string> HostToAscii(std::string_view host, IdnaMode mode,
                                 std::string_view context_url) {
   std::string out(host);
-  const bool ascii = std::all_of(host.begin(), host.end(),
-                                 [](unsigned char c) { return c < 0x80; });
+  const bool ascii =
+      std::all_of(host.begin(), host.end(), [](unsigned char c) { return c < 0x80; });
   if (!ascii) {
     char* converted = nullptr;
     const int flags = mode == IdnaMode::kUts46 ? (IDN2_NFC_INPUT | IDN2_NONTRANSITIONAL)
                                                : (IDN2_NFC_INPUT | IDN2_TRANSITIONAL);
     const int rc = idn2_to_ascii_8z(out.c_str(), &converted, flags);
     if (rc != IDN2_OK) {
-      return BadUrl(context_url, std::string("host is not a valid IDN name: ") +
-                                     idn2_strerror(rc));
+      return BadUrl(context_url, std::string("host is not a valid IDN name: ") + idn2_strerror(rc));
     }
     out = converted;
     idn2_free(converted);
@@ -185,8 +185,8 @@ bool AllowedRaw(unsigned char c, Component component) {
 // RFC 3986 §6.2.2.2: decodes escapes of unreserved characters, upper-cases the hex of the
 // others, and encodes any byte that may not appear raw in the component.
 std::string NormalizePercent(std::string_view in, Component component) {
-  using url_internal::IsHexDigit;
   using url_internal::HexValue;
+  using url_internal::IsHexDigit;
   std::string out;
   out.reserve(in.size());
   for (size_t i = 0; i < in.size(); ++i) {
@@ -246,16 +246,17 @@ Status CheckScheme(std::string_view url, std::string_view original) {
   const size_t colon = url.find(':');
   const std::string_view head = url.substr(0, colon);
   const bool has_scheme = colon != std::string_view::npos && colon > 0 &&
-                          std::all_of(head.begin(), head.end(), [](unsigned char c) {
-                            return std::isalnum(c) || c == '+' || c == '-' || c == '.';
-                          }) &&
+                          std::all_of(head.begin(), head.end(),
+                                      [](unsigned char c) {
+                                        return std::isalnum(c) || c == '+' || c == '-' || c == '.';
+                                      }) &&
                           std::isalpha(static_cast<unsigned char>(head[0]));
   if (!has_scheme) return BadUrl(original, "no scheme (a relative URL needs a base URL)");
   std::string scheme(head);
   url_internal::LowerAscii(scheme);
   if (scheme != "http" && scheme != "https") {
-    return BadUrl(original, "scheme " + QuoteForMessage(scheme) +
-                                " is not allowed (only http and https)");
+    return BadUrl(original,
+                  "scheme " + QuoteForMessage(scheme) + " is not allowed (only http and https)");
   }
   return Status::Ok();
 }
@@ -303,8 +304,9 @@ Result<std::string> CanonicalizeRfc3986(std::string_view clean, std::string_view
   if (url.Get(CURLUPART_ZONEID, 0).ok()) {
     return BadUrl(original, "IPv6 zone ids are not supported");
   }
-  CRAWLRANK_ASSIGN_OR_RETURN(std::string host,
-                             url_internal::HostToAscii(*raw_host, url_internal::IdnaMode::kUts46, original));
+  CRAWLRANK_ASSIGN_OR_RETURN(
+      std::string host,
+      url_internal::HostToAscii(*raw_host, url_internal::IdnaMode::kUts46, original));
   CRAWLRANK_RETURN_IF_ERROR(CheckHostLabels(host, *raw_host, original));
   // libcurl gives the host with its escapes decoded ("%7F" is a raw DEL, "%7C" a '|'), and
   // IDNA may map a character to a delimiter (U+FF0F to '/', U+FE61 to '*'): the result would
@@ -347,8 +349,8 @@ Result<std::string> CanonicalizeRfc3986(std::string_view clean, std::string_view
   if (!second_pass) {
     const std::string_view after_slashes = clean.substr(clean.find("//") + 2);
     const std::string_view authority = after_slashes.substr(0, after_slashes.find_first_of("/?#"));
-    const bool ascii = std::all_of(raw_host->begin(), raw_host->end(),
-                                   [](unsigned char c) { return c < 0x80; });
+    const bool ascii =
+        std::all_of(raw_host->begin(), raw_host->end(), [](unsigned char c) { return c < 0x80; });
     if (!ascii || authority.find('%') != std::string_view::npos) {
       return CanonicalizeRfc3986(out, original, /*second_pass=*/true);
     }
@@ -431,8 +433,7 @@ Result<std::string> Canonicalize(std::string_view clean, std::string_view origin
     case UrlProfile::kRfc3986: return CanonicalizeRfc3986(clean, original);
     case UrlProfile::kW3lib: return CanonicalizeW3lib(clean);
   }
-  return InvalidArgumentError("unknown URL profile " +
-                              std::to_string(static_cast<int>(profile)));
+  return InvalidArgumentError("unknown URL profile " + std::to_string(static_cast<int>(profile)));
 }
 
 }  // namespace
@@ -496,8 +497,7 @@ std::string FormatFingerprint(uint64_t fingerprint) {
 
 Result<uint64_t> ParseFingerprint(std::string_view hex) {
   if (hex.size() != 16) {
-    return InvalidArgumentError("hash \"" + std::string(hex) +
-                                "\": expected 16 hex digits, got " +
+    return InvalidArgumentError("hash \"" + std::string(hex) + "\": expected 16 hex digits, got " +
                                 std::to_string(hex.size()) + " characters");
   }
   uint64_t value = 0;
@@ -517,9 +517,8 @@ Result<uint64_t> ParseFingerprint(std::string_view hex) {
 namespace {
 bool IsIpLiteral(std::string_view host) {
   if (host.starts_with('[')) return true;
-  return !host.empty() && std::all_of(host.begin(), host.end(), [](unsigned char c) {
-    return std::isdigit(c) || c == '.';
-  });
+  return !host.empty() && std::all_of(host.begin(), host.end(),
+                                      [](unsigned char c) { return std::isdigit(c) || c == '.'; });
 }
 }  // namespace
 

@@ -85,9 +85,16 @@ class Txn {
 class Cursor {
  public:
   Cursor() = default;
-  Cursor(Cursor&& other) noexcept : cursor_(std::exchange(other.cursor_, nullptr)) {}
+  Cursor(Cursor&& other) noexcept
+      : cursor_(std::exchange(other.cursor_, nullptr)),
+        target_(std::move(other.target_)),
+        start_(std::move(other.start_)),
+        op_(other.op_) {}
   Cursor& operator=(Cursor&& other) noexcept {
     std::swap(cursor_, other.cursor_);
+    std::swap(target_, other.target_);
+    std::swap(start_, other.start_);
+    std::swap(op_, other.op_);
     return *this;
   }
   ~Cursor() {
@@ -99,8 +106,24 @@ class Cursor {
   static Result<Cursor> Open(MDB_txn* txn, MDB_dbi dbi, std::string_view target);
   MDB_cursor* get() const { return cursor_; }
 
+  // Steps through the table in key order: the first call reads the first entry (after
+  // StartAt, the first whose key is >= its key), each later call the next one. True with
+  // the entry in *key and *value; false past the last; an error names `target`.
+  //   MDB_val k, v;
+  //   for (;;) {
+  //     CRAWLRANK_ASSIGN_OR_RETURN(bool more, cursor.Next(&k, &v));
+  //     if (!more) break;
+  //     ...
+  //   }
+  Result<bool> Next(MDB_val* key, MDB_val* value);
+  // Makes the first Next() start at the first key >= `key` (bytes copied).
+  void StartAt(MDB_val key);
+
  private:
   MDB_cursor* cursor_ = nullptr;
+  std::string target_;
+  std::string start_;
+  MDB_cursor_op op_ = MDB_FIRST;
 };
 
 }  // namespace crawlrank::lmdb

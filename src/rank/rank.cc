@@ -6,20 +6,22 @@
 #include <functional>
 #include <string>
 
-#include "parallel.h"
-#include "rank_graph.h"
+#include "base/parallel.h"
+#include "rank/rank_graph.h"
 
 namespace crawlrank {
 namespace {
 
 constexpr std::pair<RankAlgorithm, std::string_view> kAlgorithmNames[] = {
-    {RankAlgorithm::kPageRank, "pagerank"},   {RankAlgorithm::kPersonalized, "ppr"},
-    {RankAlgorithm::kTrustRank, "trustrank"}, {RankAlgorithm::kHits, "hits"},
+    {RankAlgorithm::kPageRank, "pagerank"},    {RankAlgorithm::kPersonalized, "ppr"},
+    {RankAlgorithm::kTrustRank, "trustrank"},  {RankAlgorithm::kHits, "hits"},
     {RankAlgorithm::kTopicHits, "topic-hits"}, {RankAlgorithm::kWeightedPageRank, "wpr"},
     {RankAlgorithm::kInDegree, "indegree"},
 };
 
-bool IsHits(RankAlgorithm a) { return a == RankAlgorithm::kHits || a == RankAlgorithm::kTopicHits; }
+bool IsHits(RankAlgorithm a) {
+  return a == RankAlgorithm::kHits || a == RankAlgorithm::kTopicHits;
+}
 
 // Sums per-block partial results in block order: the same bits for any thread count.
 double SumBlocks(const std::vector<double>& partials) {
@@ -209,8 +211,8 @@ struct Run {
 // differences point one way) or when the estimate would move further from `now` than 20×
 // the last step's change `residual`: the error left after a step is residual·λ/(1−λ) for a
 // decay λ, 5.7× at λ = 0.85, so a larger move means the model does not fit.
-void QuadraticExtrapolation(Run& run, const std::vector<std::vector<double>>& past,
-                            double residual, std::vector<double>& now) {
+void QuadraticExtrapolation(Run& run, const std::vector<std::vector<double>>& past, double residual,
+                            std::vector<double>& now) {
   const std::vector<double>& x0 = past[0];
   const std::vector<double>& x1 = past[1];
   const std::vector<double>& x2 = past[2];
@@ -322,15 +324,16 @@ Result<std::vector<double>> PageRankFamily(Run& run, const Teleport& r, const Ed
     return y;
   }
   CRAWLRANK_RETURN_IF_ERROR(run.Loop([&]() -> Result<double> {
-    CRAWLRANK_RETURN_IF_ERROR(StreamPass(run.graph, run.threads, [&](const EdgeChunk& chunk, uint32_t lo, uint32_t hi) {
-      for (size_t i = 0; i < chunk.size(); ++i) {
-        const auto all = chunk.TargetsOf(i);
-        const uint32_t v = chunk.sources[i];
-        const double d = denominator(v, all.size());
-        const double share = d > 0 ? pi[v] / d : pi[v];
-        for (uint32_t u : InRange(all, lo, hi)) y[u] += share;
-      }
-    }));
+    CRAWLRANK_RETURN_IF_ERROR(
+        StreamPass(run.graph, run.threads, [&](const EdgeChunk& chunk, uint32_t lo, uint32_t hi) {
+          for (size_t i = 0; i < chunk.size(); ++i) {
+            const auto all = chunk.TargetsOf(i);
+            const uint32_t v = chunk.sources[i];
+            const double d = denominator(v, all.size());
+            const double share = d > 0 ? pi[v] / d : pi[v];
+            for (uint32_t u : InRange(all, lo, hi)) y[u] += share;
+          }
+        }));
     const double propagated = ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
       double sum = 0;
       for (uint32_t u = begin; u < end; ++u) sum += (y[u] *= factor(u));
@@ -392,18 +395,19 @@ Status Hits(Run& run, const Teleport& r, std::vector<double>& a, std::vector<dou
     } else {
       std::fill(a2.begin(), a2.end(), 0.0);
       std::fill(h2.begin(), h2.end(), 0.0);
-      CRAWLRANK_RETURN_IF_ERROR(StreamPass(run.graph, run.threads, [&](const EdgeChunk& chunk, uint32_t lo, uint32_t hi) {
-        for (size_t k = 0; k < chunk.size(); ++k) {
-          const uint32_t i = chunk.sources[k];
-          const auto all = chunk.TargetsOf(k);
-          for (uint32_t j : InRange(all, lo, hi)) a2[j] += h[i];
-          if (i >= lo && i < hi) {
-            double sh = 0;
-            for (uint32_t j : all) sh += topic(j) * a[j];
-            h2[i] = sh;
-          }
-        }
-      }));
+      CRAWLRANK_RETURN_IF_ERROR(
+          StreamPass(run.graph, run.threads, [&](const EdgeChunk& chunk, uint32_t lo, uint32_t hi) {
+            for (size_t k = 0; k < chunk.size(); ++k) {
+              const uint32_t i = chunk.sources[k];
+              const auto all = chunk.TargetsOf(k);
+              for (uint32_t j : InRange(all, lo, hi)) a2[j] += h[i];
+              if (i >= lo && i < hi) {
+                double sh = 0;
+                for (uint32_t j : all) sh += topic(j) * a[j];
+                h2[i] = sh;
+              }
+            }
+          }));
     }
     const double residual = NormaliseAndCompare(run, a2, a) + NormaliseAndCompare(run, h2, h);
     a.swap(a2);
@@ -446,7 +450,8 @@ Result<RankAlgorithm> ParseRankAlgorithm(std::string_view name) {
     if (n == name) return a;
     known += (known.empty() ? "" : ", ") + std::string(n);
   }
-  return InvalidArgumentError("unknown rank algorithm \"" + std::string(name) + "\"; known: " + known);
+  return InvalidArgumentError("unknown rank algorithm \"" + std::string(name) +
+                              "\"; known: " + known);
 }
 
 std::string_view RankModeName(RankMode mode) {
@@ -480,7 +485,7 @@ Result<RankResult> ComputeRank(EdgeSource& graph, RankAlgorithm algorithm,
     mode = RankMode::kStream;  // one pass either way
   } else if (mode == RankMode::kAuto) {
     mode = CsrGraph::Bytes(n, report.links, hits) <= options.memory_budget ? RankMode::kCsr
-                                                                            : RankMode::kStream;
+                                                                           : RankMode::kStream;
   }
   report.mode = mode;
   report.threads = ResolveThreads(options.threads);
@@ -488,9 +493,9 @@ Result<RankResult> ComputeRank(EdgeSource& graph, RankAlgorithm algorithm,
   if (mode == RankMode::kCsr) {
     // kAuto chose by the source's own count of links, which a damaged PageDB header can
     // understate: the build checks the budget again with the links it counted.
-    Result<CsrGraph> built = BuildCsr(graph, hits, report.threads,
-                                      options.mode == RankMode::kAuto ? options.memory_budget
-                                                                      : UINT64_MAX);
+    Result<CsrGraph> built =
+        BuildCsr(graph, hits, report.threads,
+                 options.mode == RankMode::kAuto ? options.memory_budget : UINT64_MAX);
     if (built.ok()) {
       csr = std::move(built).value();
       report.links = csr.links;
@@ -521,7 +526,8 @@ Result<RankResult> ComputeRank(EdgeSource& graph, RankAlgorithm algorithm,
   }
   // A filtering source counts its links on its first pass: take the count that ran.
   if (mode == RankMode::kStream) report.links = graph.num_links();
-  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
 }
 

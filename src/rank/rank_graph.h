@@ -21,17 +21,19 @@ namespace crawlrank {
 // Vertex arrays are processed in blocks of this many pages; reductions add per-block
 // partial sums in block order, so they do not depend on the number of threads.
 inline constexpr size_t kRankBlock = 4096;
-inline size_t RankBlocks(uint32_t pages) { return (pages + kRankBlock - 1) / kRankBlock; }
+inline size_t RankBlocks(uint32_t pages) {
+  return (pages + kRankBlock - 1) / kRankBlock;
+}
 
 // Compressed sparse rows of a graph: the in-links of every page (sources in increasing
 // order, for pull updates) and, when asked, the out-links (for HITS hubs).
 struct CsrGraph {
   uint64_t links = 0;
-  std::vector<uint64_t> in_offsets;           // pages + 1 entries
-  std::unique_ptr<uint32_t[]> in_sources;     // links entries (not zeroed before the fill)
-  std::vector<uint32_t> out_degree;           // pages entries
-  std::vector<uint64_t> out_offsets;          // pages + 1 entries, or empty
-  std::unique_ptr<uint32_t[]> out_targets;    // links entries, or null
+  std::vector<uint64_t> in_offsets;         // pages + 1 entries
+  std::unique_ptr<uint32_t[]> in_sources;   // links entries (not zeroed before the fill)
+  std::vector<uint32_t> out_degree;         // pages entries
+  std::vector<uint64_t> out_offsets;        // pages + 1 entries, or empty
+  std::unique_ptr<uint32_t[]> out_targets;  // links entries, or null
 
   std::span<const uint32_t> InLinks(uint32_t page) const {
     return {in_sources.get() + in_offsets[page], in_offsets[page + 1] - in_offsets[page]};

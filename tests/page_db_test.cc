@@ -428,6 +428,63 @@ TEST(PageDbTest, UnknownFormatVersionIsRefusedClearly) {
   EXPECT_NE(older.message().find("page_db_load"), std::string::npos) << older.ToString();
 }
 
+// Turns the version 3 DB at `path` into what format version 2 was: no scheduler tables.
+void MakeVersion2(const std::string& path) {
+  MDB_env* env;
+  ASSERT_EQ(mdb_env_create(&env), 0);
+  ASSERT_EQ(mdb_env_set_maxdbs(env, 8), 0);
+  ASSERT_EQ(mdb_env_open(env, path.c_str(), 0, 0644), 0);
+  MDB_txn* txn;
+  ASSERT_EQ(mdb_txn_begin(env, nullptr, 0, &txn), 0);
+  for (const char* table : {"schedule", "hosts", "payloads"}) {
+    MDB_dbi dbi;
+    ASSERT_EQ(mdb_dbi_open(txn, table, 0, &dbi), 0);
+    ASSERT_EQ(mdb_drop(txn, dbi, 1), 0);
+  }
+  ASSERT_EQ(mdb_txn_commit(txn), 0);
+  mdb_env_close(env);
+  std::string version;
+  coding::PutFixed32(version, 2);
+  PutMeta(path, "format_version", version);
+}
+
+TEST(PageDbTest, Version2IsReadAsItIsAndWrittenOnlyAfterAnUpgrade) {
+  TempDir dir;
+  const std::string path = dir.Sub("db");
+  {
+    auto db = PageDb::Open(path, Fast());
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Add(Page("http://a.example/", {"http://a.example/x"})).ok());
+  }
+  MakeVersion2(path);
+  PageDbOptions reading = Fast();
+  reading.read_only = true;
+  {
+    auto db = PageDb::Open(path, reading);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    EXPECT_EQ((*db)->Info()->format_version, 2u);
+    EXPECT_EQ((*db)->Info()->counters.pages, 2u);
+    EXPECT_TRUE((*db)->Check().ok());
+  }
+  const Status refused = PageDb::Open(path, Fast()).status();
+  EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.message().find("format version 2 has no scheduler tables"), std::string::npos)
+      << refused.ToString();
+  EXPECT_NE(refused.message().find("page_db_upgrade"), std::string::npos) << refused.ToString();
+  PageDbOptions upgrade = Fast();
+  upgrade.upgrade = true;
+  {
+    auto db = PageDb::Open(path, upgrade);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    EXPECT_EQ((*db)->Info()->format_version, 3u);
+  }
+  auto db = PageDb::Open(path, reading);
+  ASSERT_TRUE(db.ok());
+  EXPECT_EQ((*db)->Info()->format_version, 3u);
+  EXPECT_EQ((*db)->FindUrl("http://a.example/x")->id, 1u);
+  EXPECT_TRUE((*db)->Check().ok());
+}
+
 TEST(PageDbTest, UrlProfileIsFixedAtCreation) {
   TempDir dir;
   PageDbOptions options = Fast();

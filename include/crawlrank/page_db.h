@@ -50,8 +50,10 @@
 
 namespace crawlrank {
 
-// The newest on-disk format this library reads and writes.
-inline constexpr uint32_t kPageDbFormatVersion = 2;
+// The newest on-disk format this library reads and writes. Version 3 added the
+// scheduler's tables (docs/format.md); a version 2 DB is read as it is, and written only
+// after PageDbOptions::upgrade (page_db_upgrade) adds them.
+inline constexpr uint32_t kPageDbFormatVersion = 3;
 
 enum class Durability : uint8_t {
   // fsync at every commit: nothing reported done is lost even on power loss. Slowest for
@@ -72,6 +74,11 @@ struct PageDbOptions {
   bool error_if_exists = false;
   // Open for reading only: takes no writer lock, so it works beside a running writer.
   bool read_only = false;
+  // Let a writer's open carry a format version 2 DB over to version 3, in place: it adds
+  // the scheduler's empty tables and nothing else, but older crawlrank releases can no
+  // longer open the DB. Without it, opening a version 2 DB for writing is
+  // FailedPrecondition naming page_db_upgrade (which sets it). Default: false.
+  bool upgrade = false;
   // Size of the LMDB map when the DB is opened for writing. The map doubles whenever it
   // fills, so this only saves a few early resizes. The file grows with the data, not with
   // the map. Default: 256 MiB.

@@ -407,12 +407,23 @@ Status OpenTable(MDB_txn* txn, const char* name, unsigned flags, MDB_dbi* dbi,
   return Status::Ok();
 }
 
+// The scheduler's tables, new in format version 3 (docs/format.md).
+constexpr uint32_t kFirstScheduleVersion = 3;
+Status CreateScheduleTables(PageDb::Impl& db, MDB_txn* txn) {
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "schedule", MDB_CREATE, &db.schedule, db.path));
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "hosts", MDB_CREATE, &db.hosts, db.path));
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "payloads", MDB_CREATE, &db.payloads, db.path));
+  db.has_schedule = true;
+  return Status::Ok();
+}
+
 // Creates the tables and header of a new DB inside `txn`.
 Status CreateTables(PageDb::Impl& db, MDB_txn* txn) {
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "meta", MDB_CREATE, &db.meta, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "pages", MDB_CREATE, &db.pages, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "fingerprints", MDB_CREATE, &db.fingerprints, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "links", MDB_CREATE, &db.links, db.path));
+  CRAWLRANK_RETURN_IF_ERROR(CreateScheduleTables(db, txn));
   std::string version;
   coding::PutFixed32(version, kPageDbFormatVersion);
   const std::pair<std::string_view, std::string> header[] = {
@@ -444,17 +455,27 @@ Status OpenTables(PageDb::Impl& db, MDB_txn* txn) {
   if (!coding::GetFixed32(version_value, &version) || !version_value.empty()) {
     return DataLossError("open " + PageDbName(db.path) + ": format version field damaged");
   }
-  if (version != kPageDbFormatVersion) {
-    const std::string prefix =
-        "open " + PageDbName(db.path) + ": format version " + std::to_string(version);
-    const std::string reads = " (it reads version " + std::to_string(kPageDbFormatVersion) + ")";
-    if (version > kPageDbFormatVersion) {
-      return FailedPreconditionError(prefix + " is newer than this crawlrank" + reads);
-    }
+  const std::string prefix =
+      "open " + PageDbName(db.path) + ": format version " + std::to_string(version);
+  const std::string reads = " (it reads version " + std::to_string(kPageDbFormatVersion) + ")";
+  if (version > kPageDbFormatVersion) {
+    return FailedPreconditionError(prefix + " is newer than this crawlrank" + reads);
+  }
+  if (version + 1 < kFirstScheduleVersion) {
     return FailedPreconditionError(
         prefix + " is older than this crawlrank" + reads +
         "; carry it over with the crawlrank that wrote it: page_db_dump info --all and "
         "page_db_dump links, then page_db_load both into a new PageDB with this one");
+  }
+  // Version 2 lacks only the scheduler's tables: readable as it is, writable once upgraded.
+  const bool old_version = version < kFirstScheduleVersion;
+  db.format_version = old_version && db.read_only() ? version : kPageDbFormatVersion;
+  if (old_version && !db.read_only() && !db.options.upgrade) {
+    return FailedPreconditionError(
+        prefix + " has no scheduler tables; this crawlrank writes version " +
+        std::to_string(kPageDbFormatVersion) +
+        ". Run page_db_upgrade on it (adds the empty "
+        "tables in place; pages and links stay as they are; older releases then cannot open it)");
   }
   CRAWLRANK_ASSIGN_OR_RETURN(std::string_view hash, GetMeta(txn, db.meta, kMetaHash, db.path));
   if (hash != kHashValue) {
@@ -473,6 +494,20 @@ Status OpenTables(PageDb::Impl& db, MDB_txn* txn) {
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "pages", 0, &db.pages, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "fingerprints", 0, &db.fingerprints, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "links", 0, &db.links, db.path));
+  if (!old_version) {
+    CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "schedule", 0, &db.schedule, db.path));
+    CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "hosts", 0, &db.hosts, db.path));
+    CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "payloads", 0, &db.payloads, db.path));
+    db.has_schedule = true;
+  } else if (!db.read_only()) {  // upgrade, as asked
+    CRAWLRANK_RETURN_IF_ERROR(CreateScheduleTables(db, txn));
+    std::string encoded;
+    coding::PutFixed32(encoded, kPageDbFormatVersion);
+    MDB_val k = Val(kMetaFormatVersion), v = Val(encoded);
+    if (const int rc = mdb_put(txn, db.meta, &k, &v, 0); rc != 0) {
+      return lmdb::Error(rc, "upgrade the format version of", db.path);
+    }
+  }
   return Status::Ok();
 }
 

@@ -152,7 +152,7 @@ Result<PageDbInfo> PageDb::Info() const {
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, NewSnapshot());
   PageDbInfo info;
   info.path = impl_->path;
-  info.format_version = kPageDbFormatVersion;
+  info.format_version = impl_->format_version;
   info.url_profile = impl_->profile;
   info.hash = std::string(kHashValue);
   info.created_ms = impl_->created_ms;

@@ -65,6 +65,11 @@ Status PageDb::CompactTo(const std::string& dir, bool check_data) const {
   CRAWLRANK_RETURN_IF_ERROR(
       CopyTable(from, db.fingerprints, to.get(), "fingerprints", true, where));
   CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.links, to.get(), "links", true, where));
+  if (db.has_schedule) {  // a version 2 DB is copied as it is, without them
+    CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.schedule, to.get(), "schedule", true, where));
+    CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.hosts, to.get(), "hosts", true, where));
+    CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.payloads, to.get(), "payloads", true, where));
+  }
   if (const int rc = mdb_env_sync(to.get(), 1); rc != 0) return lmdb::Error(rc, "sync", dir);
   return Status::Ok();
 }

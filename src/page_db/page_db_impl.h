@@ -40,7 +40,7 @@ inline std::string PageDbName(std::string_view path) {
   return "PageDB \"" + std::string(path) + "\"";
 }
 
-// LMDB's named-table limit for a PageDB environment: its four tables, with room to grow.
+// LMDB's named-table limit for a PageDB environment: its seven tables, with room to grow.
 inline constexpr unsigned kMaxTables = 8;
 
 // LMDB keys: big-endian, so byte order is numeric order (docs/format.md).
@@ -96,6 +96,11 @@ struct PageDb::Impl {
   UniqueFd writer_lock;  // flock'ed by the one writer process
   lmdb::Env env;
   MDB_dbi meta = 0, pages = 0, fingerprints = 0, links = 0;
+  // The scheduler's tables (format version 3). has_schedule is false for a version 2 DB
+  // opened read-only: its schedule is the one derived from the pages alone.
+  MDB_dbi schedule = 0, hosts = 0, payloads = 0;
+  bool has_schedule = false;
+  uint32_t format_version = kPageDbFormatVersion;
 
   // Every live transaction of this process holds this shared; resizing the map (which
   // remaps it) holds it exclusively.

@@ -273,6 +273,11 @@ Status WriteTxn::Apply(const PreparedPage& prepared) {
   return Status::Ok();
 }
 
+Result<uint32_t> WriteTxn::Discover(const PreparedPage& prepared, float link_score) {
+  CRAWLRANK_RETURN_IF_ERROR(prepared.status);
+  return Resolve(prepared.url, prepared.fingerprint, prepared.check, 0, 0, link_score);
+}
+
 Status WriteTxn::Restore(const PageRecord& in) {
   CRAWLRANK_ASSIGN_OR_RETURN(std::string url, CanonicalizeUrl(in.url, db_.profile));
   if (url != in.url) {

@@ -146,6 +146,9 @@ class WriteTxn {
 
   // Records a fetched page (or, with links_only, just its out-links).
   Status Apply(const PreparedPage& page);
+  // Makes sure the page of a prepared URL exists (a seed: depth 0), raising its link
+  // score to at least `link_score`; its links and crawl data stay as they are.
+  Result<uint32_t> Discover(const PreparedPage& page, float link_score);
   Status Restore(const PageRecord& record);
   Status RestoreLinks(uint32_t source, std::vector<uint32_t> targets);
 

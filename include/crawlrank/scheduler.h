@@ -1,0 +1,218 @@
+// crawlrank/scheduler.h: what a crawler fetches next.
+//
+// A Scheduler runs over a PageDb opened for writing, in the same LMDB environment. It
+// hands out the best uncrawled pages that their hosts allow now (Next), takes back what
+// the crawler reports (Crawled, Failed), and keeps every host polite.
+//
+//   auto db = PageDb::Open("crawl.db", {});
+//   auto scheduler = Scheduler::Open(**db, {});          // polite: 1 s, 1 in flight per host
+//   (*scheduler)->AddSeeds({"https://example.com/"});
+//   for (;;) {
+//     auto batch = (*scheduler)->Next(16);
+//     if (batch->empty()) { if ((*scheduler)->GetStats().finished) break; sleep; continue; }
+//     for (const Request& r : *batch) {
+//       fetch r.url ...;
+//       (*scheduler)->Crawled({.page = {.url = r.url, .links = ...}, .lease = r.lease});
+//       // or (*scheduler)->Failed({.url = r.url, .lease = r.lease, .reason = "timeout"});
+//     }
+//   }
+//
+// What it keeps, and where
+// ------------------------
+// The schedule is derived from the pages: a page the PageDB has and has not crawled is
+// queued, unless the `schedule` table says otherwise (leased, waiting to retry, failed,
+// due for a revisit). So a page reaches the schedule in the same transaction that first
+// names it, whoever writes it (Crawled, or PageDb::Add on the same PageDb), and costs
+// the schedule nothing on disk until something happens to it. Leases, retries and the
+// per-host state (holds after 429/503, crawl delays set by the caller) are written in
+// LMDB in the transaction that changes them; a Crawled report commits the page, its
+// links, the new pages they name and the end of its lease in one transaction.
+//
+// In memory, each host keeps a heap of its queued pages by score, and the hosts that may
+// send a request now sit in a heap by their best page: Next(n) costs O(n log hosts) and
+// never scans the schedule. RAM: 8 bytes per page of the DB plus 8 per queued page, and
+// about 100 bytes per host plus its key.
+//
+// Durability and crashes
+// ----------------------
+// As the PageDb's (Durability): a call that returned is durable within sync_interval by
+// default. A page handed out is never lost: until Crawled or Failed acknowledge it, it is
+// in flight, and an expired lease (lease_ms) puts it back in the queue. Opening a
+// Scheduler returns the previous writer's leases at once: only one process writes a
+// PageDB at a time, so that writer is gone and nobody will acknowledge them. A page is
+// never handed out twice while its lease is valid.
+//
+// Thread safety
+// -------------
+// All methods may be called from any number of threads of the one process that opened
+// the PageDb for writing; they serialise on the PageDb's writer lock (Next and Crawled
+// are both short transactions). Other processes (page_db_schedule, page_db_stats) read
+// the `schedule` and `hosts` tables through their own snapshots.
+//
+// Time
+// ----
+// Every decision reads the `clock` of the options (default: the system clock). Tests and
+// the crawl simulator pass a ManualClock and move it themselves; nothing here sleeps.
+//
+// Caveats
+// -------
+// - One Scheduler per PageDb (FailedPrecondition for a second), and the PageDb must
+//   outlive it.
+// - A report for a lease that expired is still recorded (the page was fetched), and
+//   ends whatever lease the page has now; the holder of the newer lease is then told
+//   nothing, and its own report later counts as a recrawl.
+#ifndef CRAWLRANK_SCHEDULER_H_
+#define CRAWLRANK_SCHEDULER_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "crawlrank/clock.h"
+#include "crawlrank/page_db.h"
+#include "crawlrank/page_types.h"
+#include "crawlrank/status.h"
+#include "crawlrank/url.h"
+
+namespace crawlrank {
+
+// How queued pages are ordered; the highest score goes first, ties by page id (the order
+// pages were discovered in).
+enum class ScoreMode : uint8_t {
+  kLinkScore = 1,     // the best link score any in-link gave the page (Aduana's default)
+  kBreadthFirst = 2,  // lowest depth first: the baseline of the crawl-ordering literature
+  kRandom = 3,        // a fixed pseudo-random order (by fingerprint): the other baseline
+};
+std::string_view ScoreModeName(ScoreMode mode);
+// InvalidArgument naming the accepted names.
+Result<ScoreMode> ParseScoreMode(std::string_view name);
+
+struct SchedulerOptions {
+  ScoreMode score = ScoreMode::kLinkScore;
+
+  // --- Politeness, per host key (docs/scheduler.md has the table of front-end defaults).
+  // What one politeness budget covers: the host name, or its registered domain.
+  HostKeyMode host_key = HostKeyMode::kHost;
+  // Minimum time between two requests to one host, from one hand-out to the next. 0 turns
+  // the delay off (a crawl of one's own test server). A crawl delay set with
+  // SetCrawlDelay (robots.txt) raises it for that host.
+  int64_t min_delay_ms = 1000;
+  // Requests to one host in flight at once.
+  uint32_t max_in_flight_per_host = 1;
+  // How long a 429 or 503 without Retry-After holds its host: this, doubled for every
+  // further such answer in a row (up to max_hold_ms); a success resets it.
+  int64_t hold_ms = 60'000;
+  int64_t max_hold_ms = 3'600'000;
+
+  // --- Leases and retries.
+  // A page handed out and not acknowledged within this time goes back to the queue.
+  int64_t lease_ms = 600'000;
+  // A retryable failure retries after retry_ms, doubled for each further failure of the
+  // page, until it has failed max_retries + 1 times; then the page is failed for good.
+  int64_t retry_ms = 60'000;
+  uint32_t max_retries = 3;
+
+  // --- Limits (0: none).
+  // Pages deeper than this (seeds are depth 0) are not scheduled.
+  uint32_t max_depth = 0;
+  // Pages handed out in all (crawled, in flight or failed), and per host.
+  uint64_t max_pages = 0;
+  uint64_t max_pages_per_host = 0;
+
+  // The clock every decision reads; must outlive the Scheduler. nullptr: the system clock.
+  const Clock* clock = nullptr;
+};
+
+// A page handed out by Next.
+struct Request {
+  std::string url;
+  uint64_t fingerprint = 0;
+  uint32_t depth = 0;
+  float score = 0;
+  uint64_t lease = 0;  // give it back in Crawled / Failed
+  std::string host;    // the politeness key
+};
+
+// A fetched page: what the PageDB records (PageDb::Add), and the lease it ends.
+// Outcomes: a 2xx, 3xx or 4xx other than 429 is a crawled page with its status (a 404 has
+// no links; a redirect is a page whose one link is its target). A 429, a 5xx or a network
+// error is a failure: report it with Failed.
+struct CrawlReport {
+  CrawledPage page;
+  uint64_t lease = 0;  // 0: the page was not handed out by Next (or the lease is lost)
+};
+
+struct FailureReport {
+  std::string url;
+  uint64_t lease = 0;
+  // False: the page is failed for good at once (e.g. a URL the crawler cannot fetch).
+  bool retryable = true;
+  // The HTTP status when there was an answer (429, 5xx), 0 for a network error.
+  uint16_t http_status = 0;
+  // A 429 or 503 holds the whole host: for Retry-After when the server sent it (in
+  // milliseconds from now), or for the growing hold of SchedulerOptions.
+  std::optional<int64_t> retry_after_ms;
+  std::string reason;  // kept with a page that failed for good
+};
+
+struct SchedulerStats {
+  uint64_t queued = 0;     // waiting for their turn (including those not ready yet)
+  uint64_t ready = 0;      // queued pages whose host would take a request now
+  uint64_t in_flight = 0;  // leased
+  uint64_t retrying = 0;   // waiting for a retry
+  uint64_t crawled = 0;
+  uint64_t failed = 0;    // failed for good
+  uint64_t filtered = 0;  // never scheduled: deeper than max_depth
+  uint64_t hosts = 0;
+  // When the next request may be handed out (never later; now when one is ready), if no
+  // report comes in meanwhile: a host's delay ending, a retry or a lease coming due. -1
+  // when the crawl is finished.
+  int64_t next_ready_ms = -1;
+  // Nothing is queued, retrying or in flight, or max_pages is reached: the crawl is over.
+  bool finished = false;
+};
+
+class Scheduler {
+ public:
+  // Loads the schedule of `db` (one pass over its pages and the scheduler's tables) and
+  // joins its writes. `db` must be open for writing and outlive the Scheduler.
+  // FailedPrecondition for a read-only DB or when another Scheduler uses it.
+  static Result<std::unique_ptr<Scheduler>> Open(PageDb& db, const SchedulerOptions& options);
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Adds pages to crawl at depth 0 (those already known keep their state). A URL that
+  // cannot be canonicalised fails the whole call, naming it.
+  Status AddSeeds(const std::vector<std::string>& urls);
+
+  // Up to n requests, best first, each from a host that may take it now. Empty when no
+  // host is ready: GetStats() tells when one will be, or that the crawl is finished.
+  Result<std::vector<Request>> Next(size_t n);
+
+  // Records a fetched page (its links become pages and join the queue) and ends its lease.
+  Status Crawled(const CrawlReport& report);
+  // Several in one transaction.
+  Status CrawledBatch(const std::vector<CrawlReport>& reports);
+
+  // Ends the lease of a page that could not be fetched, and retries it or fails it.
+  // NotFound when the URL is not in the DB.
+  Status Failed(const FailureReport& report);
+
+  // Sets the crawl delay of a host (robots.txt); 0 restores min_delay_ms. Persisted.
+  Status SetCrawlDelay(std::string_view host, int64_t delay_ms);
+
+  SchedulerStats GetStats() const;
+
+ private:
+  struct Impl;
+  explicit Scheduler(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace crawlrank
+
+#endif  // CRAWLRANK_SCHEDULER_H_

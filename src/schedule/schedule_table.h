@@ -1,0 +1,49 @@
+// Value encodings of the scheduler's tables (docs/format.md, format version 3).
+//
+// `schedule`: key32 page id -> the page's state, only for a page whose state is not the
+// one its record implies (uncrawled: queued; crawled: done):
+//   u8 state (0 queued after failures, 1 leased, 2 waiting to retry, 3 failed for good),
+//   varint failures, then for 1: varint lease id, zig-zag varint expiry (Unix ms);
+//   for 2: zig-zag varint due time; for 3: varint HTTP status, varint length + reason.
+// `hosts`: host key (bytes) -> u8 version (1), zig-zag varint hold until (Unix ms),
+//   varint holds in a row, zig-zag varint crawl delay (ms, 0: none), varint length +
+//   robots.txt state (opaque to the scheduler; the crawler's).
+#ifndef CRAWLRANK_SRC_SCHEDULE_SCHEDULE_TABLE_H_
+#define CRAWLRANK_SRC_SCHEDULE_SCHEDULE_TABLE_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "crawlrank/status.h"
+
+namespace crawlrank {
+
+enum class EntryState : uint8_t { kQueued = 0, kLeased = 1, kRetrying = 2, kFailed = 3 };
+
+struct ScheduleEntry {
+  EntryState state = EntryState::kQueued;
+  uint32_t failures = 0;
+  uint64_t lease = 0;        // kLeased
+  int64_t time_ms = 0;       // kLeased: expiry; kRetrying: due
+  uint16_t http_status = 0;  // kFailed
+  std::string reason;        // kFailed
+};
+
+void EncodeScheduleEntry(const ScheduleEntry& entry, std::string* out);
+// DataLoss naming the page id when the value does not decode.
+Status DecodeScheduleEntry(uint32_t id, std::string_view value, ScheduleEntry* entry);
+
+struct HostEntry {
+  int64_t hold_until_ms = 0;
+  uint32_t holds_in_a_row = 0;
+  int64_t crawl_delay_ms = 0;
+  std::string robots;
+};
+
+void EncodeHostEntry(const HostEntry& entry, std::string* out);
+Status DecodeHostEntry(std::string_view host, std::string_view value, HostEntry* entry);
+
+}  // namespace crawlrank
+
+#endif  // CRAWLRANK_SRC_SCHEDULE_SCHEDULE_TABLE_H_

@@ -1,0 +1,714 @@
+// The best-first scheduler (crawlrank/scheduler.h).
+//
+// Locks: the PageDB's writer lock (RunWrite) is taken first, then `mu`, which guards
+// every in-memory structure here; GetStats takes only `mu`. In-memory changes that a
+// transaction makes are either staged and applied once it commits (new pages, reports,
+// failures: Committed) or, for Next, made at once and undone if it aborts (RolledBack).
+#include "crawlrank/scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <queue>
+#include <unordered_map>
+
+#include "page_db/page_record.h"
+#include "page_db/write_txn.h"
+#include "schedule/page_heap.h"
+#include "schedule/schedule_table.h"
+
+namespace crawlrank {
+
+using lmdb::Val;
+using lmdb::View;
+
+std::string_view ScoreModeName(ScoreMode mode) {
+  switch (mode) {
+    case ScoreMode::kLinkScore: return "link-score";
+    case ScoreMode::kBreadthFirst: return "breadth-first";
+    case ScoreMode::kRandom: return "random";
+  }
+  return "unknown";
+}
+
+Result<ScoreMode> ParseScoreMode(std::string_view name) {
+  for (ScoreMode mode : {ScoreMode::kLinkScore, ScoreMode::kBreadthFirst, ScoreMode::kRandom}) {
+    if (name == ScoreModeName(mode)) return mode;
+  }
+  return InvalidArgumentError("score mode \"" + std::string(name) +
+                              "\": expected link-score, breadth-first or random");
+}
+
+namespace {
+
+// Page states beyond heap positions (page_heap.h).
+constexpr uint32_t kUnknown = kFirstState;  // not loaded yet (a page id past the arrays)
+constexpr uint32_t kCrawled = kFirstState + 1;
+constexpr uint32_t kLeased = kFirstState + 2;
+constexpr uint32_t kRetrying = kFirstState + 3;
+constexpr uint32_t kFailed = kFirstState + 4;
+constexpr uint32_t kFiltered = kFirstState + 5;
+constexpr uint32_t kNoHost = UINT32_MAX;
+
+struct Host {
+  std::string key;
+  PageHeap queue;
+  uint32_t in_flight = 0;
+  uint64_t done = 0;           // crawled or failed for good (max_pages_per_host)
+  int64_t ready_at_ms = 0;     // the politeness delay since the last hand-out
+  int64_t crawl_delay_ms = 0;  // SetCrawlDelay; 0: min_delay_ms
+  int64_t hold_until_ms = 0;   // 429 / 503
+  uint32_t holds_in_a_row = 0;
+  std::string robots;   // kept for the crawler (format version 3 reserves it)
+  uint64_t ticket = 0;  // the host's entry in ready/waiting with this ticket is valid
+};
+
+struct Lease {
+  uint64_t id;
+  int64_t expiry_ms;
+};
+
+// A time-ordered queue of (time, page or host, ticket) with stale entries skipped by
+// the caller.
+struct Timed {
+  int64_t time;
+  uint32_t who;
+  uint64_t ticket;
+  bool operator>(const Timed& o) const { return time > o.time || (time == o.time && who > o.who); }
+};
+using TimeQueue = std::priority_queue<Timed, std::vector<Timed>, std::greater<Timed>>;
+
+struct Ready {
+  float key;
+  uint32_t best;  // the host's best page id (ties)
+  uint32_t host;
+  uint64_t ticket;
+  bool operator<(const Ready& o) const {  // max-heap: highest key, then lowest page id
+    return key < o.key || (key == o.key && best > o.best);
+  }
+};
+
+}  // namespace
+
+struct Scheduler::Impl final : WriteHook {
+  PageDb& db;
+  PageDb::Impl& store;
+  SchedulerOptions options;
+  SystemClock system_clock;
+  const Clock& clock;
+
+  mutable std::mutex mu;
+  std::vector<uint32_t> host_of;  // by page id
+  std::vector<uint32_t> slot;     // by page id: heap position or a state
+  std::vector<float> keys;        // by page id: the score it is queued by
+  std::vector<Host> hosts;
+  std::unordered_map<std::string, uint32_t> host_numbers;
+  std::priority_queue<Ready> ready;
+  TimeQueue waiting;  // hosts with queued pages, by the time they may take one
+  std::unordered_map<uint32_t, Lease> leases;
+  TimeQueue lease_expiry;                           // ticket: lease id
+  std::unordered_map<uint32_t, uint32_t> failures;  // pages that failed and may retry
+  TimeQueue retry_due;                              // ticket: unused
+  uint64_t next_lease = 1;
+  uint64_t queued = 0, retrying = 0, crawled = 0, failed = 0, filtered = 0;
+
+  // What the current transaction will change once it commits.
+  struct Staged {
+    struct NewPage {
+      uint32_t id, host, depth;
+      uint64_t fingerprint;
+      bool crawled;
+    };
+    std::vector<NewPage> created;
+    std::vector<uint32_t> fetched, raised;
+    struct FailureChange {
+      uint32_t id;
+      ScheduleEntry entry;
+    };
+    std::vector<FailureChange> failures;
+    std::vector<std::pair<uint32_t, HostEntry>> host_changes;
+    // Next: picks made at once, undone on rollback.
+    struct Pick {
+      uint32_t id, host;
+      float key;
+      uint32_t in_flight;
+      int64_t ready_at_ms;
+    };
+    std::vector<Pick> picks;
+    uint64_t next_lease = 0;
+    void Clear() { *this = Staged(); }
+  } staged;
+
+  Impl(PageDb& db, const SchedulerOptions& options)
+      : db(db),
+        store(PageDbInternals::Of(db)),
+        options(options),
+        clock(options.clock != nullptr ? *options.clock : system_clock) {}
+
+  ~Impl() override {
+    std::lock_guard writer(store.write_mutex);
+    if (store.write_hook == this) store.write_hook = nullptr;
+  }
+
+  // ---- keys and hosts
+
+  float KeyOf(uint32_t id, uint32_t depth, uint64_t fingerprint) const {
+    switch (options.score) {
+      case ScoreMode::kLinkScore: return store.link_scores[id];
+      case ScoreMode::kBreadthFirst: return -static_cast<float>(depth);
+      case ScoreMode::kRandom:
+        return static_cast<float>((fingerprint * 0x9E3779B97F4A7C15ull) >> 40) / 16777216.f;
+    }
+    return 0;
+  }
+
+  uint32_t HostNumber(std::string_view url) {
+    auto key = HostKey(url, options.host_key);
+    std::string name = key.ok() ? *std::move(key) : std::string();
+    auto [it, inserted] = host_numbers.try_emplace(name, static_cast<uint32_t>(hosts.size()));
+    if (inserted) hosts.emplace_back().key = std::move(name);
+    return it->second;
+  }
+
+  int64_t DelayOf(const Host& h) const { return std::max(options.min_delay_ms, h.crawl_delay_ms); }
+
+  bool Exhausted(const Host& h) const {
+    return options.max_pages_per_host != 0 && h.done + h.in_flight >= options.max_pages_per_host;
+  }
+
+  // Files the host where Next looks for it, after any change to it.
+  void Reschedule(uint32_t number, int64_t now) {
+    Host& h = hosts[number];
+    ++h.ticket;
+    if (h.queue.empty() || h.in_flight >= options.max_in_flight_per_host || Exhausted(h)) return;
+    const int64_t at = std::max(h.ready_at_ms, h.hold_until_ms);
+    if (at <= now) {
+      ready.push({h.queue.top().key, h.queue.top().id, number, h.ticket});
+    } else {
+      waiting.push({at, number, h.ticket});
+    }
+  }
+
+  void Grow(uint32_t pages) {
+    if (slot.size() < pages) {
+      slot.resize(pages, kUnknown);
+      host_of.resize(pages, kNoHost);
+      keys.resize(pages, 0.f);
+    }
+  }
+
+  // Puts an uncrawled page in its host's queue (or filters it).
+  void Enqueue(uint32_t id, uint32_t host, uint32_t depth, uint64_t fingerprint, int64_t now) {
+    host_of[id] = host;
+    if (options.max_depth != 0 && depth > options.max_depth) {
+      slot[id] = kFiltered;
+      ++filtered;
+      return;
+    }
+    keys[id] = KeyOf(id, depth, fingerprint);
+    Requeue(id, now);
+  }
+
+  void Requeue(uint32_t id, int64_t now) {
+    Host& h = hosts[host_of[id]];
+    h.queue.Push(id, keys[id], slot);
+    ++queued;
+    if (slot[id] == 0) Reschedule(host_of[id], now);
+  }
+
+  // ---- time-driven changes, made before Next picks
+
+  void PromoteDue(int64_t now) {
+    while (!lease_expiry.empty() && lease_expiry.top().time <= now) {
+      const Timed t = lease_expiry.top();
+      lease_expiry.pop();
+      auto it = leases.find(t.who);
+      if (it == leases.end() || it->second.id != t.ticket) continue;
+      leases.erase(it);
+      Host& h = hosts[host_of[t.who]];
+      --h.in_flight;
+      slot[t.who] = kUnknown;
+      Requeue(t.who, now);
+      Reschedule(host_of[t.who], now);
+    }
+    while (!retry_due.empty() && retry_due.top().time <= now) {
+      const Timed t = retry_due.top();
+      retry_due.pop();
+      if (slot[t.who] != kRetrying) continue;
+      --retrying;
+      slot[t.who] = kUnknown;
+      Requeue(t.who, now);
+    }
+    while (!waiting.empty() && waiting.top().time <= now) {
+      const Timed t = waiting.top();
+      waiting.pop();
+      Host& h = hosts[t.who];
+      if (h.ticket != t.ticket) continue;
+      Reschedule(t.who, now);
+    }
+  }
+
+  uint64_t Done() const { return crawled + failed; }
+
+  // ---- the hook: every write transaction of the PageDB
+
+  Status BeforeCommit(WriteTxn& write) override {
+    std::lock_guard lock(mu);
+    for (const PageRecord& record : write.created()) {
+      staged.created.push_back(
+          {record.id, HostNumber(record.url), record.depth, record.fingerprint, record.crawled()});
+    }
+    MDB_txn* txn = write.txn();
+    for (size_t i = 0; i < write.fetched_count(); ++i) {
+      const uint32_t id = write.fetched(i).id;
+      staged.fetched.push_back(id);
+      // A crawled page's state is implied by its record: no entry (an expired lease may
+      // have left one behind, so delete without asking).
+      Key32 key(id);
+      MDB_val k = key.val();
+      const int rc = mdb_del(txn, store.schedule, &k, nullptr);
+      if (rc != 0 && rc != MDB_NOTFOUND) return write.Check(rc, "end the schedule entry in");
+    }
+    if (options.score == ScoreMode::kLinkScore) {
+      for (const auto& [id, old] : write.raised_scores()) staged.raised.push_back(id);
+    }
+    for (const auto& change : staged.failures) {
+      std::string value;
+      EncodeScheduleEntry(change.entry, &value);
+      Key32 key(change.id);
+      MDB_val k = key.val(), v = Val(value);
+      CRAWLRANK_RETURN_IF_ERROR(
+          write.Check(mdb_put(txn, store.schedule, &k, &v, 0), "write a schedule entry to"));
+    }
+    for (const auto& [number, entry] : staged.host_changes) {
+      std::string value;
+      EncodeHostEntry(entry, &value);
+      MDB_val k = Val(hosts[number].key), v = Val(value);
+      if (k.mv_size == 0) continue;  // URLs without a host key share no persistent state
+      CRAWLRANK_RETURN_IF_ERROR(
+          write.Check(mdb_put(txn, store.hosts, &k, &v, 0), "write a host entry to"));
+    }
+    return Status::Ok();
+  }
+
+  void Committed() override {
+    std::lock_guard lock(mu);
+    const int64_t now = clock.NowMs();
+    Grow(static_cast<uint32_t>(store.writer.counters.pages));
+    for (const Staged::NewPage& page : staged.created) {
+      Place(page.id, page.host, page.depth, page.fingerprint, page.crawled, now);
+    }
+    for (uint32_t id : staged.fetched) MarkCrawled(id, now);
+    for (uint32_t id : staged.raised) {
+      if (slot[id] < kFirstState) {
+        Host& h = hosts[host_of[id]];
+        const bool top = slot[id] == 0;
+        h.queue.Update(slot[id], store.link_scores[id], slot);
+        if (top || slot[id] == 0) Reschedule(host_of[id], now);
+      }
+    }
+    for (const auto& change : staged.failures) ApplyFailure(change.id, change.entry, now);
+    for (const auto& [number, entry] : staged.host_changes) {
+      Host& h = hosts[number];
+      h.hold_until_ms = entry.hold_until_ms;
+      h.holds_in_a_row = entry.holds_in_a_row;
+      h.crawl_delay_ms = entry.crawl_delay_ms;
+      Reschedule(number, now);
+    }
+    if (staged.next_lease != 0) next_lease = staged.next_lease;
+    staged.Clear();
+  }
+
+  void RolledBack() override {
+    std::lock_guard lock(mu);
+    // Undo Next's picks, newest first.
+    for (auto it = staged.picks.rbegin(); it != staged.picks.rend(); ++it) {
+      leases.erase(it->id);
+      Host& h = hosts[it->host];
+      h.in_flight = it->in_flight;
+      h.ready_at_ms = it->ready_at_ms;
+      slot[it->id] = kUnknown;
+      h.queue.Push(it->id, it->key, slot);
+      ++queued;
+      Reschedule(it->host, clock.NowMs());
+    }
+    staged.Clear();
+  }
+
+  // A page the schedule has not seen: crawled, or queued (or filtered).
+  void Place(uint32_t id, uint32_t host, uint32_t depth, uint64_t fingerprint, bool was_crawled,
+             int64_t now) {
+    if (was_crawled) {
+      host_of[id] = host;
+      slot[id] = kCrawled;
+      ++crawled;
+      ++hosts[host].done;
+      return;
+    }
+    Enqueue(id, host, depth, fingerprint, now);
+  }
+
+  void MarkCrawled(uint32_t id, int64_t now) {
+    const uint32_t state = slot[id];
+    if (state == kCrawled) return;  // a recrawl
+    const uint32_t host = host_of[id];
+    if (state < kFirstState) {
+      Host& h = hosts[host];
+      const bool top = state == 0;
+      h.queue.RemoveAt(state, kCrawled, slot);
+      --queued;
+      if (top) Reschedule(host, now);
+    } else if (state == kLeased) {
+      leases.erase(id);
+      Host& h = hosts[host];
+      --h.in_flight;
+      h.holds_in_a_row = 0;
+    } else if (state == kRetrying) {
+      --retrying;
+    } else if (state == kFailed) {
+      --failed;
+      --hosts[host].done;
+    } else if (state == kFiltered) {
+      --filtered;
+    }
+    failures.erase(id);
+    slot[id] = kCrawled;
+    ++crawled;
+    if (host != kNoHost) {
+      ++hosts[host].done;
+      Reschedule(host, now);
+    }
+  }
+
+  void ApplyFailure(uint32_t id, const ScheduleEntry& entry, int64_t now) {
+    const uint32_t state = slot[id];
+    const uint32_t host = host_of[id];
+    if (state == kLeased) {
+      leases.erase(id);
+      --hosts[host].in_flight;
+    } else if (state < kFirstState) {
+      hosts[host].queue.RemoveAt(state, kUnknown, slot);
+      --queued;
+    } else if (state == kRetrying) {
+      --retrying;
+    } else if (state == kFailed || state == kCrawled) {
+      return;  // a late report about a page already settled
+    }
+    if (entry.state == EntryState::kFailed) {
+      slot[id] = kFailed;
+      failures.erase(id);
+      ++failed;
+      ++hosts[host].done;
+    } else {
+      slot[id] = kRetrying;
+      failures[id] = entry.failures;
+      ++retrying;
+      retry_due.push({entry.time_ms, id, 0});
+    }
+    Reschedule(host, now);
+  }
+};
+
+Scheduler::Scheduler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Scheduler::~Scheduler() = default;
+
+Result<std::unique_ptr<Scheduler>> Scheduler::Open(PageDb& db, const SchedulerOptions& options) {
+  if (db.read_only()) {
+    return FailedPreconditionError("schedule " + PageDbName(db.path()) +
+                                   ": opened read-only; a Scheduler needs the writer");
+  }
+  if (options.max_in_flight_per_host == 0 || options.min_delay_ms < 0 || options.lease_ms <= 0 ||
+      options.retry_ms < 0 || options.hold_ms < 0 || options.max_hold_ms < options.hold_ms) {
+    return InvalidArgumentError(
+        "scheduler options: max_in_flight_per_host must be at least 1, lease_ms above 0, "
+        "min_delay_ms, retry_ms and hold_ms not negative, max_hold_ms at least hold_ms");
+  }
+  auto impl = std::make_unique<Impl>(db, options);
+  Impl& s = *impl;
+  const int64_t now = s.clock.NowMs();
+  // Hold the writer's lock while loading and joining, so that no page is written between
+  // the snapshot read here and the hook's first transaction.
+  std::lock_guard writer(s.store.write_mutex);
+  {
+    CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
+    const auto pages = static_cast<uint32_t>(snapshot.counters().pages);
+    std::lock_guard lock(s.mu);
+    s.Grow(pages);
+    CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
+      s.Place(page.id, s.HostNumber(page.url), page.depth, page.fingerprint, page.crawled(), now);
+      return Status::Ok();
+    }));
+  }
+  // The scheduler's own tables: host state, then pages whose state the records do not
+  // imply. Leases of the previous writer come back at once.
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Txn txn, lmdb::Txn::Begin(s.store.env.get(), 0, s.store.path));
+  {
+    std::lock_guard lock(s.mu);
+    CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor host_cursor,
+                               lmdb::Cursor::Open(txn.get(), s.store.hosts, s.store.path));
+    MDB_val k, v;
+    for (;;) {
+      CRAWLRANK_ASSIGN_OR_RETURN(bool more, host_cursor.Next(&k, &v));
+      if (!more) break;
+      HostEntry entry;
+      CRAWLRANK_RETURN_IF_ERROR(
+          DecodeHostEntry(View(k), View(v), &entry).WithContext(PageDbName(s.store.path)));
+      auto [it, inserted] =
+          s.host_numbers.try_emplace(std::string(View(k)), static_cast<uint32_t>(s.hosts.size()));
+      if (inserted) s.hosts.emplace_back().key = std::string(View(k));
+      Host& h = s.hosts[it->second];
+      h.hold_until_ms = entry.hold_until_ms;
+      h.holds_in_a_row = entry.holds_in_a_row;
+      h.crawl_delay_ms = entry.crawl_delay_ms;
+      h.robots = std::move(entry.robots);
+      s.Reschedule(it->second, now);
+    }
+    CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
+                               lmdb::Cursor::Open(txn.get(), s.store.schedule, s.store.path));
+    std::vector<std::pair<uint32_t, ScheduleEntry>> returned;
+    for (;;) {
+      CRAWLRANK_ASSIGN_OR_RETURN(bool more, cursor.Next(&k, &v));
+      if (!more) break;
+      if (k.mv_size != 4)
+        return DataLossError(PageDbName(s.store.path) + ": schedule key of wrong size");
+      const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
+      ScheduleEntry entry;
+      CRAWLRANK_RETURN_IF_ERROR(
+          DecodeScheduleEntry(id, View(v), &entry).WithContext(PageDbName(s.store.path)));
+      if (id >= s.slot.size() || s.slot[id] == kCrawled) {
+        return DataLossError(PageDbName(s.store.path) + ": schedule entry of page " +
+                             std::to_string(id) + ", which is " +
+                             (id >= s.slot.size() ? "not in the DB" : "crawled"));
+      }
+      if (entry.failures > 0) s.failures[id] = entry.failures;
+      if (entry.state == EntryState::kLeased) {
+        entry.state = EntryState::kQueued;  // the writer that leased it is gone
+        returned.emplace_back(id, entry);
+      } else if (entry.state != EntryState::kQueued) {
+        s.ApplyFailure(id, entry, now);
+      }
+    }
+    cursor = lmdb::Cursor();
+    host_cursor = lmdb::Cursor();
+    std::string value;
+    for (const auto& [id, entry] : returned) {
+      value.clear();
+      EncodeScheduleEntry(entry, &value);
+      Key32 key(id);
+      MDB_val kk = key.val(), vv = Val(value);
+      if (const int rc = mdb_put(txn.get(), s.store.schedule, &kk, &vv, 0); rc != 0) {
+        return lmdb::Error(rc, "return the leases of the previous writer in", s.store.path);
+      }
+    }
+  }
+  CRAWLRANK_RETURN_IF_ERROR(txn.Commit(s.store.path));
+  // Joining needs the writer's lock, which is held here: set the hook directly.
+  if (s.store.write_hook != nullptr) {
+    return FailedPreconditionError("schedule " + PageDbName(db.path()) +
+                                   ": another Scheduler uses this PageDb");
+  }
+  s.store.write_hook = &s;
+  return std::unique_ptr<Scheduler>(new Scheduler(std::move(impl)));
+}
+
+namespace {
+
+// Canonicalises and hashes pages before the writer's lock, as PageDb::AddBatch does.
+PreparedBatch Prepare(const std::vector<const CrawledPage*>& pages, bool links_only,
+                      UrlProfile profile) {
+  std::vector<std::pair<const CrawledPage*, bool>> ops;
+  ops.reserve(pages.size());
+  for (const CrawledPage* page : pages) ops.emplace_back(page, links_only);
+  return PreparedBatch(ops, profile);
+}
+
+}  // namespace
+
+Status Scheduler::AddSeeds(const std::vector<std::string>& urls) {
+  std::vector<CrawledPage> pages(urls.size());
+  std::vector<const CrawledPage*> pointers;
+  for (size_t i = 0; i < urls.size(); ++i) {
+    pages[i].url = urls[i];
+    pointers.push_back(&pages[i]);
+  }
+  const PreparedBatch prepared = Prepare(pointers, true, impl_->db.url_profile());
+  for (size_t i = 0; i < prepared.size(); ++i) {
+    if (!prepared.at(i).status.ok()) {
+      return prepared.at(i).status.WithContext("add seed \"" + urls[i] + "\"");
+    }
+  }
+  return RunWrite(impl_->store, nullptr, [&](WriteTxn& write) -> Status {
+    for (size_t i = 0; i < prepared.size(); ++i) {
+      CRAWLRANK_RETURN_IF_ERROR(write.Discover(prepared.at(i), 1.0f).status());
+    }
+    return Status::Ok();
+  });
+}
+
+Result<std::vector<Request>> Scheduler::Next(size_t n) {
+  Impl& s = *impl_;
+  std::vector<Request> out;
+  Status status = RunWrite(s.store, nullptr, [&](WriteTxn& write) -> Status {
+    out.clear();
+    std::lock_guard lock(s.mu);
+    const int64_t now = s.clock.NowMs();
+    s.PromoteDue(now);
+    uint64_t next_lease = s.next_lease;
+    std::string value;
+    while (out.size() < n && !s.ready.empty()) {
+      if (s.options.max_pages != 0 && s.Done() + s.leases.size() >= s.options.max_pages) break;
+      const Ready top = s.ready.top();
+      s.ready.pop();
+      Host& h = s.hosts[top.host];
+      if (h.ticket != top.ticket) continue;  // stale: the host changed since
+      const uint32_t id = h.queue.top().id;
+      const float key = h.queue.top().key;
+      s.staged.picks.push_back({id, top.host, key, h.in_flight, h.ready_at_ms});
+      h.queue.RemoveAt(0, kLeased, s.slot);
+      --s.queued;
+      const Lease lease{next_lease++, now + s.options.lease_ms};
+      s.leases[id] = lease;
+      s.lease_expiry.push({lease.expiry_ms, id, lease.id});
+      ++h.in_flight;
+      h.ready_at_ms = now + s.DelayOf(h);
+      s.Reschedule(top.host, now);
+
+      ScheduleEntry entry;
+      entry.state = EntryState::kLeased;
+      auto failures = s.failures.find(id);
+      entry.failures = failures == s.failures.end() ? 0 : failures->second;
+      entry.lease = lease.id;
+      entry.time_ms = lease.expiry_ms;
+      value.clear();
+      EncodeScheduleEntry(entry, &value);
+      Key32 k32(id);
+      MDB_val k = k32.val(), v = Val(value);
+      CRAWLRANK_RETURN_IF_ERROR(
+          write.Check(mdb_put(write.txn(), s.store.schedule, &k, &v, 0), "lease a page in"));
+      // The page's URL and depth, from its record.
+      MDB_val rv;
+      CRAWLRANK_RETURN_IF_ERROR(
+          write.Check(mdb_get(write.txn(), s.store.pages, &k, &rv), "read a leased page of"));
+      PageRecord record;
+      CRAWLRANK_RETURN_IF_ERROR(
+          DecodePageRecord(id, View(rv), &record).WithContext(PageDbName(s.store.path)));
+      out.push_back(
+          {std::move(record.url), record.fingerprint, record.depth, key, lease.id, h.key});
+    }
+    s.staged.next_lease = next_lease;
+    return Status::Ok();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
+Status Scheduler::Crawled(const CrawlReport& report) {
+  return CrawledBatch({report});
+}
+
+Status Scheduler::CrawledBatch(const std::vector<CrawlReport>& reports) {
+  std::vector<const CrawledPage*> pages;
+  pages.reserve(reports.size());
+  for (const CrawlReport& report : reports) pages.push_back(&report.page);
+  const PreparedBatch prepared = Prepare(pages, false, impl_->db.url_profile());
+  return RunWrite(impl_->store, nullptr, [&](WriteTxn& write) -> Status {
+    for (size_t i = 0; i < prepared.size(); ++i)
+      CRAWLRANK_RETURN_IF_ERROR(write.Apply(prepared.at(i)));
+    return Status::Ok();
+  });
+}
+
+Status Scheduler::Failed(const FailureReport& report) {
+  Impl& s = *impl_;
+  CRAWLRANK_ASSIGN_OR_RETURN(std::string url, CanonicalizeUrl(report.url, s.db.url_profile()));
+  const uint64_t fingerprint = UrlFingerprint(url);
+  return RunWrite(s.store, nullptr, [&](WriteTxn&) -> Status {
+    const FingerprintIndex::Entry* found = s.store.index.Find(fingerprint);
+    if (found == nullptr) {
+      return NotFoundError("report failure of \"" + url + "\": not in " + PageDbName(s.store.path));
+    }
+    const uint32_t id = found->id;
+    std::lock_guard lock(s.mu);
+    const int64_t now = s.clock.NowMs();
+    if (id >= s.slot.size() || s.slot[id] == kCrawled || s.slot[id] == kFailed) {
+      return Status::Ok();  // a late report about a page already settled
+    }
+    auto known = s.failures.find(id);
+    ScheduleEntry entry;
+    entry.failures = (known == s.failures.end() ? 0 : known->second) + 1;
+    if (report.retryable && entry.failures <= s.options.max_retries) {
+      entry.state = EntryState::kRetrying;
+      const int shift = static_cast<int>(std::min<uint32_t>(entry.failures - 1, 30));
+      entry.time_ms = now + s.options.retry_ms * (int64_t{1} << shift);
+    } else {
+      entry.state = EntryState::kFailed;
+      entry.http_status = report.http_status;
+      entry.reason = report.reason.empty() ? "failed" : report.reason;
+    }
+    s.staged.failures.push_back({id, entry});
+    if (report.http_status == 429 || report.http_status == 503) {
+      const uint32_t number = s.host_of[id];
+      const Host& h = s.hosts[number];
+      HostEntry held{0, h.holds_in_a_row + 1, h.crawl_delay_ms, h.robots};
+      int64_t hold = s.options.hold_ms;
+      if (report.retry_after_ms) {
+        hold = std::max<int64_t>(0, *report.retry_after_ms);
+      } else {
+        for (uint32_t i = 0; i < h.holds_in_a_row && hold < s.options.max_hold_ms; ++i) hold *= 2;
+        hold = std::min(hold, s.options.max_hold_ms);
+      }
+      held.hold_until_ms = now + hold;
+      s.staged.host_changes.emplace_back(number, std::move(held));
+    }
+    return Status::Ok();
+  });
+}
+
+Status Scheduler::SetCrawlDelay(std::string_view host, int64_t delay_ms) {
+  Impl& s = *impl_;
+  if (delay_ms < 0)
+    return InvalidArgumentError("crawl delay of \"" + std::string(host) + "\": negative");
+  return RunWrite(s.store, nullptr, [&](WriteTxn&) -> Status {
+    std::lock_guard lock(s.mu);
+    auto [it, inserted] =
+        s.host_numbers.try_emplace(std::string(host), static_cast<uint32_t>(s.hosts.size()));
+    if (inserted) s.hosts.emplace_back().key = std::string(host);
+    const Host& h = s.hosts[it->second];
+    s.staged.host_changes.emplace_back(
+        it->second, HostEntry{h.hold_until_ms, h.holds_in_a_row, delay_ms, h.robots});
+    return Status::Ok();
+  });
+}
+
+SchedulerStats Scheduler::GetStats() const {
+  const Impl& s = *impl_;
+  std::lock_guard lock(s.mu);
+  const int64_t now = s.clock.NowMs();
+  SchedulerStats stats;
+  stats.queued = s.queued;
+  stats.in_flight = s.leases.size();
+  stats.retrying = s.retrying;
+  stats.crawled = s.crawled;
+  stats.failed = s.failed;
+  stats.filtered = s.filtered;
+  stats.hosts = s.hosts.size();
+  int64_t next = -1;
+  const auto consider = [&](int64_t t) { next = next < 0 ? t : std::min(next, t); };
+  for (const Host& h : s.hosts) {
+    if (h.queue.empty() || s.Exhausted(h)) continue;
+    const int64_t at = std::max(h.ready_at_ms, h.hold_until_ms);
+    if (h.in_flight < s.options.max_in_flight_per_host) {
+      if (at <= now) stats.ready += h.queue.size();
+      consider(std::max(at, now));
+    }
+  }
+  // The time queues may hold stale entries (settled early): their top is a lower bound.
+  if (s.retrying > 0) consider(std::max(now, s.retry_due.top().time));
+  if (!s.leases.empty()) consider(std::max(now, s.lease_expiry.top().time));
+  const bool limit = s.options.max_pages != 0 && s.Done() >= s.options.max_pages;
+  stats.finished = limit || (stats.in_flight == 0 && stats.retrying == 0 && next < 0);
+  stats.next_ready_ms = stats.finished ? -1 : next;
+  return stats;
+}
+
+}  // namespace crawlrank

@@ -1,0 +1,347 @@
+// The scheduler (crawlrank/scheduler.h) against hand-computed orders and times, on a
+// ManualClock: nothing here sleeps.
+#include "crawlrank/scheduler.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "testutil.h"
+
+namespace crawlrank {
+namespace {
+
+using testing::TempDir;
+
+PageDbOptions Fast() {
+  PageDbOptions options;
+  options.durability = Durability::kNone;
+  return options;
+}
+
+CrawledPage Fetched(std::string url, std::vector<std::pair<std::string, float>> links = {}) {
+  CrawledPage page;
+  page.url = std::move(url);
+  page.crawl_time_ms = 1;
+  page.http_status = 200;
+  for (auto& [target, score] : links) page.links.push_back(Link{std::move(target), score});
+  return page;
+}
+
+std::vector<std::string> Urls(const std::vector<Request>& requests) {
+  std::vector<std::string> urls;
+  for (const Request& r : requests) urls.push_back(r.url);
+  return urls;
+}
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  void Open(SchedulerOptions options) {
+    scheduler_.reset();
+    db_.reset();
+    auto db = PageDb::Open(dir_.Sub("db"), Fast());
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    db_ = *std::move(db);
+    options.clock = &clock_;
+    auto scheduler = Scheduler::Open(*db_, options);
+    ASSERT_TRUE(scheduler.ok()) << scheduler.status().ToString();
+    scheduler_ = *std::move(scheduler);
+  }
+  // No politeness: ordering tests.
+  static SchedulerOptions Unthrottled() {
+    SchedulerOptions options;
+    options.min_delay_ms = 0;
+    options.max_in_flight_per_host = 1000;
+    return options;
+  }
+  std::vector<Request> Next(size_t n) {
+    auto next = scheduler_->Next(n);
+    EXPECT_TRUE(next.ok()) << next.status().ToString();
+    return next.ok() ? *next : std::vector<Request>{};
+  }
+  void Crawl(const Request& r, std::vector<std::pair<std::string, float>> links = {}) {
+    ASSERT_OK(scheduler_->Crawled({Fetched(r.url, std::move(links)), r.lease}));
+  }
+
+  TempDir dir_;
+  ManualClock clock_{1'000'000};
+  std::unique_ptr<PageDb> db_;
+  std::unique_ptr<Scheduler> scheduler_;
+};
+
+TEST_F(SchedulerTest, LinkScoreOrderIsBestFirstWithTiesInDiscoveryOrder) {
+  Open(Unthrottled());
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/"}));
+  auto seed = Next(10);
+  ASSERT_EQ(Urls(seed), std::vector<std::string>{"http://a.example/"});
+  EXPECT_EQ(seed[0].depth, 0u);
+  Crawl(seed[0], {{"http://a.example/low", 0.1f},
+                  {"http://b.example/high", 0.9f},
+                  {"http://a.example/mid", 0.5f},
+                  {"http://c.example/mid2", 0.5f}});
+  // A later in-link raises a score (max over in-links), and re-keys the queued page.
+  ASSERT_OK(db_->Add(Fetched("http://z.example/", {{"http://a.example/low", 0.7f}})));
+  EXPECT_EQ(Urls(Next(10)),
+            (std::vector<std::string>{"http://b.example/high", "http://a.example/low",
+                                      "http://a.example/mid", "http://c.example/mid2"}));
+  EXPECT_TRUE(Next(10).empty());
+}
+
+TEST_F(SchedulerTest, BreadthFirstOrderIsByDepth) {
+  SchedulerOptions options = Unthrottled();
+  options.score = ScoreMode::kBreadthFirst;
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/"}));
+  Crawl(Next(1).at(0), {{"http://a.example/1", 0.f}, {"http://a.example/2", 0.f}});
+  auto one = Next(1);
+  ASSERT_EQ(Urls(one), std::vector<std::string>{"http://a.example/1"});
+  Crawl(one[0], {{"http://a.example/1/deep", 1.f}});
+  // Depth 1 before depth 2, whatever the link score.
+  EXPECT_EQ(Urls(Next(10)),
+            (std::vector<std::string>{"http://a.example/2", "http://a.example/1/deep"}));
+}
+
+TEST_F(SchedulerTest, PolitenessDelaysEachHostAndSaysWhenTheNextIsReady) {
+  SchedulerOptions options;  // defaults: 1 s, 1 in flight
+  Open(options);
+  ASSERT_OK(
+      scheduler_->AddSeeds({"http://a.example/1", "http://a.example/2", "http://b.example/1"}));
+  auto first = Next(10);
+  // One per host: a.example's second page waits for the first's lease and the delay.
+  EXPECT_EQ(Urls(first), (std::vector<std::string>{"http://a.example/1", "http://b.example/1"}));
+  EXPECT_TRUE(Next(10).empty());
+  Crawl(first[0]);
+  SchedulerStats stats = scheduler_->GetStats();
+  EXPECT_EQ(stats.queued, 1u);
+  EXPECT_EQ(stats.in_flight, 1u);
+  EXPECT_EQ(stats.ready, 0u);
+  EXPECT_FALSE(stats.finished);
+  EXPECT_EQ(stats.next_ready_ms, 1'001'000);
+  clock_.Advance(999);
+  EXPECT_TRUE(Next(10).empty());
+  clock_.Advance(1);
+  EXPECT_EQ(Urls(Next(10)), std::vector<std::string>{"http://a.example/2"});
+}
+
+TEST_F(SchedulerTest, ExpiredLeaseComesBackWithANewLease) {
+  SchedulerOptions options = Unthrottled();
+  options.lease_ms = 100;
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/"}));
+  auto first = Next(1);
+  ASSERT_EQ(first.size(), 1u);
+  clock_.Advance(99);
+  EXPECT_TRUE(Next(1).empty()) << "handed out twice while leased";
+  clock_.Advance(1);
+  auto again = Next(1);
+  ASSERT_EQ(Urls(again), Urls(first));
+  EXPECT_NE(again[0].lease, first[0].lease);
+  Crawl(again[0]);
+  EXPECT_TRUE(scheduler_->GetStats().finished);
+}
+
+TEST_F(SchedulerTest, FailuresRetryWithDoublingBackOffThenFail) {
+  SchedulerOptions options = Unthrottled();
+  options.retry_ms = 1000;
+  options.max_retries = 2;
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/"}));
+  const int64_t waits[] = {1000, 2000};
+  for (int64_t wait : waits) {
+    auto r = Next(1);
+    ASSERT_EQ(r.size(), 1u);
+    ASSERT_OK(scheduler_->Failed({.url = r[0].url, .lease = r[0].lease, .reason = "timeout"}));
+    EXPECT_EQ(scheduler_->GetStats().retrying, 1u);
+    clock_.Advance(wait - 1);
+    EXPECT_TRUE(Next(1).empty());
+    clock_.Advance(1);
+  }
+  auto last = Next(1);
+  ASSERT_EQ(last.size(), 1u);
+  ASSERT_OK(scheduler_->Failed({.url = last[0].url, .lease = last[0].lease, .reason = "timeout"}));
+  const SchedulerStats stats = scheduler_->GetStats();
+  EXPECT_EQ(stats.failed, 1u);
+  EXPECT_EQ(stats.retrying, 0u);
+  EXPECT_TRUE(stats.finished);
+}
+
+TEST_F(SchedulerTest, TooManyRequestsHoldsTheWholeHost) {
+  SchedulerOptions options = Unthrottled();
+  options.max_in_flight_per_host = 1;
+  options.hold_ms = 10'000;
+  Open(options);
+  ASSERT_OK(
+      scheduler_->AddSeeds({"http://a.example/1", "http://a.example/2", "http://a.example/3"}));
+  auto r = Next(1);
+  ASSERT_OK(scheduler_->Failed(
+      {.url = r[0].url, .lease = r[0].lease, .http_status = 429, .retry_after_ms = 5000}));
+  clock_.Advance(4999);
+  EXPECT_TRUE(Next(1).empty()) << "other pages of a held host were handed out";
+  clock_.Advance(1);
+  r = Next(1);
+  ASSERT_EQ(r.size(), 1u);
+  // A 503 without Retry-After: hold_ms, doubled for the second in a row.
+  ASSERT_OK(scheduler_->Failed({.url = r[0].url, .lease = r[0].lease, .http_status = 503}));
+  clock_.Advance(10'000 * 2 - 1);
+  EXPECT_TRUE(Next(1).empty());
+  clock_.Advance(1);
+  EXPECT_EQ(Next(1).size(), 1u);
+}
+
+TEST_F(SchedulerTest, LimitsOfDepthPagesPerHostAndPages) {
+  SchedulerOptions options = Unthrottled();
+  options.max_depth = 1;
+  options.max_pages_per_host = 2;
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/"}));
+  Crawl(Next(1).at(0),
+        {{"http://a.example/1", 0.9f}, {"http://a.example/2", 0.8f}, {"http://b.example/1", 0.7f}});
+  auto next = Next(10);
+  // a.example: the seed and one more; b.example's page at depth 1 is allowed.
+  EXPECT_EQ(Urls(next), (std::vector<std::string>{"http://a.example/1", "http://b.example/1"}));
+  Crawl(next[1], {{"http://b.example/deep", 1.f}});  // depth 2: filtered
+  EXPECT_EQ(scheduler_->GetStats().filtered, 1u);
+  Crawl(next[0]);
+  EXPECT_TRUE(Next(10).empty());
+  EXPECT_EQ(scheduler_->GetStats().queued, 1u);  // a.example/2, over its host's budget
+}
+
+TEST_F(SchedulerTest, MaxPagesEndsTheCrawl) {
+  SchedulerOptions options = Unthrottled();
+  options.max_pages = 2;
+  Open(options);
+  ASSERT_OK(
+      scheduler_->AddSeeds({"http://a.example/1", "http://a.example/2", "http://a.example/3"}));
+  auto r = Next(10);
+  EXPECT_EQ(r.size(), 2u);
+  for (const Request& request : r) Crawl(request);
+  EXPECT_TRUE(Next(10).empty());
+  EXPECT_TRUE(scheduler_->GetStats().finished);
+}
+
+TEST_F(SchedulerTest, RestartReturnsLeasesAtOnceAndKeepsRetriesHoldsAndDelays) {
+  SchedulerOptions options = Unthrottled();
+  options.max_in_flight_per_host = 1;
+  options.retry_ms = 60'000;
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/", "http://b.example/", "http://c.example/"}));
+  ASSERT_OK(scheduler_->SetCrawlDelay("d.example", 7000));
+  auto r = Next(3);
+  ASSERT_EQ(r.size(), 3u);
+  ASSERT_OK(scheduler_->Failed({.url = "http://a.example/", .lease = r[0].lease}));
+  ASSERT_OK(scheduler_->Failed({.url = "http://b.example/",
+                                .lease = r[1].lease,
+                                .http_status = 429,
+                                .retry_after_ms = 30'000}));
+  // c.example stays leased; the process "dies" (the scheduler and DB are closed).
+  Open(options);
+  EXPECT_EQ(Urls(Next(10)), std::vector<std::string>{"http://c.example/"})
+      << "the dead writer's lease must come back at once; retries and holds must persist";
+  const SchedulerStats stats = scheduler_->GetStats();
+  EXPECT_EQ(stats.retrying, 2u);
+  EXPECT_EQ(stats.in_flight, 1u);
+  clock_.Advance(60'000);
+  EXPECT_EQ(Urls(Next(10)), (std::vector<std::string>{"http://a.example/", "http://b.example/"}));
+  // The crawl delay persisted: d.example's two pages are 7 s apart.
+  ASSERT_OK(scheduler_->AddSeeds({"http://d.example/1", "http://d.example/2"}));
+  auto d = Next(10);
+  ASSERT_EQ(Urls(d), std::vector<std::string>{"http://d.example/1"});
+  Crawl(d[0]);
+  clock_.Advance(6999);
+  EXPECT_TRUE(Next(10).empty());
+  clock_.Advance(1);
+  EXPECT_EQ(Urls(Next(10)), std::vector<std::string>{"http://d.example/2"});
+  EXPECT_OK(db_->Check());
+}
+
+TEST_F(SchedulerTest, PagesWrittenBesideTheSchedulerAreScheduled) {
+  Open(Unthrottled());
+  ASSERT_OK(db_->Add(Fetched("http://a.example/", {{"http://a.example/x", 0.3f}})));
+  EXPECT_EQ(Urls(Next(10)), std::vector<std::string>{"http://a.example/x"});
+  EXPECT_EQ(scheduler_->GetStats().crawled, 1u);
+}
+
+TEST_F(SchedulerTest, SecondSchedulerOnOnePageDbIsRefused) {
+  Open(Unthrottled());
+  auto second = Scheduler::Open(*db_, Unthrottled());
+  EXPECT_EQ(second.status().code(), StatusCode::kFailedPrecondition);
+}
+
+// Many threads hand out and report pages while the clock moves: no host ever has two
+// requests in flight, and two hand-outs to one host are at least the delay apart.
+TEST_F(SchedulerTest, PolitenessHoldsUnderConcurrentRandomOperations) {
+  const unsigned seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::printf("PolitenessHoldsUnderConcurrentRandomOperations seed %u\n", seed);
+  SchedulerOptions options;
+  options.min_delay_ms = 50;
+  options.lease_ms = 1'000'000;
+  Open(options);
+  std::vector<std::string> seeds;
+  for (int h = 0; h < 8; ++h) {
+    for (int p = 0; p < 40; ++p) {
+      seeds.push_back("http://h" + std::to_string(h) + ".example/" + std::to_string(p));
+    }
+  }
+  ASSERT_OK(scheduler_->AddSeeds(seeds));
+  std::mutex mu;
+  std::map<std::string, int> in_flight;
+  struct HandOut {
+    uint64_t lease;
+    int64_t before, after;  // the clock before and after the Next that handed it out
+  };
+  std::map<std::string, std::vector<HandOut>> handed;
+  std::atomic<int> violations{0};
+  std::atomic<int> done{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(seed + t);
+      for (int op = 0; op < 1500 && done.load() < static_cast<int>(seeds.size()); ++op) {
+        clock_.Advance(rng() % 7);
+        const int64_t before = clock_.NowMs();
+        auto next = scheduler_->Next(1 + rng() % 4);
+        if (!next.ok()) {
+          ++violations;
+          continue;
+        }
+        const int64_t after = clock_.NowMs();
+        for (const Request& r : *next) {
+          {
+            std::lock_guard lock(mu);
+            if (++in_flight[r.host] > 1) ++violations;
+            handed[r.host].push_back({r.lease, before, after});
+          }
+          {
+            std::lock_guard lock(mu);
+            --in_flight[r.host];
+          }
+          Status reported = rng() % 5 == 0 ? scheduler_->Failed({.url = r.url, .lease = r.lease})
+                                           : scheduler_->Crawled({Fetched(r.url), r.lease});
+          if (!reported.ok()) ++violations;
+          ++done;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(violations.load(), 0);
+  // Leases are numbered in hand-out order. The scheduler read the clock somewhere in
+  // [before, after] of each Next, so a delay it kept shows as after >= before + delay.
+  for (auto& [host, list] : handed) {
+    std::sort(list.begin(), list.end(),
+              [](const HandOut& a, const HandOut& b) { return a.lease < b.lease; });
+    for (size_t i = 1; i < list.size(); ++i) {
+      EXPECT_GE(list[i].after, list[i - 1].before + options.min_delay_ms)
+          << host << ": hand-outs " << i - 1 << " and " << i << " too close";
+    }
+  }
+  EXPECT_GT(done.load(), 100);
+  EXPECT_OK(db_->Check());
+}
+
+}  // namespace
+}  // namespace crawlrank

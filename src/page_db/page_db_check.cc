@@ -9,6 +9,7 @@
 #include "crawlrank/page_db.h"
 #include "page_db/page_db_impl.h"
 #include "page_db/page_record.h"
+#include "page_db/schedule_table.h"
 
 namespace crawlrank {
 
@@ -66,9 +67,11 @@ Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
   uint64_t pages = 0, crawled = 0;
   std::vector<std::pair<uint64_t, uint32_t>> fingerprints;  // (fingerprint, id) of each page
   fingerprints.reserve(ReserveBound(counters.pages));
+  std::vector<bool> is_crawled;  // by id
   CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& record) -> Status {
     ++pages;  // ForEachPage checks that ids are dense
     if (record.crawled()) ++crawled;
+    is_crawled.push_back(record.crawled());
     fingerprints.emplace_back(record.fingerprint, record.id);
     return Status::Ok();
   }));
@@ -144,6 +147,35 @@ Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
   if (edges != counters.edges) {
     return broken("header counts " + std::to_string(counters.edges) + " links, found " +
                   std::to_string(edges));
+  }
+  if (!impl_->has_schedule) return Status::Ok();
+
+  // The scheduler's tables: every entry decodes; a schedule entry belongs to a page of
+  // the DB that is not crawled (a crawled page's state is implied by its record).
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor schedule, lmdb::Cursor::Open(txn, impl_->schedule, path));
+  for (;;) {
+    CRAWLRANK_ASSIGN_OR_RETURN(bool more, schedule.Next(&k, &v));
+    if (!more) break;
+    if (k.mv_size != 4) return broken("a schedule key is damaged");
+    const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
+    ScheduleEntry entry;
+    if (Status decoded = DecodeScheduleEntry(id, lmdb::View(v), &entry); !decoded.ok()) {
+      return broken(decoded.message());
+    }
+    if (id >= pages)
+      return broken("schedule entry of page " + std::to_string(id) + ", beyond the last id");
+    if (is_crawled[id]) {
+      return broken("schedule entry of page " + std::to_string(id) + ", which is crawled");
+    }
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor hosts, lmdb::Cursor::Open(txn, impl_->hosts, path));
+  for (;;) {
+    CRAWLRANK_ASSIGN_OR_RETURN(bool more, hosts.Next(&k, &v));
+    if (!more) break;
+    HostEntry entry;
+    if (Status decoded = DecodeHostEntry(lmdb::View(k), lmdb::View(v), &entry); !decoded.ok()) {
+      return broken(decoded.message());
+    }
   }
   return Status::Ok();
 }

@@ -15,7 +15,7 @@
 #include "page_db/page_record.h"
 #include "page_db/write_txn.h"
 #include "schedule/page_heap.h"
-#include "schedule/schedule_table.h"
+#include "page_db/schedule_table.h"
 
 namespace crawlrank {
 

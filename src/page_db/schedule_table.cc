@@ -1,4 +1,4 @@
-#include "schedule/schedule_table.h"
+#include "page_db/schedule_table.h"
 
 #include "base/coding.h"
 

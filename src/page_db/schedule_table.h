@@ -8,8 +8,8 @@
 // `hosts`: host key (bytes) -> u8 version (1), zig-zag varint hold until (Unix ms),
 //   varint holds in a row, zig-zag varint crawl delay (ms, 0: none), varint length +
 //   robots.txt state (opaque to the scheduler; the crawler's).
-#ifndef CRAWLRANK_SRC_SCHEDULE_SCHEDULE_TABLE_H_
-#define CRAWLRANK_SRC_SCHEDULE_SCHEDULE_TABLE_H_
+#ifndef CRAWLRANK_SRC_PAGE_DB_SCHEDULE_TABLE_H_
+#define CRAWLRANK_SRC_PAGE_DB_SCHEDULE_TABLE_H_
 
 #include <cstdint>
 #include <string>
@@ -46,4 +46,4 @@ Status DecodeHostEntry(std::string_view host, std::string_view value, HostEntry*
 
 }  // namespace crawlrank
 
-#endif  // CRAWLRANK_SRC_SCHEDULE_SCHEDULE_TABLE_H_
+#endif  // CRAWLRANK_SRC_PAGE_DB_SCHEDULE_TABLE_H_

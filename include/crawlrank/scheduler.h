@@ -74,21 +74,38 @@
 #include "crawlrank/clock.h"
 #include "crawlrank/page_db.h"
 #include "crawlrank/page_types.h"
+#include "crawlrank/rank.h"
 #include "crawlrank/status.h"
 #include "crawlrank/url.h"
 
 namespace crawlrank {
 
 // How queued pages are ordered; the highest score goes first, ties by page id (the order
-// pages were discovered in).
+// pages were discovered in). docs/scheduler.md compares them on simulated crawls.
 enum class ScoreMode : uint8_t {
+  // Online, no global computation:
   kLinkScore = 1,     // the best link score any in-link gave the page (Aduana's default)
   kBreadthFirst = 2,  // lowest depth first: the baseline of the crawl-ordering literature
   kRandom = 3,        // a fixed pseudo-random order (by fingerprint): the other baseline
+  kOpic = 4,          // OPIC (Abiteboul et al. 2003): cash a crawled page passes on equally
+                      // to its out-links; a page's score is the cash it has received
+  // From the ranking engine (rank.h), recomputed as the graph grows (rerank_* options);
+  // pages discovered since the last rank get an estimate (docs/scheduler.md):
+  kInDegree = 5,          // links to the page from the pages known
+  kPageRank = 6,          // partial PageRank of the known graph (Cho et al. 1998)
+  kPersonalized = 7,      // personalized PageRank, teleport by content and link scores
+  kTrustRank = 8,         // personalized PageRank from the seeds (depth 0)
+  kHits = 9,              // HITS authority
+  kTopicHits = 10,        // HITS with hubs weighing authorities by content/link scores
+  kWeightedPageRank = 11  // weighted PageRank (Xing & Ghorbani)
 };
+// "link-score", "breadth-first", "random", "opic", "indegree", "pagerank", "ppr",
+// "trustrank", "hits", "topic-hits", "wpr".
 std::string_view ScoreModeName(ScoreMode mode);
 // InvalidArgument naming the accepted names.
 Result<ScoreMode> ParseScoreMode(std::string_view name);
+// Every mode, in enum order.
+std::vector<ScoreMode> AllScoreModes();
 
 struct SchedulerOptions {
   ScoreMode score = ScoreMode::kLinkScore;
@@ -121,6 +138,20 @@ struct SchedulerOptions {
   // Pages handed out in all (crawled, in flight or failed), and per host.
   uint64_t max_pages = 0;
   uint64_t max_pages_per_host = 0;
+
+  // --- Re-ranking (the modes from the ranking engine).
+  // Recompute the ranks when the DB has this share more pages than at the last rank...
+  double rerank_growth = 0.01;
+  // ...and at least this many more; or, with pages added, after this interval (0: never).
+  uint64_t rerank_min_new_pages = 100;
+  int64_t rerank_interval_ms = 0;
+  // Re-rank in a background thread (Next keeps answering; the schedule is re-keyed in
+  // batches of rerank_batch pages, each holding the scheduler's lock briefly). False:
+  // re-rank inside the Next call that finds it due (deterministic: the crawl simulator).
+  bool background_rerank = true;
+  uint32_t rerank_batch = 16384;
+  // Damping, tolerance, threads and memory budget of each re-rank.
+  RankOptions rank;
 
   // The clock every decision reads; must outlive the Scheduler. nullptr: the system clock.
   const Clock* clock = nullptr;
@@ -166,6 +197,8 @@ struct SchedulerStats {
   uint64_t crawled = 0;
   uint64_t failed = 0;    // failed for good
   uint64_t filtered = 0;  // never scheduled: deeper than max_depth
+  uint64_t reranks = 0;       // re-ranks done since Open
+  uint64_t ranked_pages = 0;  // pages the current ranks cover (rank modes)
   uint64_t hosts = 0;
   // When the next request may be handed out (never later; now when one is ready), if no
   // report comes in meanwhile: a host's delay ending, a retry or a lease coming due. -1
@@ -206,6 +239,10 @@ class Scheduler {
   Status SetCrawlDelay(std::string_view host, int64_t delay_ms);
 
   SchedulerStats GetStats() const;
+
+  // Recomputes the ranks now and re-keys the schedule (rank modes; OK and nothing to do
+  // for the others). Background re-ranks call the same; this waits for one running.
+  Status Rerank();
 
  private:
   struct Impl;

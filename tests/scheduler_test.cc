@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "rank_reference.h"
 #include "testutil.h"
 
 namespace crawlrank {
@@ -104,6 +105,107 @@ TEST_F(SchedulerTest, BreadthFirstOrderIsByDepth) {
   // Depth 1 before depth 2, whatever the link score.
   EXPECT_EQ(Urls(Next(10)),
             (std::vector<std::string>{"http://a.example/2", "http://a.example/1/deep"}));
+}
+
+TEST_F(SchedulerTest, OpicPassesCashOnAndRestartReplaysIt) {
+  SchedulerOptions options = Unthrottled();
+  options.score = ScoreMode::kOpic;
+  Open(options);
+  // S (cash 1) -> A, B: 1/2 each. A -> B, C: B 1/2 + 1/4, C 1/4. D -> C, E (D is new and
+  // fetched at once: a depth-0 page with the cash of one): C 1/4 + 1/2, E 1/2.
+  ASSERT_OK(
+      db_->Add(Fetched("http://s.example/", {{"http://a.example/", 0}, {"http://b.example/", 0}})));
+  ASSERT_OK(
+      db_->Add(Fetched("http://a.example/", {{"http://b.example/", 0}, {"http://c.example/", 0}})));
+  ASSERT_OK(
+      db_->Add(Fetched("http://d.example/", {{"http://c.example/", 0}, {"http://e.example/", 0}})));
+  const std::vector<std::string> expected = {"http://b.example/", "http://c.example/",
+                                             "http://e.example/"};
+  const std::vector<float> cash = {0.75f, 0.75f, 0.5f};
+  Open(options);  // the cash is replayed from the DB
+  auto next = Next(10);
+  EXPECT_EQ(Urls(next), expected);
+  for (size_t i = 0; i < next.size() && i < cash.size(); ++i)
+    EXPECT_FLOAT_EQ(next[i].score, cash[i]);
+}
+
+TEST_F(SchedulerTest, InDegreeCountsLinksFromFetchedPages) {
+  SchedulerOptions options = Unthrottled();
+  options.score = ScoreMode::kInDegree;
+  Open(options);
+  ASSERT_OK(db_->Add(
+      Fetched("http://s.example/",
+              {{"http://a.example/", 0}, {"http://b.example/", 0}, {"http://c.example/", 0}})));
+  ASSERT_OK(
+      db_->Add(Fetched("http://t.example/", {{"http://c.example/", 0}, {"http://b.example/", 0}})));
+  ASSERT_OK(db_->Add(Fetched("http://u.example/", {{"http://c.example/", 0}})));
+  // c: 3, b: 2, a: 1.
+  const std::vector<std::string> expected = {"http://c.example/", "http://b.example/",
+                                             "http://a.example/"};
+  EXPECT_EQ(Urls(Next(10)), expected);
+  Open(options);  // counted again from the links on restart; the leases came back
+  EXPECT_EQ(Urls(Next(10)), expected);
+}
+
+// S -> A, B, C, D; P -> D; then A -> B and C -> B are fetched. Before any rank, the
+// estimates (a fetched page passes its key on, split over its links) put D first
+// (1/4 + 1 against B's 1/4 + 1/4 + 1/4); PageRank of that graph puts B first.
+void BuildRerankScenario(PageDb& db) {
+  ASSERT_OK(db.Add(Fetched("http://s.example/", {{"http://a.example/", 0},
+                                                 {"http://b.example/", 0},
+                                                 {"http://c.example/", 0},
+                                                 {"http://d.example/", 0}})));
+  ASSERT_OK(db.Add(Fetched("http://p.example/", {{"http://d.example/", 0}})));
+  ASSERT_OK(db.Add(Fetched("http://a.example/", {{"http://b.example/", 0}})));
+  ASSERT_OK(db.Add(Fetched("http://c.example/", {{"http://b.example/", 0}})));
+}
+
+TEST_F(SchedulerTest, RerankMovesQueuedEntries) {
+  SchedulerOptions options = Unthrottled();
+  options.score = ScoreMode::kPageRank;
+  options.background_rerank = false;
+  options.rerank_min_new_pages = 1'000'000;  // only when asked
+  Open(options);
+  BuildRerankScenario(*db_);
+  auto before = Next(10);
+  EXPECT_EQ(Urls(before), (std::vector<std::string>{"http://d.example/", "http://b.example/"}));
+  ASSERT_EQ(before.size(), 2u);
+  EXPECT_FLOAT_EQ(before[0].score, 1.25f);
+  EXPECT_FLOAT_EQ(before[1].score, 0.75f);
+
+  // The same crawl in a second DB, re-ranked before it is asked.
+  TempDir other;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(other.Sub("db"), Fast()));
+  options.clock = &clock_;
+  ASSERT_OK_AND_ASSIGN(auto scheduler, Scheduler::Open(*db, options));
+  BuildRerankScenario(*db);
+  ASSERT_OK(scheduler->Rerank());
+  EXPECT_EQ(scheduler->GetStats().ranked_pages, 6u);
+  ASSERT_OK_AND_ASSIGN(std::vector<Request> after, scheduler->Next(10));
+  EXPECT_EQ(Urls(after), (std::vector<std::string>{"http://b.example/", "http://d.example/"}));
+  // An independent PageRank of the same graph (ids in discovery order: s a b c d p).
+  const testing::EdgeList edges = {{0, 1}, {0, 2}, {0, 3}, {0, 4}, {5, 4}, {1, 2}, {3, 2}};
+  const std::vector<double> reference = testing::PowerIterate(
+      testing::UniformWeights(testing::Adjacency(6, edges)), std::vector<double>(6, 1.0 / 6), 0.85);
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_GT(reference[2], reference[4]);
+  EXPECT_NEAR(after[0].score, reference[2], 1e-4);
+  EXPECT_NEAR(after[1].score, reference[4], 1e-4);
+}
+
+TEST_F(SchedulerTest, RerankRunsInTheBackgroundWhenTheGraphGrows) {
+  SchedulerOptions options = Unthrottled();
+  options.score = ScoreMode::kPageRank;
+  options.rerank_min_new_pages = 5;
+  Open(options);
+  BuildRerankScenario(*db_);  // 6 pages: due
+  for (int i = 0; i < 2000 && scheduler_->GetStats().reranks == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const SchedulerStats stats = scheduler_->GetStats();
+  EXPECT_EQ(stats.reranks, 1u) << stats.rerank_error;
+  EXPECT_EQ(stats.ranked_pages, 6u);
+  EXPECT_EQ(Urls(Next(10)), (std::vector<std::string>{"http://b.example/", "http://d.example/"}));
 }
 
 TEST_F(SchedulerTest, PolitenessDelaysEachHostAndSaysWhenTheNextIsReady) {

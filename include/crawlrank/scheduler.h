@@ -195,10 +195,11 @@ struct SchedulerStats {
   uint64_t in_flight = 0;  // leased
   uint64_t retrying = 0;   // waiting for a retry
   uint64_t crawled = 0;
-  uint64_t failed = 0;    // failed for good
-  uint64_t filtered = 0;  // never scheduled: deeper than max_depth
+  uint64_t failed = 0;        // failed for good
+  uint64_t filtered = 0;      // never scheduled: deeper than max_depth
   uint64_t reranks = 0;       // re-ranks done since Open
   uint64_t ranked_pages = 0;  // pages the current ranks cover (rank modes)
+  std::string rerank_error;   // why the last background re-rank failed; empty: it did not
   uint64_t hosts = 0;
   // When the next request may be handed out (never later; now when one is ready), if no
   // report comes in meanwhile: a host's delay ending, a retry or a lease coming due. -1

@@ -8,14 +8,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <queue>
+#include <span>
+#include <stop_token>
+#include <thread>
 #include <unordered_map>
 
+#include "crawlrank/db_rank.h"
+#include "crawlrank/rank_store.h"
 #include "page_db/page_record.h"
+#include "page_db/schedule_table.h"
 #include "page_db/write_txn.h"
 #include "schedule/page_heap.h"
-#include "page_db/schedule_table.h"
 
 namespace crawlrank {
 
@@ -27,19 +34,50 @@ std::string_view ScoreModeName(ScoreMode mode) {
     case ScoreMode::kLinkScore: return "link-score";
     case ScoreMode::kBreadthFirst: return "breadth-first";
     case ScoreMode::kRandom: return "random";
+    case ScoreMode::kOpic: return "opic";
+    case ScoreMode::kInDegree: return "indegree";
+    case ScoreMode::kPageRank: return "pagerank";
+    case ScoreMode::kPersonalized: return "ppr";
+    case ScoreMode::kTrustRank: return "trustrank";
+    case ScoreMode::kHits: return "hits";
+    case ScoreMode::kTopicHits: return "topic-hits";
+    case ScoreMode::kWeightedPageRank: return "wpr";
   }
   return "unknown";
 }
 
-Result<ScoreMode> ParseScoreMode(std::string_view name) {
-  for (ScoreMode mode : {ScoreMode::kLinkScore, ScoreMode::kBreadthFirst, ScoreMode::kRandom}) {
-    if (name == ScoreModeName(mode)) return mode;
+std::vector<ScoreMode> AllScoreModes() {
+  std::vector<ScoreMode> modes;
+  for (int m = 1; m <= static_cast<int>(ScoreMode::kWeightedPageRank); ++m) {
+    modes.push_back(static_cast<ScoreMode>(m));
   }
-  return InvalidArgumentError("score mode \"" + std::string(name) +
-                              "\": expected link-score, breadth-first or random");
+  return modes;
+}
+
+Result<ScoreMode> ParseScoreMode(std::string_view name) {
+  std::string names;
+  for (ScoreMode mode : AllScoreModes()) {
+    if (name == ScoreModeName(mode)) return mode;
+    names += names.empty() ? "" : ", ";
+    names += ScoreModeName(mode);
+  }
+  return InvalidArgumentError("score mode \"" + std::string(name) + "\": expected one of " + names);
 }
 
 namespace {
+
+// The ranking engine's algorithm behind a mode; nullopt for the online modes.
+std::optional<RankAlgorithm> RankAlgorithmOf(ScoreMode mode) {
+  switch (mode) {
+    case ScoreMode::kPageRank: return RankAlgorithm::kPageRank;
+    case ScoreMode::kPersonalized: return RankAlgorithm::kPersonalized;
+    case ScoreMode::kTrustRank: return RankAlgorithm::kTrustRank;
+    case ScoreMode::kHits: return RankAlgorithm::kHits;
+    case ScoreMode::kTopicHits: return RankAlgorithm::kTopicHits;
+    case ScoreMode::kWeightedPageRank: return RankAlgorithm::kWeightedPageRank;
+    default: return std::nullopt;
+  }
+}
 
 // Page states beyond heap positions (page_heap.h).
 constexpr uint32_t kUnknown = kFirstState;  // not loaded yet (a page id past the arrays)
@@ -112,6 +150,15 @@ struct Scheduler::Impl final : WriteHook {
   uint64_t next_lease = 1;
   uint64_t queued = 0, retrying = 0, crawled = 0, failed = 0, filtered = 0;
 
+  // Re-ranking (rank modes). ranked_pages: ids below it have their key from the ranks.
+  uint64_t ranked_pages = 0;
+  int64_t last_rank_ms = 0;
+  uint64_t reranks = 0;
+  std::string rerank_error;               // of the last background re-rank that failed
+  std::mutex rerank_mu;                   // one re-rank at a time
+  std::condition_variable_any rerank_cv;  // with mu: wakes the background thread
+  std::jthread rerank_thread;             // last member but the hook's: stopped first
+
   // What the current transaction will change once it commits.
   struct Staged {
     struct NewPage {
@@ -121,6 +168,9 @@ struct Scheduler::Impl final : WriteHook {
     };
     std::vector<NewPage> created;
     std::vector<uint32_t> fetched, raised;
+    // The out-links of each fetched page (push modes): fetched[i]'s are
+    // targets[ends[i-1] .. ends[i]).
+    std::vector<uint32_t> targets, ends;
     struct FailureChange {
       uint32_t id;
       ScheduleEntry entry;
@@ -146,20 +196,65 @@ struct Scheduler::Impl final : WriteHook {
         clock(options.clock != nullptr ? *options.clock : system_clock) {}
 
   ~Impl() override {
+    if (rerank_thread.joinable()) {
+      rerank_thread.request_stop();
+      rerank_thread.join();
+    }
     std::lock_guard writer(store.write_mutex);
     if (store.write_hook == this) store.write_hook = nullptr;
   }
 
   // ---- keys and hosts
 
-  float KeyOf(uint32_t id, uint32_t depth, uint64_t fingerprint) const {
+  // Modes whose scores grow as pages are fetched: a fetched page pushes score to its
+  // out-links (OPIC's cash, in-degree's count, and for the rank modes the estimate of the
+  // pages discovered since the last rank).
+  bool Pushes() const {
+    return options.score == ScoreMode::kOpic || options.score == ScoreMode::kInDegree || ranked();
+  }
+  bool ranked() const { return RankAlgorithmOf(options.score).has_value(); }
+
+  float KeyOf(uint32_t id, uint32_t depth, uint64_t fingerprint) {
     switch (options.score) {
       case ScoreMode::kLinkScore: return store.link_scores[id];
       case ScoreMode::kBreadthFirst: return -static_cast<float>(depth);
       case ScoreMode::kRandom:
         return static_cast<float>((fingerprint * 0x9E3779B97F4A7C15ull) >> 40) / 16777216.f;
+      default:
+        // A seed (or a page fetched before anything linked to it) starts with the cash
+        // of one, and goes before every ranked page.
+        if (depth == 0 && keys[id] == 0) keys[id] = 1.f;
+        return keys[id];
     }
-    return 0;
+  }
+
+  // Page `source` was fetched for the first time with these out-links.
+  void PushFrom(uint32_t source, std::span<const uint32_t> targets, int64_t now) {
+    if (targets.empty()) return;
+    float share = 0;
+    switch (options.score) {
+      case ScoreMode::kOpic:
+        share = keys[source] / static_cast<float>(targets.size());
+        keys[source] = 0;  // its cash is passed on
+        break;
+      case ScoreMode::kInDegree: share = 1; break;
+      default: share = keys[source] / static_cast<float>(targets.size()); break;
+    }
+    for (uint32_t t : targets) {
+      // Rank modes: only pages the last rank did not cover get an estimate.
+      if (ranked() && t < ranked_pages) continue;
+      keys[t] += share;
+      Rekey(t, now);
+    }
+  }
+
+  // The key of page `id` changed: move its heap entry.
+  void Rekey(uint32_t id, int64_t now) {
+    const uint32_t pos = slot[id];
+    if (pos >= kFirstState) return;
+    Host& h = hosts[host_of[id]];
+    h.queue.Update(pos, keys[id], slot);
+    if (pos == 0 || slot[id] == 0) Reschedule(host_of[id], now);
   }
 
   uint32_t HostNumber(std::string_view url) {
@@ -250,18 +345,154 @@ struct Scheduler::Impl final : WriteHook {
 
   uint64_t Done() const { return crawled + failed; }
 
+  // ---- keys at open: what the online modes accumulated, the stored ranks
+
+  // REQUIRES: mu held, the arrays sized to the snapshot.
+  Status InitialKeys(const Snapshot& snapshot) {
+    switch (options.score) {
+      case ScoreMode::kInDegree:
+        return snapshot.ScanEdges([&](EdgeChunk& chunk) {
+          for (uint32_t t : chunk.targets) keys[t] += 1;
+          return Status::Ok();
+        });
+      case ScoreMode::kOpic: {
+        // Replays the cash flow: seeds start with one, each crawled page passes its cash
+        // on at its first crawl, in the order of first crawls.
+        std::vector<std::pair<int64_t, uint32_t>> order;
+        CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
+          if (page.depth == 0) keys[page.id] = 1;
+          if (page.crawled()) order.emplace_back(page.first_crawl_ms, page.id);
+          return Status::Ok();
+        }));
+        std::sort(order.begin(), order.end());
+        for (const auto& [when, id] : order) {
+          CRAWLRANK_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, snapshot.Links(id));
+          if (targets.empty()) continue;
+          const float share = keys[id] / static_cast<float>(targets.size());
+          keys[id] = 0;
+          for (uint32_t t : targets) keys[t] += share;
+        }
+        return Status::Ok();
+      }
+      default: break;
+    }
+    if (!ranked()) return Status::Ok();
+    auto stored = LoadRank(store.path, *RankAlgorithmOf(options.score));
+    if (!stored.ok()) {
+      // None yet: the first re-rank makes one. A damaged file is ranked again too.
+      return stored.status().code() == StatusCode::kNotFound ||
+                     stored.status().code() == StatusCode::kDataLoss
+                 ? Status::Ok()
+                 : stored.status();
+    }
+    const std::vector<double>& scores = stored->rank.scores;
+    if (scores.size() > keys.size()) return Status::Ok();  // not of this DB: rank again
+    for (size_t id = 0; id < scores.size(); ++id) keys[id] = static_cast<float>(scores[id]);
+    ranked_pages = scores.size();
+    last_rank_ms = stored->created_ms;
+    return Status::Ok();
+  }
+
+  // ---- re-ranking
+
+  // REQUIRES: mu held.
+  bool RerankDue(int64_t now) const {
+    if (!ranked()) return false;
+    const uint64_t pages = slot.size();
+    if (pages <= ranked_pages) return false;
+    const auto grown =
+        static_cast<uint64_t>(std::ceil(options.rerank_growth * static_cast<double>(ranked_pages)));
+    if (pages >= ranked_pages + std::max<uint64_t>(options.rerank_min_new_pages, grown))
+      return true;
+    return options.rerank_interval_ms > 0 && now - last_rank_ms >= options.rerank_interval_ms;
+  }
+
+  // Ranks a snapshot, then re-keys the schedule in batches, each under `mu` briefly.
+  Status RankAndRekey() {
+    std::lock_guard one_at_a_time(rerank_mu);
+    DbRankOptions rank_options;
+    rank_options.rank = options.rank;
+    rank_options.warm_start = true;
+    CRAWLRANK_ASSIGN_OR_RETURN(StoredRank stored,
+                               RankPageDb(db, *RankAlgorithmOf(options.score), rank_options));
+    ApplyRanks(stored.rank.scores);
+    return Status::Ok();
+  }
+
+  void ApplyRanks(const std::vector<double>& scores) {
+    const size_t n = scores.size();
+    const size_t batch = std::max<uint32_t>(1, options.rerank_batch);
+    std::vector<uint32_t> touched_hosts;
+    for (size_t first = 0; first < n; first += batch) {
+      std::lock_guard lock(mu);
+      const int64_t now = clock.NowMs();
+      touched_hosts.clear();
+      const size_t end = std::min(n, first + batch);
+      for (size_t id = first; id < end && id < slot.size(); ++id) {
+        keys[id] = static_cast<float>(scores[id]);
+        const uint32_t pos = slot[id];
+        if (pos >= kFirstState) continue;
+        hosts[host_of[id]].queue.Update(pos, keys[id], slot);
+        touched_hosts.push_back(host_of[id]);
+      }
+      std::sort(touched_hosts.begin(), touched_hosts.end());
+      touched_hosts.erase(std::unique(touched_hosts.begin(), touched_hosts.end()),
+                          touched_hosts.end());
+      for (uint32_t h : touched_hosts) Reschedule(h, now);
+      ranked_pages = std::max<uint64_t>(ranked_pages, end);  // pushes stop at ranked pages
+    }
+    std::lock_guard lock(mu);
+    last_rank_ms = clock.NowMs();
+    ++reranks;
+  }
+
+  void RerankLoop(std::stop_token stop) {
+    for (;;) {
+      {
+        std::unique_lock lock(mu);
+        const auto due = [&] { return RerankDue(clock.NowMs()); };
+        if (options.rerank_interval_ms > 0) {
+          rerank_cv.wait_for(lock, stop, std::chrono::milliseconds(options.rerank_interval_ms),
+                             due);
+        } else {
+          rerank_cv.wait(lock, stop, due);
+        }
+        if (stop.stop_requested()) return;
+        if (!due()) continue;
+      }
+      Status status = RankAndRekey();
+      std::lock_guard lock(mu);
+      rerank_error = status.ok() ? std::string() : status.ToString();
+      if (!status.ok()) last_rank_ms = clock.NowMs();  // do not retry in a tight loop
+    }
+  }
+
   // ---- the hook: every write transaction of the PageDB
 
   Status BeforeCommit(WriteTxn& write) override {
     std::lock_guard lock(mu);
+    // A page this transaction both created and fetched is placed as queued, then taken
+    // out as fetched below (so that it passes on its score as any fetched page does); one
+    // restored as crawled (page_db_load) is placed as crawled.
+    std::vector<bool> fetched_new(write.created().size());
+    for (size_t i = 0; i < write.fetched_count(); ++i) {
+      const uint32_t id = write.fetched(i).id;
+      if (id >= write.first_new_id()) fetched_new[id - write.first_new_id()] = true;
+    }
     for (const PageRecord& record : write.created()) {
       staged.created.push_back(
-          {record.id, HostNumber(record.url), record.depth, record.fingerprint, record.crawled()});
+          {record.id, HostNumber(record.url), record.depth, record.fingerprint,
+           record.crawled() && !fetched_new[record.id - write.first_new_id()]});
     }
     MDB_txn* txn = write.txn();
     for (size_t i = 0; i < write.fetched_count(); ++i) {
-      const uint32_t id = write.fetched(i).id;
+      const WriteTxn::Fetched fetched = write.fetched(i);
+      const uint32_t id = fetched.id;
       staged.fetched.push_back(id);
+      if (Pushes()) {
+        staged.targets.insert(staged.targets.end(), fetched.targets.begin(), fetched.targets.end());
+        staged.ends.push_back(static_cast<uint32_t>(staged.targets.size()));
+      }
       // A crawled page's state is implied by its record: no entry (an expired lease may
       // have left one behind, so delete without asking).
       Key32 key(id);
@@ -298,14 +529,18 @@ struct Scheduler::Impl final : WriteHook {
     for (const Staged::NewPage& page : staged.created) {
       Place(page.id, page.host, page.depth, page.fingerprint, page.crawled, now);
     }
-    for (uint32_t id : staged.fetched) MarkCrawled(id, now);
-    for (uint32_t id : staged.raised) {
-      if (slot[id] < kFirstState) {
-        Host& h = hosts[host_of[id]];
-        const bool top = slot[id] == 0;
-        h.queue.Update(slot[id], store.link_scores[id], slot);
-        if (top || slot[id] == 0) Reschedule(host_of[id], now);
+    for (size_t i = 0; i < staged.fetched.size(); ++i) {
+      const uint32_t id = staged.fetched[i];
+      if (Pushes() && slot[id] != kCrawled) {  // first crawl only: a replay can match it
+        const uint32_t begin = i == 0 ? 0 : staged.ends[i - 1];
+        PushFrom(id, std::span(staged.targets).subspan(begin, staged.ends[i] - begin), now);
       }
+      MarkCrawled(id, now);
+    }
+    if (RerankDue(now)) rerank_cv.notify_one();
+    for (uint32_t id : staged.raised) {
+      keys[id] = store.link_scores[id];
+      Rekey(id, now);
     }
     for (const auto& change : staged.failures) ApplyFailure(change.id, change.entry, now);
     for (const auto& [number, entry] : staged.host_changes) {
@@ -434,6 +669,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Open(PageDb& db, const SchedulerOp
     const auto pages = static_cast<uint32_t>(snapshot.counters().pages);
     std::lock_guard lock(s.mu);
     s.Grow(pages);
+    CRAWLRANK_RETURN_IF_ERROR(s.InitialKeys(snapshot));
     CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
       s.Place(page.id, s.HostNumber(page.url), page.depth, page.fingerprint, page.crawled(), now);
       return Status::Ok();
@@ -508,6 +744,9 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Open(PageDb& db, const SchedulerOp
                                    ": another Scheduler uses this PageDb");
   }
   s.store.write_hook = &s;
+  if (s.ranked() && options.background_rerank) {
+    s.rerank_thread = std::jthread([&s](std::stop_token stop) { s.RerankLoop(std::move(stop)); });
+  }
   return std::unique_ptr<Scheduler>(new Scheduler(std::move(impl)));
 }
 
@@ -547,6 +786,14 @@ Status Scheduler::AddSeeds(const std::vector<std::string>& urls) {
 
 Result<std::vector<Request>> Scheduler::Next(size_t n) {
   Impl& s = *impl_;
+  if (!s.options.background_rerank && s.ranked()) {
+    bool due;
+    {
+      std::lock_guard lock(s.mu);
+      due = s.RerankDue(s.clock.NowMs());
+    }
+    if (due) CRAWLRANK_RETURN_IF_ERROR(s.RankAndRekey());
+  }
   std::vector<Request> out;
   Status status = RunWrite(s.store, nullptr, [&](WriteTxn& write) -> Status {
     out.clear();
@@ -680,6 +927,11 @@ Status Scheduler::SetCrawlDelay(std::string_view host, int64_t delay_ms) {
   });
 }
 
+Status Scheduler::Rerank() {
+  if (!impl_->ranked()) return Status::Ok();
+  return impl_->RankAndRekey();
+}
+
 SchedulerStats Scheduler::GetStats() const {
   const Impl& s = *impl_;
   std::lock_guard lock(s.mu);
@@ -692,6 +944,9 @@ SchedulerStats Scheduler::GetStats() const {
   stats.failed = s.failed;
   stats.filtered = s.filtered;
   stats.hosts = s.hosts.size();
+  stats.reranks = s.reranks;
+  stats.ranked_pages = s.ranked_pages;
+  stats.rerank_error = s.rerank_error;
   int64_t next = -1;
   const auto consider = [&](int64_t t) { next = next < 0 ? t : std::min(next, t); };
   for (const Host& h : s.hosts) {

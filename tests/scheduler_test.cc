@@ -5,6 +5,7 @@
 #include <lmdb.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <random>
@@ -372,6 +373,49 @@ TEST_F(SchedulerTest, SecondSchedulerOnOnePageDbIsRefused) {
   Open(Unthrottled());
   auto second = Scheduler::Open(*db_, Unthrottled());
   EXPECT_EQ(second.status().code(), StatusCode::kFailedPrecondition);
+}
+
+TEST_F(SchedulerTest, InspectShowsTheScheduleToAReaderBesideTheCrawl) {
+  SchedulerOptions options = Unthrottled();
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/"}));
+  Crawl(Next(1).at(0),
+        {{"http://a.example/1", 0.2f}, {"http://b.example/1", 0.9f}, {"http://c.example/1", 0.5f}});
+  auto leased = Next(1);  // b.example/1, the best
+  ASSERT_EQ(Urls(leased), std::vector<std::string>{"http://b.example/1"});
+  ASSERT_OK(scheduler_->Failed(
+      {.url = "http://c.example/1", .http_status = 503, .retry_after_ms = 30'000}));
+  // The crawl goes on in this process; a reader opens the DB beside it.
+  PageDbOptions reading = Fast();
+  reading.read_only = true;
+  ASSERT_OK_AND_ASSIGN(auto reader, PageDb::Open(dir_.Sub("db"), reading));
+  options.clock = &clock_;
+  ASSERT_OK_AND_ASSIGN(ScheduleView view, Scheduler::Inspect(*reader, options, 10, 10));
+  ASSERT_EQ(view.next.size(), 1u);
+  EXPECT_EQ(view.next[0].url, "http://a.example/1");
+  EXPECT_FLOAT_EQ(view.next[0].score, 0.2f);
+  ASSERT_EQ(view.in_flight.size(), 1u);
+  EXPECT_EQ(view.in_flight[0].url, "http://b.example/1");
+  EXPECT_EQ(view.in_flight[0].lease, leased[0].lease);
+  EXPECT_EQ(view.stats.retrying, 1u);
+  EXPECT_EQ(view.stats.crawled, 1u);
+  bool held = false;
+  for (const auto& host : view.hosts) {
+    if (host.key == "c.example") held = host.hold_until_ms == clock_.NowMs() + 30'000;
+  }
+  EXPECT_TRUE(held) << "the 503's hold is not shown";
+  // The tool prints the same (on the system clock, long past this test's holds).
+  const std::string command =
+      std::string(CRAWLRANK_TOOLS_DIR) + "/page_db_schedule " + dir_.Sub("db") + " --hosts 2>&1";
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buffer[4096];
+  for (size_t got; (got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, got);
+  EXPECT_EQ(::pclose(pipe), 0) << out;
+  EXPECT_NE(out.find("queued 1, in flight 1, retrying 1, crawled 1"), std::string::npos) << out;
+  EXPECT_NE(out.find("0.200000003 http://a.example/1 a.example"), std::string::npos) << out;
+  EXPECT_NE(out.find(std::to_string(leased[0].lease) + " "), std::string::npos) << out;
 }
 
 // Many threads hand out and report pages while the clock moves: no host ever has two

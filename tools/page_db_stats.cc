@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
+#include "crawlrank/scheduler.h"
 #include "tool_common.h"
 
 namespace crawlrank::tools {
@@ -50,6 +51,13 @@ Result<nlohmann::ordered_json> Collect(const PageDb& db) {
   stats["links_table_bytes"] = info.links_bytes;
   stats["bytes_per_link"] =
       counters.edges == 0 ? 0.0 : double(info.links_bytes) / double(counters.edges);
+  // The scheduler's counters, as its default options see the DB (page_db_schedule has more).
+  CRAWLRANK_ASSIGN_OR_RETURN(ScheduleView schedule, Scheduler::Inspect(db, {}, 0, 0));
+  stats["queued"] = schedule.stats.queued;
+  stats["in_flight"] = schedule.stats.in_flight;
+  stats["retrying"] = schedule.stats.retrying;
+  stats["failed"] = schedule.stats.failed;
+  stats["crawl_finished"] = schedule.stats.finished;
   return stats;
 }
 

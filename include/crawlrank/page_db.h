@@ -206,6 +206,7 @@ class Snapshot {
 
  private:
   friend class PageDb;
+  friend class PageDbInternals;  // src/: components reading their tables in a snapshot
   struct Impl;
   explicit Snapshot(std::unique_ptr<Impl> impl, PageDbCounters counters);
   std::unique_ptr<Impl> impl_;

@@ -209,12 +209,51 @@ struct SchedulerStats {
   bool finished = false;
 };
 
+// The schedule as a reader sees it (page_db_schedule): what Scheduler::Inspect returns.
+struct ScheduleView {
+  int64_t now_ms = 0;  // the options' clock when it was read
+  struct Page {
+    std::string url;
+    float score = 0;
+    std::string host;
+  };
+  // The best queued pages, best first, whatever their host's state.
+  std::vector<Page> next;
+  struct InFlight {
+    std::string url;
+    uint64_t lease = 0;
+    int64_t expiry_ms = 0;
+    std::string host;
+  };
+  std::vector<InFlight> in_flight;  // by lease
+  struct HostState {
+    std::string key;
+    // When the host may take a request, as far as the DB tells: a hold ends then. (The
+    // delay since the writer's last hand-out lives only in the writer's memory.)
+    int64_t ready_ms = 0;
+    int64_t hold_until_ms = 0;
+    uint32_t in_flight = 0;
+    uint64_t queued = 0;
+    uint64_t done = 0;  // crawled or failed for good
+    int64_t delay_ms = 0;
+  };
+  // Hosts with pages queued or in flight, a hold or a crawl delay; most queued first.
+  std::vector<HostState> hosts;
+  SchedulerStats stats;
+};
+
 class Scheduler {
  public:
   // Loads the schedule of `db` (one pass over its pages and the scheduler's tables) and
   // joins its writes. `db` must be open for writing and outlive the Scheduler.
   // FailedPrecondition for a read-only DB or when another Scheduler uses it.
   static Result<std::unique_ptr<Scheduler>> Open(PageDb& db, const SchedulerOptions& options);
+  // The schedule of `db` as `options` would order it, read from a snapshot without the
+  // writer (the DB may be open read-only, beside a running crawl): the `next` best queued
+  // pages, the leases in flight, and up to `max_hosts` hosts. Costs one pass over the
+  // pages, like Open.
+  static Result<ScheduleView> Inspect(const PageDb& db, const SchedulerOptions& options,
+                                      size_t next, size_t max_hosts);
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;

@@ -164,6 +164,7 @@ struct Scheduler::Impl final : WriteHook {
     struct NewPage {
       uint32_t id, host, depth;
       uint64_t fingerprint;
+      float link_score;
       bool crawled;
     };
     std::vector<NewPage> created;
@@ -214,9 +215,9 @@ struct Scheduler::Impl final : WriteHook {
   }
   bool ranked() const { return RankAlgorithmOf(options.score).has_value(); }
 
-  float KeyOf(uint32_t id, uint32_t depth, uint64_t fingerprint) {
+  float KeyOf(uint32_t id, uint32_t depth, uint64_t fingerprint, float link_score) {
     switch (options.score) {
-      case ScoreMode::kLinkScore: return store.link_scores[id];
+      case ScoreMode::kLinkScore: return link_score;
       case ScoreMode::kBreadthFirst: return -static_cast<float>(depth);
       case ScoreMode::kRandom:
         return static_cast<float>((fingerprint * 0x9E3779B97F4A7C15ull) >> 40) / 16777216.f;
@@ -293,14 +294,15 @@ struct Scheduler::Impl final : WriteHook {
   }
 
   // Puts an uncrawled page in its host's queue (or filters it).
-  void Enqueue(uint32_t id, uint32_t host, uint32_t depth, uint64_t fingerprint, int64_t now) {
+  void Enqueue(uint32_t id, uint32_t host, uint32_t depth, uint64_t fingerprint, float link_score,
+               int64_t now) {
     host_of[id] = host;
     if (options.max_depth != 0 && depth > options.max_depth) {
       slot[id] = kFiltered;
       ++filtered;
       return;
     }
-    keys[id] = KeyOf(id, depth, fingerprint);
+    keys[id] = KeyOf(id, depth, fingerprint, link_score);
     Requeue(id, now);
   }
 
@@ -344,6 +346,28 @@ struct Scheduler::Impl final : WriteHook {
   }
 
   uint64_t Done() const { return crawled + failed; }
+
+  // Loads the schedule from the DB: the pages, then the scheduler's tables. A writer
+  // returns the leases it finds (into `returned`, for Open to write back); a reader keeps
+  // them as they are.
+  Status Load(bool writer);
+  // REQUIRES: mu held.
+  SchedulerStats Stats() const;
+  std::vector<std::pair<uint32_t, ScheduleEntry>> returned;
+
+  // A queued page goes in flight under `lease`.
+  void TakeLease(uint32_t id, Lease lease, int64_t now) {
+    const uint32_t pos = slot[id];
+    if (pos >= kFirstState) return;
+    Host& h = hosts[host_of[id]];
+    h.queue.RemoveAt(pos, kLeased, slot);
+    --queued;
+    leases[id] = lease;
+    lease_expiry.push({lease.expiry_ms, id, lease.id});
+    ++h.in_flight;
+    next_lease = std::max(next_lease, lease.id + 1);
+    Reschedule(host_of[id], now);
+  }
 
   // ---- keys at open: what the online modes accumulated, the stored ranks
 
@@ -481,7 +505,7 @@ struct Scheduler::Impl final : WriteHook {
     }
     for (const PageRecord& record : write.created()) {
       staged.created.push_back(
-          {record.id, HostNumber(record.url), record.depth, record.fingerprint,
+          {record.id, HostNumber(record.url), record.depth, record.fingerprint, record.link_score,
            record.crawled() && !fetched_new[record.id - write.first_new_id()]});
     }
     MDB_txn* txn = write.txn();
@@ -527,7 +551,7 @@ struct Scheduler::Impl final : WriteHook {
     const int64_t now = clock.NowMs();
     Grow(static_cast<uint32_t>(store.writer.counters.pages));
     for (const Staged::NewPage& page : staged.created) {
-      Place(page.id, page.host, page.depth, page.fingerprint, page.crawled, now);
+      Place(page.id, page.host, page.depth, page.fingerprint, page.link_score, page.crawled, now);
     }
     for (size_t i = 0; i < staged.fetched.size(); ++i) {
       const uint32_t id = staged.fetched[i];
@@ -571,8 +595,8 @@ struct Scheduler::Impl final : WriteHook {
   }
 
   // A page the schedule has not seen: crawled, or queued (or filtered).
-  void Place(uint32_t id, uint32_t host, uint32_t depth, uint64_t fingerprint, bool was_crawled,
-             int64_t now) {
+  void Place(uint32_t id, uint32_t host, uint32_t depth, uint64_t fingerprint, float link_score,
+             bool was_crawled, int64_t now) {
     if (was_crawled) {
       host_of[id] = host;
       slot[id] = kCrawled;
@@ -580,7 +604,7 @@ struct Scheduler::Impl final : WriteHook {
       ++hosts[host].done;
       return;
     }
-    Enqueue(id, host, depth, fingerprint, now);
+    Enqueue(id, host, depth, fingerprint, link_score, now);
   }
 
   void MarkCrawled(uint32_t id, int64_t now) {
@@ -647,107 +671,172 @@ struct Scheduler::Impl final : WriteHook {
 Scheduler::Scheduler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Scheduler::~Scheduler() = default;
 
+namespace {
+
+Status ValidateOptions(const SchedulerOptions& options) {
+  if (options.max_in_flight_per_host == 0 || options.min_delay_ms < 0 || options.lease_ms <= 0 ||
+      options.retry_ms < 0 || options.hold_ms < 0 || options.max_hold_ms < options.hold_ms ||
+      !(options.rerank_growth >= 0)) {
+    return InvalidArgumentError(
+        "scheduler options: max_in_flight_per_host must be at least 1, lease_ms above 0, "
+        "min_delay_ms, retry_ms, hold_ms and rerank_growth not negative, max_hold_ms at least "
+        "hold_ms");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Scheduler::Impl::Load(bool writer) {
+  const int64_t now = clock.NowMs();
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
+  std::lock_guard lock(mu);
+  Grow(static_cast<uint32_t>(snapshot.counters().pages));
+  CRAWLRANK_RETURN_IF_ERROR(InitialKeys(snapshot));
+  CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
+    Place(page.id, HostNumber(page.url), page.depth, page.fingerprint, page.link_score,
+          page.crawled(), now);
+    return Status::Ok();
+  }));
+  if (!store.has_schedule) return Status::Ok();  // format version 2, read-only
+  // The scheduler's own tables, read in the snapshot's transaction: host state, then
+  // the pages whose state their records do not imply.
+  MDB_txn* txn = PageDbInternals::TxnOf(snapshot);
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor host_cursor,
+                             lmdb::Cursor::Open(txn, store.hosts, store.path));
+  MDB_val k, v;
+  for (;;) {
+    CRAWLRANK_ASSIGN_OR_RETURN(bool more, host_cursor.Next(&k, &v));
+    if (!more) break;
+    HostEntry entry;
+    CRAWLRANK_RETURN_IF_ERROR(
+        DecodeHostEntry(View(k), View(v), &entry).WithContext(PageDbName(store.path)));
+    auto [it, inserted] =
+        host_numbers.try_emplace(std::string(View(k)), static_cast<uint32_t>(hosts.size()));
+    if (inserted) hosts.emplace_back().key = std::string(View(k));
+    Host& h = hosts[it->second];
+    h.hold_until_ms = entry.hold_until_ms;
+    h.holds_in_a_row = entry.holds_in_a_row;
+    h.crawl_delay_ms = entry.crawl_delay_ms;
+    h.robots = std::move(entry.robots);
+    Reschedule(it->second, now);
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
+                             lmdb::Cursor::Open(txn, store.schedule, store.path));
+  for (;;) {
+    CRAWLRANK_ASSIGN_OR_RETURN(bool more, cursor.Next(&k, &v));
+    if (!more) break;
+    if (k.mv_size != 4)
+      return DataLossError(PageDbName(store.path) + ": schedule key of wrong size");
+    const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
+    ScheduleEntry entry;
+    CRAWLRANK_RETURN_IF_ERROR(
+        DecodeScheduleEntry(id, View(v), &entry).WithContext(PageDbName(store.path)));
+    if (id >= slot.size() || slot[id] == kCrawled) {
+      return DataLossError(PageDbName(store.path) + ": schedule entry of page " +
+                           std::to_string(id) + ", which is " +
+                           (id >= slot.size() ? "not in the DB" : "crawled"));
+    }
+    if (entry.failures > 0) failures[id] = entry.failures;
+    if (entry.state == EntryState::kLeased) {
+      if (writer) {
+        // The writer that leased it is gone (this process holds the writer lock now).
+        entry.state = EntryState::kQueued;
+        returned.emplace_back(id, entry);
+      } else {
+        TakeLease(id, {entry.lease, entry.time_ms}, now);
+      }
+    } else if (entry.state != EntryState::kQueued) {
+      ApplyFailure(id, entry, now);
+    }
+  }
+  return Status::Ok();
+}
+
 Result<std::unique_ptr<Scheduler>> Scheduler::Open(PageDb& db, const SchedulerOptions& options) {
   if (db.read_only()) {
     return FailedPreconditionError("schedule " + PageDbName(db.path()) +
                                    ": opened read-only; a Scheduler needs the writer");
   }
-  if (options.max_in_flight_per_host == 0 || options.min_delay_ms < 0 || options.lease_ms <= 0 ||
-      options.retry_ms < 0 || options.hold_ms < 0 || options.max_hold_ms < options.hold_ms) {
-    return InvalidArgumentError(
-        "scheduler options: max_in_flight_per_host must be at least 1, lease_ms above 0, "
-        "min_delay_ms, retry_ms and hold_ms not negative, max_hold_ms at least hold_ms");
-  }
+  CRAWLRANK_RETURN_IF_ERROR(ValidateOptions(options));
   auto impl = std::make_unique<Impl>(db, options);
   Impl& s = *impl;
-  const int64_t now = s.clock.NowMs();
   // Hold the writer's lock while loading and joining, so that no page is written between
   // the snapshot read here and the hook's first transaction.
   std::lock_guard writer(s.store.write_mutex);
-  {
-    CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
-    const auto pages = static_cast<uint32_t>(snapshot.counters().pages);
-    std::lock_guard lock(s.mu);
-    s.Grow(pages);
-    CRAWLRANK_RETURN_IF_ERROR(s.InitialKeys(snapshot));
-    CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
-      s.Place(page.id, s.HostNumber(page.url), page.depth, page.fingerprint, page.crawled(), now);
-      return Status::Ok();
-    }));
-  }
-  // The scheduler's own tables: host state, then pages whose state the records do not
-  // imply. Leases of the previous writer come back at once.
-  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Txn txn, lmdb::Txn::Begin(s.store.env.get(), 0, s.store.path));
-  {
-    std::lock_guard lock(s.mu);
-    CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor host_cursor,
-                               lmdb::Cursor::Open(txn.get(), s.store.hosts, s.store.path));
-    MDB_val k, v;
-    for (;;) {
-      CRAWLRANK_ASSIGN_OR_RETURN(bool more, host_cursor.Next(&k, &v));
-      if (!more) break;
-      HostEntry entry;
-      CRAWLRANK_RETURN_IF_ERROR(
-          DecodeHostEntry(View(k), View(v), &entry).WithContext(PageDbName(s.store.path)));
-      auto [it, inserted] =
-          s.host_numbers.try_emplace(std::string(View(k)), static_cast<uint32_t>(s.hosts.size()));
-      if (inserted) s.hosts.emplace_back().key = std::string(View(k));
-      Host& h = s.hosts[it->second];
-      h.hold_until_ms = entry.hold_until_ms;
-      h.holds_in_a_row = entry.holds_in_a_row;
-      h.crawl_delay_ms = entry.crawl_delay_ms;
-      h.robots = std::move(entry.robots);
-      s.Reschedule(it->second, now);
-    }
-    CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
-                               lmdb::Cursor::Open(txn.get(), s.store.schedule, s.store.path));
-    std::vector<std::pair<uint32_t, ScheduleEntry>> returned;
-    for (;;) {
-      CRAWLRANK_ASSIGN_OR_RETURN(bool more, cursor.Next(&k, &v));
-      if (!more) break;
-      if (k.mv_size != 4)
-        return DataLossError(PageDbName(s.store.path) + ": schedule key of wrong size");
-      const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
-      ScheduleEntry entry;
-      CRAWLRANK_RETURN_IF_ERROR(
-          DecodeScheduleEntry(id, View(v), &entry).WithContext(PageDbName(s.store.path)));
-      if (id >= s.slot.size() || s.slot[id] == kCrawled) {
-        return DataLossError(PageDbName(s.store.path) + ": schedule entry of page " +
-                             std::to_string(id) + ", which is " +
-                             (id >= s.slot.size() ? "not in the DB" : "crawled"));
-      }
-      if (entry.failures > 0) s.failures[id] = entry.failures;
-      if (entry.state == EntryState::kLeased) {
-        entry.state = EntryState::kQueued;  // the writer that leased it is gone
-        returned.emplace_back(id, entry);
-      } else if (entry.state != EntryState::kQueued) {
-        s.ApplyFailure(id, entry, now);
-      }
-    }
-    cursor = lmdb::Cursor();
-    host_cursor = lmdb::Cursor();
-    std::string value;
-    for (const auto& [id, entry] : returned) {
-      value.clear();
-      EncodeScheduleEntry(entry, &value);
-      Key32 key(id);
-      MDB_val kk = key.val(), vv = Val(value);
-      if (const int rc = mdb_put(txn.get(), s.store.schedule, &kk, &vv, 0); rc != 0) {
-        return lmdb::Error(rc, "return the leases of the previous writer in", s.store.path);
-      }
-    }
-  }
-  CRAWLRANK_RETURN_IF_ERROR(txn.Commit(s.store.path));
-  // Joining needs the writer's lock, which is held here: set the hook directly.
   if (s.store.write_hook != nullptr) {
     return FailedPreconditionError("schedule " + PageDbName(db.path()) +
                                    ": another Scheduler uses this PageDb");
   }
+  CRAWLRANK_RETURN_IF_ERROR(s.Load(true));
+  // The dead writer's leases, returned in memory by Load, are returned in the table too.
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Txn txn, lmdb::Txn::Begin(s.store.env.get(), 0, s.store.path));
+  std::string value;
+  for (const auto& [id, entry] : s.returned) {
+    value.clear();
+    EncodeScheduleEntry(entry, &value);
+    Key32 key(id);
+    MDB_val k = key.val(), v = Val(value);
+    if (const int rc = mdb_put(txn.get(), s.store.schedule, &k, &v, 0); rc != 0) {
+      return lmdb::Error(rc, "return the leases of the previous writer in", s.store.path);
+    }
+  }
+  s.returned.clear();
+  CRAWLRANK_RETURN_IF_ERROR(txn.Commit(s.store.path));
   s.store.write_hook = &s;
   if (s.ranked() && options.background_rerank) {
     s.rerank_thread = std::jthread([&s](std::stop_token stop) { s.RerankLoop(std::move(stop)); });
   }
   return std::unique_ptr<Scheduler>(new Scheduler(std::move(impl)));
+}
+
+Result<ScheduleView> Scheduler::Inspect(const PageDb& db, const SchedulerOptions& options,
+                                        size_t next, size_t max_hosts) {
+  CRAWLRANK_RETURN_IF_ERROR(ValidateOptions(options));
+  // Loading without the writer reads and never writes: leases stay leased, nothing joins.
+  Impl s(const_cast<PageDb&>(db), options);
+  CRAWLRANK_RETURN_IF_ERROR(s.Load(false));
+  ScheduleView view;
+  const int64_t now = s.clock.NowMs();
+  view.now_ms = now;
+  std::vector<PageHeap::Entry> queued;
+  for (uint32_t id = 0; id < s.slot.size(); ++id) {
+    if (s.slot[id] < kFirstState) queued.push_back({s.keys[id], id});
+  }
+  const size_t shown = std::min(next, queued.size());
+  std::partial_sort(queued.begin(), queued.begin() + static_cast<std::ptrdiff_t>(shown),
+                    queued.end(), PageHeap::Before);
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
+  const auto url_of = [&](uint32_t id) -> Result<std::string> {
+    CRAWLRANK_ASSIGN_OR_RETURN(PageRecord record, snapshot.FindId(id));
+    return record.url;
+  };
+  for (size_t i = 0; i < shown; ++i) {
+    const uint32_t id = queued[i].id;
+    CRAWLRANK_ASSIGN_OR_RETURN(std::string url, url_of(id));
+    view.next.push_back({std::move(url), queued[i].key, s.hosts[s.host_of[id]].key});
+  }
+  for (const auto& [id, lease] : s.leases) {
+    CRAWLRANK_ASSIGN_OR_RETURN(std::string url, url_of(id));
+    view.in_flight.push_back(
+        {std::move(url), lease.id, lease.expiry_ms, s.hosts[s.host_of[id]].key});
+  }
+  std::sort(view.in_flight.begin(), view.in_flight.end(),
+            [](const auto& a, const auto& b) { return a.lease < b.lease; });
+  for (const Host& h : s.hosts) {
+    if (h.queue.empty() && h.in_flight == 0 && h.hold_until_ms <= now && h.crawl_delay_ms == 0) {
+      continue;
+    }
+    view.hosts.push_back({h.key, std::max(now, h.hold_until_ms), h.hold_until_ms, h.in_flight,
+                          h.queue.size(), h.done, s.DelayOf(h)});
+  }
+  std::sort(view.hosts.begin(), view.hosts.end(), [](const auto& a, const auto& b) {
+    return a.queued != b.queued ? a.queued > b.queued : a.key < b.key;
+  });
+  if (view.hosts.size() > max_hosts) view.hosts.resize(max_hosts);
+  std::lock_guard lock(s.mu);
+  view.stats = s.Stats();
+  return view;
 }
 
 namespace {
@@ -932,9 +1021,8 @@ Status Scheduler::Rerank() {
   return impl_->RankAndRekey();
 }
 
-SchedulerStats Scheduler::GetStats() const {
-  const Impl& s = *impl_;
-  std::lock_guard lock(s.mu);
+SchedulerStats Scheduler::Impl::Stats() const {
+  const Impl& s = *this;
   const int64_t now = s.clock.NowMs();
   SchedulerStats stats;
   stats.queued = s.queued;
@@ -964,6 +1052,11 @@ SchedulerStats Scheduler::GetStats() const {
   stats.finished = limit || (stats.in_flight == 0 && stats.retrying == 0 && next < 0);
   stats.next_ready_ms = stats.finished ? -1 : next;
   return stats;
+}
+
+SchedulerStats Scheduler::GetStats() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->Stats();
 }
 
 }  // namespace crawlrank

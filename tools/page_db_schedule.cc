@@ -1,0 +1,125 @@
+// page_db_schedule: what the scheduler would hand out next, what is in flight, and the
+// hosts' politeness state, read from a live or stopped PageDB.
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "crawlrank/scheduler.h"
+#include "tool_common.h"
+
+namespace crawlrank::tools {
+namespace {
+
+std::string ScoreModeHelp() {
+  std::string names;
+  for (ScoreMode mode : AllScoreModes()) {
+    names += names.empty() ? "" : ", ";
+    names += ScoreModeName(mode);
+  }
+  return "the crawl's score mode (" + names + ")";
+}
+
+nlohmann::ordered_json StatsJson(const SchedulerStats& stats) {
+  nlohmann::ordered_json out;
+  out["queued"] = stats.queued;
+  out["ready"] = stats.ready;
+  out["in_flight"] = stats.in_flight;
+  out["retrying"] = stats.retrying;
+  out["crawled"] = stats.crawled;
+  out["failed"] = stats.failed;
+  out["hosts"] = stats.hosts;
+  out["finished"] = stats.finished;
+  out["next_ready"] = stats.next_ready_ms < 0 ? "never" : FormatSeconds(stats.next_ready_ms);
+  return out;
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app(
+      "Prints the best queued pages of a PageDB as its scheduler orders them (score, host), the "
+      "pages in flight (lease, expiry) and, with --hosts, the hosts with pages queued or in "
+      "flight (ready time, in flight, queued, done, delay). Reads a snapshot: works beside a "
+      "running crawl. Times are Unix seconds. The delay since a host's last request lives only "
+      "in the crawling process, so a host's ready time here is the end of its hold, if any.",
+      "page_db_schedule");
+  std::string db_path, score = "link-score";
+  uint64_t n = 20, max_hosts = 50;
+  bool hosts = false, json = false;
+  app.add_option("db", db_path, "PageDB directory")->required();
+  app.add_option("-n", n, "how many queued pages")->capture_default_str();
+  app.add_option("--score", score, ScoreModeHelp())->capture_default_str();
+  app.add_flag("--hosts", hosts, "also print the hosts' state");
+  app.add_option("--max-hosts", max_hosts, "at most this many hosts, most queued first")
+      ->capture_default_str();
+  app.add_flag("--json", json, "print one JSON object");
+  return Run(app, argc, argv, [&] {
+    auto mode = ParseScoreMode(score);
+    if (!mode.ok()) return UsageError(app, mode.status().message());
+    auto db = OpenForReading(db_path);
+    if (!db.ok()) return Fail(app, db.status());
+    SchedulerOptions options;
+    options.score = *mode;
+    auto view = Scheduler::Inspect(**db, options, n, hosts ? max_hosts : 0);
+    if (!view.ok()) return Fail(app, view.status());
+    if (json) {
+      nlohmann::ordered_json out;
+      out["stats"] = StatsJson(view->stats);
+      out["next"] = nlohmann::json::array();
+      for (const auto& page : view->next) {
+        out["next"].push_back({{"url", page.url}, {"score", page.score}, {"host", page.host}});
+      }
+      out["in_flight"] = nlohmann::json::array();
+      for (const auto& lease : view->in_flight) {
+        out["in_flight"].push_back({{"url", lease.url},
+                                    {"lease", lease.lease},
+                                    {"expires", FormatSeconds(lease.expiry_ms)},
+                                    {"host", lease.host}});
+      }
+      if (hosts) {
+        out["hosts"] = nlohmann::json::array();
+        for (const auto& host : view->hosts) {
+          out["hosts"].push_back({{"host", host.key},
+                                  {"ready", FormatSeconds(host.ready_ms)},
+                                  {"in_flight", host.in_flight},
+                                  {"queued", host.queued},
+                                  {"done", host.done},
+                                  {"delay_ms", host.delay_ms}});
+        }
+      }
+      std::cout << out.dump(2) << "\n";
+      return kExitOk;
+    }
+    Output out;
+    const SchedulerStats& stats = view->stats;
+    out << "queued " << stats.queued << ", in flight " << stats.in_flight << ", retrying "
+        << stats.retrying << ", crawled " << stats.crawled << ", failed " << stats.failed
+        << ", hosts " << stats.hosts << ", "
+        << (stats.finished ? std::string("finished")
+                           : "next ready " + FormatSeconds(stats.next_ready_ms))
+        << "\n";
+    out << "# next: score url host\n";
+    for (const auto& page : view->next) {
+      out << FormatScore(page.score) << ' ' << page.url << ' ' << page.host << '\n';
+    }
+    out << "# in flight: lease expires url host\n";
+    for (const auto& lease : view->in_flight) {
+      out << lease.lease << ' ' << FormatSeconds(lease.expiry_ms) << ' ' << lease.url << ' '
+          << lease.host << '\n';
+    }
+    if (hosts) {
+      out << "# hosts: host ready in_flight queued done delay_ms\n";
+      for (const auto& host : view->hosts) {
+        out << host.key << ' ' << FormatSeconds(host.ready_ms) << ' ' << uint64_t{host.in_flight}
+            << ' ' << host.queued << ' ' << host.done << ' ' << static_cast<uint64_t>(host.delay_ms)
+            << '\n';
+      }
+    }
+    const Status status = out.Flush();
+    return status.ok() ? kExitOk : Fail(app, status);
+  });
+}
+
+}  // namespace
+}  // namespace crawlrank::tools
+
+int main(int argc, char** argv) {
+  return crawlrank::tools::Main(argc, argv);
+}

@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "page_db/schedule_table.h"
 #include "rank_reference.h"
 #include "testutil.h"
 
@@ -314,6 +315,51 @@ TEST_F(SchedulerTest, LimitsOfDepthPagesPerHostAndPages) {
   EXPECT_EQ(scheduler_->GetStats().queued, 1u);  // a.example/2, over its host's budget
 }
 
+TEST_F(SchedulerTest, SchemesAndUrlPatternsFilterPages) {
+  SchedulerOptions options = Unthrottled();
+  options.deny_patterns = {"/private/"};
+  options.allow_patterns = {"^https?://[a-z]\\.example/"};
+  options.allowed_schemes = {"http"};
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/"}));
+  Crawl(Next(1).at(0), {{"http://a.example/public", 0.5f},
+                        {"http://a.example/private/x", 0.9f},
+                        {"https://a.example/secure", 0.9f},
+                        {"http://other.test/", 0.9f}});
+  EXPECT_EQ(Urls(Next(10)), std::vector<std::string>{"http://a.example/public"});
+  EXPECT_EQ(scheduler_->GetStats().filtered, 3u);
+  scheduler_.reset();
+  options.deny_patterns = {"("};
+  const Status bad = Scheduler::Open(*db_, options).status();
+  EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("URL pattern \"(\""), std::string::npos) << bad.ToString();
+}
+
+// Aduana's SOFT_CRAWL_LIMIT 0.25/s and HARD_CRAWL_LIMIT 100/s: 4 s between requests to a
+// host, down to 10 ms when no host is ready at 4 s.
+TEST_F(SchedulerTest, HardRateAppliesOnlyWhenNothingIsReadyAtTheSoftRate) {
+  SchedulerOptions options;
+  options.min_delay_ms = 1000 / 0.25;
+  options.busy_delay_ms = 1000 / 100;
+  Open(options);
+  ASSERT_OK(
+      scheduler_->AddSeeds({"http://a.example/1", "http://a.example/2", "http://a.example/3"}));
+  auto first = Next(10);
+  ASSERT_EQ(Urls(first), std::vector<std::string>{"http://a.example/1"});
+  Crawl(first[0]);
+  clock_.Advance(9);
+  EXPECT_TRUE(Next(10).empty());
+  clock_.Advance(1);
+  auto second = Next(10);
+  EXPECT_EQ(Urls(second), std::vector<std::string>{"http://a.example/2"});
+  Crawl(second[0]);
+  // Another host ready at the soft rate goes first; a.example waits for it.
+  ASSERT_OK(scheduler_->AddSeeds({"http://b.example/1"}));
+  clock_.Advance(10);
+  EXPECT_EQ(Urls(Next(1)), std::vector<std::string>{"http://b.example/1"});
+  EXPECT_EQ(Urls(Next(1)), std::vector<std::string>{"http://a.example/3"});
+}
+
 TEST_F(SchedulerTest, MaxPagesEndsTheCrawl) {
   SchedulerOptions options = Unthrottled();
   options.max_pages = 2;
@@ -527,6 +573,51 @@ TEST(SchedulerCheckTest, ScheduleEntryOfACrawledPageIsReported) {
   EXPECT_EQ(check.code(), StatusCode::kDataLoss);
   EXPECT_NE(check.message().find("schedule entry of page 0, which is crawled"), std::string::npos)
       << check.ToString();
+}
+
+// docs/format.md's worked example of a `schedule` value, and the codec's round trips.
+TEST(ScheduleTableTest, EncodesTheDocumentedExampleAndRoundTrips) {
+  ScheduleEntry leased;
+  leased.state = EntryState::kLeased;
+  leased.failures = 1;
+  leased.lease = 300;
+  leased.time_ms = 1'700'000'000'000;
+  std::string value;
+  EncodeScheduleEntry(leased, &value);
+  EXPECT_EQ(value, std::string("\x01\x01\xac\x02\x80\xa0\xab\xfe\xf9\x62", 10));
+  ScheduleEntry failed;
+  failed.state = EntryState::kFailed;
+  failed.failures = 4;
+  failed.http_status = 503;
+  failed.reason = "server error";
+  for (const ScheduleEntry& entry : {leased, failed}) {
+    std::string encoded;
+    EncodeScheduleEntry(entry, &encoded);
+    ScheduleEntry decoded;
+    ASSERT_OK(DecodeScheduleEntry(7, encoded, &decoded));
+    EXPECT_EQ(decoded.state, entry.state);
+    EXPECT_EQ(decoded.failures, entry.failures);
+    EXPECT_EQ(decoded.lease, entry.lease);
+    EXPECT_EQ(decoded.time_ms, entry.time_ms);
+    EXPECT_EQ(decoded.http_status, entry.http_status);
+    EXPECT_EQ(decoded.reason, entry.reason);
+    // Every shorter value is damage, named by its page.
+    for (size_t cut = 0; cut < encoded.size(); ++cut) {
+      const Status status = DecodeScheduleEntry(7, encoded.substr(0, cut), &decoded);
+      EXPECT_EQ(status.code(), StatusCode::kDataLoss) << cut;
+      EXPECT_NE(status.message().find("page 7"), std::string::npos);
+    }
+  }
+  HostEntry host{1'000, 2, 5'000, "robots"};
+  value.clear();
+  EncodeHostEntry(host, &value);
+  HostEntry back;
+  ASSERT_OK(DecodeHostEntry("example.com", value, &back));
+  EXPECT_EQ(back.hold_until_ms, 1'000);
+  EXPECT_EQ(back.holds_in_a_row, 2u);
+  EXPECT_EQ(back.crawl_delay_ms, 5'000);
+  EXPECT_EQ(back.robots, "robots");
+  EXPECT_EQ(DecodeHostEntry("example.com", value + "x", &back).code(), StatusCode::kDataLoss);
 }
 
 }  // namespace

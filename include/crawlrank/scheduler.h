@@ -119,6 +119,11 @@ struct SchedulerOptions {
   int64_t min_delay_ms = 1000;
   // Requests to one host in flight at once.
   uint32_t max_in_flight_per_host = 1;
+  // A shorter delay a host gets when no host is ready at min_delay_ms, so that a crawl
+  // left with few hosts goes faster (never below a crawl delay). -1: none. Aduana's
+  // per-domain rates map onto the pair: SOFT_CRAWL_LIMIT r (default 0.25 requests/s) is
+  // min_delay_ms = 1000 / r, HARD_CRAWL_LIMIT R (default 100) is busy_delay_ms = 1000 / R.
+  int64_t busy_delay_ms = -1;
   // How long a 429 or 503 without Retry-After holds its host: this, doubled for every
   // further such answer in a row (up to max_hold_ms); a success resets it.
   int64_t hold_ms = 60'000;
@@ -131,6 +136,14 @@ struct SchedulerOptions {
   // page, until it has failed max_retries + 1 times; then the page is failed for good.
   int64_t retry_ms = 60'000;
   uint32_t max_retries = 3;
+
+  // --- Filters, applied when a page joins the schedule (a filtered page stays in the
+  // PageDB with its links; it is never handed out).
+  // URL schemes to fetch; empty: any.
+  std::vector<std::string> allowed_schemes = {"http", "https"};
+  // ECMAScript regular expressions searched in the canonical URL: a page matching a deny
+  // pattern is filtered; with allow patterns, so is one matching none of them.
+  std::vector<std::string> allow_patterns, deny_patterns;
 
   // --- Limits (0: none).
   // Pages deeper than this (seeds are depth 0) are not scheduled.

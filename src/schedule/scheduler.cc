@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <queue>
+#include <regex>
 #include <span>
 #include <stop_token>
 #include <thread>
@@ -143,6 +144,9 @@ struct Scheduler::Impl final : WriteHook {
   std::unordered_map<std::string, uint32_t> host_numbers;
   std::priority_queue<Ready> ready;
   TimeQueue waiting;  // hosts with queued pages, by the time they may take one
+  // The same at the hard rate (busy_delay_ms), used when `ready` has nothing.
+  std::priority_queue<Ready> busy_ready;
+  TimeQueue busy_waiting;
   std::unordered_map<uint32_t, Lease> leases;
   TimeQueue lease_expiry;                           // ticket: lease id
   std::unordered_map<uint32_t, uint32_t> failures;  // pages that failed and may retry
@@ -165,7 +169,7 @@ struct Scheduler::Impl final : WriteHook {
       uint32_t id, host, depth;
       uint64_t fingerprint;
       float link_score;
-      bool crawled;
+      bool allowed, crawled;
     };
     std::vector<NewPage> created;
     std::vector<uint32_t> fetched, raised;
@@ -278,12 +282,71 @@ struct Scheduler::Impl final : WriteHook {
     ++h.ticket;
     if (h.queue.empty() || h.in_flight >= options.max_in_flight_per_host || Exhausted(h)) return;
     const int64_t at = std::max(h.ready_at_ms, h.hold_until_ms);
+    const Ready entry{h.queue.top().key, h.queue.top().id, number, h.ticket};
     if (at <= now) {
-      ready.push({h.queue.top().key, h.queue.top().id, number, h.ticket});
+      ready.push(entry);
+      return;
+    }
+    waiting.push({at, number, h.ticket});
+    if (!Busy()) return;
+    // The shorter delay that applies when no host is ready at the normal one.
+    const int64_t busy_at = std::max(h.ready_at_ms - DelayOf(h) + BusyDelayOf(h), h.hold_until_ms);
+    if (busy_at <= now) {
+      busy_ready.push(entry);
     } else {
-      waiting.push({at, number, h.ticket});
+      busy_waiting.push({busy_at, number, h.ticket});
     }
   }
+
+  // The hard rate (SchedulerOptions::busy_delay_ms): in use when it is below the minimum.
+  bool Busy() const {
+    return options.busy_delay_ms >= 0 && options.busy_delay_ms < options.min_delay_ms;
+  }
+  int64_t BusyDelayOf(const Host& h) const {
+    return std::max(options.busy_delay_ms, h.crawl_delay_ms);
+  }
+
+  void PromoteBusy(int64_t now) {
+    while (!busy_waiting.empty() && busy_waiting.top().time <= now) {
+      const Timed t = busy_waiting.top();
+      busy_waiting.pop();
+      const Host& h = hosts[t.who];
+      if (h.ticket != t.ticket) continue;
+      busy_ready.push({h.queue.top().key, h.queue.top().id, t.who, h.ticket});
+    }
+  }
+
+  // ---- filters (schemes, URL patterns), applied when a page joins the schedule
+
+  Status CompileFilters() {
+    for (const auto* list : {&options.allow_patterns, &options.deny_patterns}) {
+      auto& compiled = list == &options.allow_patterns ? allow : deny;
+      for (const std::string& pattern : *list) {
+        try {
+          compiled.emplace_back(pattern, std::regex::ECMAScript | std::regex::optimize);
+        } catch (const std::regex_error& e) {
+          return InvalidArgumentError("URL pattern \"" + pattern + "\": " + e.what());
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  bool Allowed(std::string_view url) const {
+    if (!options.allowed_schemes.empty()) {
+      const std::string_view scheme = url.substr(0, url.find(':'));
+      if (std::find(options.allowed_schemes.begin(), options.allowed_schemes.end(), scheme) ==
+          options.allowed_schemes.end()) {
+        return false;
+      }
+    }
+    const auto matches = [&](const std::regex& re) {
+      return std::regex_search(url.begin(), url.end(), re);
+    };
+    if (std::any_of(deny.begin(), deny.end(), matches)) return false;
+    return allow.empty() || std::any_of(allow.begin(), allow.end(), matches);
+  }
+  std::vector<std::regex> allow, deny;
 
   void Grow(uint32_t pages) {
     if (slot.size() < pages) {
@@ -295,9 +358,9 @@ struct Scheduler::Impl final : WriteHook {
 
   // Puts an uncrawled page in its host's queue (or filters it).
   void Enqueue(uint32_t id, uint32_t host, uint32_t depth, uint64_t fingerprint, float link_score,
-               int64_t now) {
+               bool allowed, int64_t now) {
     host_of[id] = host;
-    if (options.max_depth != 0 && depth > options.max_depth) {
+    if (!allowed || (options.max_depth != 0 && depth > options.max_depth)) {
       slot[id] = kFiltered;
       ++filtered;
       return;
@@ -506,6 +569,7 @@ struct Scheduler::Impl final : WriteHook {
     for (const PageRecord& record : write.created()) {
       staged.created.push_back(
           {record.id, HostNumber(record.url), record.depth, record.fingerprint, record.link_score,
+           Allowed(record.url),
            record.crawled() && !fetched_new[record.id - write.first_new_id()]});
     }
     MDB_txn* txn = write.txn();
@@ -551,7 +615,8 @@ struct Scheduler::Impl final : WriteHook {
     const int64_t now = clock.NowMs();
     Grow(static_cast<uint32_t>(store.writer.counters.pages));
     for (const Staged::NewPage& page : staged.created) {
-      Place(page.id, page.host, page.depth, page.fingerprint, page.link_score, page.crawled, now);
+      Place(page.id, page.host, page.depth, page.fingerprint, page.link_score, page.allowed,
+            page.crawled, now);
     }
     for (size_t i = 0; i < staged.fetched.size(); ++i) {
       const uint32_t id = staged.fetched[i];
@@ -596,7 +661,7 @@ struct Scheduler::Impl final : WriteHook {
 
   // A page the schedule has not seen: crawled, or queued (or filtered).
   void Place(uint32_t id, uint32_t host, uint32_t depth, uint64_t fingerprint, float link_score,
-             bool was_crawled, int64_t now) {
+             bool allowed, bool was_crawled, int64_t now) {
     if (was_crawled) {
       host_of[id] = host;
       slot[id] = kCrawled;
@@ -604,7 +669,7 @@ struct Scheduler::Impl final : WriteHook {
       ++hosts[host].done;
       return;
     }
-    Enqueue(id, host, depth, fingerprint, link_score, now);
+    Enqueue(id, host, depth, fingerprint, link_score, allowed, now);
   }
 
   void MarkCrawled(uint32_t id, int64_t now) {
@@ -688,6 +753,7 @@ Status ValidateOptions(const SchedulerOptions& options) {
 }  // namespace
 
 Status Scheduler::Impl::Load(bool writer) {
+  CRAWLRANK_RETURN_IF_ERROR(CompileFilters());
   const int64_t now = clock.NowMs();
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
   std::lock_guard lock(mu);
@@ -695,7 +761,7 @@ Status Scheduler::Impl::Load(bool writer) {
   CRAWLRANK_RETURN_IF_ERROR(InitialKeys(snapshot));
   CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
     Place(page.id, HostNumber(page.url), page.depth, page.fingerprint, page.link_score,
-          page.crawled(), now);
+          Allowed(page.url), page.crawled(), now);
     return Status::Ok();
   }));
   if (!store.has_schedule) return Status::Ok();  // format version 2, read-only
@@ -891,45 +957,53 @@ Result<std::vector<Request>> Scheduler::Next(size_t n) {
     s.PromoteDue(now);
     uint64_t next_lease = s.next_lease;
     std::string value;
-    while (out.size() < n && !s.ready.empty()) {
-      if (s.options.max_pages != 0 && s.Done() + s.leases.size() >= s.options.max_pages) break;
-      const Ready top = s.ready.top();
-      s.ready.pop();
-      Host& h = s.hosts[top.host];
-      if (h.ticket != top.ticket) continue;  // stale: the host changed since
-      const uint32_t id = h.queue.top().id;
-      const float key = h.queue.top().key;
-      s.staged.picks.push_back({id, top.host, key, h.in_flight, h.ready_at_ms});
-      h.queue.RemoveAt(0, kLeased, s.slot);
-      --s.queued;
-      const Lease lease{next_lease++, now + s.options.lease_ms};
-      s.leases[id] = lease;
-      s.lease_expiry.push({lease.expiry_ms, id, lease.id});
-      ++h.in_flight;
-      h.ready_at_ms = now + s.DelayOf(h);
-      s.Reschedule(top.host, now);
+    const auto take = [&](std::priority_queue<Ready>& heap) -> Status {
+      while (out.size() < n && !heap.empty()) {
+        if (s.options.max_pages != 0 && s.Done() + s.leases.size() >= s.options.max_pages) break;
+        const Ready top = heap.top();
+        heap.pop();
+        Host& h = s.hosts[top.host];
+        if (h.ticket != top.ticket) continue;  // stale: the host changed since
+        const uint32_t id = h.queue.top().id;
+        const float key = h.queue.top().key;
+        s.staged.picks.push_back({id, top.host, key, h.in_flight, h.ready_at_ms});
+        h.queue.RemoveAt(0, kLeased, s.slot);
+        --s.queued;
+        const Lease lease{next_lease++, now + s.options.lease_ms};
+        s.leases[id] = lease;
+        s.lease_expiry.push({lease.expiry_ms, id, lease.id});
+        ++h.in_flight;
+        h.ready_at_ms = now + s.DelayOf(h);
+        s.Reschedule(top.host, now);
 
-      ScheduleEntry entry;
-      entry.state = EntryState::kLeased;
-      auto failures = s.failures.find(id);
-      entry.failures = failures == s.failures.end() ? 0 : failures->second;
-      entry.lease = lease.id;
-      entry.time_ms = lease.expiry_ms;
-      value.clear();
-      EncodeScheduleEntry(entry, &value);
-      Key32 k32(id);
-      MDB_val k = k32.val(), v = Val(value);
-      CRAWLRANK_RETURN_IF_ERROR(
-          write.Check(mdb_put(write.txn(), s.store.schedule, &k, &v, 0), "lease a page in"));
-      // The page's URL and depth, from its record.
-      MDB_val rv;
-      CRAWLRANK_RETURN_IF_ERROR(
-          write.Check(mdb_get(write.txn(), s.store.pages, &k, &rv), "read a leased page of"));
-      PageRecord record;
-      CRAWLRANK_RETURN_IF_ERROR(
-          DecodePageRecord(id, View(rv), &record).WithContext(PageDbName(s.store.path)));
-      out.push_back(
-          {std::move(record.url), record.fingerprint, record.depth, key, lease.id, h.key});
+        ScheduleEntry entry;
+        entry.state = EntryState::kLeased;
+        auto failures = s.failures.find(id);
+        entry.failures = failures == s.failures.end() ? 0 : failures->second;
+        entry.lease = lease.id;
+        entry.time_ms = lease.expiry_ms;
+        value.clear();
+        EncodeScheduleEntry(entry, &value);
+        Key32 k32(id);
+        MDB_val k = k32.val(), v = Val(value);
+        CRAWLRANK_RETURN_IF_ERROR(
+            write.Check(mdb_put(write.txn(), s.store.schedule, &k, &v, 0), "lease a page in"));
+        // The page's URL and depth, from its record.
+        MDB_val rv;
+        CRAWLRANK_RETURN_IF_ERROR(
+            write.Check(mdb_get(write.txn(), s.store.pages, &k, &rv), "read a leased page of"));
+        PageRecord record;
+        CRAWLRANK_RETURN_IF_ERROR(
+            DecodePageRecord(id, View(rv), &record).WithContext(PageDbName(s.store.path)));
+        out.push_back(
+            {std::move(record.url), record.fingerprint, record.depth, key, lease.id, h.key});
+      }
+      return Status::Ok();
+    };
+    CRAWLRANK_RETURN_IF_ERROR(take(s.ready));
+    if (out.size() < n && s.Busy()) {  // nothing is ready at the soft rate: the hard rate
+      s.PromoteBusy(now);
+      CRAWLRANK_RETURN_IF_ERROR(take(s.busy_ready));
     }
     s.staged.next_lease = next_lease;
     return Status::Ok();

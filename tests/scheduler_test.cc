@@ -95,6 +95,26 @@ TEST_F(SchedulerTest, LinkScoreOrderIsBestFirstWithTiesInDiscoveryOrder) {
   EXPECT_TRUE(Next(10).empty());
 }
 
+TEST_F(SchedulerTest, AScoreRaisedWhileAPageIsOutOfTheQueueHoldsWhenItReturns) {
+  SchedulerOptions options = Unthrottled();
+  options.retry_ms = 1000;
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/"}));
+  Crawl(Next(1).at(0),
+        {{"http://b.example/", 0.1f}, {"http://d.example/", 0.3f}, {"http://c.example/", 0.5f}});
+  auto c = Next(1);
+  ASSERT_EQ(Urls(c), std::vector<std::string>{"http://c.example/"});
+  Crawl(c[0], {{"http://b.example/", 0.9f}});
+  auto b = Next(1);
+  ASSERT_EQ(Urls(b), std::vector<std::string>{"http://b.example/"});
+  ASSERT_OK(scheduler_->Failed({.url = b[0].url, .lease = b[0].lease}));
+  clock_.Advance(1000);
+  auto next = Next(2);
+  EXPECT_EQ(Urls(next), (std::vector<std::string>{"http://b.example/", "http://d.example/"}));
+  ASSERT_EQ(next.size(), 2u);
+  EXPECT_FLOAT_EQ(next[0].score, 0.9f);
+}
+
 TEST_F(SchedulerTest, BreadthFirstOrderIsByDepth) {
   SchedulerOptions options = Unthrottled();
   options.score = ScoreMode::kBreadthFirst;
@@ -419,6 +439,141 @@ TEST_F(SchedulerTest, SecondSchedulerOnOnePageDbIsRefused) {
   Open(Unthrottled());
   auto second = Scheduler::Open(*db_, Unthrottled());
   EXPECT_EQ(second.status().code(), StatusCode::kFailedPrecondition);
+}
+
+TEST_F(SchedulerTest, RevisitsComeBackAndTheCrawlIsNeverFinished) {
+  SchedulerOptions options = Unthrottled();
+  options.revisits = true;
+  options.min_revisit_ms = 1000;
+  options.max_revisit_ms = 100'000;
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/"}));
+  auto first = Next(10);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_FALSE(first[0].revisit);
+  CrawledPage page = Fetched(first[0].url);
+  page.crawl_time_ms = clock_.NowMs();
+  ASSERT_OK(scheduler_->Crawled({page, first[0].lease}));
+  SchedulerStats stats = scheduler_->GetStats();
+  EXPECT_FALSE(stats.finished);
+  EXPECT_EQ(stats.next_revisit_ms, clock_.NowMs() + 1000);  // seen once: min_revisit_ms
+  clock_.Advance(999);
+  EXPECT_TRUE(Next(10).empty());
+  clock_.Advance(1);
+  auto again = Next(10);
+  ASSERT_EQ(Urls(again), Urls(first));
+  EXPECT_TRUE(again[0].revisit);
+  // Killed while the revisit is in flight: the next writer takes it back; Check is clean.
+  Open(options);
+  EXPECT_OK(db_->Check());
+  auto after_restart = Next(10);
+  ASSERT_EQ(Urls(after_restart), Urls(first));
+  page.crawl_time_ms = clock_.NowMs();
+  ASSERT_OK(scheduler_->Crawled({page, after_restart[0].lease}));
+  // The content never changes. Every second unchanged interval ends an epoch whose
+  // estimated rate is -ln((2 - 0 + 0.5) / (2 + 0.5)) = 0: the interval grows 4x.
+  EXPECT_EQ(scheduler_->GetStats().next_revisit_ms, clock_.NowMs() + 1000);
+  for (const int64_t interval : {4000, 4000, 16'000, 16'000}) {
+    clock_.Set(scheduler_->GetStats().next_revisit_ms);
+    auto due = Next(10);
+    ASSERT_EQ(due.size(), 1u);
+    page.crawl_time_ms = clock_.NowMs();
+    ASSERT_OK(scheduler_->Crawled({page, due[0].lease}));
+    EXPECT_EQ(scheduler_->GetStats().next_revisit_ms, clock_.NowMs() + interval);
+  }
+  EXPECT_OK(db_->Check());
+}
+
+// Three pages whose content changes as Poisson processes of `rates` (per ms), each on its
+// own host, revisited for `duration_ms` of simulated time; returns the visits of each.
+std::vector<uint64_t> SimulateRevisits(Scheduler& scheduler, ManualClock& clock,
+                                       const std::vector<double>& rates, int64_t duration_ms,
+                                       uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> seeds;
+  for (size_t i = 0; i < rates.size(); ++i)
+    seeds.push_back("http://p" + std::to_string(i) + ".example/");
+  EXPECT_OK(scheduler.AddSeeds(seeds));
+  std::vector<double> next_change(rates.size());
+  std::vector<uint64_t> hash(rates.size(), 1), visits(rates.size(), 0);
+  for (size_t i = 0; i < rates.size(); ++i) {
+    next_change[i] = clock.NowMs() + std::exponential_distribution<double>(rates[i])(rng);
+  }
+  const int64_t end = clock.NowMs() + duration_ms;
+  while (clock.NowMs() < end) {
+    auto next = scheduler.Next(8);
+    EXPECT_TRUE(next.ok());
+    if (!next.ok()) break;
+    if (next->empty()) {
+      const SchedulerStats stats = scheduler.GetStats();
+      EXPECT_GT(stats.next_ready_ms, clock.NowMs());
+      if (stats.next_ready_ms <= clock.NowMs()) break;
+      clock.Set(stats.next_ready_ms);
+      continue;
+    }
+    for (const Request& r : *next) {
+      const size_t i = static_cast<size_t>(r.url[8] - '0');
+      const double now = static_cast<double>(clock.NowMs());
+      if (next_change[i] <= now) {
+        ++hash[i];
+        while (next_change[i] <= now) {
+          next_change[i] += std::exponential_distribution<double>(rates[i])(rng);
+        }
+      }
+      CrawledPage page = Fetched(r.url);
+      page.crawl_time_ms = clock.NowMs();
+      page.content_hash = hash[i];
+      EXPECT_OK(scheduler.Crawled({page, r.lease}));
+      ++visits[i];
+    }
+  }
+  return visits;
+}
+
+void ExpectShares(const std::vector<uint64_t>& visits, const std::vector<double>& weights,
+                  double tolerance) {
+  double total = 0, weight = 0;
+  for (size_t i = 0; i < visits.size(); ++i) {
+    total += static_cast<double>(visits[i]);
+    weight += weights[i];
+  }
+  for (size_t i = 0; i < visits.size(); ++i) {
+    const double expected = weights[i] / weight;
+    EXPECT_NEAR(static_cast<double>(visits[i]) / total, expected, expected * tolerance)
+        << "page " << i << " visited " << visits[i] << " times of " << total;
+  }
+}
+
+// Revisit frequencies of 0.1, 0.2 and 0.4 Hz (rules: intervals of 10, 5 and 2.5 s): over
+// a long run the crawl counts are within 1% of those proportions.
+TEST_F(SchedulerTest, RevisitSharesFollowTheirFrequencies) {
+  SchedulerOptions options = Unthrottled();
+  options.revisits = true;
+  options.revisit_share = 1;
+  options.min_revisit_ms = 10;
+  options.revisit_rules = {{"//p0\\.", 10'000, 0}, {"//p1\\.", 5'000, 0}, {"//p2\\.", 2'500, 0}};
+  Open(options);
+  const auto visits =
+      SimulateRevisits(*scheduler_, clock_, {0.1e-3, 0.2e-3, 0.4e-3}, 20'000'000, 1);
+  ExpectShares(visits, {0.1, 0.2, 0.4}, 0.01);
+}
+
+// The same rates, estimated: pages whose content changes as Poisson processes of 0.1, 0.2
+// and 0.4 changes a second are revisited in proportion, once the estimator has settled.
+TEST_F(SchedulerTest, RevisitsFollowEstimatedChangeRates) {
+  const uint64_t seed = 20261124;
+  std::printf("RevisitsFollowEstimatedChangeRates seed %lu\n", static_cast<unsigned long>(seed));
+  SchedulerOptions options = Unthrottled();
+  options.revisits = true;
+  options.revisit_share = 1;
+  options.min_revisit_ms = 10;
+  options.max_revisit_ms = 10'000'000;
+  Open(options);
+  const auto visits =
+      SimulateRevisits(*scheduler_, clock_, {0.1e-3, 0.2e-3, 0.4e-3}, 100'000'000, seed);
+  std::printf("visits %lu %lu %lu\n", static_cast<unsigned long>(visits[0]),
+              static_cast<unsigned long>(visits[1]), static_cast<unsigned long>(visits[2]));
+  ExpectShares(visits, {0.1, 0.2, 0.4}, 0.05);
 }
 
 TEST_F(SchedulerTest, InspectShowsTheScheduleToAReaderBesideTheCrawl) {

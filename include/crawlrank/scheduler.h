@@ -107,6 +107,12 @@ Result<ScoreMode> ParseScoreMode(std::string_view name);
 // Every mode, in enum order.
 std::vector<ScoreMode> AllScoreModes();
 
+struct RevisitRule {
+  std::string pattern;
+  int64_t interval_ms = 0;  // above 0: revisit at this interval
+  double multiplier = 0;    // else: scale the estimated interval by this (above 0)
+};
+
 struct SchedulerOptions {
   ScoreMode score = ScoreMode::kLinkScore;
 
@@ -145,6 +151,19 @@ struct SchedulerOptions {
   // pattern is filtered; with allow patterns, so is one matching none of them.
   std::vector<std::string> allow_patterns, deny_patterns;
 
+  // --- Revisits (off by default: a crawl then ends when nothing is queued or leased).
+  // Crawled pages come back at the rate their content was seen to change (see
+  // docs/scheduler.md for the estimator), within [min_revisit_ms, max_revisit_ms].
+  bool revisits = false;
+  int64_t min_revisit_ms = 3'600'000;          // an hour; also the wait after the first crawl
+  int64_t max_revisit_ms = 30 * 86'400'000LL;  // thirty days
+  // The share of each Next that goes to due revisits first (new pages fill the rest, and
+  // revisits fill what new pages leave).
+  double revisit_share = 0.2;
+  // The first rule whose pattern (ECMAScript regex) is found in the URL sets the interval
+  // (interval_ms) or scales the estimated one (multiplier), as Aduana's FREQ_SPEC did.
+  std::vector<RevisitRule> revisit_rules;
+
   // --- Limits (0: none).
   // Pages deeper than this (seeds are depth 0) are not scheduled.
   uint32_t max_depth = 0;
@@ -176,8 +195,9 @@ struct Request {
   uint64_t fingerprint = 0;
   uint32_t depth = 0;
   float score = 0;
-  uint64_t lease = 0;  // give it back in Crawled / Failed
-  std::string host;    // the politeness key
+  uint64_t lease = 0;    // give it back in Crawled / Failed
+  std::string host;      // the politeness key
+  bool revisit = false;  // a crawled page due again (SchedulerOptions::revisits)
 };
 
 // A fetched page: what the PageDB records (PageDb::Add), and the lease it ends.
@@ -219,7 +239,9 @@ struct SchedulerStats {
   // when the crawl is finished.
   int64_t next_ready_ms = -1;
   // Nothing is queued, retrying or in flight, or max_pages is reached: the crawl is over.
+  // Never with revisits on and a page crawled: next_revisit_ms says when one is due.
   bool finished = false;
+  int64_t next_revisit_ms = -1;  // revisits on: the earliest due (never later); -1: none
 };
 
 // The schedule as a reader sees it (page_db_schedule): what Scheduler::Inspect returns.

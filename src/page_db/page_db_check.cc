@@ -164,7 +164,7 @@ Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
     }
     if (id >= pages)
       return broken("schedule entry of page " + std::to_string(id) + ", beyond the last id");
-    if (is_crawled[id]) {
+    if (is_crawled[id] && entry.state != EntryState::kLeased) {  // leased: a revisit
       return broken("schedule entry of page " + std::to_string(id) + ", which is crawled");
     }
   }

@@ -17,6 +17,7 @@
 #include <stop_token>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "crawlrank/db_rank.h"
 #include "crawlrank/rank_store.h"
@@ -102,6 +103,13 @@ struct Host {
   uint64_t ticket = 0;  // the host's entry in ready/waiting with this ticket is valid
 };
 
+// What a crawl tells the revisit estimator: the record's crawl counters after it.
+struct CrawlHistory {
+  uint32_t n_crawls = 0, n_changes = 0;
+  int64_t first_crawl_ms = 0, last_crawl_ms = 0;
+  int rule = -1;  // the first revisit rule matching the URL
+};
+
 struct Lease {
   uint64_t id;
   int64_t expiry_ms;
@@ -170,6 +178,7 @@ struct Scheduler::Impl final : WriteHook {
       uint64_t fingerprint;
       float link_score;
       bool allowed, crawled;
+      CrawlHistory history;
     };
     std::vector<NewPage> created;
     std::vector<uint32_t> fetched, raised;
@@ -188,8 +197,12 @@ struct Scheduler::Impl final : WriteHook {
       float key;
       uint32_t in_flight;
       int64_t ready_at_ms;
+      bool revisit;
     };
     std::vector<Pick> picks;
+    // Fetched pages' crawl counters (by fetched index), and revisit leases that failed.
+    std::vector<CrawlHistory> revisit_history;
+    std::vector<uint32_t> revisit_failed;
     uint64_t next_lease = 0;
     void Clear() { *this = Staged(); }
   } staged;
@@ -329,6 +342,17 @@ struct Scheduler::Impl final : WriteHook {
         }
       }
     }
+    for (const RevisitRule& rule : options.revisit_rules) {
+      if (rule.interval_ms <= 0 && !(rule.multiplier > 0)) {
+        return InvalidArgumentError("revisit rule \"" + rule.pattern +
+                                    "\": needs an interval_ms or a multiplier above 0");
+      }
+      try {
+        revisit_rules.emplace_back(rule.pattern, std::regex::ECMAScript | std::regex::optimize);
+      } catch (const std::regex_error& e) {
+        return InvalidArgumentError("revisit rule \"" + rule.pattern + "\": " + e.what());
+      }
+    }
     return Status::Ok();
   }
 
@@ -353,6 +377,10 @@ struct Scheduler::Impl final : WriteHook {
       slot.resize(pages, kUnknown);
       host_of.resize(pages, kNoHost);
       keys.resize(pages, 0.f);
+      if (options.revisits) {
+        revisit_at.resize(pages, -1);
+        revisit_state.resize(pages);
+      }
     }
   }
 
@@ -376,6 +404,94 @@ struct Scheduler::Impl final : WriteHook {
     if (slot[id] == 0) Reschedule(host_of[id], now);
   }
 
+  // ---- revisits
+
+  CrawlHistory HistoryOf(const PageRecord& page) const {
+    CrawlHistory history{page.n_crawls, page.n_changes, page.first_crawl_ms, page.last_crawl_ms};
+    for (size_t i = 0; i < revisit_rules.size(); ++i) {
+      if (std::regex_search(page.url, revisit_rules[i])) {
+        history.rule = static_cast<int>(i);
+        break;
+      }
+    }
+    return history;
+  }
+
+  // The revisit estimator of one page. Cho & Garcia-Molina's estimator of a Poisson change
+  // rate from n visits at a fixed interval I, X of which found a change,
+  //   rate = -ln((n - X + 0.5) / (n + 0.5)) / I,
+  // is unbiased only when the intervals are equal. So a page is revisited in epochs of one
+  // interval each: the epoch's counts estimate the rate, and a new epoch starts (counts
+  // reset, interval moved toward 1 / rate, by at most 4x) only when the estimate leaves
+  // the current interval by more than its noise, max(2%, 2 / sqrt(n)). Without a change
+  // the interval grows 4x per two visits; with one every visit it shrinks. On open, each
+  // page starts an epoch from its record's totals (n = crawls - 1, X = changes, I = their
+  // mean interval), so nothing but the records needs to persist.
+  struct RevisitState {
+    uint32_t n = 0, changes = 0;  // visits (intervals) and changes in this epoch
+    uint32_t seen_changes = 0;    // the record's n_changes at the last crawl
+    float interval_ms = 0;
+  };
+  std::vector<RevisitState> revisit_state;  // by page id, with revisits on
+
+  // Updates page `id`'s estimator with a crawl (or, on open, with its whole history) and
+  // returns when it is due again; -1 with revisits off.
+  int64_t NextRevisit(uint32_t id, const CrawlHistory& h, bool on_open) {
+    if (!options.revisits || h.n_crawls == 0) return -1;
+    const auto min = static_cast<double>(options.min_revisit_ms);
+    const auto max = static_cast<double>(options.max_revisit_ms);
+    RevisitState& st = revisit_state[id];
+    if (h.rule >= 0 && options.revisit_rules[h.rule].interval_ms > 0) {
+      st.seen_changes = h.n_changes;
+      return h.last_crawl_ms + std::clamp(options.revisit_rules[h.rule].interval_ms,
+                                          options.min_revisit_ms, options.max_revisit_ms);
+    }
+    const double multiplier = h.rule >= 0 ? options.revisit_rules[h.rule].multiplier : 1;
+    if (on_open || h.n_crawls == 1 || st.interval_ms <= 0) {
+      st = RevisitState();
+      st.seen_changes = h.n_changes;
+      st.interval_ms = static_cast<float>(min);
+      if (h.n_crawls >= 2 && h.last_crawl_ms > h.first_crawl_ms) {
+        st.n = h.n_crawls - 1;
+        st.changes = std::min(h.n_changes, st.n);
+        st.interval_ms = static_cast<float>(
+            std::clamp(static_cast<double>(h.last_crawl_ms - h.first_crawl_ms) / st.n, min, max));
+      }
+    } else {
+      ++st.n;
+      if (h.n_changes > st.seen_changes) ++st.changes;
+      st.seen_changes = h.n_changes;
+    }
+    if (st.n >= 2) {
+      const double interval = st.interval_ms;
+      const double r = -std::log((st.n - st.changes + 0.5) / (st.n + 0.5));
+      const double target = r > 0 ? multiplier * interval / r : 4 * interval;
+      const double noise = std::max(0.02, 2 / std::sqrt(static_cast<double>(st.n)));
+      if (target > interval * (1 + noise) || target < interval / (1 + noise)) {
+        const double moved = std::clamp(target, interval / 4, interval * 4);
+        st.interval_ms = static_cast<float>(std::clamp(moved, min, max));
+        st.n = st.changes = 0;
+      }
+    }
+    return h.last_crawl_ms + static_cast<int64_t>(st.interval_ms);
+  }
+
+  void ScheduleRevisit(uint32_t id, int64_t due_ms) {
+    if (due_ms < 0 || !options.revisits) return;
+    revisit_at[id] = due_ms;
+    revisit_due.push({due_ms, id, 0});
+  }
+
+  bool HostReady(const Host& h, int64_t now) const {
+    return h.in_flight < options.max_in_flight_per_host &&
+           std::max(h.ready_at_ms, h.hold_until_ms) <= now;
+  }
+
+  std::vector<int64_t> revisit_at;  // by page id, with revisits on: the valid due time
+  TimeQueue revisit_due;            // crawled pages by due time; stale: revisit_at differs
+  std::unordered_set<uint32_t> revisit_leases;
+  std::vector<std::regex> revisit_rules;  // options.revisit_rules' patterns, compiled
+
   // ---- time-driven changes, made before Next picks
 
   void PromoteDue(int64_t now) {
@@ -387,8 +503,13 @@ struct Scheduler::Impl final : WriteHook {
       leases.erase(it);
       Host& h = hosts[host_of[t.who]];
       --h.in_flight;
-      slot[t.who] = kUnknown;
-      Requeue(t.who, now);
+      if (revisit_leases.erase(t.who) != 0) {
+        slot[t.who] = kCrawled;
+        ScheduleRevisit(t.who, now);
+      } else {
+        slot[t.who] = kUnknown;
+        Requeue(t.who, now);
+      }
       Reschedule(host_of[t.who], now);
     }
     while (!retry_due.empty() && retry_due.top().time <= now) {
@@ -410,6 +531,11 @@ struct Scheduler::Impl final : WriteHook {
 
   uint64_t Done() const { return crawled + failed; }
 
+  // Hands page `id` of host `number` out under a new lease, in `write`: a queued page
+  // (taken from its host's heap), or with `revisit` a crawled page due again.
+  Status LeaseOut(WriteTxn& write, uint32_t id, uint32_t number, float key, bool revisit,
+                  int64_t now, std::vector<Request>* out);
+
   // Loads the schedule from the DB: the pages, then the scheduler's tables. A writer
   // returns the leases it finds (into `returned`, for Open to write back); a reader keeps
   // them as they are.
@@ -417,6 +543,7 @@ struct Scheduler::Impl final : WriteHook {
   // REQUIRES: mu held.
   SchedulerStats Stats() const;
   std::vector<std::pair<uint32_t, ScheduleEntry>> returned;
+  std::vector<uint32_t> revisits_returned;
 
   // A queued page goes in flight under `lease`.
   void TakeLease(uint32_t id, Lease lease, int64_t now) {
@@ -567,16 +694,20 @@ struct Scheduler::Impl final : WriteHook {
       if (id >= write.first_new_id()) fetched_new[id - write.first_new_id()] = true;
     }
     for (const PageRecord& record : write.created()) {
-      staged.created.push_back(
-          {record.id, HostNumber(record.url), record.depth, record.fingerprint, record.link_score,
-           Allowed(record.url),
-           record.crawled() && !fetched_new[record.id - write.first_new_id()]});
+      staged.created.push_back({record.id, HostNumber(record.url), record.depth, record.fingerprint,
+                                record.link_score, Allowed(record.url),
+                                record.crawled() && !fetched_new[record.id - write.first_new_id()],
+                                HistoryOf(record)});
     }
     MDB_txn* txn = write.txn();
     for (size_t i = 0; i < write.fetched_count(); ++i) {
       const WriteTxn::Fetched fetched = write.fetched(i);
       const uint32_t id = fetched.id;
       staged.fetched.push_back(id);
+      if (options.revisits) {
+        staged.revisit_history.push_back(fetched.record != nullptr ? HistoryOf(*fetched.record)
+                                                                   : CrawlHistory());
+      }
       if (Pushes()) {
         staged.targets.insert(staged.targets.end(), fetched.targets.begin(), fetched.targets.end());
         staged.ends.push_back(static_cast<uint32_t>(staged.targets.size()));
@@ -616,7 +747,7 @@ struct Scheduler::Impl final : WriteHook {
     Grow(static_cast<uint32_t>(store.writer.counters.pages));
     for (const Staged::NewPage& page : staged.created) {
       Place(page.id, page.host, page.depth, page.fingerprint, page.link_score, page.allowed,
-            page.crawled, now);
+            page.crawled, page.history, now);
     }
     for (size_t i = 0; i < staged.fetched.size(); ++i) {
       const uint32_t id = staged.fetched[i];
@@ -625,6 +756,17 @@ struct Scheduler::Impl final : WriteHook {
         PushFrom(id, std::span(staged.targets).subspan(begin, staged.ends[i] - begin), now);
       }
       MarkCrawled(id, now);
+      if (!staged.revisit_history.empty()) {
+        ScheduleRevisit(id, NextRevisit(id, staged.revisit_history[i], false));
+      }
+    }
+    for (uint32_t id : staged.revisit_failed) {
+      if (slot[id] != kLeased || revisit_leases.erase(id) == 0) continue;
+      leases.erase(id);
+      --hosts[host_of[id]].in_flight;
+      slot[id] = kCrawled;
+      ScheduleRevisit(id, now + options.retry_ms);
+      Reschedule(host_of[id], now);
     }
     if (RerankDue(now)) rerank_cv.notify_one();
     for (uint32_t id : staged.raised) {
@@ -639,7 +781,7 @@ struct Scheduler::Impl final : WriteHook {
       h.crawl_delay_ms = entry.crawl_delay_ms;
       Reschedule(number, now);
     }
-    if (staged.next_lease != 0) next_lease = staged.next_lease;
+    if (staged.next_lease != 0) next_lease = std::max(next_lease, staged.next_lease);
     staged.Clear();
   }
 
@@ -651,22 +793,30 @@ struct Scheduler::Impl final : WriteHook {
       Host& h = hosts[it->host];
       h.in_flight = it->in_flight;
       h.ready_at_ms = it->ready_at_ms;
-      slot[it->id] = kUnknown;
-      h.queue.Push(it->id, it->key, slot);
-      ++queued;
+      if (it->revisit) {
+        revisit_leases.erase(it->id);
+        slot[it->id] = kCrawled;
+        revisit_due.push({revisit_at[it->id], it->id, 0});
+      } else {
+        slot[it->id] = kUnknown;
+        h.queue.Push(it->id, it->key, slot);
+        ++queued;
+      }
       Reschedule(it->host, clock.NowMs());
     }
     staged.Clear();
   }
 
   // A page the schedule has not seen: crawled, or queued (or filtered).
+  // `history`: for a crawled page, its crawl counters (revisits).
   void Place(uint32_t id, uint32_t host, uint32_t depth, uint64_t fingerprint, float link_score,
-             bool allowed, bool was_crawled, int64_t now) {
+             bool allowed, bool was_crawled, const CrawlHistory& history, int64_t now) {
     if (was_crawled) {
       host_of[id] = host;
       slot[id] = kCrawled;
       ++crawled;
       ++hosts[host].done;
+      if (allowed) ScheduleRevisit(id, NextRevisit(id, history, true));
       return;
     }
     Enqueue(id, host, depth, fingerprint, link_score, allowed, now);
@@ -674,8 +824,16 @@ struct Scheduler::Impl final : WriteHook {
 
   void MarkCrawled(uint32_t id, int64_t now) {
     const uint32_t state = slot[id];
-    if (state == kCrawled) return;  // a recrawl
+    if (state == kCrawled) return;  // a recrawl not handed out by Next
     const uint32_t host = host_of[id];
+    if (state == kLeased && revisit_leases.erase(id) != 0) {  // a revisit came back
+      leases.erase(id);
+      --hosts[host].in_flight;
+      hosts[host].holds_in_a_row = 0;
+      slot[id] = kCrawled;
+      Reschedule(host, now);
+      return;
+    }
     if (state < kFirstState) {
       Host& h = hosts[host];
       const bool top = state == 0;
@@ -761,7 +919,7 @@ Status Scheduler::Impl::Load(bool writer) {
   CRAWLRANK_RETURN_IF_ERROR(InitialKeys(snapshot));
   CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
     Place(page.id, HostNumber(page.url), page.depth, page.fingerprint, page.link_score,
-          Allowed(page.url), page.crawled(), now);
+          Allowed(page.url), page.crawled(), HistoryOf(page), now);
     return Status::Ok();
   }));
   if (!store.has_schedule) return Status::Ok();  // format version 2, read-only
@@ -798,10 +956,21 @@ Status Scheduler::Impl::Load(bool writer) {
     ScheduleEntry entry;
     CRAWLRANK_RETURN_IF_ERROR(
         DecodeScheduleEntry(id, View(v), &entry).WithContext(PageDbName(store.path)));
-    if (id >= slot.size() || slot[id] == kCrawled) {
+    if (id >= slot.size() || (slot[id] == kCrawled && entry.state != EntryState::kLeased)) {
       return DataLossError(PageDbName(store.path) + ": schedule entry of page " +
                            std::to_string(id) + ", which is " +
                            (id >= slot.size() ? "not in the DB" : "crawled"));
+    }
+    if (slot[id] == kCrawled) {  // a revisit in flight
+      if (writer) {
+        revisits_returned.push_back(id);  // its entry goes; it is due as its record says
+      } else {
+        slot[id] = kLeased;
+        revisit_leases.insert(id);
+        leases[id] = {entry.lease, entry.time_ms};
+        ++hosts[host_of[id]].in_flight;
+      }
+      continue;
     }
     if (entry.failures > 0) failures[id] = entry.failures;
     if (entry.state == EntryState::kLeased) {
@@ -847,7 +1016,15 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Open(PageDb& db, const SchedulerOp
       return lmdb::Error(rc, "return the leases of the previous writer in", s.store.path);
     }
   }
+  for (uint32_t id : s.revisits_returned) {
+    Key32 key(id);
+    MDB_val k = key.val();
+    if (const int rc = mdb_del(txn.get(), s.store.schedule, &k, nullptr); rc != 0) {
+      return lmdb::Error(rc, "return the revisits of the previous writer in", s.store.path);
+    }
+  }
   s.returned.clear();
+  s.revisits_returned.clear();
   CRAWLRANK_RETURN_IF_ERROR(txn.Commit(s.store.path));
   s.store.write_hook = &s;
   if (s.ranked() && options.background_rerank) {
@@ -939,6 +1116,48 @@ Status Scheduler::AddSeeds(const std::vector<std::string>& urls) {
   });
 }
 
+Status Scheduler::Impl::LeaseOut(WriteTxn& write, uint32_t id, uint32_t number, float key,
+                                 bool revisit, int64_t now, std::vector<Request>* out) {
+  Host& h = hosts[number];
+  staged.picks.push_back({id, number, key, h.in_flight, h.ready_at_ms, revisit});
+  if (revisit) {
+    slot[id] = kLeased;
+    revisit_leases.insert(id);
+  } else {
+    h.queue.RemoveAt(slot[id], kLeased, slot);
+    --queued;
+  }
+  const Lease lease{staged.next_lease++, now + options.lease_ms};
+  leases[id] = lease;
+  lease_expiry.push({lease.expiry_ms, id, lease.id});
+  ++h.in_flight;
+  h.ready_at_ms = now + DelayOf(h);
+  Reschedule(number, now);
+
+  ScheduleEntry entry;
+  entry.state = EntryState::kLeased;
+  auto known = failures.find(id);
+  entry.failures = known == failures.end() ? 0 : known->second;
+  entry.lease = lease.id;
+  entry.time_ms = lease.expiry_ms;
+  std::string value;
+  EncodeScheduleEntry(entry, &value);
+  Key32 k32(id);
+  MDB_val k = k32.val(), v = Val(value);
+  CRAWLRANK_RETURN_IF_ERROR(
+      write.Check(mdb_put(write.txn(), store.schedule, &k, &v, 0), "lease a page in"));
+  // The page's URL and depth, from its record.
+  MDB_val rv;
+  CRAWLRANK_RETURN_IF_ERROR(
+      write.Check(mdb_get(write.txn(), store.pages, &k, &rv), "read a leased page of"));
+  PageRecord record;
+  CRAWLRANK_RETURN_IF_ERROR(
+      DecodePageRecord(id, View(rv), &record).WithContext(PageDbName(store.path)));
+  out->push_back(
+      {std::move(record.url), record.fingerprint, record.depth, key, lease.id, h.key, revisit});
+  return Status::Ok();
+}
+
 Result<std::vector<Request>> Scheduler::Next(size_t n) {
   Impl& s = *impl_;
   if (!s.options.background_rerank && s.ranked()) {
@@ -955,8 +1174,8 @@ Result<std::vector<Request>> Scheduler::Next(size_t n) {
     std::lock_guard lock(s.mu);
     const int64_t now = s.clock.NowMs();
     s.PromoteDue(now);
-    uint64_t next_lease = s.next_lease;
-    std::string value;
+    s.staged.next_lease = s.next_lease;
+    // New pages, best first, from the hosts ready now.
     const auto take = [&](std::priority_queue<Ready>& heap) -> Status {
       while (out.size() < n && !heap.empty()) {
         if (s.options.max_pages != 0 && s.Done() + s.leases.size() >= s.options.max_pages) break;
@@ -964,48 +1183,42 @@ Result<std::vector<Request>> Scheduler::Next(size_t n) {
         heap.pop();
         Host& h = s.hosts[top.host];
         if (h.ticket != top.ticket) continue;  // stale: the host changed since
-        const uint32_t id = h.queue.top().id;
-        const float key = h.queue.top().key;
-        s.staged.picks.push_back({id, top.host, key, h.in_flight, h.ready_at_ms});
-        h.queue.RemoveAt(0, kLeased, s.slot);
-        --s.queued;
-        const Lease lease{next_lease++, now + s.options.lease_ms};
-        s.leases[id] = lease;
-        s.lease_expiry.push({lease.expiry_ms, id, lease.id});
-        ++h.in_flight;
-        h.ready_at_ms = now + s.DelayOf(h);
-        s.Reschedule(top.host, now);
-
-        ScheduleEntry entry;
-        entry.state = EntryState::kLeased;
-        auto failures = s.failures.find(id);
-        entry.failures = failures == s.failures.end() ? 0 : failures->second;
-        entry.lease = lease.id;
-        entry.time_ms = lease.expiry_ms;
-        value.clear();
-        EncodeScheduleEntry(entry, &value);
-        Key32 k32(id);
-        MDB_val k = k32.val(), v = Val(value);
         CRAWLRANK_RETURN_IF_ERROR(
-            write.Check(mdb_put(write.txn(), s.store.schedule, &k, &v, 0), "lease a page in"));
-        // The page's URL and depth, from its record.
-        MDB_val rv;
-        CRAWLRANK_RETURN_IF_ERROR(
-            write.Check(mdb_get(write.txn(), s.store.pages, &k, &rv), "read a leased page of"));
-        PageRecord record;
-        CRAWLRANK_RETURN_IF_ERROR(
-            DecodePageRecord(id, View(rv), &record).WithContext(PageDbName(s.store.path)));
-        out.push_back(
-            {std::move(record.url), record.fingerprint, record.depth, key, lease.id, h.key});
+            s.LeaseOut(write, h.queue.top().id, top.host, h.queue.top().key, false, now, &out));
       }
       return Status::Ok();
     };
+    // Revisits due now, earliest first, from hosts ready now. Those whose host is not
+    // ready are put back; at most 4 per request asked for are looked at.
+    const auto take_revisits = [&](size_t limit) -> Status {
+      std::vector<Timed> deferred;
+      for (size_t looked = 0; out.size() < limit && !s.revisit_due.empty() &&
+                              s.revisit_due.top().time <= now && looked < 4 * n + 16;
+           ++looked) {
+        const Timed t = s.revisit_due.top();
+        s.revisit_due.pop();
+        if (s.slot[t.who] != kCrawled || s.revisit_at[t.who] != t.time) continue;  // stale
+        const uint32_t number = s.host_of[t.who];
+        if (!s.HostReady(s.hosts[number], now)) {
+          deferred.push_back(t);
+          continue;
+        }
+        CRAWLRANK_RETURN_IF_ERROR(s.LeaseOut(write, t.who, number, 0, true, now, &out));
+      }
+      for (const Timed& t : deferred) s.revisit_due.push(t);
+      return Status::Ok();
+    };
+    if (s.options.revisits) {
+      const auto share =
+          static_cast<size_t>(std::ceil(s.options.revisit_share * static_cast<double>(n)));
+      CRAWLRANK_RETURN_IF_ERROR(take_revisits(std::min(n, share)));
+    }
     CRAWLRANK_RETURN_IF_ERROR(take(s.ready));
+    if (s.options.revisits) CRAWLRANK_RETURN_IF_ERROR(take_revisits(n));
     if (out.size() < n && s.Busy()) {  // nothing is ready at the soft rate: the hard rate
       s.PromoteBusy(now);
       CRAWLRANK_RETURN_IF_ERROR(take(s.busy_ready));
     }
-    s.staged.next_lease = next_lease;
     return Status::Ok();
   });
   if (!status.ok()) return status;
@@ -1032,7 +1245,7 @@ Status Scheduler::Failed(const FailureReport& report) {
   Impl& s = *impl_;
   CRAWLRANK_ASSIGN_OR_RETURN(std::string url, CanonicalizeUrl(report.url, s.db.url_profile()));
   const uint64_t fingerprint = UrlFingerprint(url);
-  return RunWrite(s.store, nullptr, [&](WriteTxn&) -> Status {
+  return RunWrite(s.store, nullptr, [&](WriteTxn& write) -> Status {
     const FingerprintIndex::Entry* found = s.store.index.Find(fingerprint);
     if (found == nullptr) {
       return NotFoundError("report failure of \"" + url + "\": not in " + PageDbName(s.store.path));
@@ -1042,6 +1255,16 @@ Status Scheduler::Failed(const FailureReport& report) {
     const int64_t now = s.clock.NowMs();
     if (id >= s.slot.size() || s.slot[id] == kCrawled || s.slot[id] == kFailed) {
       return Status::Ok();  // a late report about a page already settled
+    }
+    if (s.revisit_leases.count(id) != 0) {
+      // A revisit that failed: the page keeps what its last crawl found, and is due again
+      // after retry_ms. Its lease entry goes (a crawled page has no entry otherwise).
+      Key32 key(id);
+      MDB_val k = key.val();
+      const int rc = mdb_del(write.txn(), s.store.schedule, &k, nullptr);
+      if (rc != 0 && rc != MDB_NOTFOUND) return write.Check(rc, "end the schedule entry in");
+      s.staged.revisit_failed.push_back(id);
+      return Status::Ok();
     }
     auto known = s.failures.find(id);
     ScheduleEntry entry;
@@ -1122,6 +1345,10 @@ SchedulerStats Scheduler::Impl::Stats() const {
   // The time queues may hold stale entries (settled early): their top is a lower bound.
   if (s.retrying > 0) consider(std::max(now, s.retry_due.top().time));
   if (!s.leases.empty()) consider(std::max(now, s.lease_expiry.top().time));
+  if (!s.revisit_due.empty()) {
+    stats.next_revisit_ms = s.revisit_due.top().time;
+    consider(std::max(now, stats.next_revisit_ms));
+  }
   const bool limit = s.options.max_pages != 0 && s.Done() >= s.options.max_pages;
   stats.finished = limit || (stats.in_flight == 0 && stats.retrying == 0 && next < 0);
   stats.next_ready_ms = stats.finished ? -1 : next;

@@ -661,9 +661,9 @@ struct Report {
                 Percent(static_cast<double>(reachable) / graph.pages()).c_str());
     std::printf(
         "hot pages: %u, the top %s of the whole graph by PageRank (damping 0.85, %u "
-        "iterations, residual %.1e); %s of them reachable\n",
+        "iterations, residual %.1e); %u of them reachable\n",
         truth.hot_pages, Percent(kHotShare).c_str(), truth.report.iterations, truth.report.residual,
-        Percent(HotReachableShare()).c_str());
+        hot_reachable);
     std::printf(
         "crawl: Next(%zu), clock +%lld ms a batch, link score %s; politeness %s "
         "(min_delay_ms %lld, max_in_flight_per_host %u)%s\n",

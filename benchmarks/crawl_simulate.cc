@@ -46,22 +46,6 @@
 #include "crawlrank/scheduler.h"
 #include "crawlrank/url.h"
 
-// The scheduler's header declares AllScoreModes, but a library built before the rank
-// modes were implemented does not define it. This weak definition (every ScoreMode, in
-// enum order, as the header promises) lets the simulator link against either; the
-// library's own definition, linked with the rest of the Scheduler, replaces it.
-// TODO(issue 11): delete once the rank modes are merged.
-namespace crawlrank {
-[[gnu::weak]] std::vector<ScoreMode> AllScoreModes() {
-  std::vector<ScoreMode> modes;
-  for (int m = static_cast<int>(ScoreMode::kLinkScore);
-       m <= static_cast<int>(ScoreMode::kWeightedPageRank); ++m) {
-    modes.push_back(static_cast<ScoreMode>(m));
-  }
-  return modes;
-}
-}  // namespace crawlrank
-
 namespace crawlrank::bench {
 namespace {
 

@@ -9,7 +9,7 @@
 # /tmp/crawlrank-simulate). Build first:
 #   cmake --build build -j1 --target crawlrank_simulate web_graph_gen
 #   benchmarks/run_simulate.sh [doc|W100k|W300k]...   (default: all three)
-#   SIMULATE_ARGS="--modes breadth-first,pagerank" benchmarks/run_simulate.sh W100k
+#   SIMULATE_ARGS="--modes breadth-first,pagerank" REPEATS=1 benchmarks/run_simulate.sh W100k
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${CRAWLRANK_BENCH_DIR:-/tmp/crawlrank-simulate}
@@ -32,13 +32,13 @@ for g in "$@"; do
         /usr/bin/python3 benchmarks/doc_graph.py /usr/share/doc/python3.11/html -o "$dir/doc.txt"
       fi
       "$sim" "$dir/doc.txt" --name doc --seeds http://docs.python.local/index.html \
-        --repeats 3 --json-file "$dir/doc.json" "${extra[@]}"
+        --repeats "${REPEATS:-3}" --json-file "$dir/doc.json" "${extra[@]}"
       ;;
     W100k | W300k)
       pages=$(( ${g:1:3} * 1000 ))
       # The generator's URL form keeps its hosts; the graph goes through a pipe, not a file.
       "$gen" --pages "$pages" --urls |
-        "$sim" - --name "$g" --repeats 3 --json-file "$dir/$g.json" "${extra[@]}"
+        "$sim" - --name "$g" --repeats "${REPEATS:-3}" --json-file "$dir/$g.json" "${extra[@]}"
       ;;
     *) echo "unknown graph $g (doc, W100k or W300k)" >&2; exit 2 ;;
   esac

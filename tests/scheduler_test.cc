@@ -56,8 +56,10 @@ class SchedulerTest : public ::testing::Test {
     scheduler_ = *std::move(scheduler);
   }
   // No politeness: ordering tests.
+  // Link-score order (hand-computed in each test), no politeness.
   static SchedulerOptions Unthrottled() {
     SchedulerOptions options;
+    options.score = ScoreMode::kLinkScore;
     options.min_delay_ms = 0;
     options.max_in_flight_per_host = 1000;
     return options;
@@ -232,6 +234,7 @@ TEST_F(SchedulerTest, RerankRunsInTheBackgroundWhenTheGraphGrows) {
 
 TEST_F(SchedulerTest, PolitenessDelaysEachHostAndSaysWhenTheNextIsReady) {
   SchedulerOptions options;  // defaults: 1 s, 1 in flight
+  options.score = ScoreMode::kLinkScore;
   Open(options);
   ASSERT_OK(
       scheduler_->AddSeeds({"http://a.example/1", "http://a.example/2", "http://b.example/1"}));
@@ -606,8 +609,8 @@ TEST_F(SchedulerTest, InspectShowsTheScheduleToAReaderBesideTheCrawl) {
   }
   EXPECT_TRUE(held) << "the 503's hold is not shown";
   // The tool prints the same (on the system clock, long past this test's holds).
-  const std::string command =
-      std::string(CRAWLRANK_TOOLS_DIR) + "/page_db_schedule " + dir_.Sub("db") + " --hosts 2>&1";
+  const std::string command = std::string(CRAWLRANK_TOOLS_DIR) + "/page_db_schedule " +
+                              dir_.Sub("db") + " --hosts --score link-score 2>&1";
   std::FILE* pipe = ::popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string out;

@@ -40,7 +40,7 @@ int Main(int argc, char** argv) {
       "running crawl. Times are Unix seconds. The delay since a host's last request lives only "
       "in the crawling process, so a host's ready time here is the end of its hold, if any.",
       "page_db_schedule");
-  std::string db_path, score = "link-score";
+  std::string db_path, score = std::string(ScoreModeName(SchedulerOptions().score));
   uint64_t n = 20, max_hosts = 50;
   bool hosts = false, json = false;
   app.add_option("db", db_path, "PageDB directory")->required();

@@ -114,7 +114,9 @@ struct RevisitRule {
 };
 
 struct SchedulerOptions {
-  ScoreMode score = ScoreMode::kLinkScore;
+  // Default: partial PageRank, which reached the hot pages soonest of all the modes on
+  // every graph measured (docs/benchmarks.md, "Crawl guidance quality").
+  ScoreMode score = ScoreMode::kPageRank;
 
   // --- Politeness, per host key (docs/scheduler.md has the table of front-end defaults).
   // What one politeness budget covers: the host name, or its registered domain.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on the shipped example: installs what is missing, builds, loads the link
-# graph examples/small-web.links into a fresh PageDB, shows it with the tools, ranks it
-# and prints its best pages.
+# graph examples/small-web.links into a fresh PageDB, shows it with the tools, ranks it,
+# prints its best pages, and what the scheduler would fetch next.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -22,3 +22,4 @@ step "$tools/page_db_rank" "$db" --algo pagerank
 step "$tools/page_db_top" "$db" --by pagerank -n 5
 step "$tools/page_db_rank" "$db" --algo hits
 step "$tools/page_db_top" "$db" --by hubs -n 3
+step "$tools/page_db_schedule" "$db" -n 5 --hosts --max-hosts 5

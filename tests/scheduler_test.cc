@@ -221,8 +221,9 @@ TEST_F(SchedulerTest, RerankRunsInTheBackgroundWhenTheGraphGrows) {
   SchedulerOptions options = Unthrottled();
   options.score = ScoreMode::kPageRank;
   options.rerank_min_new_pages = 5;
-  Open(options);
-  BuildRerankScenario(*db_);  // 6 pages: due
+  Open(Unthrottled());
+  BuildRerankScenario(*db_);
+  Open(options);  // 6 pages, none ranked: due at once
   for (int i = 0; i < 2000 && scheduler_->GetStats().reranks == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }

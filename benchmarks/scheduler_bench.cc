@@ -8,9 +8,12 @@
 //   ingest    --report-pages crawled pages with 40 links each, reported in batches of
 //             --batch through Scheduler::CrawledBatch, against PageDb::AddBatch of the same
 //             pages into a bare PageDB in the same run (alternating, --repeats times).
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -96,11 +99,16 @@ void Frontier(const std::string& dir, uint64_t pages, uint32_t hosts, uint32_t h
   std::printf("frontier: %llu pages over %u hosts (Zipf), found by %u hubs: built in %.1f s\n",
               static_cast<unsigned long long>(pages), hosts, hubs, Seconds(start));
 
+  // Let the writeback of the build finish first: a commit's pwrite of a page still under
+  // writeback waits for it, which would be counted as the scheduler's latency.
+  Check(db->Sync());
+  ::sync();
   ManualClock clock(1'700'000'000'000);
   SchedulerOptions options;  // default politeness: 1 s, one in flight per host
   options.clock = &clock;
   options.score = ScoreMode::kPageRank;
   options.rerank_min_new_pages = UINT64_MAX / 2;  // re-ranked only when asked, below
+  if (std::getenv("SCHEDULER_BENCH_STREAM") != nullptr) options.rank.mode = RankMode::kStream;
   const uint64_t rss_before = ResidentBytes();
   start = Clock::now();
   auto scheduler = Check(Scheduler::Open(*db, options));
@@ -159,7 +167,7 @@ std::vector<CrawledPage> ReportPages(uint64_t count) {
   return pages;
 }
 
-void Ingest(const std::string& dir, uint64_t count, size_t batch, int repeats) {
+void Ingest(const std::string& dir, uint64_t count, size_t batch, int repeats, ScoreMode mode) {
   const std::vector<CrawledPage> pages = ReportPages(count);
   std::vector<double> bare, scheduled;
   for (int r = 0; r < repeats; ++r) {
@@ -168,7 +176,9 @@ void Ingest(const std::string& dir, uint64_t count, size_t batch, int repeats) {
       std::filesystem::remove_all(path);
       auto db = Check(PageDb::Open(path, {}));  // default durability: within a second
       std::unique_ptr<Scheduler> scheduler;
-      if (with_scheduler) scheduler = Check(Scheduler::Open(*db, {}));
+      SchedulerOptions options;
+      options.score = mode;
+      if (with_scheduler) scheduler = Check(Scheduler::Open(*db, options));
       std::vector<CrawlReport> reports;
       const auto start = Clock::now();
       for (size_t first = 0; first < pages.size(); first += batch) {
@@ -205,6 +215,7 @@ int main(int argc, char** argv) {
   uint32_t hosts = 100'000, hubs = 100;
   int calls = 5000, repeats = 5;
   size_t batch = 100;
+  std::string mode = std::string(crawlrank::ScoreModeName(crawlrank::SchedulerOptions().score));
   app.add_option("what", what, "frontier, ingest or all")->capture_default_str();
   app.add_option("--dir", dir, "scratch directory")->capture_default_str();
   app.add_option("--pages", pages, "frontier: queued URLs")->capture_default_str();
@@ -215,13 +226,15 @@ int main(int argc, char** argv) {
   app.add_option("--report-pages", report_pages, "ingest: pages reported")->capture_default_str();
   app.add_option("--batch", batch, "ingest: pages per report")->capture_default_str();
   app.add_option("--repeats", repeats, "ingest: runs of each, alternating")->capture_default_str();
+  app.add_option("--score", mode, "ingest: the Scheduler's score mode")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   std::filesystem::create_directories(dir);
   if (what == "frontier" || what == "all") {
     crawlrank::bench::Frontier(dir, pages, hosts, hubs, calls);
   }
   if (what == "ingest" || what == "all") {
-    crawlrank::bench::Ingest(dir, report_pages, batch, repeats);
+    crawlrank::bench::Ingest(dir, report_pages, batch, repeats,
+                             crawlrank::bench::Check(crawlrank::ParseScoreMode(mode)));
   }
   std::filesystem::remove_all(dir);
   return 0;

@@ -423,6 +423,24 @@ Status GrowMap(PageDb::Impl& db) {
 
 }  // namespace
 
+Status ReserveMapHeadroom(PageDb::Impl& db) {
+  if (db.read_only()) return Status::Ok();
+  std::lock_guard guard(db.write_mutex);
+  for (;;) {
+    MDB_envinfo info;
+    MDB_stat stat;
+    if (const int rc = mdb_env_info(db.env.get(), &info); rc != 0) {
+      return lmdb::Error(rc, "read map size of", db.path);
+    }
+    if (const int rc = mdb_env_stat(db.env.get(), &stat); rc != 0) {
+      return lmdb::Error(rc, "read page size of", db.path);
+    }
+    const uint64_t used = (uint64_t{info.me_last_pgno} + 1) * stat.ms_psize;
+    if (used * 2 <= info.me_mapsize) return Status::Ok();
+    CRAWLRANK_RETURN_IF_ERROR(GrowMap(db));
+  }
+}
+
 Status RunWrite(PageDb::Impl& db, AddReport* report, const std::function<Status(WriteTxn&)>& body) {
   if (db.read_only())
     return FailedPreconditionError("write to " + db.Where() + ": opened read-only");

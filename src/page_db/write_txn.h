@@ -203,6 +203,11 @@ class WriteTxn {
   bool map_full_ = false;
 };
 
+// Grows the writer's map until at most half of it is used. A component about to hold a
+// snapshot for long (a re-rank) calls it first: the map can only grow once every
+// snapshot of the process is closed, so a write that filled it meanwhile would wait.
+Status ReserveMapHeadroom(PageDb::Impl& db);
+
 // Runs `body` in a write transaction and commits it; on a full map, grows it and runs
 // `body` again from the start. FailedPrecondition on a read-only DB.
 Status RunWrite(PageDb::Impl& db, AddReport* report, const std::function<Status(WriteTxn&)>& body);

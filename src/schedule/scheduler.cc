@@ -311,6 +311,27 @@ struct Scheduler::Impl final : WriteHook {
     }
   }
 
+  // The host and lease queues drop stale entries lazily; when they hold four times more
+  // than can be valid, they are rebuilt from what is (O(hosts + leases)), so that a long
+  // crawl or a re-key of millions of pages keeps them small.
+  void CompactQueues() {
+    const size_t bound = 4 * (hosts.size() + leases.size()) + 4096;
+    if (ready.size() + waiting.size() + busy_ready.size() + busy_waiting.size() > bound) {
+      ready = {};
+      waiting = {};
+      busy_ready = {};
+      busy_waiting = {};
+      const int64_t now = clock.NowMs();
+      for (uint32_t h = 0; h < hosts.size(); ++h) Reschedule(h, now);
+    }
+    if (lease_expiry.size() > bound) {
+      std::vector<Timed> live;
+      live.reserve(leases.size());
+      for (const auto& [id, lease] : leases) live.push_back({lease.expiry_ms, id, lease.id});
+      lease_expiry = TimeQueue(std::greater<Timed>(), std::move(live));
+    }
+  }
+
   // The hard rate (SchedulerOptions::busy_delay_ms): in use when it is below the minimum.
   bool Busy() const {
     return options.busy_delay_ms >= 0 && options.busy_delay_ms < options.min_delay_ms;
@@ -624,6 +645,9 @@ struct Scheduler::Impl final : WriteHook {
   // Ranks a snapshot, then re-keys the schedule in batches, each under `mu` briefly.
   Status RankAndRekey() {
     std::lock_guard one_at_a_time(rerank_mu);
+    // The rank holds a snapshot for its whole run: grow the map first, so that the
+    // writes meanwhile never need to (a growth waits for every snapshot to close).
+    CRAWLRANK_RETURN_IF_ERROR(ReserveMapHeadroom(store));
     DbRankOptions rank_options;
     rank_options.rank = options.rank;
     rank_options.warm_start = true;
@@ -638,6 +662,9 @@ struct Scheduler::Impl final : WriteHook {
     const size_t batch = std::max<uint32_t>(1, options.rerank_batch);
     std::vector<uint32_t> touched_hosts;
     for (size_t first = 0; first < n; first += batch) {
+      // A mutex does not queue its waiters: released and taken again at once, it would
+      // starve a Next waiting for it for the whole re-key. Step aside between batches.
+      if (first > 0) std::this_thread::sleep_for(std::chrono::microseconds(50));
       std::lock_guard lock(mu);
       const int64_t now = clock.NowMs();
       touched_hosts.clear();
@@ -652,7 +679,12 @@ struct Scheduler::Impl final : WriteHook {
       std::sort(touched_hosts.begin(), touched_hosts.end());
       touched_hosts.erase(std::unique(touched_hosts.begin(), touched_hosts.end()),
                           touched_hosts.end());
-      for (uint32_t h : touched_hosts) Reschedule(h, now);
+      // Only a ready host's entry carries its best score; a waiting host's entry (by time)
+      // stays valid as it is.
+      for (uint32_t h : touched_hosts) {
+        if (std::max(hosts[h].ready_at_ms, hosts[h].hold_until_ms) <= now) Reschedule(h, now);
+      }
+      CompactQueues();
       ranked_pages = std::max<uint64_t>(ranked_pages, end);  // pushes stop at ranked pages
     }
     std::lock_guard lock(mu);
@@ -1219,6 +1251,7 @@ Result<std::vector<Request>> Scheduler::Next(size_t n) {
       s.PromoteBusy(now);
       CRAWLRANK_RETURN_IF_ERROR(take(s.busy_ready));
     }
+    s.CompactQueues();
     return Status::Ok();
   });
   if (!status.ok()) return status;

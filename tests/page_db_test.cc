@@ -390,19 +390,7 @@ TEST(PageDbTest, OpenErrorsSayWhatIsWrong) {
 
 // Rewrites one key of the `meta` table with raw LMDB.
 void PutMeta(const std::string& path, std::string_view key, std::string_view value) {
-  MDB_env* env;
-  ASSERT_EQ(mdb_env_create(&env), 0);
-  ASSERT_EQ(mdb_env_set_maxdbs(env, 8), 0);
-  ASSERT_EQ(mdb_env_open(env, path.c_str(), 0, 0644), 0);
-  MDB_txn* txn;
-  MDB_dbi dbi;
-  ASSERT_EQ(mdb_txn_begin(env, nullptr, 0, &txn), 0);
-  ASSERT_EQ(mdb_dbi_open(txn, "meta", 0, &dbi), 0);
-  MDB_val k{key.size(), const_cast<char*>(key.data())};
-  MDB_val v{value.size(), const_cast<char*>(value.data())};
-  ASSERT_EQ(mdb_put(txn, dbi, &k, &v, 0), 0);
-  ASSERT_EQ(mdb_txn_commit(txn), 0);
-  mdb_env_close(env);
+  testing::PutRaw(path, "meta", key, value);
 }
 
 TEST(PageDbTest, UnknownFormatVersionIsRefusedClearly) {

@@ -711,20 +711,8 @@ TEST(SchedulerCheckTest, ScheduleEntryOfACrawledPageIsReported) {
     ASSERT_OK(db->Add(Fetched("http://a.example/", {{"http://a.example/x", 0.5f}})));
     ASSERT_OK(db->Check());
   }
-  MDB_env* env;
-  ASSERT_EQ(mdb_env_create(&env), 0);
-  ASSERT_EQ(mdb_env_set_maxdbs(env, 8), 0);
-  ASSERT_EQ(mdb_env_open(env, path.c_str(), 0, 0644), 0);
-  MDB_txn* txn;
-  MDB_dbi dbi;
-  ASSERT_EQ(mdb_txn_begin(env, nullptr, 0, &txn), 0);
-  ASSERT_EQ(mdb_dbi_open(txn, "schedule", 0, &dbi), 0);
-  char key[4] = {0, 0, 0, 0};  // page 0, the crawled one
-  char value[2] = {0, 1};      // queued after one failure
-  MDB_val k{4, key}, v{2, value};
-  ASSERT_EQ(mdb_put(txn, dbi, &k, &v, 0), 0);
-  ASSERT_EQ(mdb_txn_commit(txn), 0);
-  mdb_env_close(env);
+  // Page 0, the crawled one: "queued after one failure".
+  testing::PutRaw(path, "schedule", std::string(4, '\0'), std::string("\x00\x01", 2));
   PageDbOptions reading = Fast();
   reading.read_only = true;
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, reading));

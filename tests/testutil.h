@@ -3,6 +3,7 @@
 #define CRAWLRANK_TESTS_TESTUTIL_H_
 
 #include <gtest/gtest.h>
+#include <lmdb.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -94,6 +95,25 @@ inline void BuildDb(const std::string& path, uint32_t pages) {
   std::vector<CrawledPage> batch;
   for (uint32_t i = 0; i < pages; ++i) batch.push_back(PageOfIndex(i));
   ASSERT_OK(db->AddBatch(batch));
+}
+
+// Writes `value` under `key` in table `table` of the LMDB environment at `path` with raw
+// LMDB, bypassing crawlrank: tests that plant what the library would never write.
+inline void PutRaw(const std::string& path, const char* table, std::string_view key,
+                   std::string_view value) {
+  MDB_env* env;
+  ASSERT_EQ(mdb_env_create(&env), 0);
+  ASSERT_EQ(mdb_env_set_maxdbs(env, 8), 0);
+  ASSERT_EQ(mdb_env_open(env, path.c_str(), 0, 0644), 0);
+  MDB_txn* txn;
+  MDB_dbi dbi;
+  ASSERT_EQ(mdb_txn_begin(env, nullptr, 0, &txn), 0);
+  ASSERT_EQ(mdb_dbi_open(txn, table, 0, &dbi), 0);
+  MDB_val k{key.size(), const_cast<char*>(key.data())};
+  MDB_val v{value.size(), const_cast<char*>(value.data())};
+  ASSERT_EQ(mdb_put(txn, dbi, &k, &v, 0), 0);
+  ASSERT_EQ(mdb_txn_commit(txn), 0);
+  mdb_env_close(env);
 }
 
 }  // namespace crawlrank::testing

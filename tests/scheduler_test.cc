@@ -256,6 +256,33 @@ TEST_F(SchedulerTest, PolitenessDelaysEachHostAndSaysWhenTheNextIsReady) {
   EXPECT_EQ(Urls(Next(10)), std::vector<std::string>{"http://a.example/2"});
 }
 
+TEST_F(SchedulerTest, HostsOfOneGroupShareOneBudget) {
+  SchedulerOptions options;  // 1 s between requests, one in flight
+  options.score = ScoreMode::kLinkScore;
+  Open(options);
+  ASSERT_OK(scheduler_->SetHostGroup("a.example", "10.0.0.1"));
+  ASSERT_OK(scheduler_->SetHostGroup("b.example", "10.0.0.1"));
+  ASSERT_OK(
+      scheduler_->AddSeeds({"http://a.example/1", "http://b.example/1", "http://c.example/1"}));
+  auto first = Next(10);
+  EXPECT_EQ(Urls(first), (std::vector<std::string>{"http://a.example/1", "http://c.example/1"}));
+  ASSERT_EQ(first.size(), 2u);
+  Crawl(first[0]);  // the group's request ends; its delay runs from it
+  clock_.Advance(999);
+  EXPECT_TRUE(Next(10).empty());
+  clock_.Advance(1);
+  auto b = Next(10);
+  EXPECT_EQ(Urls(b), std::vector<std::string>{"http://b.example/1"});
+  Crawl(b.at(0));
+  // The grouping persists (c.example/1 comes back: its lease was the dead writer's).
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/2", "http://b.example/2"}));
+  EXPECT_EQ(Urls(Next(10)), (std::vector<std::string>{"http://c.example/1", "http://a.example/2"}));
+  // Out of the group, b.example has its own budget again.
+  ASSERT_OK(scheduler_->SetHostGroup("b.example", ""));
+  EXPECT_EQ(Urls(Next(10)), std::vector<std::string>{"http://b.example/2"});
+}
+
 TEST_F(SchedulerTest, ExpiredLeaseComesBackWithANewLease) {
   SchedulerOptions options = Unthrottled();
   options.lease_ms = 100;
@@ -755,7 +782,7 @@ TEST(ScheduleTableTest, EncodesTheDocumentedExampleAndRoundTrips) {
       EXPECT_NE(status.message().find("page 7"), std::string::npos);
     }
   }
-  HostEntry host{1'000, 2, 5'000, "robots"};
+  HostEntry host{1'000, 2, 5'000, "robots", "10.0.0.1"};
   value.clear();
   EncodeHostEntry(host, &value);
   HostEntry back;
@@ -764,6 +791,7 @@ TEST(ScheduleTableTest, EncodesTheDocumentedExampleAndRoundTrips) {
   EXPECT_EQ(back.holds_in_a_row, 2u);
   EXPECT_EQ(back.crawl_delay_ms, 5'000);
   EXPECT_EQ(back.robots, "robots");
+  EXPECT_EQ(back.group, "10.0.0.1");
   EXPECT_EQ(DecodeHostEntry("example.com", value + "x", &back).code(), StatusCode::kDataLoss);
 }
 

@@ -315,6 +315,12 @@ class Scheduler {
   // Sets the crawl delay of a host (robots.txt); 0 restores min_delay_ms. Persisted.
   Status SetCrawlDelay(std::string_view host, int64_t delay_ms);
 
+  // Puts a host (a politeness key) into a politeness group, e.g. the hosts of one server
+  // IP: requests in flight to any of its hosts count against one max_in_flight_per_host,
+  // and the delay runs from the last request to any of them (each host's own crawl delay
+  // and holds still apply to it). An empty group takes the host out. Persisted.
+  Status SetHostGroup(std::string_view host, std::string_view group);
+
   SchedulerStats GetStats() const;
 
   // Recomputes the ranks now and re-keys the schedule (rank modes; OK and nothing to do

@@ -78,13 +78,16 @@ void EncodeHostEntry(const HostEntry& entry, std::string* out) {
   PutTime(*out, entry.crawl_delay_ms);
   coding::PutVarint64(*out, entry.robots.size());
   out->append(entry.robots);
+  coding::PutVarint64(*out, entry.group.size());
+  out->append(entry.group);
 }
 
 Status DecodeHostEntry(std::string_view host, std::string_view in, HostEntry* entry) {
   const bool ok = !in.empty() && in[0] == 1 && (in.remove_prefix(1), true) &&
                   GetTime(in, &entry->hold_until_ms) &&
                   coding::GetVarint32(in, &entry->holds_in_a_row) &&
-                  GetTime(in, &entry->crawl_delay_ms) && GetBytes(in, &entry->robots) && in.empty();
+                  GetTime(in, &entry->crawl_delay_ms) && GetBytes(in, &entry->robots) &&
+                  GetBytes(in, &entry->group) && in.empty();
   if (!ok) return DataLossError("hosts entry of \"" + std::string(host) + "\" is damaged");
   return Status::Ok();
 }

@@ -7,7 +7,8 @@
 //   for 2: zig-zag varint due time; for 3: varint HTTP status, varint length + reason.
 // `hosts`: host key (bytes) -> u8 version (1), zig-zag varint hold until (Unix ms),
 //   varint holds in a row, zig-zag varint crawl delay (ms, 0: none), varint length +
-//   robots.txt state (opaque to the scheduler; the crawler's).
+//   robots.txt state (opaque to the scheduler; the crawler's), varint length + politeness
+//   group (empty: none).
 #ifndef CRAWLRANK_SRC_PAGE_DB_SCHEDULE_TABLE_H_
 #define CRAWLRANK_SRC_PAGE_DB_SCHEDULE_TABLE_H_
 
@@ -39,6 +40,7 @@ struct HostEntry {
   uint32_t holds_in_a_row = 0;
   int64_t crawl_delay_ms = 0;
   std::string robots;
+  std::string group;  // politeness group; empty: none
 };
 
 void EncodeHostEntry(const HostEntry& entry, std::string* out);

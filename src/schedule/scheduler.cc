@@ -99,9 +99,20 @@ struct Host {
   int64_t crawl_delay_ms = 0;  // SetCrawlDelay; 0: min_delay_ms
   int64_t hold_until_ms = 0;   // 429 / 503
   uint32_t holds_in_a_row = 0;
-  std::string robots;   // kept for the crawler (format version 3 reserves it)
-  uint64_t ticket = 0;  // the host's entry in ready/waiting with this ticket is valid
+  std::string robots;           // kept for the crawler (format version 3 reserves it)
+  uint64_t ticket = 0;          // the host's entry in ready/waiting with this ticket is valid
+  uint32_t group = UINT32_MAX;  // its politeness group (SetHostGroup); none: its own budget
 };
+
+// Hosts that share one politeness budget (SetHostGroup): requests in flight to any of
+// them count together, and the delay runs from the last request to any of them.
+struct Group {
+  std::string name;
+  std::vector<uint32_t> members;  // host numbers
+  uint32_t in_flight = 0;
+  int64_t ready_at_ms = 0;
+};
+constexpr uint32_t kNoGroup = UINT32_MAX;
 
 // What a crawl tells the revisit estimator: the record's crawl counters after it.
 struct CrawlHistory {
@@ -150,6 +161,8 @@ struct Scheduler::Impl final : WriteHook {
   std::vector<float> keys;        // by page id: the score it is queued by
   std::vector<Host> hosts;
   std::unordered_map<std::string, uint32_t> host_numbers;
+  std::vector<Group> groups;
+  std::unordered_map<std::string, uint32_t> group_numbers;
   std::priority_queue<Ready> ready;
   TimeQueue waiting;  // hosts with queued pages, by the time they may take one
   // The same at the hard rate (busy_delay_ms), used when `ready` has nothing.
@@ -198,6 +211,7 @@ struct Scheduler::Impl final : WriteHook {
       uint32_t in_flight;
       int64_t ready_at_ms;
       bool revisit;
+      int64_t group_ready_at_ms;
     };
     std::vector<Pick> picks;
     // Fetched pages' crawl counters (by fetched index), and revisit leases that failed.
@@ -289,12 +303,71 @@ struct Scheduler::Impl final : WriteHook {
     return options.max_pages_per_host != 0 && h.done + h.in_flight >= options.max_pages_per_host;
   }
 
+  // Room for one more request to the host, and to its group.
+  bool HasRoom(const Host& h) const {
+    return h.in_flight < options.max_in_flight_per_host &&
+           (h.group == kNoGroup || groups[h.group].in_flight < options.max_in_flight_per_host);
+  }
+  // When the host may take a request: its delay, its hold, and its group's delay.
+  int64_t ReadyAt(const Host& h) const {
+    const int64_t at = std::max(h.ready_at_ms, h.hold_until_ms);
+    return h.group == kNoGroup ? at : std::max(at, groups[h.group].ready_at_ms);
+  }
+  // A request to host `number` starts or ends; the hosts of its group are filed again.
+  void StartFlight(uint32_t number, int64_t now) {
+    Host& h = hosts[number];
+    ++h.in_flight;
+    h.ready_at_ms = now + DelayOf(h);
+    if (h.group == kNoGroup) return;
+    Group& g = groups[h.group];
+    ++g.in_flight;
+    g.ready_at_ms = std::max(g.ready_at_ms, h.ready_at_ms);
+    RescheduleGroup(h.group, number, now);
+  }
+  void EndFlight(uint32_t number, int64_t now) {
+    Host& h = hosts[number];
+    --h.in_flight;
+    if (h.group == kNoGroup) return;
+    --groups[h.group].in_flight;
+    RescheduleGroup(h.group, number, now);
+  }
+  void RescheduleGroup(uint32_t group, uint32_t except, int64_t now) {
+    for (uint32_t member : groups[group].members) {
+      if (member != except) Reschedule(member, now);
+    }
+  }
+  std::string GroupName(const Host& h) const {
+    return h.group == kNoGroup ? std::string() : groups[h.group].name;
+  }
+  // Moves a host into group `name` (empty: out of any group).
+  void JoinGroup(uint32_t number, const std::string& name, int64_t now) {
+    Host& h = hosts[number];
+    if (h.group != kNoGroup) {
+      Group& old = groups[h.group];
+      if (old.name == name) return;
+      old.members.erase(std::find(old.members.begin(), old.members.end(), number));
+      old.in_flight -= h.in_flight;
+      const uint32_t left = h.group;
+      h.group = kNoGroup;
+      RescheduleGroup(left, number, now);
+    }
+    if (!name.empty()) {
+      auto [it, inserted] = group_numbers.try_emplace(name, static_cast<uint32_t>(groups.size()));
+      if (inserted) groups.emplace_back().name = name;
+      Group& g = groups[it->second];
+      g.members.push_back(number);
+      g.in_flight += h.in_flight;
+      h.group = it->second;
+    }
+    Reschedule(number, now);
+  }
+
   // Files the host where Next looks for it, after any change to it.
   void Reschedule(uint32_t number, int64_t now) {
     Host& h = hosts[number];
     ++h.ticket;
-    if (h.queue.empty() || h.in_flight >= options.max_in_flight_per_host || Exhausted(h)) return;
-    const int64_t at = std::max(h.ready_at_ms, h.hold_until_ms);
+    if (h.queue.empty() || !HasRoom(h) || Exhausted(h)) return;
+    const int64_t at = ReadyAt(h);
     const Ready entry{h.queue.top().key, h.queue.top().id, number, h.ticket};
     if (at <= now) {
       ready.push(entry);
@@ -303,7 +376,10 @@ struct Scheduler::Impl final : WriteHook {
     waiting.push({at, number, h.ticket});
     if (!Busy()) return;
     // The shorter delay that applies when no host is ready at the normal one.
-    const int64_t busy_at = std::max(h.ready_at_ms - DelayOf(h) + BusyDelayOf(h), h.hold_until_ms);
+    int64_t busy_at = std::max(h.ready_at_ms - DelayOf(h) + BusyDelayOf(h), h.hold_until_ms);
+    if (h.group != kNoGroup) {
+      busy_at = std::max(busy_at, groups[h.group].ready_at_ms - DelayOf(h) + BusyDelayOf(h));
+    }
     if (busy_at <= now) {
       busy_ready.push(entry);
     } else {
@@ -503,10 +579,7 @@ struct Scheduler::Impl final : WriteHook {
     revisit_due.push({due_ms, id, 0});
   }
 
-  bool HostReady(const Host& h, int64_t now) const {
-    return h.in_flight < options.max_in_flight_per_host &&
-           std::max(h.ready_at_ms, h.hold_until_ms) <= now;
-  }
+  bool HostReady(const Host& h, int64_t now) const { return HasRoom(h) && ReadyAt(h) <= now; }
 
   std::vector<int64_t> revisit_at;  // by page id, with revisits on: the valid due time
   TimeQueue revisit_due;            // crawled pages by due time; stale: revisit_at differs
@@ -522,8 +595,7 @@ struct Scheduler::Impl final : WriteHook {
       auto it = leases.find(t.who);
       if (it == leases.end() || it->second.id != t.ticket) continue;
       leases.erase(it);
-      Host& h = hosts[host_of[t.who]];
-      --h.in_flight;
+      EndFlight(host_of[t.who], now);
       if (revisit_leases.erase(t.who) != 0) {
         slot[t.who] = kCrawled;
         ScheduleRevisit(t.who, now);
@@ -575,7 +647,7 @@ struct Scheduler::Impl final : WriteHook {
     --queued;
     leases[id] = lease;
     lease_expiry.push({lease.expiry_ms, id, lease.id});
-    ++h.in_flight;
+    StartFlight(host_of[id], h.ready_at_ms);  // a reader's view: no new delay
     next_lease = std::max(next_lease, lease.id + 1);
     Reschedule(host_of[id], now);
   }
@@ -795,7 +867,7 @@ struct Scheduler::Impl final : WriteHook {
     for (uint32_t id : staged.revisit_failed) {
       if (slot[id] != kLeased || revisit_leases.erase(id) == 0) continue;
       leases.erase(id);
-      --hosts[host_of[id]].in_flight;
+      EndFlight(host_of[id], now);
       slot[id] = kCrawled;
       ScheduleRevisit(id, now + options.retry_ms);
       Reschedule(host_of[id], now);
@@ -811,6 +883,7 @@ struct Scheduler::Impl final : WriteHook {
       h.hold_until_ms = entry.hold_until_ms;
       h.holds_in_a_row = entry.holds_in_a_row;
       h.crawl_delay_ms = entry.crawl_delay_ms;
+      JoinGroup(number, entry.group, now);
       Reschedule(number, now);
     }
     if (staged.next_lease != 0) next_lease = std::max(next_lease, staged.next_lease);
@@ -823,8 +896,10 @@ struct Scheduler::Impl final : WriteHook {
     for (auto it = staged.picks.rbegin(); it != staged.picks.rend(); ++it) {
       leases.erase(it->id);
       Host& h = hosts[it->host];
+      EndFlight(it->host, clock.NowMs());
       h.in_flight = it->in_flight;
       h.ready_at_ms = it->ready_at_ms;
+      if (h.group != kNoGroup) groups[h.group].ready_at_ms = it->group_ready_at_ms;
       if (it->revisit) {
         revisit_leases.erase(it->id);
         slot[it->id] = kCrawled;
@@ -860,7 +935,7 @@ struct Scheduler::Impl final : WriteHook {
     const uint32_t host = host_of[id];
     if (state == kLeased && revisit_leases.erase(id) != 0) {  // a revisit came back
       leases.erase(id);
-      --hosts[host].in_flight;
+      EndFlight(host, now);
       hosts[host].holds_in_a_row = 0;
       slot[id] = kCrawled;
       Reschedule(host, now);
@@ -874,9 +949,8 @@ struct Scheduler::Impl final : WriteHook {
       if (top) Reschedule(host, now);
     } else if (state == kLeased) {
       leases.erase(id);
-      Host& h = hosts[host];
-      --h.in_flight;
-      h.holds_in_a_row = 0;
+      EndFlight(host, now);
+      hosts[host].holds_in_a_row = 0;
     } else if (state == kRetrying) {
       --retrying;
     } else if (state == kFailed) {
@@ -899,7 +973,7 @@ struct Scheduler::Impl final : WriteHook {
     const uint32_t host = host_of[id];
     if (state == kLeased) {
       leases.erase(id);
-      --hosts[host].in_flight;
+      EndFlight(host, now);
     } else if (state < kFirstState) {
       hosts[host].queue.RemoveAt(state, kUnknown, slot);
       --queued;
@@ -975,7 +1049,7 @@ Status Scheduler::Impl::Load(bool writer) {
     h.holds_in_a_row = entry.holds_in_a_row;
     h.crawl_delay_ms = entry.crawl_delay_ms;
     h.robots = std::move(entry.robots);
-    Reschedule(it->second, now);
+    JoinGroup(it->second, entry.group, now);
   }
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
                              lmdb::Cursor::Open(txn, store.schedule, store.path));
@@ -1000,7 +1074,7 @@ Status Scheduler::Impl::Load(bool writer) {
         slot[id] = kLeased;
         revisit_leases.insert(id);
         leases[id] = {entry.lease, entry.time_ms};
-        ++hosts[host_of[id]].in_flight;
+        StartFlight(host_of[id], hosts[host_of[id]].ready_at_ms);
       }
       continue;
     }
@@ -1151,7 +1225,8 @@ Status Scheduler::AddSeeds(const std::vector<std::string>& urls) {
 Status Scheduler::Impl::LeaseOut(WriteTxn& write, uint32_t id, uint32_t number, float key,
                                  bool revisit, int64_t now, std::vector<Request>* out) {
   Host& h = hosts[number];
-  staged.picks.push_back({id, number, key, h.in_flight, h.ready_at_ms, revisit});
+  staged.picks.push_back({id, number, key, h.in_flight, h.ready_at_ms, revisit,
+                          h.group == kNoGroup ? 0 : groups[h.group].ready_at_ms});
   if (revisit) {
     slot[id] = kLeased;
     revisit_leases.insert(id);
@@ -1162,8 +1237,7 @@ Status Scheduler::Impl::LeaseOut(WriteTxn& write, uint32_t id, uint32_t number, 
   const Lease lease{staged.next_lease++, now + options.lease_ms};
   leases[id] = lease;
   lease_expiry.push({lease.expiry_ms, id, lease.id});
-  ++h.in_flight;
-  h.ready_at_ms = now + DelayOf(h);
+  StartFlight(number, now);
   Reschedule(number, now);
 
   ScheduleEntry entry;
@@ -1315,7 +1389,7 @@ Status Scheduler::Failed(const FailureReport& report) {
     if (report.http_status == 429 || report.http_status == 503) {
       const uint32_t number = s.host_of[id];
       const Host& h = s.hosts[number];
-      HostEntry held{0, h.holds_in_a_row + 1, h.crawl_delay_ms, h.robots};
+      HostEntry held{0, h.holds_in_a_row + 1, h.crawl_delay_ms, h.robots, s.GroupName(h)};
       int64_t hold = s.options.hold_ms;
       if (report.retry_after_ms) {
         hold = std::max<int64_t>(0, *report.retry_after_ms);
@@ -1340,8 +1414,8 @@ Status Scheduler::SetCrawlDelay(std::string_view host, int64_t delay_ms) {
         s.host_numbers.try_emplace(std::string(host), static_cast<uint32_t>(s.hosts.size()));
     if (inserted) s.hosts.emplace_back().key = std::string(host);
     const Host& h = s.hosts[it->second];
-    s.staged.host_changes.emplace_back(
-        it->second, HostEntry{h.hold_until_ms, h.holds_in_a_row, delay_ms, h.robots});
+    s.staged.host_changes.emplace_back(it->second, HostEntry{h.hold_until_ms, h.holds_in_a_row,
+                                                             delay_ms, h.robots, s.GroupName(h)});
     return Status::Ok();
   });
 }
@@ -1349,6 +1423,23 @@ Status Scheduler::SetCrawlDelay(std::string_view host, int64_t delay_ms) {
 Status Scheduler::Rerank() {
   if (!impl_->ranked()) return Status::Ok();
   return impl_->RankAndRekey();
+}
+
+Status Scheduler::SetHostGroup(std::string_view host, std::string_view group) {
+  Impl& s = *impl_;
+  if (host.empty())
+    return InvalidArgumentError("politeness group \"" + std::string(group) + "\": empty host");
+  return RunWrite(s.store, nullptr, [&](WriteTxn&) -> Status {
+    std::lock_guard lock(s.mu);
+    auto [it, inserted] =
+        s.host_numbers.try_emplace(std::string(host), static_cast<uint32_t>(s.hosts.size()));
+    if (inserted) s.hosts.emplace_back().key = std::string(host);
+    const Host& h = s.hosts[it->second];
+    s.staged.host_changes.emplace_back(
+        it->second, HostEntry{h.hold_until_ms, h.holds_in_a_row, h.crawl_delay_ms, h.robots,
+                              std::string(group)});
+    return Status::Ok();
+  });
 }
 
 SchedulerStats Scheduler::Impl::Stats() const {
@@ -1369,8 +1460,8 @@ SchedulerStats Scheduler::Impl::Stats() const {
   const auto consider = [&](int64_t t) { next = next < 0 ? t : std::min(next, t); };
   for (const Host& h : s.hosts) {
     if (h.queue.empty() || s.Exhausted(h)) continue;
-    const int64_t at = std::max(h.ready_at_ms, h.hold_until_ms);
-    if (h.in_flight < s.options.max_in_flight_per_host) {
+    const int64_t at = s.ReadyAt(h);
+    if (s.HasRoom(h)) {
       if (at <= now) stats.ready += h.queue.size();
       consider(std::max(at, now));
     }

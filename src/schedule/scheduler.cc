@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <queue>
@@ -635,6 +636,8 @@ struct Scheduler::Impl final : WriteHook {
   Status Load(bool writer);
   // REQUIRES: mu held.
   SchedulerStats Stats() const;
+  // Changes the persistent state of host `key` (created when new) in one transaction.
+  Status ChangeHost(std::string_view key, const std::function<void(HostEntry&)>& change);
   std::vector<std::pair<uint32_t, ScheduleEntry>> returned;
   std::vector<uint32_t> revisits_returned;
 
@@ -1404,20 +1407,27 @@ Status Scheduler::Failed(const FailureReport& report) {
   });
 }
 
-Status Scheduler::SetCrawlDelay(std::string_view host, int64_t delay_ms) {
-  Impl& s = *impl_;
-  if (delay_ms < 0)
-    return InvalidArgumentError("crawl delay of \"" + std::string(host) + "\": negative");
-  return RunWrite(s.store, nullptr, [&](WriteTxn&) -> Status {
-    std::lock_guard lock(s.mu);
+Status Scheduler::Impl::ChangeHost(std::string_view key,
+                                   const std::function<void(HostEntry&)>& change) {
+  if (key.empty()) return InvalidArgumentError("change a host: empty host key");
+  return RunWrite(store, nullptr, [&](WriteTxn&) -> Status {
+    std::lock_guard lock(mu);
     auto [it, inserted] =
-        s.host_numbers.try_emplace(std::string(host), static_cast<uint32_t>(s.hosts.size()));
-    if (inserted) s.hosts.emplace_back().key = std::string(host);
-    const Host& h = s.hosts[it->second];
-    s.staged.host_changes.emplace_back(it->second, HostEntry{h.hold_until_ms, h.holds_in_a_row,
-                                                             delay_ms, h.robots, s.GroupName(h)});
+        host_numbers.try_emplace(std::string(key), static_cast<uint32_t>(hosts.size()));
+    if (inserted) hosts.emplace_back().key = std::string(key);
+    const Host& h = hosts[it->second];
+    HostEntry entry{h.hold_until_ms, h.holds_in_a_row, h.crawl_delay_ms, h.robots, GroupName(h)};
+    change(entry);
+    staged.host_changes.emplace_back(it->second, std::move(entry));
     return Status::Ok();
   });
+}
+
+Status Scheduler::SetCrawlDelay(std::string_view host, int64_t delay_ms) {
+  if (delay_ms < 0) {
+    return InvalidArgumentError("crawl delay of \"" + std::string(host) + "\": negative");
+  }
+  return impl_->ChangeHost(host, [&](HostEntry& entry) { entry.crawl_delay_ms = delay_ms; });
 }
 
 Status Scheduler::Rerank() {
@@ -1426,20 +1436,7 @@ Status Scheduler::Rerank() {
 }
 
 Status Scheduler::SetHostGroup(std::string_view host, std::string_view group) {
-  Impl& s = *impl_;
-  if (host.empty())
-    return InvalidArgumentError("politeness group \"" + std::string(group) + "\": empty host");
-  return RunWrite(s.store, nullptr, [&](WriteTxn&) -> Status {
-    std::lock_guard lock(s.mu);
-    auto [it, inserted] =
-        s.host_numbers.try_emplace(std::string(host), static_cast<uint32_t>(s.hosts.size()));
-    if (inserted) s.hosts.emplace_back().key = std::string(host);
-    const Host& h = s.hosts[it->second];
-    s.staged.host_changes.emplace_back(
-        it->second, HostEntry{h.hold_until_ms, h.holds_in_a_row, h.crawl_delay_ms, h.robots,
-                              std::string(group)});
-    return Status::Ok();
-  });
+  return impl_->ChangeHost(host, [&](HostEntry& entry) { entry.group.assign(group); });
 }
 
 SchedulerStats Scheduler::Impl::Stats() const {

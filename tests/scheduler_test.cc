@@ -494,6 +494,16 @@ TEST_F(SchedulerTest, RevisitsComeBackAndTheCrawlIsNeverFinished) {
   auto again = Next(10);
   ASSERT_EQ(Urls(again), Urls(first));
   EXPECT_TRUE(again[0].revisit);
+  {  // A reader sees the revisit in flight.
+    PageDbOptions reading = Fast();
+    reading.read_only = true;
+    ASSERT_OK_AND_ASSIGN(auto reader, PageDb::Open(dir_.Sub("db"), reading));
+    options.clock = &clock_;
+    ASSERT_OK_AND_ASSIGN(ScheduleView view, Scheduler::Inspect(*reader, options, 10, 10));
+    ASSERT_EQ(view.in_flight.size(), 1u);
+    EXPECT_EQ(view.in_flight[0].lease, again[0].lease);
+    EXPECT_EQ(view.stats.in_flight, 1u);
+  }
   // Killed while the revisit is in flight: the next writer takes it back; Check is clean.
   Open(options);
   EXPECT_OK(db_->Check());

@@ -30,8 +30,9 @@
 //
 // In memory, each host keeps a heap of its queued pages by score, and the hosts that may
 // send a request now sit in a heap by their best page: Next(n) costs O(n log hosts) and
-// never scans the schedule. RAM: 8 bytes per page of the DB plus 8 per queued page, and
-// about 100 bytes per host plus its key.
+// never scans the schedule. RAM: 12 bytes per page of the DB (host, heap position, score;
+// 24 more with revisits on) plus 8 per queued page, and about 100 bytes per host plus its
+// key.
 //
 // Durability and crashes
 // ----------------------

@@ -317,13 +317,19 @@ struct Scheduler::Impl final : WriteHook {
   // A request to host `number` starts or ends; the hosts of its group are filed again.
   void StartFlight(uint32_t number, int64_t now) {
     Host& h = hosts[number];
-    ++h.in_flight;
     h.ready_at_ms = now + DelayOf(h);
+    CountFlight(number);
     if (h.group == kNoGroup) return;
     Group& g = groups[h.group];
-    ++g.in_flight;
     g.ready_at_ms = std::max(g.ready_at_ms, h.ready_at_ms);
     RescheduleGroup(h.group, number, now);
+  }
+  // Counts a request in flight to the host and its group, without starting a delay (a
+  // reader loading the leases it finds).
+  void CountFlight(uint32_t number) {
+    Host& h = hosts[number];
+    ++h.in_flight;
+    if (h.group != kNoGroup) ++groups[h.group].in_flight;
   }
   void EndFlight(uint32_t number, int64_t now) {
     Host& h = hosts[number];
@@ -641,16 +647,22 @@ struct Scheduler::Impl final : WriteHook {
   std::vector<std::pair<uint32_t, ScheduleEntry>> returned;
   std::vector<uint32_t> revisits_returned;
 
-  // A queued page goes in flight under `lease`.
+  // A reader found page `id` leased under `lease`: a queued page leaves its heap, a
+  // crawled one is a revisit in flight.
   void TakeLease(uint32_t id, Lease lease, int64_t now) {
     const uint32_t pos = slot[id];
-    if (pos >= kFirstState) return;
-    Host& h = hosts[host_of[id]];
-    h.queue.RemoveAt(pos, kLeased, slot);
-    --queued;
+    if (pos < kFirstState) {
+      hosts[host_of[id]].queue.RemoveAt(pos, kLeased, slot);
+      --queued;
+    } else if (pos == kCrawled) {
+      slot[id] = kLeased;
+      revisit_leases.insert(id);
+    } else {
+      return;
+    }
     leases[id] = lease;
     lease_expiry.push({lease.expiry_ms, id, lease.id});
-    StartFlight(host_of[id], h.ready_at_ms);  // a reader's view: no new delay
+    CountFlight(host_of[id]);
     next_lease = std::max(next_lease, lease.id + 1);
     Reschedule(host_of[id], now);
   }
@@ -1074,10 +1086,7 @@ Status Scheduler::Impl::Load(bool writer) {
       if (writer) {
         revisits_returned.push_back(id);  // its entry goes; it is due as its record says
       } else {
-        slot[id] = kLeased;
-        revisit_leases.insert(id);
-        leases[id] = {entry.lease, entry.time_ms};
-        StartFlight(host_of[id], hosts[host_of[id]].ready_at_ms);
+        TakeLease(id, {entry.lease, entry.time_ms}, now);
       }
       continue;
     }

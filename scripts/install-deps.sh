@@ -7,6 +7,10 @@ packages=(
   libgtest-dev libcli11-dev nlohmann-json3-dev
   clang-14 libclang-rt-14-dev  # scripts/fuzz.sh: clang++-14 and its libFuzzer, ASan, UBSan
   python3 python3-pytest python3-w3lib python3-networkx python3-scipy
+  # Python bindings (issue 12): the module, its packaging and the Scrapy/Frontera side
+  python3-dev pybind11-dev python3-numpy python3-setuptools python3-wheel python3-pip python3-venv
+  python3-scrapy python3-six python3-sqlalchemy python3-cachetools python3-msgpack
+  python3.11-doc  # the documentation site the end-to-end crawl tests serve on 127.0.0.1
 )
 missing=()
 for p in "${packages[@]}"; do

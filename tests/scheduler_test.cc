@@ -11,7 +11,9 @@
 #include <random>
 #include <set>
 #include <thread>
+#include <tuple>
 
+#include "page_db/page_db_impl.h"
 #include "page_db/schedule_table.h"
 #include "rank_reference.h"
 #include "testutil.h"
@@ -42,6 +44,39 @@ std::vector<std::string> Urls(const std::vector<Request>& requests) {
   return urls;
 }
 
+QueuedExtra Extra(std::string url, std::string payload, int32_t priority = 0) {
+  return {std::move(url), std::move(payload), priority};
+}
+
+// (url, payload, priority) of each request, in order.
+using Handed = std::tuple<std::string, std::string, int32_t>;
+std::vector<Handed> Extras(const std::vector<Request>& requests) {
+  std::vector<Handed> out;
+  for (const Request& r : requests) out.emplace_back(r.url, r.payload, r.priority);
+  return out;
+}
+
+// Every row of one of the scheduler's tables keyed by page id (`schedule`, `payloads`),
+// read through a snapshot of `db`: page id -> value bytes.
+std::map<uint32_t, std::string> Rows(PageDb& db, MDB_dbi PageDb::Impl::*table) {
+  std::map<uint32_t, std::string> rows;
+  auto snapshot = db.NewSnapshot();
+  EXPECT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+  if (!snapshot.ok()) return rows;
+  MDB_cursor* cursor;
+  EXPECT_EQ(
+      mdb_cursor_open(PageDbInternals::TxnOf(*snapshot), PageDbInternals::Of(db).*table, &cursor),
+      0);
+  MDB_val k, v;
+  for (MDB_cursor_op op = MDB_FIRST; mdb_cursor_get(cursor, &k, &v, op) == 0; op = MDB_NEXT) {
+    EXPECT_EQ(k.mv_size, 4u);
+    rows[coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data))] =
+        std::string(static_cast<const char*>(v.mv_data), v.mv_size);
+  }
+  mdb_cursor_close(cursor);
+  return rows;
+}
+
 class SchedulerTest : public ::testing::Test {
  protected:
   void Open(SchedulerOptions options) {
@@ -69,8 +104,23 @@ class SchedulerTest : public ::testing::Test {
     EXPECT_TRUE(next.ok()) << next.status().ToString();
     return next.ok() ? *next : std::vector<Request>{};
   }
-  void Crawl(const Request& r, std::vector<std::pair<std::string, float>> links = {}) {
-    ASSERT_OK(scheduler_->Crawled({Fetched(r.url, std::move(links)), r.lease}));
+  void Crawl(const Request& r, std::vector<std::pair<std::string, float>> links = {},
+             std::vector<QueuedExtra> extras = {}) {
+    ASSERT_OK(scheduler_->Crawled({Fetched(r.url, std::move(links)), r.lease, std::move(extras)}));
+  }
+  // The output of a tool run on this test's DB.
+  std::string RunTool(const std::string& args) {
+    const std::string command = std::string(CRAWLRANK_TOOLS_DIR) + "/" + args + " 2>&1";
+    std::FILE* pipe = ::popen(command.c_str(), "r");
+    EXPECT_NE(pipe, nullptr);
+    if (pipe == nullptr) return "";
+    std::string out;
+    char buffer[4096];
+    for (size_t got; (got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
+      out.append(buffer, got);
+    }
+    EXPECT_EQ(::pclose(pipe), 0) << out;
+    return out;
   }
 
   TempDir dir_;
@@ -660,6 +710,179 @@ TEST_F(SchedulerTest, InspectShowsTheScheduleToAReaderBesideTheCrawl) {
   EXPECT_NE(out.find(std::to_string(leased[0].lease) + " "), std::string::npos) << out;
 }
 
+// Payloads and priorities are given with the call that creates a page and come back with
+// it; the first request for a page wins, as in Scrapy's dupefilter.
+TEST_F(SchedulerTest, PayloadsAndPrioritiesComeBackWithThePagesTheyCreated) {
+  Open(Unthrottled());
+  // Seeds: a (id 0), b (id 1), c (id 2), all with link score 1. b's priority puts it first.
+  ASSERT_OK(scheduler_->AddSeeds(
+      {Extra("http://a.example/", "seed-a"), Extra("http://b.example/", "seed-b", 2)}));
+  // a exists: this extra (the same URL before canonicalisation) is ignored. Of two extras
+  // naming one new page, the first wins.
+  ASSERT_OK(scheduler_->AddSeeds({Extra("HTTP://A.example", "other", 5),
+                                  Extra("http://c.example/", "first"),
+                                  Extra("http://c.example/", "second", 7)}));
+  auto first = Next(2);
+  EXPECT_EQ(Extras(first), (std::vector<Handed>{{"http://b.example/", "seed-b", 2},
+                                                {"http://a.example/", "seed-a", 0}}));
+  ASSERT_EQ(first.size(), 2u);
+  // b's links create b/1 (id 3) and d (id 4); c already exists (queued) and e is no link
+  // of the report: their extras are ignored.
+  Crawl(first[0],
+        {{"http://b.example/1", 0.3f}, {"http://c.example/", 0.9f}, {"http://d.example/", 0.5f}},
+        {Extra("http://b.example/1", "b1"), Extra("http://c.example/", "replaced", 9),
+         Extra("http://d.example/", "d", 1), Extra("http://e.example/", "e", 3)});
+  Crawl(first[1]);
+  // d (priority 1) first; then by score: c (1, its seed score), b/1 (0.3).
+  EXPECT_EQ(Extras(Next(10)), (std::vector<Handed>{{"http://d.example/", "d", 1},
+                                                   {"http://c.example/", "first", 0},
+                                                   {"http://b.example/1", "b1", 0}}));
+  EXPECT_EQ(scheduler_->GetStats().queued, 0u);
+  // An extra whose URL cannot be canonicalised fails the whole report, which writes
+  // nothing: the page stays in flight and its links unknown.
+  ASSERT_OK(scheduler_->AddSeeds({"http://f.example/"}));
+  auto f = Next(1);
+  ASSERT_EQ(Urls(f), std::vector<std::string>{"http://f.example/"});
+  const Status bad = scheduler_->Crawled({Fetched(f[0].url, {{"http://f.example/1", 0.5f}}),
+                                          f[0].lease,
+                                          {Extra("http://f.example/1", "ok"), Extra("::", "x")}});
+  EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("\"::\""), std::string::npos) << bad.ToString();
+  EXPECT_EQ(scheduler_->GetStats().crawled, 2u);
+  EXPECT_EQ(scheduler_->GetStats().in_flight, 4u);
+  EXPECT_EQ(db_->NewSnapshot()->counters().pages, 6u);
+}
+
+// Priority goes before score, within a host's queue and across hosts; a re-key (a raised
+// link score) keeps the page's tier. Inspect and page_db_schedule order the same way.
+TEST_F(SchedulerTest, PriorityGoesBeforeScoreWithinAndAcrossHosts) {
+  SchedulerOptions options = Unthrottled();
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://s.example/"}));
+  Crawl(Next(1).at(0),
+        {{"http://a.example/1", 0.9f},
+         {"http://a.example/2", 0.1f},
+         {"http://b.example/1", 0.8f},
+         {"http://b.example/2", 0.2f},
+         {"http://b.example/3", 0.3f},
+         {"http://a.example/3", 0.5f}},
+        {Extra("http://a.example/2", "", 1), Extra("http://b.example/2", "", 2),
+         Extra("http://b.example/3", "", 1), Extra("http://a.example/3", "", -1)});
+  // Later in-links raise a/2 to 0.35 and a/3 to 0.95 (max over in-links).
+  ASSERT_OK(db_->Add(Fetched("http://z.example/",
+                             {{"http://a.example/2", 0.35f}, {"http://a.example/3", 0.95f}})));
+  // (priority, score): b/2 (2, .2), a/2 (1, .35), b/3 (1, .3), a/1 (0, .9), b/1 (0, .8),
+  // a/3 (-1, .95). By score alone: a/3, a/1, b/1, a/2, b/3, b/2.
+  const std::vector<std::string> expected = {"http://b.example/2", "http://a.example/2",
+                                             "http://b.example/3", "http://a.example/1",
+                                             "http://b.example/1", "http://a.example/3"};
+  const std::vector<int32_t> priorities = {2, 1, 1, 0, 0, -1};
+  PageDbOptions reading = Fast();
+  reading.read_only = true;
+  {
+    ASSERT_OK_AND_ASSIGN(auto reader, PageDb::Open(dir_.Sub("db"), reading));
+    options.clock = &clock_;
+    ASSERT_OK_AND_ASSIGN(ScheduleView view, Scheduler::Inspect(*reader, options, 10, 0));
+    ASSERT_EQ(view.next.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_EQ(view.next[i].url, expected[i]) << i;
+      EXPECT_EQ(view.next[i].priority, priorities[i]) << i;
+    }
+  }
+  const std::string out = RunTool("page_db_schedule " + dir_.Sub("db") + " --score link-score");
+  EXPECT_NE(out.find("# next: priority score url host\n2 0.200000003 http://b.example/2 b.example\n"
+                     "1 0.349999994 http://a.example/2 a.example\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("\n-1 0.949999988 http://a.example/3 a.example\n"), std::string::npos) << out;
+  auto next = Next(10);
+  EXPECT_EQ(Urls(next), expected);
+  ASSERT_EQ(next.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(next[i].priority, priorities[i]) << i;
+  EXPECT_FLOAT_EQ(next[1].score, 0.35f);
+}
+
+// The tiers persist in the `schedule` table and the payloads in `payloads`: after a
+// restart the queue hands pages out in the same order with the same payloads, and a lease
+// in flight at the close, or a retry, comes back at its tier.
+TEST_F(SchedulerTest, PrioritiesAndPayloadsSurviveARestart) {
+  SchedulerOptions options = Unthrottled();
+  options.retry_ms = 1000;
+  Open(options);
+  // Ids in this order; all seeds score 1. Order: b/2 (3), a/2 (1), c/0, a/1, b/1 (0, by
+  // id), d/1 (-1).
+  ASSERT_OK(scheduler_->AddSeeds(
+      {Extra("http://c.example/0", "pc0"), Extra("http://d.example/1", "pd1", -1),
+       Extra("http://a.example/1", "pa1"), Extra("http://a.example/2", "pa2", 1),
+       Extra("http://b.example/2", "pb2", 3), Extra("http://b.example/1", "pb1")}));
+  auto leased = Next(2);
+  ASSERT_EQ(Extras(leased), (std::vector<Handed>{{"http://b.example/2", "pb2", 3},
+                                                 {"http://a.example/2", "pa2", 1}}));
+  ASSERT_OK(scheduler_->Failed({.url = leased[1].url, .lease = leased[1].lease}));
+  // b/2 is still leased when the process "dies"; a/2 waits to retry until +1000 ms.
+  Open(options);
+  EXPECT_EQ(Extras(Next(2)), (std::vector<Handed>{{"http://b.example/2", "pb2", 3},
+                                                  {"http://c.example/0", "pc0", 0}}));
+  clock_.Advance(1000);
+  // Had a/2 come back at priority 0 it would follow a/1 (a lower id); had d/1 lost its
+  // tier, it would lead (the lowest id left).
+  EXPECT_EQ(Extras(Next(10)), (std::vector<Handed>{{"http://a.example/2", "pa2", 1},
+                                                   {"http://a.example/1", "pa1", 0},
+                                                   {"http://b.example/1", "pb1", 0},
+                                                   {"http://d.example/1", "pd1", -1}}));
+  EXPECT_OK(db_->Check());
+}
+
+// A payload lives from the transaction that creates its page to the one that records it
+// crawled or failed for good; a queued page's tier is a `schedule` entry. Check(kFull)
+// reports a payload of a crawled page, or of one failed for good.
+TEST_F(SchedulerTest, PayloadsGoWithTheCrawlOrTheFinalFailure) {
+  SchedulerOptions options = Unthrottled();
+  options.retry_ms = 1000;
+  Open(options);
+  ASSERT_OK(
+      scheduler_->AddSeeds({Extra("http://a.example/", "pa"), Extra("http://b.example/", "pb"),
+                            Extra("http://c.example/", "pc", 3), Extra("http://d.example/", "")}));
+  using Table = std::map<uint32_t, std::string>;
+  EXPECT_EQ(Rows(*db_, &PageDb::Impl::payloads), (Table{{0, "pa"}, {1, "pb"}, {2, "pc"}}));
+  // c's tier: state 0 (queued), 0 failures, zigzag(3) = 6.
+  EXPECT_EQ(Rows(*db_, &PageDb::Impl::schedule), (Table{{2, std::string("\x00\x00\x06", 3)}}));
+  auto r = Next(10);  // c, a, b, d
+  ASSERT_EQ(Urls(r), (std::vector<std::string>{"http://c.example/", "http://a.example/",
+                                               "http://b.example/", "http://d.example/"}));
+  Crawl(r[1]);                                                            // a
+  ASSERT_OK(scheduler_->Failed({.url = r[2].url, .lease = r[2].lease}));  // b: retries
+  ASSERT_OK(scheduler_->Failed({.url = r[0].url, .lease = r[0].lease, .retryable = false}));
+  EXPECT_EQ(Rows(*db_, &PageDb::Impl::payloads), (Table{{1, "pb"}}));
+  clock_.Advance(1000);
+  auto retry = Next(10);
+  ASSERT_EQ(Extras(retry), (std::vector<Handed>{{"http://b.example/", "pb", 0}}));
+  Crawl(retry[0]);
+  EXPECT_TRUE(Rows(*db_, &PageDb::Impl::payloads).empty());
+  ASSERT_OK(db_->Check());
+  scheduler_.reset();
+  db_.reset();
+  // Planted: page 2 (c) failed for good, page 0 (a) crawled. The check reads payloads in
+  // id order.
+  const std::string path = dir_.Sub("db");
+  testing::PutRaw(path, "payloads", std::string("\0\0\0\x02", 4), "late");
+  PageDbOptions reading = Fast();
+  reading.read_only = true;
+  {
+    ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, reading));
+    const Status check = db->Check();
+    EXPECT_EQ(check.code(), StatusCode::kDataLoss);
+    EXPECT_NE(check.message().find("payload of page 2, which failed for good"), std::string::npos)
+        << check.ToString();
+  }
+  testing::PutRaw(path, "payloads", std::string(4, '\0'), "late");
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, reading));
+  const Status check = db->Check();
+  EXPECT_EQ(check.code(), StatusCode::kDataLoss);
+  EXPECT_NE(check.message().find("payload of page 0, which is crawled"), std::string::npos)
+      << check.ToString();
+}
+
 // Many threads hand out and report pages while the clock moves: no host ever has two
 // requests in flight, and two hand-outs to one host are at least the delay apart.
 TEST_F(SchedulerTest, PolitenessHoldsUnderConcurrentRandomOperations) {
@@ -809,6 +1032,69 @@ TEST(ScheduleTableTest, EncodesTheDocumentedExampleAndRoundTrips) {
   EXPECT_EQ(back.robots, "robots");
   EXPECT_EQ(back.group, "10.0.0.1");
   EXPECT_EQ(DecodeHostEntry("example.com", value + "x", &back).code(), StatusCode::kDataLoss);
+}
+
+// The optional trailing priority of states 0, 1 and 2: docs/format.md's examples, round
+// trips at the ends of int32, and values written before it existed (priority 0).
+TEST(ScheduleTableTest, PriorityIsAnOptionalTrailingField) {
+  ScheduleEntry queued;
+  queued.priority = 100;  // zigzag 200: varint c8 01
+  std::string value;
+  EncodeScheduleEntry(queued, &value);
+  EXPECT_EQ(value, std::string("\x00\x00\xc8\x01", 4));
+  ScheduleEntry leased;
+  leased.state = EntryState::kLeased;
+  leased.failures = 1;
+  leased.lease = 300;
+  leased.time_ms = 1'700'000'000'000;
+  leased.priority = -2;  // zigzag 3
+  value.clear();
+  EncodeScheduleEntry(leased, &value);
+  EXPECT_EQ(value, std::string("\x01\x01\xac\x02\x80\xa0\xab\xfe\xf9\x62\x03", 11));
+  ScheduleEntry decoded;
+  // Without it (the first example of the format), the priority is 0.
+  decoded.priority = 9;
+  ASSERT_OK(DecodeScheduleEntry(7, std::string("\x01\x01\xac\x02\x80\xa0\xab\xfe\xf9\x62", 10),
+                                &decoded));
+  EXPECT_EQ(decoded.lease, 300u);
+  EXPECT_EQ(decoded.priority, 0);
+  ASSERT_OK(DecodeScheduleEntry(7, std::string("\x00\x02", 2), &decoded));
+  EXPECT_EQ(decoded.failures, 2u);
+  EXPECT_EQ(decoded.priority, 0);
+  ScheduleEntry retrying;
+  retrying.state = EntryState::kRetrying;
+  retrying.failures = 2;
+  retrying.time_ms = -5;
+  for (const int32_t priority : {INT32_MIN, -1, 1, INT32_MAX}) {
+    for (ScheduleEntry entry : {queued, leased, retrying}) {
+      entry.priority = priority;
+      std::string encoded;
+      EncodeScheduleEntry(entry, &encoded);
+      ScheduleEntry back;
+      ASSERT_OK(DecodeScheduleEntry(7, encoded, &back));
+      EXPECT_EQ(back.state, entry.state);
+      EXPECT_EQ(back.failures, entry.failures);
+      EXPECT_EQ(back.lease, entry.lease);
+      EXPECT_EQ(back.time_ms, entry.time_ms);
+      EXPECT_EQ(back.priority, priority);
+    }
+  }
+  // A page failed for good has no tier: none is written, and a trailing field is damage.
+  ScheduleEntry failed;
+  failed.state = EntryState::kFailed;
+  failed.failures = 4;
+  failed.reason = "gone";
+  failed.priority = 5;
+  value.clear();
+  EncodeScheduleEntry(failed, &value);
+  EXPECT_EQ(value, std::string("\x03\x04\x00\x04gone", 8));
+  EXPECT_EQ(DecodeScheduleEntry(7, value + "\x0a", &decoded).code(), StatusCode::kDataLoss);
+  // A priority beyond int32 (zigzag(2^31) = 2^32: 80 80 80 80 10) is damage; so is a
+  // second trailing field.
+  EXPECT_EQ(DecodeScheduleEntry(7, std::string("\x00\x00\x80\x80\x80\x80\x10", 7), &decoded).code(),
+            StatusCode::kDataLoss);
+  EXPECT_EQ(DecodeScheduleEntry(7, std::string("\x00\x00\x06\x06", 4), &decoded).code(),
+            StatusCode::kDataLoss);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // page_db_schedule: what the scheduler would hand out next, what is in flight, and the
 // hosts' politeness state, read from a live or stopped PageDB.
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -34,8 +35,9 @@ nlohmann::ordered_json StatsJson(const SchedulerStats& stats) {
 
 int Main(int argc, char** argv) {
   CLI::App app(
-      "Prints the best queued pages of a PageDB as its scheduler orders them (score, host), the "
-      "pages in flight (lease, expiry) and, with --hosts, the hosts with pages queued or in "
+      "Prints the best queued pages of a PageDB as its scheduler orders them (score, host, and "
+      "the priority when any shown page has one other than 0), the pages in flight (lease, "
+      "expiry) and, with --hosts, the hosts with pages queued or in "
       "flight (ready time, in flight, queued, done, delay). Reads a snapshot: works beside a "
       "running crawl. Times are Unix seconds. The delay since a host's last request lives only "
       "in the crawling process, so a host's ready time here is the end of its hold, if any.",
@@ -64,7 +66,10 @@ int Main(int argc, char** argv) {
       out["stats"] = StatsJson(view->stats);
       out["next"] = nlohmann::json::array();
       for (const auto& page : view->next) {
-        out["next"].push_back({{"url", page.url}, {"score", page.score}, {"host", page.host}});
+        out["next"].push_back({{"url", page.url},
+                               {"score", page.score},
+                               {"host", page.host},
+                               {"priority", page.priority}});
       }
       out["in_flight"] = nlohmann::json::array();
       for (const auto& lease : view->in_flight) {
@@ -95,8 +100,12 @@ int Main(int argc, char** argv) {
         << (stats.finished ? std::string("finished")
                            : "next ready " + FormatSeconds(stats.next_ready_ms))
         << "\n";
-    out << "# next: score url host\n";
+    // The priority column only when a caller gave priorities (QueuedExtra).
+    const bool priorities = std::any_of(view->next.begin(), view->next.end(),
+                                        [](const auto& page) { return page.priority != 0; });
+    out << (priorities ? "# next: priority score url host\n" : "# next: score url host\n");
     for (const auto& page : view->next) {
+      if (priorities) out << std::to_string(page.priority) << ' ';
       out << FormatScore(page.score) << ' ' << page.url << ' ' << page.host << '\n';
     }
     out << "# in flight: lease expires url host\n";

@@ -28,11 +28,22 @@
 // LMDB in the transaction that changes them; a Crawled report commits the page, its
 // links, the new pages they name and the end of its lease in one transaction.
 //
-// In memory, each host keeps a heap of its queued pages by score, and the hosts that may
-// send a request now sit in a heap by their best page: Next(n) costs O(n log hosts) and
-// never scans the schedule. RAM: 12 bytes per page of the DB (host, heap position, score;
-// 24 more with revisits on) plus 8 per queued page, and about 100 bytes per host plus its
-// key.
+// In memory, each host keeps a heap of its queued pages by (priority, score), and the
+// hosts that may send a request now sit in a heap by their best page: Next(n) costs
+// O(n log hosts) and never scans the schedule. RAM: 12 bytes per page of the DB (host,
+// heap position, score; 24 more with revisits on) plus 12 per queued page (score, id,
+// priority), about 40 per page queued with a priority other than 0, and about 100 bytes
+// per host plus its key.
+//
+// Payloads and priorities
+// -----------------------
+// A crawler can keep bytes of its own with a page it queues (a QueuedExtra: Scrapy's
+// serialised request) and a priority that goes before the score. Both are given with the
+// call that first names the page (AddSeeds, or the links of a Crawled report), apply only
+// if that call creates the page (the first request wins, as Scrapy's dupefilter has it),
+// and come back with the page in its Request. The payload lives in the `payloads` table
+// from the transaction that creates the page to the one that records it crawled or failed
+// for good; so a revisit of a crawled page has none, and priority 0.
 //
 // Durability and crashes
 // ----------------------
@@ -66,6 +77,7 @@
 #define CRAWLRANK_SCHEDULER_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -82,7 +94,8 @@
 namespace crawlrank {
 
 // How queued pages are ordered; the highest score goes first, ties by page id (the order
-// pages were discovered in). docs/scheduler.md compares them on simulated crawls.
+// pages were discovered in). A page's priority (QueuedExtra) goes before its score.
+// docs/scheduler.md compares them on simulated crawls.
 enum class ScoreMode : uint8_t {
   // Online, no global computation:
   kLinkScore = 1,     // the best link score any in-link gave the page (Aduana's default)
@@ -192,6 +205,15 @@ struct SchedulerOptions {
   const Clock* clock = nullptr;
 };
 
+// What a crawler keeps with a page it queues, given back with the page by Next: e.g.
+// Scrapy's serialised request (callback, meta), and its priority. It applies only to a
+// page that the call carrying it creates (see AddSeeds and CrawlReport::extras).
+struct QueuedExtra {
+  std::string url;       // canonicalised with the DB's profile
+  std::string payload;   // opaque bytes; kept until the page is crawled or failed for good
+  int32_t priority = 0;  // the queue orders by (priority, score): a higher priority goes first
+};
+
 // A page handed out by Next.
 struct Request {
   std::string url;
@@ -201,6 +223,8 @@ struct Request {
   uint64_t lease = 0;    // give it back in Crawled / Failed
   std::string host;      // the politeness key
   bool revisit = false;  // a crawled page due again (SchedulerOptions::revisits)
+  std::string payload;   // QueuedExtra::payload of the page; empty when it had none
+  int32_t priority = 0;  // QueuedExtra::priority of the page; 0 when it had none
 };
 
 // A fetched page: what the PageDB records (PageDb::Add), and the lease it ends.
@@ -210,6 +234,12 @@ struct Request {
 struct CrawlReport {
   CrawledPage page;
   uint64_t lease = 0;  // 0: the page was not handed out by Next (or the lease is lost)
+  // Payloads and priorities of the pages this report's links create. An extra applies
+  // only to a page that the call creates (in CrawledBatch, any report's links), and the
+  // first extra naming a page wins; one naming a page that already exists, or one the
+  // call does not create, is ignored. An extra whose URL cannot be canonicalised fails
+  // the whole call (InvalidArgument naming the URL) before anything is written.
+  std::vector<QueuedExtra> extras;
 };
 
 struct FailureReport {
@@ -254,8 +284,9 @@ struct ScheduleView {
     std::string url;
     float score = 0;
     std::string host;
+    int32_t priority = 0;  // QueuedExtra::priority
   };
-  // The best queued pages, best first, whatever their host's state.
+  // The best queued pages, best first by (priority, score), whatever their host's state.
   std::vector<Page> next;
   struct InFlight {
     std::string url;
@@ -299,9 +330,24 @@ class Scheduler {
   // Adds pages to crawl at depth 0 (those already known keep their state). A URL that
   // cannot be canonicalised fails the whole call, naming it.
   Status AddSeeds(const std::vector<std::string>& urls);
+  // The same, each seed with its payload and priority. They apply only to a seed this
+  // call creates: an already known page keeps what it has (none, or its first caller's),
+  // and of two seeds naming one new page the first wins.
+  Status AddSeeds(const std::vector<QueuedExtra>& seeds);
+  // The same for a braced list: {"https://a/", "https://b/"} would otherwise be ambiguous
+  // between the two (two string literals can make either vector). GCC 12 still finds
+  // designated initializers ambiguous here, AddSeeds({{.url = u, .payload = p}}): name the
+  // type, AddSeeds({QueuedExtra{.url = u, .payload = p}}).
+  Status AddSeeds(std::initializer_list<std::string> urls) {
+    return AddSeeds(std::vector<std::string>(urls));
+  }
+  Status AddSeeds(std::initializer_list<QueuedExtra> seeds) {
+    return AddSeeds(std::vector<QueuedExtra>(seeds));
+  }
 
-  // Up to n requests, best first, each from a host that may take it now. Empty when no
-  // host is ready: GetStats() tells when one will be, or that the crawl is finished.
+  // Up to n requests, best first, each from a host that may take it now, with the payload
+  // and priority the page was queued with. Empty when no host is ready: GetStats() tells
+  // when one will be, or that the crawl is finished.
   Result<std::vector<Request>> Next(size_t n);
 
   // Records a fetched page (its links become pages and join the queue) and ends its lease.

@@ -152,6 +152,7 @@ Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
 
   // The scheduler's tables: every entry decodes; a schedule entry belongs to a page of
   // the DB that is not crawled (a crawled page's state is implied by its record).
+  std::vector<uint32_t> failed;  // pages failed for good, in id order (the table's)
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor schedule, lmdb::Cursor::Open(txn, impl_->schedule, path));
   for (;;) {
     CRAWLRANK_ASSIGN_OR_RETURN(bool more, schedule.Next(&k, &v));
@@ -166,6 +167,23 @@ Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
       return broken("schedule entry of page " + std::to_string(id) + ", beyond the last id");
     if (is_crawled[id] && entry.state != EntryState::kLeased) {  // leased: a revisit
       return broken("schedule entry of page " + std::to_string(id) + ", which is crawled");
+    }
+    if (entry.state == EntryState::kFailed) failed.push_back(id);
+  }
+  // A payload belongs to a page of the DB still to be handed out: the transaction that
+  // records a crawl, or a failure for good, deletes it.
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor payloads, lmdb::Cursor::Open(txn, impl_->payloads, path));
+  for (;;) {
+    CRAWLRANK_ASSIGN_OR_RETURN(bool more, payloads.Next(&k, &v));
+    if (!more) break;
+    if (k.mv_size != 4) return broken("a payloads key is damaged");
+    const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
+    if (id >= pages)
+      return broken("payload of page " + std::to_string(id) + ", beyond the last id");
+    if (is_crawled[id])
+      return broken("payload of page " + std::to_string(id) + ", which is crawled");
+    if (std::binary_search(failed.begin(), failed.end(), id)) {
+      return broken("payload of page " + std::to_string(id) + ", which failed for good");
     }
   }
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor hosts, lmdb::Cursor::Open(txn, impl_->hosts, path));

@@ -6,14 +6,15 @@ namespace crawlrank {
 
 namespace {
 
-void PutTime(std::string& out, int64_t ms) {
-  coding::PutVarint64(out, coding::ZigZag(ms));
+// A zig-zag varint: a time (Unix ms), a delay or a priority.
+void PutSigned(std::string& out, int64_t v) {
+  coding::PutVarint64(out, coding::ZigZag(v));
 }
 
-bool GetTime(std::string_view& in, int64_t* ms) {
-  uint64_t v;
-  if (!coding::GetVarint64(in, &v)) return false;
-  *ms = coding::UnZigZag(v);
+bool GetSigned(std::string_view& in, int64_t* v) {
+  uint64_t u;
+  if (!coding::GetVarint64(in, &u)) return false;
+  *v = coding::UnZigZag(u);
   return true;
 }
 
@@ -34,15 +35,16 @@ void EncodeScheduleEntry(const ScheduleEntry& entry, std::string* out) {
     case EntryState::kQueued: break;
     case EntryState::kLeased:
       coding::PutVarint64(*out, entry.lease);
-      PutTime(*out, entry.time_ms);
+      PutSigned(*out, entry.time_ms);
       break;
-    case EntryState::kRetrying: PutTime(*out, entry.time_ms); break;
+    case EntryState::kRetrying: PutSigned(*out, entry.time_ms); break;
     case EntryState::kFailed:
       coding::PutVarint32(*out, entry.http_status);
       coding::PutVarint64(*out, entry.reason.size());
       out->append(entry.reason);
-      break;
+      return;  // failed for good: never queued again, no tier
   }
+  if (entry.priority != 0) PutSigned(*out, entry.priority);
 }
 
 Status DecodeScheduleEntry(uint32_t id, std::string_view in, ScheduleEntry* entry) {
@@ -57,9 +59,9 @@ Status DecodeScheduleEntry(uint32_t id, std::string_view in, ScheduleEntry* entr
   switch (entry->state) {
     case EntryState::kQueued: break;
     case EntryState::kLeased:
-      ok = coding::GetVarint64(in, &entry->lease) && GetTime(in, &entry->time_ms);
+      ok = coding::GetVarint64(in, &entry->lease) && GetSigned(in, &entry->time_ms);
       break;
-    case EntryState::kRetrying: ok = GetTime(in, &entry->time_ms); break;
+    case EntryState::kRetrying: ok = GetSigned(in, &entry->time_ms); break;
     case EntryState::kFailed: {
       uint32_t status = 0;
       ok = coding::GetVarint32(in, &status) && status <= 0xFFFF && GetBytes(in, &entry->reason);
@@ -67,15 +69,21 @@ Status DecodeScheduleEntry(uint32_t id, std::string_view in, ScheduleEntry* entr
       break;
     }
   }
+  entry->priority = 0;
+  if (ok && !in.empty() && entry->state != EntryState::kFailed) {
+    int64_t priority = 0;
+    ok = GetSigned(in, &priority) && priority >= INT32_MIN && priority <= INT32_MAX;
+    entry->priority = static_cast<int32_t>(priority);
+  }
   if (!ok || !in.empty()) return damaged();
   return Status::Ok();
 }
 
 void EncodeHostEntry(const HostEntry& entry, std::string* out) {
   out->push_back(1);
-  PutTime(*out, entry.hold_until_ms);
+  PutSigned(*out, entry.hold_until_ms);
   coding::PutVarint32(*out, entry.holds_in_a_row);
-  PutTime(*out, entry.crawl_delay_ms);
+  PutSigned(*out, entry.crawl_delay_ms);
   coding::PutVarint64(*out, entry.robots.size());
   out->append(entry.robots);
   coding::PutVarint64(*out, entry.group.size());
@@ -84,9 +92,9 @@ void EncodeHostEntry(const HostEntry& entry, std::string* out) {
 
 Status DecodeHostEntry(std::string_view host, std::string_view in, HostEntry* entry) {
   const bool ok = !in.empty() && in[0] == 1 && (in.remove_prefix(1), true) &&
-                  GetTime(in, &entry->hold_until_ms) &&
+                  GetSigned(in, &entry->hold_until_ms) &&
                   coding::GetVarint32(in, &entry->holds_in_a_row) &&
-                  GetTime(in, &entry->crawl_delay_ms) && GetBytes(in, &entry->robots) &&
+                  GetSigned(in, &entry->crawl_delay_ms) && GetBytes(in, &entry->robots) &&
                   GetBytes(in, &entry->group) && in.empty();
   if (!ok) return DataLossError("hosts entry of \"" + std::string(host) + "\" is damaged");
   return Status::Ok();

@@ -2,9 +2,13 @@
 //
 // `schedule`: key32 page id -> the page's state, only for a page whose state is not the
 // one its record implies (uncrawled: queued; crawled: done):
-//   u8 state (0 queued after failures, 1 leased, 2 waiting to retry, 3 failed for good),
-//   varint failures, then for 1: varint lease id, zig-zag varint expiry (Unix ms);
-//   for 2: zig-zag varint due time; for 3: varint HTTP status, varint length + reason.
+//   u8 state (0 queued after failures or with a priority, 1 leased, 2 waiting to retry,
+//   3 failed for good), varint failures, then for 1: varint lease id, zig-zag varint
+//   expiry (Unix ms); for 2: zig-zag varint due time; for 3: varint HTTP status, varint
+//   length + reason. States 0, 1 and 2 may end with a zig-zag varint priority (the
+//   caller's tier, QueuedExtra::priority): absent is 0, and a writer omits it when 0.
+// `payloads`: key32 page id -> the caller's opaque bytes (QueuedExtra::payload), not
+//   encoded here: written with the page, deleted with its crawl or its final failure.
 // `hosts`: host key (bytes) -> u8 version (1), zig-zag varint hold until (Unix ms),
 //   varint holds in a row, zig-zag varint crawl delay (ms, 0: none), varint length +
 //   robots.txt state (opaque to the scheduler; the crawler's), varint length + politeness
@@ -29,10 +33,13 @@ struct ScheduleEntry {
   int64_t time_ms = 0;       // kLeased: expiry; kRetrying: due
   uint16_t http_status = 0;  // kFailed
   std::string reason;        // kFailed
+  int32_t priority = 0;      // kQueued, kLeased, kRetrying: the page's tier
 };
 
+// Appends `entry`'s value to `out` (a kFailed entry's priority is not kept).
 void EncodeScheduleEntry(const ScheduleEntry& entry, std::string* out);
-// DataLoss naming the page id when the value does not decode.
+// DataLoss naming the page id when the value does not decode (a priority outside int32
+// included). A value without the trailing priority decodes with priority 0.
 Status DecodeScheduleEntry(uint32_t id, std::string_view value, ScheduleEntry* entry);
 
 struct HostEntry {

@@ -1,6 +1,8 @@
-// A host's queue: a binary max-heap of (score, page id) whose entries' positions are kept
-// in an array by page id shared by every host's heap, so that an entry can be found,
-// re-keyed or removed in O(log n) (the index page -> current key that Aduana lacked).
+// A host's queue: a binary max-heap of (priority, score, page id) whose entries' positions
+// are kept in an array by page id shared by every host's heap, so that an entry can be
+// found, re-keyed or removed in O(log n) (the index page -> current key that Aduana lacked).
+// The priority is the caller's tier (QueuedExtra::priority, 0 for most pages): it goes
+// before the score, and a re-key keeps it.
 #ifndef CRAWLRANK_SRC_SCHEDULE_PAGE_HEAP_H_
 #define CRAWLRANK_SRC_SCHEDULE_PAGE_HEAP_H_
 
@@ -16,12 +18,16 @@ inline constexpr uint32_t kFirstState = 0xFFFFFFF0u;
 
 class PageHeap {
  public:
-  struct Entry {
+  struct Entry {  // 12 bytes
     float key;
     uint32_t id;
+    int32_t priority;
   };
-  // True when a goes before b: the higher score, then the lower id (discovered earlier).
+  static_assert(sizeof(Entry) == 12, "docs/scheduler.md counts 12 bytes per queued page");
+  // True when a goes before b: the higher priority, then the higher score, then the lower
+  // id (discovered earlier).
   static bool Before(const Entry& a, const Entry& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
     return a.key > b.key || (a.key == b.key && a.id < b.id);
   }
 
@@ -31,8 +37,8 @@ class PageHeap {
   const Entry& top() const { return entries_.front(); }
 
   // `slot[id]` receives the entry's position and follows it.
-  void Push(uint32_t id, float key, std::vector<uint32_t>& slot) {
-    entries_.push_back({key, id});
+  void Push(uint32_t id, float key, int32_t priority, std::vector<uint32_t>& slot) {
+    entries_.push_back({key, id, priority});
     Up(entries_.size() - 1, slot);
   }
   // Removes the entry at position `pos`, setting slot[its id] to `state`.
@@ -47,14 +53,24 @@ class PageHeap {
     Up(pos, slot);
     Down(slot[last.id], slot);
   }
+  // Re-keys the entry at position `pos`; its priority stays.
   void Update(uint32_t pos, float key, std::vector<uint32_t>& slot) {
     entries_[pos].key = key;
+    Move(pos, slot);
+  }
+  // Moves the entry at position `pos` to another priority; its key stays.
+  void SetPriority(uint32_t pos, int32_t priority, std::vector<uint32_t>& slot) {
+    entries_[pos].priority = priority;
+    Move(pos, slot);
+  }
+
+ private:
+  // Restores the heap order around the entry at `pos` after its ordering fields changed.
+  void Move(uint32_t pos, std::vector<uint32_t>& slot) {
     const uint32_t id = entries_[pos].id;
     Up(pos, slot);
     Down(slot[id], slot);
   }
-
- private:
   void Up(size_t pos, std::vector<uint32_t>& slot) {
     const Entry e = entries_[pos];
     while (pos > 0) {

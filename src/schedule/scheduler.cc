@@ -137,13 +137,20 @@ struct Timed {
 };
 using TimeQueue = std::priority_queue<Timed, std::vector<Timed>, std::greater<Timed>>;
 
+// A host by its best page, ordered as PageHeap orders pages.
 struct Ready {
+  int32_t priority;
   float key;
   uint32_t best;  // the host's best page id (ties)
   uint32_t host;
   uint64_t ticket;
-  bool operator<(const Ready& o) const {  // max-heap: highest key, then lowest page id
+  // Max-heap: the highest priority, then the highest key, then the lowest page id.
+  bool operator<(const Ready& o) const {
+    if (priority != o.priority) return priority < o.priority;
     return key < o.key || (key == o.key && best > o.best);
+  }
+  static Ready Of(const PageHeap::Entry& top, uint32_t host, uint64_t ticket) {
+    return {top.priority, top.key, top.id, host, ticket};
   }
 };
 
@@ -173,6 +180,9 @@ struct Scheduler::Impl final : WriteHook {
   TimeQueue lease_expiry;                           // ticket: lease id
   std::unordered_map<uint32_t, uint32_t> failures;  // pages that failed and may retry
   TimeQueue retry_due;                              // ticket: unused
+  // The priorities other than 0 (QueuedExtra) of pages not yet crawled or failed for
+  // good, whatever their state: a page that comes back to the queue keeps its tier.
+  std::unordered_map<uint32_t, int32_t> priorities;
   uint64_t next_lease = 1;
   uint64_t queued = 0, retrying = 0, crawled = 0, failed = 0, filtered = 0;
 
@@ -193,8 +203,17 @@ struct Scheduler::Impl final : WriteHook {
       float link_score;
       bool allowed, crawled;
       CrawlHistory history;
+      int32_t priority;
     };
     std::vector<NewPage> created;
+    // The extras of the pages the call may create (CrawlReport::extras, AddSeeds), by
+    // fingerprint, the first for each page; set by the call's body, which RunWrite may run
+    // again, so each run sets them afresh. The call owns the strings.
+    struct Extra {
+      std::string_view url;  // canonical
+      const QueuedExtra* extra;
+    };
+    std::unordered_map<uint64_t, Extra> extras;
     std::vector<uint32_t> fetched, raised;
     // The out-links of each fetched page (push modes): fetched[i]'s are
     // targets[ends[i-1] .. ends[i]).
@@ -375,7 +394,7 @@ struct Scheduler::Impl final : WriteHook {
     ++h.ticket;
     if (h.queue.empty() || !HasRoom(h) || Exhausted(h)) return;
     const int64_t at = ReadyAt(h);
-    const Ready entry{h.queue.top().key, h.queue.top().id, number, h.ticket};
+    const Ready entry = Ready::Of(h.queue.top(), number, h.ticket);
     if (at <= now) {
       ready.push(entry);
       return;
@@ -429,7 +448,7 @@ struct Scheduler::Impl final : WriteHook {
       busy_waiting.pop();
       const Host& h = hosts[t.who];
       if (h.ticket != t.ticket) continue;
-      busy_ready.push({h.queue.top().key, h.queue.top().id, t.who, h.ticket});
+      busy_ready.push(Ready::Of(h.queue.top(), t.who, h.ticket));
     }
   }
 
@@ -488,6 +507,26 @@ struct Scheduler::Impl final : WriteHook {
     }
   }
 
+  // ---- priorities (QueuedExtra::priority)
+
+  int32_t PriorityOf(uint32_t id) const {
+    if (priorities.empty()) return 0;  // no caller gave any: no look-up
+    const auto it = priorities.find(id);
+    return it == priorities.end() ? 0 : it->second;
+  }
+  // Sets the tier of page `id`, moving it in its host's heap when it is queued there.
+  void SetPriority(uint32_t id, int32_t priority, int64_t now) {
+    if (priority == 0) {
+      priorities.erase(id);
+    } else {
+      priorities[id] = priority;
+    }
+    const uint32_t pos = slot[id];
+    if (pos >= kFirstState) return;
+    hosts[host_of[id]].queue.SetPriority(pos, priority, slot);
+    Reschedule(host_of[id], now);
+  }
+
   // Puts an uncrawled page in its host's queue (or filters it).
   void Enqueue(uint32_t id, uint32_t host, uint32_t depth, uint64_t fingerprint, float link_score,
                bool allowed, int64_t now) {
@@ -503,7 +542,7 @@ struct Scheduler::Impl final : WriteHook {
 
   void Requeue(uint32_t id, int64_t now) {
     Host& h = hosts[host_of[id]];
-    h.queue.Push(id, keys[id], slot);
+    h.queue.Push(id, keys[id], PriorityOf(id), slot);
     ++queued;
     if (slot[id] == 0) Reschedule(host_of[id], now);
   }
@@ -631,10 +670,40 @@ struct Scheduler::Impl final : WriteHook {
 
   uint64_t Done() const { return crawled + failed; }
 
+  // Stages `extra` for the page of canonical `url` unless an earlier extra of this
+  // transaction names it. REQUIRES: mu held, inside the call's RunWrite body.
+  void StageExtra(std::string_view url, uint64_t fingerprint, const QueuedExtra& extra) {
+    staged.extras.try_emplace(fingerprint, Staged::Extra{url, &extra});
+  }
+  // Writes the extra of page `id`, which `write` creates: its payload, and a `schedule`
+  // entry (queued) that keeps a priority other than 0.
+  Status WriteExtra(WriteTxn& write, uint32_t id, const QueuedExtra& extra) {
+    Key32 key(id);
+    MDB_val k = key.val();
+    if (!extra.payload.empty()) {
+      MDB_val v = Val(extra.payload);
+      CRAWLRANK_RETURN_IF_ERROR(
+          write.Check(mdb_put(write.txn(), store.payloads, &k, &v, 0), "write a payload to"));
+    }
+    if (extra.priority != 0) {
+      ScheduleEntry entry;
+      entry.priority = extra.priority;
+      std::string value;
+      EncodeScheduleEntry(entry, &value);
+      MDB_val v = Val(value);
+      CRAWLRANK_RETURN_IF_ERROR(write.Check(mdb_put(write.txn(), store.schedule, &k, &v, 0),
+                                            "write a page's priority to"));
+    }
+    return Status::Ok();
+  }
+
   // Hands page `id` of host `number` out under a new lease, in `write`: a queued page
   // (taken from its host's heap), or with `revisit` a crawled page due again.
   Status LeaseOut(WriteTxn& write, uint32_t id, uint32_t number, float key, bool revisit,
                   int64_t now, std::vector<Request>* out);
+
+  // AddSeeds: `extras`, when not empty, holds the extra of pages[i] at i.
+  Status Seed(const std::vector<CrawledPage>& pages, std::span<const QueuedExtra> extras);
 
   // Loads the schedule from the DB: the pages, then the scheduler's tables. A writer
   // returns the leases it finds (into `returned`, for Open to write back); a reader keeps
@@ -812,13 +881,20 @@ struct Scheduler::Impl final : WriteHook {
       const uint32_t id = write.fetched(i).id;
       if (id >= write.first_new_id()) fetched_new[id - write.first_new_id()] = true;
     }
+    MDB_txn* txn = write.txn();
     for (const PageRecord& record : write.created()) {
+      // The call's extra for a page it created and did not crawl at once.
+      const QueuedExtra* extra = nullptr;
+      if (!staged.extras.empty() && !record.crawled()) {
+        const auto it = staged.extras.find(record.fingerprint);
+        if (it != staged.extras.end() && it->second.url == record.url) extra = it->second.extra;
+      }
+      if (extra != nullptr) CRAWLRANK_RETURN_IF_ERROR(WriteExtra(write, record.id, *extra));
       staged.created.push_back({record.id, HostNumber(record.url), record.depth, record.fingerprint,
                                 record.link_score, Allowed(record.url),
                                 record.crawled() && !fetched_new[record.id - write.first_new_id()],
-                                HistoryOf(record)});
+                                HistoryOf(record), extra != nullptr ? extra->priority : 0});
     }
-    MDB_txn* txn = write.txn();
     for (size_t i = 0; i < write.fetched_count(); ++i) {
       const WriteTxn::Fetched fetched = write.fetched(i);
       const uint32_t id = fetched.id;
@@ -832,11 +908,13 @@ struct Scheduler::Impl final : WriteHook {
         staged.ends.push_back(static_cast<uint32_t>(staged.targets.size()));
       }
       // A crawled page's state is implied by its record: no entry (an expired lease may
-      // have left one behind, so delete without asking).
+      // have left one behind, so delete without asking), and its payload was delivered.
       Key32 key(id);
       MDB_val k = key.val();
-      const int rc = mdb_del(txn, store.schedule, &k, nullptr);
+      int rc = mdb_del(txn, store.schedule, &k, nullptr);
       if (rc != 0 && rc != MDB_NOTFOUND) return write.Check(rc, "end the schedule entry in");
+      rc = mdb_del(txn, store.payloads, &k, nullptr);
+      if (rc != 0 && rc != MDB_NOTFOUND) return write.Check(rc, "delete the payload in");
     }
     if (options.score == ScoreMode::kLinkScore) {
       for (const auto& [id, old] : write.raised_scores()) staged.raised.push_back(id);
@@ -866,7 +944,7 @@ struct Scheduler::Impl final : WriteHook {
     Grow(static_cast<uint32_t>(store.writer.counters.pages));
     for (const Staged::NewPage& page : staged.created) {
       Place(page.id, page.host, page.depth, page.fingerprint, page.link_score, page.allowed,
-            page.crawled, page.history, now);
+            page.crawled, page.history, page.priority, now);
     }
     for (size_t i = 0; i < staged.fetched.size(); ++i) {
       const uint32_t id = staged.fetched[i];
@@ -921,7 +999,7 @@ struct Scheduler::Impl final : WriteHook {
         revisit_due.push({revisit_at[it->id], it->id, 0});
       } else {
         slot[it->id] = kUnknown;
-        h.queue.Push(it->id, it->key, slot);
+        h.queue.Push(it->id, it->key, PriorityOf(it->id), slot);
         ++queued;
       }
       Reschedule(it->host, clock.NowMs());
@@ -931,8 +1009,10 @@ struct Scheduler::Impl final : WriteHook {
 
   // A page the schedule has not seen: crawled, or queued (or filtered).
   // `history`: for a crawled page, its crawl counters (revisits).
+  // `priority`: the tier of an uncrawled page (QueuedExtra::priority).
   void Place(uint32_t id, uint32_t host, uint32_t depth, uint64_t fingerprint, float link_score,
-             bool allowed, bool was_crawled, const CrawlHistory& history, int64_t now) {
+             bool allowed, bool was_crawled, const CrawlHistory& history, int32_t priority,
+             int64_t now) {
     if (was_crawled) {
       host_of[id] = host;
       slot[id] = kCrawled;
@@ -941,6 +1021,7 @@ struct Scheduler::Impl final : WriteHook {
       if (allowed) ScheduleRevisit(id, NextRevisit(id, history, true));
       return;
     }
+    if (priority != 0) priorities[id] = priority;
     Enqueue(id, host, depth, fingerprint, link_score, allowed, now);
   }
 
@@ -975,6 +1056,7 @@ struct Scheduler::Impl final : WriteHook {
       --filtered;
     }
     failures.erase(id);
+    if (!priorities.empty()) priorities.erase(id);
     slot[id] = kCrawled;
     ++crawled;
     if (host != kNoHost) {
@@ -1000,6 +1082,7 @@ struct Scheduler::Impl final : WriteHook {
     if (entry.state == EntryState::kFailed) {
       slot[id] = kFailed;
       failures.erase(id);
+      if (!priorities.empty()) priorities.erase(id);
       ++failed;
       ++hosts[host].done;
     } else {
@@ -1040,7 +1123,7 @@ Status Scheduler::Impl::Load(bool writer) {
   CRAWLRANK_RETURN_IF_ERROR(InitialKeys(snapshot));
   CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
     Place(page.id, HostNumber(page.url), page.depth, page.fingerprint, page.link_score,
-          Allowed(page.url), page.crawled(), HistoryOf(page), now);
+          Allowed(page.url), page.crawled(), HistoryOf(page), 0, now);
     return Status::Ok();
   }));
   if (!store.has_schedule) return Status::Ok();  // format version 2, read-only
@@ -1091,6 +1174,11 @@ Status Scheduler::Impl::Load(bool writer) {
       continue;
     }
     if (entry.failures > 0) failures[id] = entry.failures;
+    // The tier of a page not failed for good (queued, leased or retrying), whatever
+    // happens to it below: a lease or a retry that returns re-queues it there.
+    if (entry.state != EntryState::kFailed && entry.priority != 0) {
+      SetPriority(id, entry.priority, now);
+    }
     if (entry.state == EntryState::kLeased) {
       if (writer) {
         // The writer that leased it is gone (this process holds the writer lock now).
@@ -1162,7 +1250,7 @@ Result<ScheduleView> Scheduler::Inspect(const PageDb& db, const SchedulerOptions
   view.now_ms = now;
   std::vector<PageHeap::Entry> queued;
   for (uint32_t id = 0; id < s.slot.size(); ++id) {
-    if (s.slot[id] < kFirstState) queued.push_back({s.keys[id], id});
+    if (s.slot[id] < kFirstState) queued.push_back({s.keys[id], id, s.PriorityOf(id)});
   }
   const size_t shown = std::min(next, queued.size());
   std::partial_sort(queued.begin(), queued.begin() + static_cast<std::ptrdiff_t>(shown),
@@ -1175,7 +1263,8 @@ Result<ScheduleView> Scheduler::Inspect(const PageDb& db, const SchedulerOptions
   for (size_t i = 0; i < shown; ++i) {
     const uint32_t id = queued[i].id;
     CRAWLRANK_ASSIGN_OR_RETURN(std::string url, url_of(id));
-    view.next.push_back({std::move(url), queued[i].key, s.hosts[s.host_of[id]].key});
+    view.next.push_back(
+        {std::move(url), queued[i].key, s.hosts[s.host_of[id]].key, queued[i].priority});
   }
   for (const auto& [id, lease] : s.leases) {
     CRAWLRANK_ASSIGN_OR_RETURN(std::string url, url_of(id));
@@ -1215,18 +1304,34 @@ PreparedBatch Prepare(const std::vector<const CrawledPage*>& pages, bool links_o
 
 Status Scheduler::AddSeeds(const std::vector<std::string>& urls) {
   std::vector<CrawledPage> pages(urls.size());
+  for (size_t i = 0; i < urls.size(); ++i) pages[i].url = urls[i];
+  return impl_->Seed(pages, {});
+}
+
+Status Scheduler::AddSeeds(const std::vector<QueuedExtra>& seeds) {
+  std::vector<CrawledPage> pages(seeds.size());
+  for (size_t i = 0; i < seeds.size(); ++i) pages[i].url = seeds[i].url;
+  return impl_->Seed(pages, seeds);
+}
+
+Status Scheduler::Impl::Seed(const std::vector<CrawledPage>& pages,
+                             std::span<const QueuedExtra> extras) {
   std::vector<const CrawledPage*> pointers;
-  for (size_t i = 0; i < urls.size(); ++i) {
-    pages[i].url = urls[i];
-    pointers.push_back(&pages[i]);
-  }
-  const PreparedBatch prepared = Prepare(pointers, true, impl_->db.url_profile());
+  pointers.reserve(pages.size());
+  for (const CrawledPage& page : pages) pointers.push_back(&page);
+  const PreparedBatch prepared = Prepare(pointers, true, db.url_profile());
   for (size_t i = 0; i < prepared.size(); ++i) {
     if (!prepared.at(i).status.ok()) {
-      return prepared.at(i).status.WithContext("add seed \"" + urls[i] + "\"");
+      return prepared.at(i).status.WithContext("add seed \"" + pages[i].url + "\"");
     }
   }
-  return RunWrite(impl_->store, nullptr, [&](WriteTxn& write) -> Status {
+  return RunWrite(store, nullptr, [&](WriteTxn& write) -> Status {
+    if (!extras.empty()) {
+      std::lock_guard lock(mu);
+      for (size_t i = 0; i < prepared.size(); ++i) {
+        StageExtra(prepared.at(i).url, prepared.at(i).fingerprint, extras[i]);
+      }
+    }
     for (size_t i = 0; i < prepared.size(); ++i) {
       CRAWLRANK_RETURN_IF_ERROR(write.Discover(prepared.at(i), 1.0f).status());
     }
@@ -1258,6 +1363,7 @@ Status Scheduler::Impl::LeaseOut(WriteTxn& write, uint32_t id, uint32_t number, 
   entry.failures = known == failures.end() ? 0 : known->second;
   entry.lease = lease.id;
   entry.time_ms = lease.expiry_ms;
+  entry.priority = PriorityOf(id);  // a returned lease re-queues at its tier
   std::string value;
   EncodeScheduleEntry(entry, &value);
   Key32 k32(id);
@@ -1271,8 +1377,16 @@ Status Scheduler::Impl::LeaseOut(WriteTxn& write, uint32_t id, uint32_t number, 
   PageRecord record;
   CRAWLRANK_RETURN_IF_ERROR(
       DecodePageRecord(id, View(rv), &record).WithContext(PageDbName(store.path)));
-  out->push_back(
-      {std::move(record.url), record.fingerprint, record.depth, key, lease.id, h.key, revisit});
+  // Its payload, if the call that created it gave one.
+  MDB_val pv;
+  std::string payload;
+  if (const int rc = mdb_get(write.txn(), store.payloads, &k, &pv); rc == 0) {
+    payload.assign(View(pv));
+  } else if (rc != MDB_NOTFOUND) {
+    return write.Check(rc, "read the payload of a leased page of");
+  }
+  out->push_back({std::move(record.url), record.fingerprint, record.depth, key, lease.id, h.key,
+                  revisit, std::move(payload), entry.priority});
   return Status::Ok();
 }
 
@@ -1349,11 +1463,35 @@ Status Scheduler::Crawled(const CrawlReport& report) {
 }
 
 Status Scheduler::CrawledBatch(const std::vector<CrawlReport>& reports) {
+  Impl& s = *impl_;
+  // The extras' URLs, canonical, in report order: a bad one fails the call here, before
+  // anything is written.
+  struct Named {
+    std::string url;
+    uint64_t fingerprint;
+    const QueuedExtra* extra;
+  };
+  std::vector<Named> extras;
+  for (const CrawlReport& report : reports) {
+    for (const QueuedExtra& extra : report.extras) {
+      auto url = CanonicalizeUrl(extra.url, s.db.url_profile());
+      if (!url.ok()) {
+        return url.status().WithContext("queue an extra in the report of \"" + report.page.url +
+                                        "\"");
+      }
+      const uint64_t fingerprint = UrlFingerprint(*url);
+      extras.push_back({*std::move(url), fingerprint, &extra});
+    }
+  }
   std::vector<const CrawledPage*> pages;
   pages.reserve(reports.size());
   for (const CrawlReport& report : reports) pages.push_back(&report.page);
-  const PreparedBatch prepared = Prepare(pages, false, impl_->db.url_profile());
-  return RunWrite(impl_->store, nullptr, [&](WriteTxn& write) -> Status {
+  const PreparedBatch prepared = Prepare(pages, false, s.db.url_profile());
+  return RunWrite(s.store, nullptr, [&](WriteTxn& write) -> Status {
+    if (!extras.empty()) {
+      std::lock_guard lock(s.mu);
+      for (const Named& named : extras) s.StageExtra(named.url, named.fingerprint, *named.extra);
+    }
     for (size_t i = 0; i < prepared.size(); ++i)
       CRAWLRANK_RETURN_IF_ERROR(write.Apply(prepared.at(i)));
     return Status::Ok();
@@ -1388,6 +1526,7 @@ Status Scheduler::Failed(const FailureReport& report) {
     auto known = s.failures.find(id);
     ScheduleEntry entry;
     entry.failures = (known == s.failures.end() ? 0 : known->second) + 1;
+    entry.priority = s.PriorityOf(id);  // kept while it may retry
     if (report.retryable && entry.failures <= s.options.max_retries) {
       entry.state = EntryState::kRetrying;
       const int shift = static_cast<int>(std::min<uint32_t>(entry.failures - 1, 30));
@@ -1396,6 +1535,11 @@ Status Scheduler::Failed(const FailureReport& report) {
       entry.state = EntryState::kFailed;
       entry.http_status = report.http_status;
       entry.reason = report.reason.empty() ? "failed" : report.reason;
+      // Failed for good: its payload will never be handed out.
+      Key32 key(id);
+      MDB_val k = key.val();
+      const int rc = mdb_del(write.txn(), s.store.payloads, &k, nullptr);
+      if (rc != 0 && rc != MDB_NOTFOUND) return write.Check(rc, "delete the payload in");
     }
     s.staged.failures.push_back({id, entry});
     if (report.http_status == 429 || report.http_status == 503) {

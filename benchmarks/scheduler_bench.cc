@@ -185,7 +185,7 @@ void Ingest(const std::string& dir, uint64_t count, size_t batch, int repeats, S
         const size_t end = std::min(pages.size(), first + batch);
         if (with_scheduler) {
           reports.clear();
-          for (size_t i = first; i < end; ++i) reports.push_back({pages[i], 0});
+          for (size_t i = first; i < end; ++i) reports.emplace_back().page = pages[i];
           Check(scheduler->CrawledBatch(reports));
         } else {
           Check(db->AddBatch(std::span(pages).subspan(first, end - first)));

@@ -1,0 +1,79 @@
+"""The native Scrapy scheduler case by case (scrapy_cases.py crawls a small site built for
+it), checked against the server's log, the spider's callbacks, Scrapy's stats and the
+PageDB."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.needs_crawlrank
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def crawl(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cases")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.environ["CRAWLRANK_PYTHON_DIR"],
+                                                       str(HERE)]))
+    proc = subprocess.run(["/usr/bin/python3", str(HERE / "scrapy_cases.py"), str(tmp / "db"),
+                           str(tmp / "out.json")], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    result = json.loads((tmp / "out.json").read_text())
+    result["stderr"] = proc.stderr
+    result["db"] = tmp / "db"
+    return result
+
+
+def test_callbacks_kwargs_and_meta_survive_the_queue(crawl):
+    assert crawl["seen"]["b"] == [1, "kept"]
+    assert crawl["stats"]["finish_reason"] == "finished"
+
+
+def test_each_page_is_fetched_once_and_priority_goes_first(crawl):
+    gets = [entry[1] for entry in crawl["log"] if entry[0] == "GET"]
+    # /a twice: the seed, then the dont_filter request (memory queue); /503 twice (Scrapy's
+    # one retry); everything else once, /b despite its duplicate and the redirect. /drop
+    # at least twice: Twisted also retries a request whose reused connection dropped.
+    drops = gets.count("/drop")
+    assert drops >= 2, gets
+    assert sorted(p for p in gets if p != "/drop") == sorted(
+        ["/a", "/a", "/b", "/low", "/high", "/lambda", "/redirect", "/404", "/503", "/503"])
+    queued = [p for p in gets if p in ("/b", "/low", "/high", "/redirect", "/404")]
+    assert queued[0] == "/high", gets  # priority 5 before every priority-0 page
+    assert crawl["seen"].get("again") is True
+
+
+def test_memory_queue_takes_what_the_db_cannot_keep(crawl):
+    stats, stderr = crawl["stats"], crawl["stderr"]
+    assert [e for e in crawl["log"] if e[0] == "POST"] == [["POST", "/form", "q=1"]]
+    assert stats["crawlrank/memory/not_get"] == 1
+    assert stats["crawlrank/memory/dont_filter"] == 1
+    assert stats["crawlrank/memory/unserializable"] == 1
+    assert stderr.count("cannot serialise") == 1  # warned once
+    assert crawl["seen"]["lambda"] is True
+    assert stats["crawlrank/duplicates"] >= 2  # /b#dup, and the redirect's target /b
+
+
+def test_outcomes_are_recorded_in_the_page_db(crawl):
+    import crawlrank as cr
+
+    base = crawl["base"]
+    with cr.PageDb(str(crawl["db"]), read_only=True) as db:
+        status = {p: db.find_url(base + p).http_status for p in ("/a", "/b", "/404", "/redirect")}
+        assert status == {"/a": 200, "/b": 200, "/404": 404, "/redirect": 302}
+        redirect = db.find_url(base + "/redirect")
+        with db.snapshot() as snap:
+            assert [snap.find_id(int(t)).url for t in snap.links(redirect.id)] == [base + "/b"]
+        for path in ("/503", "/drop"):
+            record = db.find_url(base + path)
+            assert not record.crawled, path
+        view = cr.Scheduler.inspect(db)
+        assert view["stats"]["failed"] == 2 and view["stats"]["finished"]
+        assert db.info()["url_profile"] == "w3lib/1"

@@ -1,0 +1,84 @@
+"""crawlrank: what a web crawler fetches next.
+
+The C++ core (``crawlrank._core``) is re-exported here:
+
+* :class:`PageDb` -- a crawl's page database (LMDB): pages, crawl metadata, links;
+  :class:`Snapshot` read views; :class:`PageRecord`; :class:`CrawledPage`.
+* :meth:`PageDb.rank` -- PageRank and friends over the DB's links, as numpy arrays.
+* :class:`Scheduler` -- the best-first, polite frontier with leases.
+* :func:`canonicalize_url`, :func:`resolve_url`, :func:`fingerprint`, :func:`host_key`.
+* :class:`Error` and one subclass per status code (:class:`NotFoundError`, ...).
+
+Integrations, imported on demand: ``crawlrank.scrapy`` (a native Scrapy scheduler and its
+spider middleware) and ``crawlrank.frontera`` (a Frontera 0.8 backend).
+"""
+
+from crawlrank._core import (
+    AbortedError,
+    AlreadyExistsError,
+    Counters,
+    CrawledPage,
+    CrawlReport,
+    DataLossError,
+    Error,
+    FailedPreconditionError,
+    InternalError,
+    InvalidArgumentError,
+    IoError,
+    ManualClock,
+    NotFoundError,
+    PageDb,
+    PageRecord,
+    QueuedExtra,
+    Rank,
+    Request,
+    ResourceExhaustedError,
+    Scheduler,
+    SchedulerOptions,
+    SchedulerStats,
+    Snapshot,
+    UnavailableError,
+    __version__,
+    canonicalize_url,
+    fingerprint,
+    format_fingerprint,
+    host_key,
+    parse_fingerprint,
+    resolve_url,
+    unix_now_ms,
+)
+
+__all__ = [
+    "AbortedError",
+    "AlreadyExistsError",
+    "Counters",
+    "CrawledPage",
+    "CrawlReport",
+    "DataLossError",
+    "Error",
+    "FailedPreconditionError",
+    "InternalError",
+    "InvalidArgumentError",
+    "IoError",
+    "ManualClock",
+    "NotFoundError",
+    "PageDb",
+    "PageRecord",
+    "QueuedExtra",
+    "Rank",
+    "Request",
+    "ResourceExhaustedError",
+    "Scheduler",
+    "SchedulerOptions",
+    "SchedulerStats",
+    "Snapshot",
+    "UnavailableError",
+    "__version__",
+    "canonicalize_url",
+    "fingerprint",
+    "format_fingerprint",
+    "host_key",
+    "parse_fingerprint",
+    "resolve_url",
+    "unix_now_ms",
+]

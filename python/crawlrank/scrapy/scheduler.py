@@ -1,0 +1,438 @@
+"""A Scrapy 2.8 scheduler backed by crawlrank's PageDB and best-first scheduler."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import pickle
+from collections import deque
+from typing import Any, Callable, Deque, Dict, List, Optional, Set, Tuple
+
+from scrapy import Request
+from scrapy.crawler import Crawler
+from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.http import Response
+from scrapy.settings import BaseSettings
+from scrapy.spiders import Spider
+from scrapy.utils.misc import load_object
+from scrapy.utils.request import request_from_dict
+
+import crawlrank
+
+logger = logging.getLogger(__name__)
+
+# The meta key of a request the scheduler handed out: (lease, canonical URL).
+LEASE_KEY = "crawlrank_lease"
+
+
+@dataclasses.dataclass
+class SchedulerSettings:
+    """The ``CRAWLRANK_*`` settings, with Scrapy's own settings as their defaults.
+
+    ``page_db``: the PageDB directory (``CRAWLRANK_PAGE_DB``; default ``<spider>.crawlrank``
+    in the working directory). It is the crawl's whole state: run the spider again with the
+    same directory and the crawl goes on (no JOBDIR needed).
+    """
+
+    page_db: Optional[str] = None
+    score: str = "pagerank"  # CRAWLRANK_SCORE: a score mode of crawlrank.SchedulerOptions
+    url_profile: str = "w3lib"  # CRAWLRANK_URL_PROFILE, for a new DB: Scrapy's fingerprints
+    delay_ms: int = 0  # CRAWLRANK_DELAY_MS; default DOWNLOAD_DELAY
+    per_host: int = 8  # CRAWLRANK_PER_HOST; default CONCURRENT_REQUESTS_PER_DOMAIN
+    host_key: str = "host"  # CRAWLRANK_HOST_KEY: "host" or "domain"
+    max_depth: int = 0  # CRAWLRANK_MAX_DEPTH; default DEPTH_LIMIT
+    max_pages: int = 0  # CRAWLRANK_MAX_PAGES: pages handed out in all (0: no limit)
+    max_retries: int = 0  # CRAWLRANK_MAX_RETRIES: later retries of 429/5xx, after Scrapy's
+    lease_ms: int = 600_000  # CRAWLRANK_LEASE_MS
+    batch: int = 16  # CRAWLRANK_BATCH: requests taken per call; default CONCURRENT_REQUESTS
+    durability: str = "periodic"  # CRAWLRANK_DURABILITY: "sync", "periodic" or "none"
+    content_scorer: Optional[Callable[[Response], float]] = None  # CRAWLRANK_CONTENT_SCORER
+    link_scorer: Optional[Callable[[Response, Request], float]] = None  # CRAWLRANK_LINK_SCORER
+    options: Dict[str, Any] = dataclasses.field(default_factory=dict)  # CRAWLRANK_OPTIONS
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings) -> "SchedulerSettings":
+        def scorer(name: str):
+            value = settings.get(name)
+            if value is None or callable(value):
+                return value
+            loaded = load_object(value)
+            if not callable(loaded):
+                raise NotConfigured(f"{name}={value!r}: not a callable")
+            return loaded
+
+        out = cls(
+            page_db=settings.get("CRAWLRANK_PAGE_DB"),
+            score=settings.get("CRAWLRANK_SCORE", "pagerank"),
+            url_profile=settings.get("CRAWLRANK_URL_PROFILE", "w3lib"),
+            delay_ms=settings.getint("CRAWLRANK_DELAY_MS",
+                                     int(settings.getfloat("DOWNLOAD_DELAY") * 1000)),
+            per_host=settings.getint("CRAWLRANK_PER_HOST",
+                                     settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN", 8)),
+            host_key=settings.get("CRAWLRANK_HOST_KEY", "host"),
+            max_depth=settings.getint("CRAWLRANK_MAX_DEPTH", settings.getint("DEPTH_LIMIT")),
+            max_pages=settings.getint("CRAWLRANK_MAX_PAGES", 0),
+            max_retries=settings.getint("CRAWLRANK_MAX_RETRIES", 0),
+            lease_ms=settings.getint("CRAWLRANK_LEASE_MS", 600_000),
+            batch=settings.getint("CRAWLRANK_BATCH", settings.getint("CONCURRENT_REQUESTS", 16)),
+            durability=settings.get("CRAWLRANK_DURABILITY", "periodic"),
+            content_scorer=scorer("CRAWLRANK_CONTENT_SCORER"),
+            link_scorer=scorer("CRAWLRANK_LINK_SCORER"),
+            options=dict(settings.getdict("CRAWLRANK_OPTIONS")),
+        )
+        if out.per_host < 1 or out.batch < 1:
+            raise NotConfigured("CRAWLRANK_PER_HOST and CRAWLRANK_BATCH must be at least 1")
+        return out
+
+    def scheduler_options(self) -> crawlrank.SchedulerOptions:
+        options = crawlrank.SchedulerOptions(
+            score=self.score, min_delay_ms=self.delay_ms, max_in_flight_per_host=self.per_host,
+            host_key=self.host_key, max_depth=self.max_depth, max_pages=self.max_pages,
+            max_retries=self.max_retries, lease_ms=self.lease_ms)
+        for name, value in self.options.items():
+            if name.startswith("_") or not hasattr(options, name):
+                raise NotConfigured(f"CRAWLRANK_OPTIONS: unknown scheduler option {name!r}")
+            setattr(options, name, value)
+        return options
+
+
+class _Page:
+    """A page handed out, while its response is scraped: the links it yields."""
+
+    __slots__ = ("lease", "url", "links", "extras", "done")
+
+    def __init__(self, lease: int, url: str) -> None:
+        self.lease = lease
+        self.url = url
+        self.links: List[Tuple[str, float]] = []
+        self.extras: List[crawlrank.QueuedExtra] = []
+        self.done = False
+
+
+class Scheduler:
+    """Scrapy's scheduler interface over crawlrank's best-first, polite scheduler.
+
+    * Order: pages go out best first by the score mode (``CRAWLRANK_SCORE``, default
+      partial PageRank of the crawled graph). ``request.priority`` goes before the score:
+      a request with priority 1 goes before every request with priority 0, whatever its
+      rank; within one priority the rank decides (Scrapy's default priorities are all 0,
+      redirects get +2).
+    * Politeness per host: at most ``CRAWLRANK_PER_HOST`` requests in flight and
+      ``CRAWLRANK_DELAY_MS`` between two (defaults: ``CONCURRENT_REQUESTS_PER_DOMAIN`` and
+      ``DOWNLOAD_DELAY``), kept across restarts; 429 and 503 answers hold the host.
+    * De-duplication: a GET request is a page, named by its canonical URL (the ``w3lib``
+      profile by default, what Scrapy's request fingerprints hash), and the first request
+      for it wins; later ones are dropped, unless ``dont_filter`` is set, in which case they
+      go to a memory queue as Scrapy's scheduler would keep them.
+    * Requests that are not a plain GET, or that cannot be serialised (a callback that is
+      not a spider method, unpicklable meta), go to a memory queue too: counted in
+      ``crawlrank/memory`` and ``crawlrank/unserializable``, warned about once, and lost on
+      a kill, as in Scrapy.
+    * Everything else lives in the PageDB: each queued page keeps its serialised request
+      (``request_to_dict`` + pickle, as Scrapy's disk queues), so callbacks and meta survive
+      a restart. A page handed out is leased until the spider middleware reports it; a
+      killed crawl's leases come back when the next run opens the DB.
+    * Redirects go through the queue: the redirecting page is recorded with its status
+      and one link to its target, which is crawled in its turn (and not at all if the crawl
+      already has it).
+    * ``has_pending_requests()`` stays true while pages wait for their host, and turns
+      false when nothing is queued, retrying or in flight: the spider then closes by itself.
+    """
+
+    def __init__(self, crawler: Crawler, settings: SchedulerSettings) -> None:
+        self.crawler = crawler
+        self.settings = settings
+        self.stats = crawler.stats
+        self.spider: Optional[Spider] = None
+        self.db: Optional[crawlrank.PageDb] = None
+        self.core: Optional[crawlrank.Scheduler] = None
+        self._ready: Deque[Request] = deque()  # handed out by crawlrank, not yet by us
+        self._memory: Deque[Request] = deque()  # what crawlrank cannot keep
+        self._pages: Dict[int, _Page] = {}  # by lease
+        self._links: Dict[int, Tuple[_Page, float]] = {}  # id(request) -> its page, score
+        self._reports: List[crawlrank.CrawlReport] = []
+        self._seeds: List[crawlrank.QueuedExtra] = []
+        self._pending: Set[str] = set()  # canonical URLs in _reports/_seeds
+        self._warned_unserializable = False
+        self._wakeup = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> "Scheduler":
+        return cls(crawler, SchedulerSettings.from_settings(crawler.settings))
+
+    # ---- life cycle
+
+    def open(self, spider: Spider) -> None:
+        self.spider = spider
+        self._check_middlewares()
+        path = self.settings.page_db or f"{spider.name}.crawlrank"
+        self.db = crawlrank.PageDb(path, url_profile=self.settings.url_profile,
+                                   durability=self.settings.durability)
+        try:
+            self.core = crawlrank.Scheduler(self.db, self.settings.scheduler_options())
+        except Exception:
+            self.db.close()
+            raise
+        stats = self.core.stats()
+        logger.info("crawlrank: PageDB %s: %d pages crawled, %d queued, %d retrying",
+                    path, stats.crawled, stats.queued, stats.retrying,
+                    extra={"spider": spider})
+
+    def close(self, reason: str) -> None:
+        if self._wakeup is not None and self._wakeup.active():
+            self._wakeup.cancel()
+        if self.core is not None:
+            self._flush()
+            self._record_stats()
+            self.core.close()
+            self.core = None
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+
+    def _check_middlewares(self) -> None:
+        from crawlrank.scrapy.middlewares import ErrorMiddleware, LinkGraphMiddleware
+
+        engine = self.crawler.engine
+        spider_mws = engine.scraper.spidermw.middlewares
+        download_mws = engine.downloader.middleware.middlewares
+        if not any(isinstance(m, LinkGraphMiddleware) for m in spider_mws):
+            raise NotConfigured(
+                "crawlrank.scrapy.Scheduler needs its spider middleware: add "
+                "'crawlrank.scrapy.LinkGraphMiddleware': 1000 to SPIDER_MIDDLEWARES")
+        if not any(isinstance(m, ErrorMiddleware) for m in download_mws):
+            raise NotConfigured(
+                "crawlrank.scrapy.Scheduler needs its downloader middleware: add "
+                "'crawlrank.scrapy.ErrorMiddleware': 100 to DOWNLOADER_MIDDLEWARES")
+        if spider_mws and not isinstance(spider_mws[-1], LinkGraphMiddleware):
+            raise NotConfigured(
+                "crawlrank.scrapy.LinkGraphMiddleware must be the spider middleware closest to "
+                f"the spider (the highest number in SPIDER_MIDDLEWARES); {type(spider_mws[-1]).__name__} "
+                "is above it")
+
+    # ---- the engine's calls
+
+    def has_pending_requests(self) -> bool:
+        if self._ready or self._memory or self._reports or self._seeds:
+            return True
+        return self.core is not None and not self.core.stats().finished
+
+    def enqueue_request(self, request: Request) -> bool:
+        lease = request.meta.get(LEASE_KEY)
+        if lease is not None:
+            return self._returned(request, lease)
+        link = self._links.pop(id(request), None)
+        if request.method != "GET" or request.body:
+            return self._to_memory(request, "crawlrank/memory/not_get")
+        try:
+            url = crawlrank.canonicalize_url(request.url, self.settings.url_profile)
+        except crawlrank.InvalidArgumentError:
+            # Scrapy would try it and report why it failed: let it.
+            return self._to_memory(request, "crawlrank/memory/invalid_url")
+        known = url in self._pending or url in self.db
+        if link is not None:
+            page, score = link
+            page.links.append((url, score))
+        if known and not request.dont_filter:
+            self.stats.inc_value("crawlrank/duplicates", spider=self.spider)
+            return False
+        if known:
+            return self._to_memory(request, "crawlrank/memory/dont_filter")
+        payload = self._serialize(request)
+        if payload is None:
+            if link is not None:
+                page.links.pop()  # a page the DB queued would be fetched a second time
+            return self._to_memory(request, "crawlrank/memory/unserializable")
+        extra = crawlrank.QueuedExtra(url, payload, request.priority)
+        self._pending.add(url)
+        if link is not None:
+            page.extras.append(extra)
+        else:
+            self._seeds.append(extra)
+        self.stats.inc_value("crawlrank/enqueued", spider=self.spider)
+        return True
+
+    def next_request(self) -> Optional[Request]:
+        if self._memory:
+            self.stats.inc_value("crawlrank/dequeued/memory", spider=self.spider)
+            return self._memory.popleft()
+        if not self._ready and self.core is not None:
+            self._flush()
+            for r in self.core.next(self.settings.batch):
+                self._ready.append(self._request_of(r))
+            if not self._ready:
+                self._wake_when_ready()
+        if not self._ready:
+            return None
+        self.stats.inc_value("crawlrank/dequeued", spider=self.spider)
+        return self._ready.popleft()
+
+    def __len__(self) -> int:
+        queued = self.core.stats().queued if self.core is not None else 0
+        return len(self._ready) + len(self._memory) + len(self._seeds) + queued
+
+    # ---- reports from the middlewares
+
+    def page_of(self, response: Response) -> Optional[_Page]:
+        lease = response.meta.get(LEASE_KEY)
+        if lease is None:
+            return None
+        page = self._pages.get(lease[0])
+        return page if page is not None and not page.done else None
+
+    def note_link(self, page: _Page, response: Response, request: Request) -> None:
+        scorer = self.settings.link_scorer
+        score = scorer(response, request) if scorer is not None else request.meta.get(
+            "link_score", 0.0)
+        self._links[id(request)] = (page, float(score))
+
+    def page_done(self, page: _Page, response: Response) -> None:
+        if page.done:
+            return
+        page.done = True
+        del self._pages[page.lease]
+        status = response.status
+        if status == 429 or status >= 500:
+            self._fail(page.url, page.lease, http_status=status,
+                       retry_after_ms=_retry_after_ms(response), reason=f"HTTP {status}")
+            return
+        scorer = self.settings.content_scorer
+        content_score = float(scorer(response)) if scorer is not None and status < 300 else 0.0
+        self._reports.append(crawlrank.CrawlReport(
+            crawlrank.CrawledPage(page.url, page.links, content_score=content_score,
+                                  http_status=status),
+            page.lease, page.extras))
+        self.stats.inc_value("crawlrank/crawled", spider=self.spider)
+        self.stats.inc_value(f"crawlrank/crawled/{status}", spider=self.spider)
+        if len(self._reports) >= 64:
+            self._flush()
+
+    def download_failed(self, request: Request, exception: BaseException) -> None:
+        lease = request.meta.get(LEASE_KEY)
+        if lease is None:
+            return
+        page = self._pages.pop(lease[0], None)
+        if page is None or page.done:
+            return
+        page.done = True
+        self._fail(page.url, page.lease, retryable=not isinstance(exception, IgnoreRequest),
+                   reason=type(exception).__name__)
+
+    # ---- inside
+
+    def _returned(self, request: Request, lease: Tuple[int, str]) -> bool:
+        """A request handed out comes back: Scrapy retries it, or it was redirected."""
+        number, url = lease
+        page = self._pages.get(number)
+        try:
+            target = crawlrank.canonicalize_url(request.url, self.settings.url_profile)
+        except crawlrank.InvalidArgumentError:
+            target = None
+        if target == url or page is None or page.done:
+            # A retry of the same page (or of one already reported): it keeps its lease.
+            self.stats.inc_value("crawlrank/retried", spider=self.spider)
+            self._memory.append(request)
+            return True
+        # A redirect: the page is recorded with its status and one link, to the target,
+        # which joins the queue like any new page (and is not fetched twice).
+        page.done = True
+        del self._pages[number]
+        reasons = request.meta.get("redirect_reasons") or [302]
+        status = reasons[-1] if isinstance(reasons[-1], int) else 200
+        self.stats.inc_value("crawlrank/redirects", spider=self.spider)
+        fresh = request.replace(meta={k: v for k, v in request.meta.items() if k != LEASE_KEY})
+        links, extras, accepted = [], [], False
+        if target is not None:
+            links.append((target, 0.0))
+            known = target in self._pending or target in self.db
+            payload = None if known else self._serialize(fresh)
+            if payload is not None:
+                extras.append(crawlrank.QueuedExtra(target, payload, fresh.priority))
+                self._pending.add(target)
+            accepted = not known
+        self._reports.append(crawlrank.CrawlReport(
+            crawlrank.CrawledPage(url, links, http_status=status), number, extras))
+        if not accepted:
+            self.stats.inc_value("crawlrank/duplicates", spider=self.spider)
+        return accepted
+
+    def _request_of(self, r: crawlrank.Request) -> Request:
+        request = None
+        if r.payload:
+            try:
+                request = request_from_dict(pickle.loads(r.payload), spider=self.spider)
+            except Exception as error:  # a spider changed since the request was queued
+                logger.warning("crawlrank: cannot restore the request of %s (%s): crawling it "
+                               "with the spider's default callback", r.url, error,
+                               extra={"spider": self.spider})
+                self.stats.inc_value("crawlrank/restore_failed", spider=self.spider)
+        if request is None:
+            request = Request(r.url, dont_filter=True)
+        request.meta[LEASE_KEY] = (r.lease, r.url)
+        self._pages[r.lease] = _Page(r.lease, r.url)
+        return request
+
+    def _serialize(self, request: Request) -> Optional[bytes]:
+        try:
+            return pickle.dumps(request.to_dict(spider=self.spider), protocol=4)
+        except (ValueError, pickle.PicklingError, AttributeError, TypeError) as error:
+            if not self._warned_unserializable:
+                logger.warning("crawlrank: cannot serialise %s (%s): it waits in memory and is "
+                               "lost if the crawl is killed; later such requests are only "
+                               "counted (crawlrank/memory/unserializable)", request, error,
+                               extra={"spider": self.spider})
+                self._warned_unserializable = True
+            return None
+
+    def _to_memory(self, request: Request, stat: str) -> bool:
+        self.stats.inc_value(stat, spider=self.spider)
+        self._memory.append(request)
+        return True
+
+    def _fail(self, url: str, lease: int, *, retryable: bool = True, http_status: int = 0,
+              retry_after_ms: Optional[int] = None, reason: str = "") -> None:
+        self._flush()  # the page may have been created by a buffered report
+        self.core.failed(url, lease, retryable=retryable, http_status=http_status,
+                         retry_after_ms=retry_after_ms, reason=reason)
+        self.stats.inc_value("crawlrank/failed", spider=self.spider)
+        self.stats.inc_value(f"crawlrank/failed/{reason or 'error'}", spider=self.spider)
+
+    def _flush(self) -> None:
+        if self._seeds:
+            self.core.add_seeds(self._seeds)
+            self._seeds = []
+        if self._reports:
+            self.core.crawled_batch(self._reports)
+            self._reports = []
+        self._pending.clear()
+
+    def _wake_when_ready(self) -> None:
+        """Asks the engine to call again when the next host is ready: without it, a crawl
+        waiting for a host's delay would wait for the engine's 5-second heartbeat."""
+        stats = self.core.stats()
+        if stats.finished or stats.next_ready_ms < 0:
+            return
+        if self._wakeup is not None and self._wakeup.active():
+            return
+        from twisted.internet import reactor
+
+        delay = max(0.0, (stats.next_ready_ms - crawlrank.unix_now_ms()) / 1000.0)
+        self._wakeup = reactor.callLater(delay + 0.001, self._wake)
+
+    def _wake(self) -> None:
+        slot = getattr(self.crawler.engine, "slot", None)
+        if slot is not None:
+            slot.nextcall.schedule()
+
+    def _record_stats(self) -> None:
+        stats = self.core.stats()
+        for name in ("queued", "in_flight", "retrying", "crawled", "failed", "filtered"):
+            self.stats.set_value(f"crawlrank/db/{name}", getattr(stats, name), spider=self.spider)
+
+
+def _retry_after_ms(response: Response) -> Optional[int]:
+    value = response.headers.get(b"Retry-After")
+    try:
+        return int(float(value.decode("ascii")) * 1000) if value else None
+    except (ValueError, UnicodeDecodeError):
+        return None

@@ -1,0 +1,101 @@
+// Shared pieces of the crawlrank._core bindings: how a Status becomes a Python exception,
+// and the handle through which every object reaches an open PageDb.
+#ifndef CRAWLRANK_PYTHON_SRC_CORE_H_
+#define CRAWLRANK_PYTHON_SRC_CORE_H_
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <utility>
+
+#include "crawlrank/page_db.h"
+#include "crawlrank/status.h"
+
+namespace crawlrank::python {
+
+namespace py = pybind11;
+
+// A non-OK Status on its way to Python: the module's translator raises the exception
+// class of its code (crawlrank.NotFoundError, ...) with the status message.
+class StatusError : public std::exception {
+ public:
+  explicit StatusError(Status status) : status_(std::move(status)) {}
+  const Status& status() const { return status_; }
+  const char* what() const noexcept override { return status_.message().c_str(); }
+
+ private:
+  Status status_;
+};
+
+inline void Check(const Status& status) {
+  if (!status.ok()) throw StatusError(status);
+}
+template <typename T>
+T Take(Result<T> result) {
+  if (!result.ok()) throw StatusError(result.status());
+  return std::move(result).value();
+}
+
+// Registers the exception classes on `m` and the translator that raises them.
+void BindErrors(py::module_& m);
+
+// Something that uses an open PageDb and must end before it closes (a snapshot, the
+// scheduler): PageDb.close() closes them first.
+class Dependent {
+ public:
+  virtual ~Dependent() = default;
+  virtual void CloseForDb() = 0;
+};
+
+// An open PageDb shared by its Python objects. Calls that use the DB hold `mu` shared
+// with the GIL released; close() takes it exclusively, so a DB never closes under a
+// call running in another thread. `dependents` changes only with `mu` held exclusively.
+struct DbHandle {
+  std::shared_mutex mu;
+  std::unique_ptr<PageDb> db;
+  std::string path;
+  std::set<Dependent*> dependents;
+
+  // REQUIRES: `mu` held. FailedPrecondition naming the path once closed.
+  PageDb& Get() const {
+    if (db == nullptr) {
+      throw StatusError(FailedPreconditionError(PageDbName(path) + " is closed"));
+    }
+    return *db;
+  }
+  // Called with the GIL held; each releases it while it waits for `mu`.
+  void Register(Dependent* d) {
+    py::gil_scoped_release release;
+    std::unique_lock lock(mu);
+    dependents.insert(d);
+  }
+  template <typename F>
+  void Unregister(Dependent* d, F&& close) {
+    py::gil_scoped_release release;
+    std::unique_lock lock(mu);
+    dependents.erase(d);
+    close();
+  }
+  static std::string PageDbName(const std::string& path) { return "PageDB \"" + path + "\""; }
+};
+
+// Runs fn(PageDb&) with the GIL released and the DB held open.
+template <typename F>
+auto WithDb(DbHandle& handle, F&& fn) {
+  py::gil_scoped_release release;
+  std::shared_lock lock(handle.mu);
+  return fn(handle.Get());
+}
+
+void BindPageDb(py::module_& m);
+// The handle of a crawlrank.PageDb object (TypeError for anything else).
+std::shared_ptr<DbHandle> HandleOf(py::handle page_db);
+void BindScheduler(py::module_& m);
+
+}  // namespace crawlrank::python
+
+#endif  // CRAWLRANK_PYTHON_SRC_CORE_H_

@@ -1,0 +1,529 @@
+// Bindings of the PageDB (page_db.h), its snapshots and records, and its ranks
+// (db_rank.h, rank_store.h).
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core.h"
+#include "crawlrank/db_rank.h"
+#include "crawlrank/rank_store.h"
+
+namespace crawlrank::python {
+namespace {
+
+Durability DurabilityOf(std::string_view name) {
+  if (name == "sync") return Durability::kSync;
+  if (name == "periodic") return Durability::kPeriodic;
+  if (name == "none") return Durability::kNone;
+  throw StatusError(InvalidArgumentError("durability \"" + std::string(name) +
+                                         "\": expected \"sync\", \"periodic\" or \"none\""));
+}
+
+// Links given as URLs or (URL, score) pairs.
+std::vector<Link> LinksOf(const py::iterable& links) {
+  std::vector<Link> out;
+  if (py::hasattr(links, "__len__")) out.reserve(py::len(links));
+  for (py::handle item : links) {
+    if (PyUnicode_Check(item.ptr())) {
+      out.push_back({item.cast<std::string>(), 0.f});
+    } else {
+      auto pair = item.cast<py::sequence>();
+      if (pair.size() != 2) {
+        throw StatusError(InvalidArgumentError(
+            "a link is a URL or a (URL, score) pair; got a sequence of " +
+            std::to_string(pair.size())));
+      }
+      out.push_back({pair[0].cast<std::string>(), pair[1].cast<float>()});
+    }
+  }
+  return out;
+}
+
+py::list LinkList(const std::vector<Link>& links) {
+  py::list out;
+  for (const Link& l : links) out.append(py::make_tuple(l.url, l.score));
+  return out;
+}
+
+py::list RejectedList(const AddReport& report) {
+  py::list out;
+  for (const auto& r : report.rejected_links) out.append(py::make_tuple(r.url, r.reason.ToString()));
+  return out;
+}
+
+class PySnapshot final : public Dependent {
+ public:
+  PySnapshot(std::shared_ptr<DbHandle> handle, Snapshot snapshot)
+      : handle_(std::move(handle)), snapshot_(std::move(snapshot)) {
+    handle_->Register(this);
+  }
+  ~PySnapshot() override { handle_->Unregister(this, [this] { snapshot_.reset(); }); }
+  PySnapshot(const PySnapshot&) = delete;
+  PySnapshot& operator=(const PySnapshot&) = delete;
+
+  void CloseForDb() override { snapshot_.reset(); }  // close() holds `mu` exclusively
+  void Close() {
+    py::gil_scoped_release release;
+    std::shared_lock lock(handle_->mu);
+    snapshot_.reset();
+  }
+  bool closed() const { return !snapshot_.has_value(); }
+
+  // Runs fn(const Snapshot&) with the GIL released.
+  template <typename F>
+  auto With(F&& fn) {
+    py::gil_scoped_release release;
+    std::shared_lock lock(handle_->mu);
+    if (!snapshot_) {
+      throw StatusError(
+          FailedPreconditionError("snapshot of " + DbHandle::PageDbName(handle_->path) +
+                                  " is closed"));
+    }
+    return fn(*snapshot_);
+  }
+
+ private:
+  std::shared_ptr<DbHandle> handle_;
+  std::optional<Snapshot> snapshot_;
+};
+
+class PyPageDb {
+ public:
+  explicit PyPageDb(std::shared_ptr<DbHandle> handle) : handle_(std::move(handle)) {}
+  ~PyPageDb() { Close(); }
+  PyPageDb(const PyPageDb&) = delete;
+  PyPageDb& operator=(const PyPageDb&) = delete;
+
+  DbHandle& handle() { return *handle_; }
+  const std::shared_ptr<DbHandle>& shared() const { return handle_; }
+
+  // Closes the snapshots and the scheduler still open on the DB, then the DB.
+  void Close() {
+    if (handle_ == nullptr) return;
+    py::gil_scoped_release release;
+    std::unique_lock lock(handle_->mu);
+    for (Dependent* d : handle_->dependents) d->CloseForDb();
+    handle_->db.reset();
+  }
+  bool closed() {
+    std::shared_lock lock(handle_->mu);
+    return handle_->db == nullptr;
+  }
+
+ private:
+  std::shared_ptr<DbHandle> handle_;
+};
+
+class PyRank {
+ public:
+  explicit PyRank(StoredRank rank) : rank_(std::move(rank)) {}
+  const StoredRank& get() const { return rank_; }
+
+ private:
+  StoredRank rank_;
+};
+
+// A read-only numpy view of `values`, which `owner` keeps alive.
+py::array ViewOf(const std::vector<double>& values, py::handle owner) {
+  py::array out(py::dtype::of<double>(), {static_cast<py::ssize_t>(values.size())},
+                {static_cast<py::ssize_t>(sizeof(double))}, values.data(), owner);
+  py::detail::array_proxy(out.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return out;
+}
+
+py::array_t<uint32_t> ArrayOf(const std::vector<uint32_t>& values) {
+  py::array_t<uint32_t> out(static_cast<py::ssize_t>(values.size()));
+  std::copy(values.begin(), values.end(), out.mutable_data());
+  return out;
+}
+
+void BindRecords(py::module_& m) {
+  py::class_<PageRecord>(m, "PageRecord", "Everything the PageDB knows about one page.")
+      .def_readonly("fingerprint", &PageRecord::fingerprint, "fingerprint(url)")
+      .def_readonly("id", &PageRecord::id, "dense page id, in discovery order")
+      .def_readonly("url", &PageRecord::url, "canonical URL")
+      .def_readonly("depth", &PageRecord::depth, "link distance from a seed at discovery")
+      .def_readonly("discovered_from", &PageRecord::discovered_from,
+                    "fingerprint of the page that linked here first; 0: none")
+      .def_readonly("first_crawl_ms", &PageRecord::first_crawl_ms, "0 when never crawled")
+      .def_readonly("last_crawl_ms", &PageRecord::last_crawl_ms)
+      .def_readonly("n_crawls", &PageRecord::n_crawls)
+      .def_readonly("n_changes", &PageRecord::n_changes,
+                    "recrawls whose content hash differed from the last one")
+      .def_readonly("content_score", &PageRecord::content_score)
+      .def_readonly("link_score", &PageRecord::link_score, "max over the in-links")
+      .def_readonly("content_hash", &PageRecord::content_hash)
+      .def_readonly("http_status", &PageRecord::http_status, "0 when never crawled")
+      .def_readonly("n_errors", &PageRecord::n_errors)
+      .def_property_readonly("crawled", &PageRecord::crawled)
+      .def("__eq__", [](const PageRecord& a, const PageRecord& b) { return a == b; })
+      .def("__repr__", [](const PageRecord& r) {
+        return "PageRecord(id=" + std::to_string(r.id) + ", url='" + r.url +
+               "', depth=" + std::to_string(r.depth) + ", n_crawls=" + std::to_string(r.n_crawls) +
+               ", http_status=" + std::to_string(r.http_status) + ")";
+      });
+
+  py::class_<PageDbCounters>(m, "Counters")
+      .def_readonly("pages", &PageDbCounters::pages, "known pages, crawled or only linked to")
+      .def_readonly("crawled_pages", &PageDbCounters::crawled_pages)
+      .def_readonly("edges", &PageDbCounters::edges, "stored links")
+      .def("__repr__", [](const PageDbCounters& c) {
+        return "Counters(pages=" + std::to_string(c.pages) +
+               ", crawled_pages=" + std::to_string(c.crawled_pages) +
+               ", edges=" + std::to_string(c.edges) + ")";
+      });
+
+  py::class_<CrawledPage>(m, "CrawledPage",
+                          "What a crawler reports about one fetched page. `links` are absolute "
+                          "URLs, or (URL, link score) pairs.")
+      .def(py::init([](std::string url, const py::iterable& links, float content_score,
+                       uint64_t content_hash, uint16_t http_status, int64_t crawl_time_ms) {
+             return CrawledPage{.url = std::move(url),
+                                .crawl_time_ms = crawl_time_ms,
+                                .content_score = content_score,
+                                .content_hash = content_hash,
+                                .http_status = http_status,
+                                .links = LinksOf(links)};
+           }),
+           py::arg("url"), py::arg("links") = py::tuple(), py::arg("content_score") = 0.f,
+           py::arg("content_hash") = 0, py::arg("http_status") = 200,
+           py::arg("crawl_time_ms") = 0)
+      .def_readwrite("url", &CrawledPage::url)
+      .def_readwrite("crawl_time_ms", &CrawledPage::crawl_time_ms, "Unix ms; 0: now")
+      .def_readwrite("content_score", &CrawledPage::content_score)
+      .def_readwrite("content_hash", &CrawledPage::content_hash)
+      .def_readwrite("http_status", &CrawledPage::http_status)
+      .def_property(
+          "links", [](const CrawledPage& p) { return LinkList(p.links); },
+          [](CrawledPage& p, const py::iterable& links) { p.links = LinksOf(links); },
+          "[(url, score), ...]")
+      .def("__repr__", [](const CrawledPage& p) {
+        return "CrawledPage(url='" + p.url + "', links=" + std::to_string(p.links.size()) +
+               " links, http_status=" + std::to_string(p.http_status) + ")";
+      });
+}
+
+void BindSnapshot(py::module_& m) {
+  py::class_<PySnapshot>(
+      m, "Snapshot",
+      "A consistent read-only view of a PageDB at one moment. Keep it short-lived (a "
+      "`with` block): it pins the pages it sees, and the writer cannot grow the map while "
+      "a snapshot of this process is open.")
+      .def_property_readonly("counters",
+                             [](PySnapshot& s) {
+                               return s.With([](const Snapshot& snap) { return snap.counters(); });
+                             })
+      .def(
+          "find",
+          [](PySnapshot& s, uint64_t fingerprint) {
+            return s.With([&](const Snapshot& snap) { return Take(snap.Find(fingerprint)); });
+          },
+          py::arg("fingerprint"), "The record of a fingerprint; NotFoundError when absent.")
+      .def(
+          "find_url",
+          [](PySnapshot& s, std::string_view url) {
+            return s.With([&](const Snapshot& snap) { return Take(snap.FindUrl(url)); });
+          },
+          py::arg("url"), "The record of a URL (canonicalised with the DB's profile).")
+      .def(
+          "find_id",
+          [](PySnapshot& s, uint32_t id) {
+            return s.With([&](const Snapshot& snap) { return Take(snap.FindId(id)); });
+          },
+          py::arg("id"))
+      .def(
+          "links",
+          [](PySnapshot& s, uint32_t id) {
+            return ArrayOf(s.With([&](const Snapshot& snap) { return Take(snap.Links(id)); }));
+          },
+          py::arg("id"), "The out-links of a page as a numpy uint32 array of page ids.")
+      .def(
+          "edges",
+          [](PySnapshot& s) {
+            std::vector<uint32_t> sources, targets;
+            s.With([&](const Snapshot& snap) {
+              Check(snap.ScanEdges([&](const EdgeChunk& chunk) {
+                uint32_t begin = 0;
+                for (size_t i = 0; i < chunk.size(); ++i) {
+                  for (uint32_t j = begin; j < chunk.ends[i]; ++j) {
+                    sources.push_back(chunk.sources[i]);
+                    targets.push_back(chunk.targets[j]);
+                  }
+                  begin = chunk.ends[i];
+                }
+                return Status::Ok();
+              }));
+              return 0;
+            });
+            return py::make_tuple(ArrayOf(sources), ArrayOf(targets));
+          },
+          "Every link as two numpy uint32 arrays (sources, targets), in source order.")
+      .def(
+          "records",
+          [](PySnapshot& s, uint32_t start, std::optional<uint32_t> count) {
+            return s.With([&](const Snapshot& snap) {
+              std::vector<PageRecord> out;
+              const uint64_t pages = snap.counters().pages;
+              const uint64_t end =
+                  count ? std::min<uint64_t>(pages, uint64_t{start} + *count) : pages;
+              for (uint64_t id = start; id < end; ++id) {
+                out.push_back(Take(snap.FindId(static_cast<uint32_t>(id))));
+              }
+              return out;
+            });
+          },
+          py::arg("start") = 0, py::arg("count") = std::nullopt,
+          "The records of pages start, start + 1, ... (count of them, or to the end).")
+      .def("__len__",
+           [](PySnapshot& s) {
+             return s.With([](const Snapshot& snap) { return snap.counters().pages; });
+           })
+      .def("close", &PySnapshot::Close, "Ends the snapshot; later calls raise.")
+      .def_property_readonly("closed", &PySnapshot::closed)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](PySnapshot& s, const py::args&) { s.Close(); });
+}
+
+void BindRank(py::module_& m) {
+  py::class_<PyRank>(m, "Rank",
+                     "A computed or stored rank: scores by page id (a read-only numpy view, "
+                     "no copy) and how it was computed.")
+      .def_property_readonly(
+          "algorithm",
+          [](const PyRank& r) { return std::string(RankAlgorithmName(r.get().rank.algorithm)); })
+      .def_property_readonly(
+          "scores", [](py::object self) { return ViewOf(self.cast<const PyRank&>().get().rank.scores, self); },
+          "numpy float64 array by page id; sums to 1 (in-degree: counts; HITS: authorities)")
+      .def_property_readonly(
+          "hubs",
+          [](py::object self) -> py::object {
+            const auto& hubs = self.cast<const PyRank&>().get().rank.hubs;
+            if (hubs.empty()) return py::none();
+            return ViewOf(hubs, self);
+          },
+          "HITS hubs, or None")
+      .def_property_readonly("iterations",
+                             [](const PyRank& r) { return r.get().rank.report.iterations; })
+      .def_property_readonly("residual", [](const PyRank& r) { return r.get().rank.report.residual; })
+      .def_property_readonly("converged",
+                             [](const PyRank& r) { return r.get().rank.report.converged; })
+      .def_property_readonly("seconds", [](const PyRank& r) { return r.get().rank.report.seconds; })
+      .def_property_readonly(
+          "mode", [](const PyRank& r) { return std::string(RankModeName(r.get().rank.report.mode)); })
+      .def_property_readonly("pages", [](const PyRank& r) { return r.get().rank.report.pages; })
+      .def_property_readonly("links", [](const PyRank& r) { return r.get().rank.report.links; })
+      .def_property_readonly("cross_host_only", [](const PyRank& r) { return r.get().cross_host_only; })
+      .def_property_readonly("created_ms", [](const PyRank& r) { return r.get().created_ms; })
+      .def("__repr__", [](const PyRank& r) {
+        const auto& report = r.get().rank.report;
+        return "Rank(" + std::string(RankAlgorithmName(r.get().rank.algorithm)) +
+               ", pages=" + std::to_string(report.pages) +
+               ", iterations=" + std::to_string(report.iterations) +
+               ", converged=" + (report.converged ? "True" : "False") + ")";
+      });
+}
+
+RankMode RankModeOf(std::string_view name) {
+  if (name == "auto") return RankMode::kAuto;
+  if (name == "stream") return RankMode::kStream;
+  if (name == "csr") return RankMode::kCsr;
+  throw StatusError(InvalidArgumentError("rank mode \"" + std::string(name) +
+                                         "\": expected \"auto\", \"stream\" or \"csr\""));
+}
+
+void BindPageDbClass(py::module_& m) {
+  py::class_<PyPageDb>(
+      m, "PageDb",
+      "A crawl's page database (an LMDB directory): pages by fingerprint, their crawl "
+      "metadata and their links.\n\n"
+      "One writer process at a time (a second gets FailedPreconditionError); read-only opens "
+      "work beside it. Open a DB once per process; its threads share the object (calls "
+      "release the GIL). close() (or leaving a `with` block) closes the snapshots and the "
+      "scheduler still open on it first. Durability: by default a call that returned is on "
+      "disk within sync_interval_ms; a crash of the process loses nothing that returned.")
+      .def(py::init([](const std::string& path, bool create_if_missing, bool error_if_exists,
+                       bool read_only, bool upgrade, std::string_view url_profile,
+                       std::string_view durability, int64_t sync_interval_ms,
+                       uint64_t initial_map_size) {
+             PageDbOptions options;
+             options.create_if_missing = create_if_missing;
+             options.error_if_exists = error_if_exists;
+             options.read_only = read_only;
+             options.upgrade = upgrade;
+             options.url_profile = Take(ParseUrlProfile(url_profile));
+             options.durability = DurabilityOf(durability);
+             options.sync_interval = std::chrono::milliseconds(sync_interval_ms);
+             options.initial_map_size = initial_map_size;
+             auto handle = std::make_shared<DbHandle>();
+             handle->path = path;
+             {
+               py::gil_scoped_release release;
+               handle->db = Take(PageDb::Open(path, options));
+             }
+             return std::make_unique<PyPageDb>(std::move(handle));
+           }),
+           py::arg("path"), py::kw_only(), py::arg("create_if_missing") = true,
+           py::arg("error_if_exists") = false, py::arg("read_only") = false,
+           py::arg("upgrade") = false, py::arg("url_profile") = "rfc3986",
+           py::arg("durability") = "periodic", py::arg("sync_interval_ms") = 1000,
+           py::arg("initial_map_size") = uint64_t{256} << 20,
+           "Opens or creates the PageDB in directory `path`. url_profile ('rfc3986' or "
+           "'w3lib') applies to a new DB only; durability is 'sync', 'periodic' or 'none'.")
+      .def_property_readonly("path", [](PyPageDb& d) { return d.handle().path; })
+      .def_property_readonly("url_profile",
+                             [](PyPageDb& d) {
+                               return std::string(UrlProfileName(
+                                   WithDb(d.handle(), [](PageDb& db) { return db.url_profile(); })));
+                             })
+      .def_property_readonly(
+          "read_only", [](PyPageDb& d) { return WithDb(d.handle(), [](PageDb& db) { return db.read_only(); }); })
+      .def_property_readonly("closed", &PyPageDb::closed)
+      .def(
+          "add",
+          [](PyPageDb& d, const CrawledPage& page) {
+            AddReport report;
+            WithDb(d.handle(), [&](PageDb& db) { Check(db.Add(page, &report)); return 0; });
+            return RejectedList(report);
+          },
+          py::arg("page"),
+          "Records one fetched page and its links in one transaction. Returns the links that "
+          "could not be stored as [(url, reason)].")
+      .def(
+          "add_batch",
+          [](PyPageDb& d, const std::vector<CrawledPage>& pages) {
+            AddReport report;
+            WithDb(d.handle(), [&](PageDb& db) { Check(db.AddBatch(pages, &report)); return 0; });
+            return RejectedList(report);
+          },
+          py::arg("pages"), "Records many pages in one transaction (much faster than add each).")
+      .def("sync", [](PyPageDb& d) { WithDb(d.handle(), [](PageDb& db) { Check(db.Sync()); return 0; }); },
+           "Forces everything committed so far to stable storage.")
+      .def(
+          "snapshot",
+          [](PyPageDb& d) {
+            Snapshot snap = WithDb(d.handle(), [](PageDb& db) { return Take(db.NewSnapshot()); });
+            return std::make_unique<PySnapshot>(d.shared(), std::move(snap));
+          },
+          "A consistent read view; use it in a `with` block.")
+      .def(
+          "find",
+          [](PyPageDb& d, uint64_t fp) { return WithDb(d.handle(), [&](PageDb& db) { return Take(db.Find(fp)); }); },
+          py::arg("fingerprint"))
+      .def(
+          "find_url",
+          [](PyPageDb& d, std::string_view url) {
+            return WithDb(d.handle(), [&](PageDb& db) { return Take(db.FindUrl(url)); });
+          },
+          py::arg("url"), "The record of a URL; NotFoundError when the DB does not have it.")
+      .def(
+          "find_id",
+          [](PyPageDb& d, uint32_t id) { return WithDb(d.handle(), [&](PageDb& db) { return Take(db.FindId(id)); }); },
+          py::arg("id"))
+      .def(
+          "__contains__",
+          [](PyPageDb& d, std::string_view url) {
+            return WithDb(d.handle(), [&](PageDb& db) {
+              Result<PageRecord> r = db.FindUrl(url);
+              if (r.ok()) return true;
+              if (r.status().code() == StatusCode::kNotFound) return false;
+              throw StatusError(r.status());
+            });
+          },
+          py::arg("url"), "Whether the DB has the page of this URL.")
+      .def(
+          "info",
+          [](PyPageDb& d) {
+            PageDbInfo info = WithDb(d.handle(), [](PageDb& db) { return Take(db.Info()); });
+            py::dict out;
+            out["path"] = info.path;
+            out["format_version"] = info.format_version;
+            out["url_profile"] = std::string(UrlProfileName(info.url_profile));
+            out["hash"] = info.hash;
+            out["created_ms"] = info.created_ms;
+            out["pages"] = info.counters.pages;
+            out["crawled_pages"] = info.counters.crawled_pages;
+            out["edges"] = info.counters.edges;
+            out["map_size"] = info.map_size;
+            out["file_bytes"] = info.file_bytes;
+            return out;
+          },
+          "The header, counters and sizes as a dict.")
+      .def(
+          "check",
+          [](PyPageDb& d, bool full) {
+            WithDb(d.handle(), [&](PageDb& db) {
+              Check(db.Check(full ? PageDb::CheckLevel::kFull : PageDb::CheckLevel::kQuick));
+              return 0;
+            });
+          },
+          py::arg("full") = true, "Raises DataLossError naming the first damage found.")
+      .def(
+          "compact_to",
+          [](PyPageDb& d, const std::string& dir) {
+            WithDb(d.handle(), [&](PageDb& db) { Check(db.CompactTo(dir)); return 0; });
+          },
+          py::arg("dir"), "Writes a compacted, checked copy into `dir`.")
+      .def(
+          "rank",
+          [](PyPageDb& d, std::string_view algorithm, double damping, double tolerance,
+             uint32_t max_iterations, unsigned threads, std::string_view mode,
+             bool cross_host_only, bool warm_start, bool save, std::vector<uint64_t> trusted) {
+            DbRankOptions options;
+            options.rank.damping = damping;
+            options.rank.tolerance = tolerance;
+            options.rank.max_iterations = max_iterations;
+            options.rank.threads = threads;
+            options.rank.mode = RankModeOf(mode);
+            options.cross_host_only = cross_host_only;
+            options.warm_start = warm_start;
+            options.save = save;
+            options.trusted = std::move(trusted);
+            const RankAlgorithm algo = Take(ParseRankAlgorithm(algorithm));
+            return std::make_unique<PyRank>(WithDb(
+                d.handle(), [&](PageDb& db) { return Take(RankPageDb(db, algo, options)); }));
+          },
+          py::arg("algorithm") = "pagerank", py::kw_only(), py::arg("damping") = 0.85,
+          py::arg("tolerance") = 1e-6, py::arg("max_iterations") = 100, py::arg("threads") = 1,
+          py::arg("mode") = "auto", py::arg("cross_host_only") = false,
+          py::arg("warm_start") = false, py::arg("save") = true,
+          py::arg("trusted") = std::vector<uint64_t>(),
+          "Ranks the DB's link graph ('pagerank', 'ppr', 'trustrank', 'hits', 'topic-hits', "
+          "'wpr', 'indegree') from one snapshot, and saves it with the DB unless save=False. "
+          "Works on a read-only open beside a crawl.")
+      .def(
+          "load_rank",
+          [](PyPageDb& d, std::string_view algorithm) {
+            const RankAlgorithm algo = Take(ParseRankAlgorithm(algorithm));
+            return std::make_unique<PyRank>(
+                WithDb(d.handle(), [&](PageDb& db) { return Take(LoadRank(db.path(), algo)); }));
+          },
+          py::arg("algorithm") = "pagerank",
+          "The rank stored with the DB; NotFoundError when none was computed.")
+      .def("close", &PyPageDb::Close,
+           "Closes the snapshots and the scheduler open on the DB, then the DB (syncing it). "
+           "Safe to call twice.")
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](PyPageDb& d, const py::args&) { d.Close(); })
+      .def("__repr__", [](PyPageDb& d) { return "PageDb('" + d.handle().path + "')"; });
+}
+
+}  // namespace
+
+// The scheduler binding needs the handle of a PageDb object.
+std::shared_ptr<DbHandle> HandleOf(py::handle page_db) {
+  return page_db.cast<PyPageDb&>().shared();
+}
+
+void BindPageDb(py::module_& m) {
+  BindRecords(m);
+  BindSnapshot(m);
+  BindRank(m);
+  BindPageDbClass(m);
+}
+
+}  // namespace crawlrank::python

@@ -1,0 +1,211 @@
+"""crawlrank's Python package (the pybind11 module re-exported by `crawlrank`), checked
+against independent expectations: w3lib for canonical URLs, networkx for ranks, hand
+counts for the scheduler."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import networkx as nx
+import numpy as np
+import pytest
+import w3lib.url
+
+pytestmark = pytest.mark.needs_crawlrank
+
+
+@pytest.fixture()
+def cr():
+    import crawlrank
+
+    return crawlrank
+
+
+def test_errors_form_one_hierarchy(cr, tmp_path):
+    with pytest.raises(cr.InvalidArgumentError) as bad:
+        cr.canonicalize_url("ftp://example.com/")
+    assert isinstance(bad.value, cr.Error) and isinstance(bad.value, ValueError)
+    assert bad.value.code == "InvalidArgument"
+    assert "ftp://example.com/" in str(bad.value)
+    with pytest.raises(cr.NotFoundError) as missing:
+        cr.PageDb(str(tmp_path / "none"), create_if_missing=False)
+    assert isinstance(missing.value, LookupError)
+    assert str(tmp_path / "none") in str(missing.value)
+    for name in ("AlreadyExistsError", "FailedPreconditionError", "ResourceExhaustedError",
+                 "AbortedError", "UnavailableError", "DataLossError", "InternalError"):
+        assert issubclass(getattr(cr, name), cr.Error)
+    assert issubclass(cr.IoError, OSError)
+
+
+@pytest.mark.parametrize("url", [
+    "http://Example.COM:80/a/./b/../c?b=2&a=1#frag",
+    "https://example.com/path%7Efoo/?q=%41",
+    "http://example.com/a b",
+])
+def test_w3lib_profile_matches_w3lib(cr, url):
+    assert cr.canonicalize_url(url, "w3lib") == w3lib.url.canonicalize_url(url)
+
+
+def test_fingerprints_and_host_keys(cr):
+    canonical = cr.canonicalize_url("HTTP://www.Example.co.uk/x#y")
+    assert canonical == "http://www.example.co.uk/x"
+    fp = cr.fingerprint(canonical)
+    assert cr.parse_fingerprint(cr.format_fingerprint(fp)) == fp
+    assert len(cr.format_fingerprint(fp)) == 16
+    assert cr.host_key(canonical) == "www.example.co.uk"
+    assert cr.host_key(canonical, "domain") == "example.co.uk"
+    assert cr.resolve_url("http://h/dir/page", "../x?b=1&a=2", "w3lib") == "http://h/x?a=2&b=1"
+
+
+def build_db(cr, path, edges):
+    """A DB whose pages p0..pN link as `edges` (pairs of page numbers), crawled in order."""
+    pages = sorted({n for e in edges for n in e})
+    with cr.PageDb(str(path)) as db:
+        db.add_batch([cr.CrawledPage(f"http://h{n % 3}.test/p{n}",
+                                     [f"http://h{t % 3}.test/p{t}" for s, t in edges if s == n])
+                      for n in pages])
+    return pages
+
+
+def test_page_db_records_links_and_snapshots(cr, tmp_path):
+    with cr.PageDb(str(tmp_path / "db")) as db:
+        rejected = db.add(cr.CrawledPage("http://a.test/", [("http://b.test/", 0.5),
+                                                             "http://c.test/x",
+                                                             "mailto:someone@a.test"],
+                                         content_score=0.25, http_status=200))
+        assert [url for url, _ in rejected] == ["mailto:someone@a.test"]
+        assert "http://b.test/" in db and "http://z.test/" not in db
+        a = db.find_url("http://A.test")
+        assert (a.id, a.n_crawls, a.http_status, a.content_score) == (0, 1, 200, 0.25)
+        b = db.find_url("http://b.test/")
+        assert (b.id, b.crawled, b.depth, b.link_score) == (1, False, 1, 0.5)
+        assert b.discovered_from == a.fingerprint == cr.fingerprint("http://a.test/")
+        with db.snapshot() as snap:
+            assert (snap.counters.pages, snap.counters.crawled_pages, snap.counters.edges) == (3, 1, 2)
+            assert snap.links(0).tolist() == [1, 2] and snap.links(0).dtype == np.uint32
+            sources, targets = snap.edges()
+            assert sources.tolist() == [0, 0] and targets.tolist() == [1, 2]
+            assert [r.url for r in snap.records(1)] == ["http://b.test/", "http://c.test/x"]
+            assert len(snap) == 3
+        with pytest.raises(cr.FailedPreconditionError, match="closed"):
+            snap.find_id(0)
+        with pytest.raises(cr.NotFoundError):
+            db.find_url("http://nowhere.test/")
+        assert db.info()["format_version"] == 3
+        db.check()
+        open_snapshot = db.snapshot()
+    # Leaving the block closed the DB and the snapshot still open on it.
+    assert db.closed and open_snapshot.closed
+    with pytest.raises(cr.FailedPreconditionError, match=str(tmp_path / "db")):
+        db.find_id(0)
+    db.close()  # twice is fine
+    with cr.PageDb(str(tmp_path / "db"), read_only=True) as again:
+        assert again.read_only and again.find_id(2).url == "http://c.test/x"
+
+
+def test_pagerank_matches_networkx(cr, tmp_path):
+    rng = np.random.default_rng(12)
+    print("seed 12")
+    edges = sorted({(int(s), int(t)) for s, t in rng.integers(0, 60, size=(240, 2)) if s != t})
+    pages = build_db(cr, tmp_path / "db", edges)
+    with cr.PageDb(str(tmp_path / "db")) as db:
+        rank = db.rank("pagerank", tolerance=1e-12, max_iterations=500, save=True)
+        assert rank.converged and rank.pages == len(pages)
+        ids = {db.find_url(f"http://h{n % 3}.test/p{n}").id: n for n in pages}
+        graph = nx.DiGraph()
+        graph.add_nodes_from(pages)
+        graph.add_edges_from(edges)
+        expected = nx.pagerank(graph, alpha=0.85, tol=1e-13, max_iter=1000)
+        got = {ids[i]: rank.scores[i] for i in range(len(pages))}
+        assert sum(abs(got[n] - expected[n]) for n in pages) < 1e-8
+        # A read-only view of the result, not a copy; and the stored rank reads back.
+        a, b = rank.scores, rank.scores
+        assert np.shares_memory(a, b) and not a.flags.writeable
+        del rank
+        assert a.sum() == pytest.approx(1.0)  # the view keeps the result alive
+        stored = db.load_rank("pagerank")
+        assert np.array_equal(stored.scores, a)
+
+
+def test_scheduler_is_polite_and_finishes(cr, tmp_path):
+    clock = cr.ManualClock(1_000_000)
+    with cr.PageDb(str(tmp_path / "db")) as db:
+        with pytest.raises(TypeError, match="min_delay"):
+            cr.Scheduler(db, min_delay=5)
+        sched = cr.Scheduler(db, clock=clock, score="breadth-first", min_delay_ms=1000)
+        sched.add_seeds(["http://a.test/", "http://a.test/2", "http://b.test/"])
+        first = sched.next(10)
+        # One request per host: the second page of a.test waits for the delay.
+        assert sorted(r.url for r in first) == ["http://a.test/", "http://b.test/"]
+        assert sched.stats().next_ready_ms == 1_001_000
+        assert sched.next(10) == []
+        for r in first:
+            links = ["http://b.test/new"] if r.host == "b.test" else []
+            sched.crawled(cr.CrawledPage(r.url, links), r.lease)
+        clock.advance(1000)
+        second = sched.next(10)
+        assert sorted(r.url for r in second) == ["http://a.test/2", "http://b.test/new"]
+        new = next(r for r in second if r.host == "b.test")
+        assert new.depth == 1
+        sched.failed(new.url, new.lease, retryable=False, http_status=0, reason="refused")
+        other = next(r for r in second if r.host == "a.test")
+        sched.crawled_batch([cr.CrawlReport(cr.CrawledPage(other.url), other.lease)])
+        stats = sched.stats()
+        assert (stats.crawled, stats.failed, stats.queued, stats.in_flight) == (3, 1, 0, 0)
+        assert stats.finished and stats.to_dict()["finished"]
+        view = cr.Scheduler.inspect(db, next=5, max_hosts=5)
+        assert view["stats"]["crawled"] == 3
+    assert sched.closed
+    with pytest.raises(cr.FailedPreconditionError, match="closed"):
+        sched.next(1)
+
+
+def test_scheduler_payloads_and_priorities(cr, tmp_path):
+    clock = cr.ManualClock(5_000)
+    with cr.PageDb(str(tmp_path / "db")) as db:
+        with cr.Scheduler(db, clock=clock, score="breadth-first", min_delay_ms=0,
+                          max_in_flight_per_host=10) as sched:
+            sched.add_seeds([cr.QueuedExtra("http://a.test/low", b"low", 0),
+                             cr.QueuedExtra("http://a.test/high", b"\x00high", 3),
+                             "http://a.test/plain"])
+            got = sched.next(1)
+            assert [(r.url, r.payload, r.priority) for r in got] == [
+                ("http://a.test/high", b"\x00high", 3)]
+            sched.crawled(cr.CrawledPage(got[0].url, ["http://a.test/child", "http://a.test/low"]),
+                          got[0].lease,
+                          [cr.QueuedExtra("http://a.test/child", b"child", 1),
+                           cr.QueuedExtra("http://a.test/low", b"ignored", 9)])
+            rest = sched.next(10)
+            assert [(r.url, r.payload) for r in rest] == [
+                ("http://a.test/child", b"child"), ("http://a.test/low", b"low"),
+                ("http://a.test/plain", b"")]
+
+
+def test_calls_release_the_gil(cr, tmp_path):
+    rng = np.random.default_rng(5)
+    print("seed 5")
+    n = 200_000
+    with cr.PageDb(str(tmp_path / "db"), durability="none") as db:
+        for start in range(0, n, 20_000):
+            db.add_batch([cr.CrawledPage(f"http://h.test/{i}",
+                                         [f"http://h.test/{j}" for j in rng.integers(0, n, 8)])
+                          for i in range(start, start + 20_000)])
+        done = threading.Event()
+        ticks = 0
+
+        def rank():
+            db.rank("pagerank", tolerance=1e-10, max_iterations=60, mode="stream", save=False)
+            done.set()
+
+        worker = threading.Thread(target=rank)
+        started = time.monotonic()
+        worker.start()
+        while not done.is_set():
+            ticks += 1
+            time.sleep(0.001)
+        worker.join()
+        elapsed = time.monotonic() - started
+    # While C++ ranked, this thread kept running: about one tick a millisecond.
+    assert elapsed > 0.05, f"ranking took only {elapsed:.3f} s: too short to tell"
+    assert ticks > elapsed * 1000 / 4, f"{ticks} ticks in {elapsed:.3f} s"

@@ -27,7 +27,7 @@ class _Anchors(html.parser.HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         if tag == "a":
-            self.hrefs.extend(v for k, v in attrs if k == "href" and v)
+            self.hrefs.extend(v for k, v in attrs if k == "href" and v is not None)
 
 
 def follow(page_url: str, href: str, host: str) -> str | None:

@@ -24,10 +24,12 @@ from doc_site import follow  # noqa: E402
 class DocSpider(scrapy.Spider):
     name = "docs"
 
-    def __init__(self, host: str, **kwargs) -> None:
+    def __init__(self, host: str, seeded: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
         self.host = host
-        self.start_urls = [f"http://{host}/index.html"]
+        # Through Frontera the seed is in the PageDB already: a start request's response
+        # would not come from the frontier (Frontera's middleware fails on it).
+        self.start_urls = [] if seeded else [f"http://{host}/index.html"]
 
     def parse(self, response):
         if not isinstance(response, HtmlResponse):
@@ -66,14 +68,16 @@ def main() -> int:
         "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7",
     }
     if args.frontera:
+        from crawlrank.frontera.add_seeds import add_seeds
         from frontera_settings import frontera_scrapy_settings
 
+        add_seeds(args.db, [f"http://{args.host}/index.html"])
         settings.update(frontera_scrapy_settings(args.db))
     elif args.scheduler == "crawlrank":
         settings.update(native_settings(args.db))
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(DocSpider)
-    process.crawl(crawler, host=args.host)
+    process.crawl(crawler, host=args.host, seeded=args.frontera)
     process.start()
     if args.stats:
         stats = {k: (v.isoformat() if hasattr(v, "isoformat") else v)

@@ -1,0 +1,583 @@
+"""crawlrank as a Frontera 0.8 backend, in spider mode (``LOCAL_MODE = False``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import shutil
+import tempfile
+import time
+from collections import deque
+from typing import Any, Deque, Dict, Iterable, List, Optional, Tuple, Union
+
+from frontera.core import get_slot_key
+from frontera.core.components import Backend as _FronteraBackend
+from frontera.core.manager import LocalFrontierManager, SpiderFrontierManager
+from frontera.core.models import Request as FrontierRequest
+
+import crawlrank
+
+logger = logging.getLogger(__name__)
+
+# The meta key of a request the backend handed out: its crawlrank lease (an int).
+LEASE_KEY = b"crawlrank_lease"
+
+# Aduana's scorer names -> (score mode, score mode with USE_SCORES).
+ADUANA_SCORERS = {
+    "PageRankScorer": ("pagerank", "ppr"),
+    "HitsScorer": ("hits", "topic-hits"),
+}
+
+_REPORTS_BEFORE_FLUSH = 1024  # a bound on memory; get_next_requests flushes far sooner
+
+
+class SettingsError(ValueError):
+    """A Frontera setting crawlrank.frontera cannot use; the message names the setting."""
+
+
+@dataclasses.dataclass
+class BackendSettings:
+    """The backend's settings, read from Frontera's (``BackendSettings.from_settings``).
+
+    ``None`` keeps crawlrank's default (``crawlrank.SchedulerOptions``). ``docs/python.md``
+    ("Frontera backend") has the table of setting names.
+    """
+
+    page_db: Optional[str] = None  # PAGE_DB_PATH; None: a temporary PageDB, deleted at stop
+    score: Optional[str] = None  # SCORER (+ USE_SCORES)
+    min_delay_ms: Optional[int] = None  # SOFT_CRAWL_LIMIT, else DOWNLOAD_DELAY
+    max_in_flight_per_host: Optional[int] = None  # CONCURRENT_REQUESTS_PER_DOMAIN
+    busy_delay_ms: Optional[int] = None  # HARD_CRAWL_LIMIT
+    max_depth: Optional[int] = None  # MAX_CRAWL_DEPTH
+    rerank_interval_ms: Optional[int] = None  # SCORE_UPDATE_INTERVAL
+    rank_damping: Optional[float] = None  # PAGE_RANK_DAMPING
+    url_profile: str = "w3lib"  # CRAWLRANK_URL_PROFILE (a new DB only)
+    durability: str = "periodic"  # CRAWLRANK_DURABILITY
+    options: Dict[str, Any] = dataclasses.field(default_factory=dict)  # CRAWLRANK_SCHEDULER_OPTIONS
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> "BackendSettings":
+        """From anything with ``get(name)``: Frontera's Settings, or Scrapy's through
+        Frontera's ScrapySettingsAdapter (then Scrapy's DOWNLOAD_DELAY and
+        CONCURRENT_REQUESTS_PER_DOMAIN apply too)."""
+        get = settings.get
+        use_scores = bool(get("USE_SCORES"))
+        out = cls(
+            page_db=_path(get, "PAGE_DB_PATH"),
+            score=_score_mode(get("SCORER"), use_scores),
+            busy_delay_ms=_per_request_ms(get, "HARD_CRAWL_LIMIT"),
+            max_depth=_integer(get, "MAX_CRAWL_DEPTH", minimum=0),
+            max_in_flight_per_host=_integer(get, "CONCURRENT_REQUESTS_PER_DOMAIN", minimum=1),
+            url_profile=_choice(get, "CRAWLRANK_URL_PROFILE", ("w3lib", "rfc3986"), "w3lib"),
+            durability=_choice(get, "CRAWLRANK_DURABILITY", ("sync", "periodic", "none"),
+                               "periodic"),
+        )
+        out.min_delay_ms = _per_request_ms(get, "SOFT_CRAWL_LIMIT")
+        if out.min_delay_ms is None:
+            delay = _number(get, "DOWNLOAD_DELAY", minimum=0.0)
+            out.min_delay_ms = None if delay is None else round(delay * 1000)
+        interval = _number(get, "SCORE_UPDATE_INTERVAL", minimum=0.0, inclusive=False)
+        out.rerank_interval_ms = None if interval is None else max(1, round(interval * 1000))
+        damping = _number(get, "PAGE_RANK_DAMPING", minimum=0.0, inclusive=False)
+        if damping is not None and damping >= 1:
+            raise SettingsError(f"PAGE_RANK_DAMPING={damping!r}: expected a number in (0, 1)")
+        out.rank_damping = damping
+        options = get("CRAWLRANK_SCHEDULER_OPTIONS") or {}
+        if not isinstance(options, dict):
+            raise SettingsError(f"CRAWLRANK_SCHEDULER_OPTIONS={options!r}: expected a dict of "
+                                "crawlrank.SchedulerOptions fields")
+        out.options = dict(options)
+        out.scheduler_options()  # every error now, with the setting's name
+        return out
+
+    def scheduler_options(self) -> crawlrank.SchedulerOptions:
+        options = crawlrank.SchedulerOptions()
+        if self.score is not None:
+            try:
+                options.score = self.score
+            except crawlrank.InvalidArgumentError as error:
+                raise SettingsError(f"SCORER={self.score!r}: expected one of "
+                                    f"{', '.join(ADUANA_SCORERS)} or a crawlrank score mode "
+                                    f"({error})") from None
+        for name in ("min_delay_ms", "max_in_flight_per_host", "busy_delay_ms", "max_depth",
+                     "rerank_interval_ms", "rank_damping"):
+            value = getattr(self, name)
+            if value is not None:
+                setattr(options, name, value)
+        for name, value in self.options.items():
+            if not isinstance(name, str) or name.startswith("_") or not hasattr(options, name):
+                raise SettingsError(f"CRAWLRANK_SCHEDULER_OPTIONS: unknown scheduler option "
+                                    f"{name!r} (see crawlrank.SchedulerOptions)")
+            try:
+                setattr(options, name, value)
+            except (TypeError, ValueError) as error:
+                raise SettingsError(f"CRAWLRANK_SCHEDULER_OPTIONS[{name!r}]={value!r}: "
+                                    f"{error}") from None
+        return options
+
+
+class _Page:
+    """A page_crawled waiting for its links_extracted."""
+
+    __slots__ = ("url", "lease", "status", "score", "content_hash", "meta", "redirects",
+                 "failed")
+
+    def __init__(self, url: str, lease: int, status: int, meta: dict) -> None:
+        self.url = url  # the URL the frontier handed out (or the chain's end: redirects)
+        self.lease = lease
+        self.status = status
+        self.meta = meta
+        scrapy_meta = meta.get(b"scrapy_meta") or {}
+        self.score = _meta_score(scrapy_meta)
+        content_hash = scrapy_meta.get("content_hash")
+        self.content_hash = content_hash & (2**64 - 1) if isinstance(content_hash, int) else 0
+        self.redirects: List[Tuple[str, int]] = []  # (URL, status) of each hop before url
+        self.failed = False
+
+    def matches(self, request: FrontierRequest) -> bool:
+        meta = request.meta
+        lease = meta.get(LEASE_KEY) or 0
+        return meta is self.meta or (lease != 0 and lease == self.lease) or \
+            request.url == self.url or any(request.url == url for url, _ in self.redirects)
+
+
+class _Held:
+    """A request handed out by crawlrank while its host was overused in Scrapy."""
+
+    __slots__ = ("request", "key", "deadline")
+
+    def __init__(self, request: FrontierRequest, key: str, deadline: float) -> None:
+        self.request = request
+        self.key = key
+        self.deadline = deadline
+
+
+class Backend(_FronteraBackend):
+    """A Frontera 0.8 backend over crawlrank's PageDB and best-first, polite scheduler.
+
+    ``BACKEND = 'crawlrank.frontera.Backend'`` with ``LOCAL_MODE = False`` (spider mode:
+    local mode is refused, see :func:`check_spider_mode`). Settings: ``docs/python.md``.
+
+    * ``page_crawled(response)`` is kept until its ``links_extracted(request, links)``,
+      which comes right after it; the two make one crawled page (the response's status,
+      the links' URLs with their ``scrapy_meta['score']``, the page's own
+      ``scrapy_meta['score']`` as its content score). A 429 or 5xx is a failure instead.
+      Reports are written in one transaction at the next ``get_next_requests`` (or
+      ``finished``, or stop).
+    * ``get_next_requests`` hands out the best pages whose host allows one now, each a
+      bare ``Request(url)`` with its lease in ``meta[b'crawlrank_lease']`` (the spider's
+      ``parse`` is the callback). Pages of the ``overused_keys`` hosts are held here and
+      handed out first in a later call, once their host is no longer overused; a request
+      held for half its lease is let go (crawlrank hands the page out again when the
+      lease expires).
+    * ``request_error`` is a retryable failure (``IgnoreRequest``: failed for good).
+    * Redirects: ``redirected()`` records a redirecting page (its status and one link to
+      the target), as crawlrank's ``FronteraScheduler`` reports them. A response reached
+      through redirects Scrapy followed itself (Frontera's own scheduler) records each hop
+      the same way and the final page under its own URL.
+    * ``finished()`` is true when nothing is buffered or held here and crawlrank has
+      nothing queued, retrying or in flight.
+    """
+
+    component_name = "crawlrank Backend"
+
+    def __init__(self, manager: Any = None, settings: Optional[BackendSettings] = None) -> None:
+        self.manager = manager
+        self.settings = settings or BackendSettings()
+        self._request_model = getattr(manager, "request_model", None) or FrontierRequest
+        options = self.settings.scheduler_options()
+        self._hold_s = options.lease_ms / 2000.0
+        self._temp_dir: Optional[str] = None
+        path = self.settings.page_db
+        if path is None:
+            path = self._temp_dir = tempfile.mkdtemp(prefix="crawlrank-frontera-")
+            logger.warning("crawlrank.frontera: no PAGE_DB_PATH: the crawl's PageDB is %s, a "
+                           "temporary directory deleted when the frontier stops", path)
+        self.path = path
+        self.db: Optional[crawlrank.PageDb] = None
+        self.scheduler: Optional[crawlrank.Scheduler] = None
+        try:
+            self.db = crawlrank.PageDb(path, url_profile=self.settings.url_profile,
+                                       durability=self.settings.durability)
+            self.scheduler = crawlrank.Scheduler(self.db, options)
+        except BaseException:
+            self._close()
+            raise
+        self._reports: List[crawlrank.CrawlReport] = []
+        self._page: Optional[_Page] = None
+        self._held: Deque[_Held] = deque()
+        self._stopped = False
+        stats = self.scheduler.stats()
+        logger.info("crawlrank.frontera: PageDB %s (score %s): %d pages crawled, %d queued, "
+                    "%d retrying", path, options.score, stats.crawled, stats.queued,
+                    stats.retrying)
+
+    @classmethod
+    def from_manager(cls, manager: Any) -> "Backend":
+        check_spider_mode(manager)
+        return cls(manager, BackendSettings.from_settings(manager.settings))
+
+    # ---- Frontera's properties: none of them in spider mode
+
+    @property
+    def queue(self) -> None:
+        return None
+
+    @property
+    def metadata(self) -> None:
+        return None
+
+    @property
+    def states(self) -> None:
+        return None
+
+    @property
+    def domain_metadata(self) -> None:
+        return None
+
+    # ---- life cycle
+
+    def frontier_start(self) -> None:
+        pass  # the PageDB opened in from_manager, so that a wrong setting fails at once
+
+    def frontier_stop(self) -> None:
+        """Writes what is buffered and closes the PageDB; later calls do nothing. Held
+        requests keep their leases: the next crawl of the DB queues them again."""
+        if self._stopped:
+            return
+        self._stopped = True
+        try:
+            self._flush()
+            stats = self.scheduler.stats()
+            logger.info("crawlrank.frontera: closing PageDB %s: %d pages crawled, %d queued, "
+                        "%d failed", self.path, stats.crawled, stats.queued, stats.failed)
+        finally:
+            self._held.clear()
+            self._close()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
+
+    # ---- what Frontera calls
+
+    def add_seeds(self, seeds: Iterable[Union[FrontierRequest, str]]) -> None:
+        """Queues pages at depth 0 (Frontera 0.8 never calls it: seeding scripts do)."""
+        urls = [seed if isinstance(seed, str) else seed.url for seed in seeds]
+        self._open().add_seeds(urls)
+
+    def page_crawled(self, response: Any) -> None:
+        self._open()
+        self._finish_page()
+        meta = response.meta
+        status = int(response.status_code)
+        page = _Page(response.url, int(meta.get(LEASE_KEY) or 0), status, meta)
+        page.redirects, page.url = _redirect_chain(response.url, meta)
+        if status == 429 or status >= 500:
+            # A failure (retried), reported now; its links_extracted is ignored.
+            page.failed = True
+            first = page.redirects[0][0] if page.redirects else page.url
+            self._fail(first, page.lease, http_status=status,
+                       retry_after_ms=_retry_after_ms(response.headers), reason=f"HTTP {status}")
+        self._page = page
+
+    def links_extracted(self, request: FrontierRequest,
+                        links: Iterable[FrontierRequest] = ()) -> None:
+        self._open()
+        page, self._page = self._page, None
+        if page is not None and not page.matches(request):
+            self._report(page, [])
+            page = None
+        if page is None:  # links without their page_crawled: a page crawled with status 200
+            page = _Page(request.url, int(request.meta.get(LEASE_KEY) or 0), 200, request.meta)
+        if page.failed:
+            return
+        self._report(page, [(link.url, _meta_score(link.meta.get(b"scrapy_meta") or {}))
+                            for link in links])
+
+    def request_error(self, request: FrontierRequest, error: str = "") -> None:
+        self._open()
+        lease = int(request.meta.get(LEASE_KEY) or 0)
+        reason = str(error or "error")
+        self._fail(request.url, lease, retryable=reason != "IgnoreRequest", reason=reason)
+
+    def get_next_requests(self, max_n_requests: int, **kwargs: Any) -> List[FrontierRequest]:
+        """Up to max_n_requests requests; ``overused_keys`` (Scrapy's download slots, host
+        names or IPs by ``key_type``) are held back for a later call."""
+        scheduler = self._open()
+        self._flush()
+        overused = set(kwargs.get("overused_keys") or ())
+        key_type = kwargs.get("key_type") or "domain"
+        now = time.monotonic()
+        out: List[FrontierRequest] = []
+        if self._held:
+            kept: Deque[_Held] = deque()
+            for held in self._held:
+                if held.deadline < now:
+                    logger.debug("crawlrank.frontera: %s held too long: its lease will expire "
+                                 "and crawlrank queue it again", held.request.url)
+                elif len(out) < max_n_requests and held.key not in overused:
+                    out.append(held.request)
+                else:
+                    kept.append(held)
+            self._held = kept
+        while len(out) < max_n_requests:
+            batch = scheduler.next(max_n_requests - len(out))
+            if not batch:
+                break
+            for r in batch:
+                request = self._request_model(r.url, meta={
+                    b"scrapy_meta": {}, LEASE_KEY: r.lease, b"score": r.score})
+                if overused:
+                    key = get_slot_key(request, key_type)
+                    if key in overused:
+                        self._held.append(_Held(request, key, now + self._hold_s))
+                        continue
+                out.append(request)
+        return out
+
+    def finished(self) -> bool:
+        if self._stopped:
+            return True
+        self._flush()
+        return not self._held and self._open().stats().finished
+
+    # ---- for crawlrank.frontera.FronteraScheduler
+
+    def redirected(self, request: FrontierRequest, target: str, status: int) -> bool:
+        """Records `request`'s page as a redirect (`status`, one link to `target`) and ends
+        its lease; the target is then queued like any new page. False, recording nothing,
+        when the target is the same page (canonically): let Scrapy fetch it."""
+        self._open()
+        profile = self.settings.url_profile
+        try:
+            if crawlrank.canonicalize_url(target, profile) == \
+                    crawlrank.canonicalize_url(request.url, profile):
+                return False
+        except crawlrank.InvalidArgumentError:
+            pass  # crawlrank drops a link it cannot take: the page is recorded without it
+        self._reports.append(crawlrank.CrawlReport(
+            crawlrank.CrawledPage(request.url, [(target, 0.0)], http_status=status),
+            int(request.meta.get(LEASE_KEY) or 0), []))
+        return True
+
+    def has_news(self) -> bool:
+        """True when a call to get_next_requests may have something new to hand out:
+        reports not yet written (their links), or held requests."""
+        return bool(self._reports or self._page or self._held)
+
+    def next_ready_time(self) -> Optional[float]:
+        """When crawlrank may next hand out a page (Unix seconds), None when nothing is
+        queued; from stats().next_ready_ms."""
+        if self._stopped:
+            return None
+        ready_ms = self._open().stats().next_ready_ms
+        return ready_ms / 1000.0 if ready_ms >= 0 else None
+
+    def stats(self) -> crawlrank.SchedulerStats:
+        self._flush()
+        return self._open().stats()
+
+    # ---- inside
+
+    def _open(self) -> crawlrank.Scheduler:
+        if self._stopped or self.scheduler is None:
+            raise crawlrank.FailedPreconditionError(
+                f"crawlrank.frontera.Backend of {self.path} is stopped")
+        return self.scheduler
+
+    def _report(self, page: _Page, links: List[Tuple[str, float]]) -> None:
+        lease = page.lease
+        hops = page.redirects + [(page.url, page.status)]
+        for (url, status), (target, _) in zip(hops, hops[1:]):
+            self._reports.append(crawlrank.CrawlReport(
+                crawlrank.CrawledPage(url, [(target, 0.0)], http_status=status), lease, []))
+            lease = 0  # the lease is the first URL's; the others were never handed out
+        self._reports.append(crawlrank.CrawlReport(
+            crawlrank.CrawledPage(page.url, links, content_score=page.score,
+                                  content_hash=page.content_hash, http_status=page.status),
+            lease, []))
+        if len(self._reports) >= _REPORTS_BEFORE_FLUSH:
+            self._flush()
+
+    def _finish_page(self) -> None:
+        page, self._page = self._page, None
+        if page is not None and not page.failed:
+            logger.warning("crawlrank.frontera: page_crawled(%s) had no links_extracted: "
+                           "recorded without links", page.url)
+            self._report(page, [])
+
+    def _flush(self) -> None:
+        self._finish_page()
+        if not self._reports:
+            return
+        reports, self._reports = self._reports, []
+        try:
+            self.scheduler.crawled_batch(reports)
+        except crawlrank.InvalidArgumentError:
+            # One page crawlrank cannot take (a URL it cannot parse) fails the whole
+            # transaction: record the others one by one.
+            for report in reports:
+                try:
+                    self.scheduler.crawled(report.page, report.lease)
+                except crawlrank.InvalidArgumentError as error:
+                    logger.warning("crawlrank.frontera: page not recorded: %s", error)
+
+    def _fail(self, url: str, lease: int, *, retryable: bool = True, http_status: int = 0,
+              retry_after_ms: Optional[int] = None, reason: str = "") -> None:
+        self._flush()  # the page may be created by a buffered report
+        try:
+            self.scheduler.failed(url, lease, retryable=retryable, http_status=http_status,
+                                  retry_after_ms=retry_after_ms, reason=reason)
+        except crawlrank.InvalidArgumentError as error:
+            logger.warning("crawlrank.frontera: failure of %s not recorded: %s", url, error)
+
+    def _close(self) -> None:
+        if self.scheduler is not None:
+            self.scheduler.close()
+        if self.db is not None:
+            self.db.close()
+        if self._temp_dir is not None:
+            shutil.rmtree(self._temp_dir, ignore_errors=True)
+            self._temp_dir = None
+
+
+def check_spider_mode(manager: Any) -> None:
+    """Refuses Frontera's local mode (SettingsError naming LOCAL_MODE).
+
+    In local mode (``LOCAL_MODE = True``, Frontera's default) a crawling strategy drives
+    the backend's ``queue`` and ``states`` one request at a time and the backend never
+    sees which page links to which, so crawlrank could neither rank nor schedule by
+    its own rules. Frontera builds a LocalFrontierManager when LOCAL_MODE is True (and
+    ``frontera.utils.add_seeds`` always does)."""
+    local = isinstance(manager, LocalFrontierManager) or (
+        manager.settings.get("LOCAL_MODE") is True
+        and not isinstance(manager, SpiderFrontierManager))
+    if local:
+        raise SettingsError(
+            "crawlrank.frontera.Backend works in Frontera's spider mode only: set "
+            "LOCAL_MODE = False in the Frontera settings (LOCAL_MODE = True, Frontera's "
+            "default, hands the crawl to a crawling strategy that hides the link graph "
+            "from the backend). To seed, use python -m crawlrank.frontera.add_seeds, not "
+            "frontera.utils.add_seeds (which always runs in local mode).")
+
+
+# ---- helpers
+
+
+def _redirect_chain(url: str, meta: dict) -> Tuple[List[Tuple[str, int]], str]:
+    """(hops before the final page, the final URL) of a response Scrapy reached through
+    redirects; ([], url) for none. Frontera's canonical solver reports such a response
+    under the chain's first URL and appends the final URL to meta[b'redirect_urls']."""
+    chain = list(meta.get(b"redirect_urls") or [])
+    if not chain:
+        return [], url
+    if len(chain) >= 2 and chain[0] == url:  # the canonical solver ran
+        chain, final = chain[:-1], chain[-1]
+    else:
+        final = url
+    reasons = list((meta.get(b"scrapy_meta") or {}).get("redirect_reasons") or [])
+    hops: List[Tuple[str, int]] = []
+    for i, hop in enumerate(chain):
+        if hop == final or (hops and hops[-1][0] == hop):
+            continue
+        reason = reasons[i] if i < len(reasons) else 302
+        hops.append((hop, redirect_status(reason)))
+    return hops, final
+
+
+def redirect_status(reason: Any) -> int:
+    """The status recorded for a redirecting page: Scrapy's ``redirect_reasons`` entry (an
+    HTTP status, or 'meta refresh' for a page that answered 200)."""
+    return reason if isinstance(reason, int) else 200
+
+
+def _meta_score(scrapy_meta: Any) -> float:
+    value = scrapy_meta.get("score") if isinstance(scrapy_meta, dict) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        else 0.0
+
+
+def _retry_after_ms(headers: Any) -> Optional[int]:
+    value = None
+    if headers:
+        value = headers.get(b"Retry-After") or headers.get("Retry-After")
+    if isinstance(value, list):
+        value = value[0] if value else None
+    if isinstance(value, bytes):
+        value = value.decode("ascii", "replace")
+    try:
+        return max(0, int(float(value) * 1000)) if value else None
+    except ValueError:
+        return None  # an HTTP date: crawlrank's own hold applies
+
+
+def _score_mode(scorer: Any, use_scores: bool) -> Optional[str]:
+    if scorer is None:
+        return "link-score" if use_scores else None
+    if not isinstance(scorer, str):
+        raise SettingsError(f"SCORER={scorer!r}: expected a name, one of "
+                            f"{', '.join(ADUANA_SCORERS)} or a crawlrank score mode")
+    if scorer in ADUANA_SCORERS:
+        return ADUANA_SCORERS[scorer][1 if use_scores else 0]
+    return scorer  # a crawlrank score mode: checked by scheduler_options()
+
+
+def _path(get: Any, name: str) -> Optional[str]:
+    value = get(name)
+    if value is None:
+        return None
+    try:
+        path = os.fspath(value)
+    except TypeError:
+        raise SettingsError(f"{name}={value!r}: expected a directory path") from None
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not path:
+        raise SettingsError(f"{name}: empty path (leave it unset for a temporary PageDB)")
+    return path
+
+
+def _number(get: Any, name: str, *, minimum: float, inclusive: bool = True) -> Optional[float]:
+    value = get(name)
+    if value is None:
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise SettingsError(f"{name}={value!r}: expected a number") from None
+    if number < minimum or (not inclusive and number == minimum) or number != number:
+        bound = f">= {minimum:g}" if inclusive else f"> {minimum:g}"
+        raise SettingsError(f"{name}={value!r}: expected a number {bound}")
+    return number
+
+
+def _integer(get: Any, name: str, *, minimum: int) -> Optional[int]:
+    value = get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise SettingsError(f"{name}={value!r}: expected an integer")
+    try:
+        number = int(value)
+    except ValueError:
+        raise SettingsError(f"{name}={value!r}: expected an integer") from None
+    if number < minimum:
+        raise SettingsError(f"{name}={value!r}: expected an integer >= {minimum}")
+    return number
+
+
+def _per_request_ms(get: Any, name: str) -> Optional[int]:
+    """A rate in requests per second (Aduana's crawl limits) as milliseconds between two."""
+    rate = _number(get, name, minimum=0.0, inclusive=False)
+    return None if rate is None else max(0, round(1000.0 / rate))
+
+
+def _choice(get: Any, name: str, choices: Tuple[str, ...], default: str) -> str:
+    value = get(name)
+    if value is None:
+        return default
+    if value not in choices:
+        raise SettingsError(f"{name}={value!r}: expected one of {', '.join(choices)}")
+    return value

@@ -1,0 +1,98 @@
+"""Frontera 0.8's Scrapy scheduler, made to end a crawl on crawlrank's backend."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Optional
+
+from frontera.contrib.scrapy.schedulers.frontier import FronteraScheduler as _FronteraScheduler
+from scrapy import Request
+
+from crawlrank.frontera.backend import Backend, redirect_status
+
+_MIN_WAKE_S = 0.01
+
+
+class FronteraScheduler(_FronteraScheduler):
+    """``SCHEDULER = 'crawlrank.frontera.FronteraScheduler'``: Frontera's FronteraScheduler
+    (same middlewares, settings and stats) with three changes when the backend is
+    :class:`crawlrank.frontera.Backend` (with any other backend it is Frontera's own):
+
+    * ``has_pending_requests()`` asks the backend's ``finished()``: it stays true while
+      pages wait for their host's delay or are in flight, and turns false when the crawl
+      is done, so Scrapy closes the spider by itself (Frontera's spider-mode manager says
+      "not finished" forever).
+    * The frontier is asked again as soon as it may have something: at once when pages
+      were reported since the last batch, and at the time the backend says a host will be
+      ready, instead of after ``DELAY_ON_EMPTY`` (5 s by default; tests set 0).
+    * A redirect goes through the backend: the redirecting page is recorded with its
+      status and one link to the target, which is then crawled in its turn like any new
+      page, and not at all if the crawl already has it. (Frontera's scheduler fetches the
+      target at once, bypassing the backend, so a target also linked directly is fetched
+      twice.)
+    """
+
+    def __init__(self, crawler: Any, manager: Any = None) -> None:
+        super().__init__(crawler, manager)
+        self._wakeup: Any = None
+
+    @property
+    def crawlrank_backend(self) -> Optional[Backend]:
+        backend = getattr(self.frontier.manager, "backend", None)
+        return backend if isinstance(backend, Backend) else None
+
+    def has_pending_requests(self) -> bool:
+        backend = self.crawlrank_backend
+        if backend is None:
+            return super().has_pending_requests()
+        return bool(self._pending_requests) or not backend.finished()
+
+    def enqueue_request(self, request: Request) -> bool:
+        backend = self.crawlrank_backend
+        frontier_request = request.meta.get(b"frontier_request")
+        reasons = request.meta.get("redirect_reasons") or [302]
+        if (backend is not None and self.redirect_enabled and frontier_request is not None
+                and request.meta.get("redirect_urls") and not backend.stopped
+                and backend.redirected(frontier_request, request.url,
+                                       redirect_status(reasons[-1]))):
+            self.stats_manager.add_redirected_requests()
+            return True
+        return super().enqueue_request(request)
+
+    def close(self, reason: str) -> None:
+        if self._wakeup is not None and self._wakeup.active():
+            self._wakeup.cancel()
+        super().close(reason)
+
+    def _get_next_request(self) -> Optional[Request]:
+        backend = self.crawlrank_backend
+        if backend is None or backend.stopped:
+            return super()._get_next_request()
+        if backend.has_news():
+            self._delay_next_call = 0.0
+        request = super()._get_next_request()
+        if request is None:
+            self._wake_when_ready(backend)
+        return request
+
+    def _wake_when_ready(self, backend: Backend) -> None:
+        """Asks the engine to call again when the backend's next host is ready: without
+        it, a crawl waiting for a host's delay waits for DELAY_ON_EMPTY or the engine's
+        5-second heartbeat."""
+        ready = backend.next_ready_time()
+        if ready is None:
+            return
+        self._delay_next_call = min(self._delay_next_call, ready)
+        delay = max(_MIN_WAKE_S, ready - time.time())
+        if self._wakeup is not None and self._wakeup.active():
+            if self._wakeup.getTime() - time.time() <= delay:
+                return
+            self._wakeup.cancel()
+        from twisted.internet import reactor
+
+        self._wakeup = reactor.callLater(delay, self._wake)
+
+    def _wake(self) -> None:
+        slot = getattr(self.crawler.engine, "slot", None)
+        if slot is not None:
+            slot.nextcall.schedule()

@@ -39,6 +39,12 @@ if PYTHON_DIR:
     import sys
 
     sys.path.insert(0, PYTHON_DIR)
+# Frontera's snapshot (ctest sets CRAWLRANK_FRONTERA_DIR when ../shared/vendor has one).
+FRONTERA_DIR = os.environ.get("CRAWLRANK_FRONTERA_DIR")
+if FRONTERA_DIR:
+    import sys
+
+    sys.path.append(FRONTERA_DIR)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -10,10 +10,12 @@
 #include <set>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "crawlrank/page_db.h"
 #include "crawlrank/status.h"
+#include "crawlrank/url.h"
 
 namespace crawlrank::python {
 
@@ -38,6 +40,14 @@ template <typename T>
 T Take(Result<T> result) {
   if (!result.ok()) throw StatusError(result.status());
   return std::move(result).value();
+}
+
+// "host" or "domain" (the registered domain); InvalidArgument for anything else.
+inline HostKeyMode HostKeyModeOf(std::string_view name) {
+  if (name == "host") return HostKeyMode::kHost;
+  if (name == "domain") return HostKeyMode::kRegisteredDomain;
+  throw StatusError(InvalidArgumentError("host key mode \"" + std::string(name) +
+                                         "\": expected \"host\" or \"domain\""));
 }
 
 // Registers the exception classes on `m` and the translator that raises them.

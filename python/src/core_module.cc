@@ -64,9 +64,8 @@ void BindErrors(py::module_& m) {
   m.attr("Error") = base;
   py::dict by_code;
   for (const ErrorClass& c : classes) {
-    py::tuple bases = c.extra_base != nullptr
-                          ? py::make_tuple(base, py::handle(c.extra_base))
-                          : py::make_tuple(base);
+    py::tuple bases = c.extra_base != nullptr ? py::make_tuple(base, py::handle(c.extra_base))
+                                              : py::make_tuple(base);
     const std::string qualified = std::string("crawlrank.") + c.name;
     py::object cls = py::reinterpret_steal<py::object>(
         PyErr_NewExceptionWithDoc(qualified.c_str(), c.doc, bases.ptr(), nullptr));
@@ -88,13 +87,8 @@ void BindErrors(py::module_& m) {
 
 namespace {
 
-UrlProfile ProfileOf(std::string_view name) { return Take(ParseUrlProfile(name)); }
-
-HostKeyMode HostKeyModeOf(std::string_view name) {
-  if (name == "host") return HostKeyMode::kHost;
-  if (name == "domain" || name == "registered-domain") return HostKeyMode::kRegisteredDomain;
-  throw StatusError(InvalidArgumentError("host key mode \"" + std::string(name) +
-                                         "\": expected \"host\" or \"domain\""));
+UrlProfile ProfileOf(std::string_view name) {
+  return Take(ParseUrlProfile(name));
 }
 
 void BindUrls(py::module_& m) {

@@ -23,7 +23,9 @@ class PyScheduler final : public Dependent {
       handle_->dependents.insert(this);
     }
   }
-  ~PyScheduler() override { handle_->Unregister(this, [this] { scheduler_.reset(); }); }
+  ~PyScheduler() override {
+    handle_->Unregister(this, [this] { scheduler_.reset(); });
+  }
   PyScheduler(const PyScheduler&) = delete;
   PyScheduler& operator=(const PyScheduler&) = delete;
 
@@ -41,8 +43,8 @@ class PyScheduler final : public Dependent {
     py::gil_scoped_release release;
     std::shared_lock lock(handle_->mu);
     if (scheduler_ == nullptr) {
-      throw StatusError(FailedPreconditionError("scheduler of " +
-                                                DbHandle::PageDbName(handle_->path) + " is closed"));
+      throw StatusError(FailedPreconditionError(
+          "scheduler of " + DbHandle::PageDbName(handle_->path) + " is closed"));
     }
     return fn(*scheduler_);
   }
@@ -53,7 +55,9 @@ class PyScheduler final : public Dependent {
   std::unique_ptr<Scheduler> scheduler_;
 };
 
-std::string ModeName(const SchedulerOptions& o) { return std::string(ScoreModeName(o.score)); }
+std::string ModeName(const SchedulerOptions& o) {
+  return std::string(ScoreModeName(o.score));
+}
 
 // A copy of `options` (None: the defaults) with the keyword arguments set on it, each by
 // the property of its name: TypeError for an unknown name.
@@ -79,6 +83,29 @@ std::vector<QueuedExtra> ExtrasOf(const py::iterable& items, bool* any_extra) {
       out.push_back(item.cast<QueuedExtra>());
       *any_extra = true;
     }
+  }
+  return out;
+}
+
+// Reports given as CrawlReports or (page, lease[, extras]) tuples, each copied once.
+std::vector<CrawlReport> ReportsOf(const py::iterable& items) {
+  std::vector<CrawlReport> out;
+  for (py::handle item : items) {
+    if (py::isinstance<CrawlReport>(item)) {
+      out.push_back(item.cast<const CrawlReport&>());
+      continue;
+    }
+    if (!PyTuple_Check(item.ptr()) || (py::len(item) != 2 && py::len(item) != 3)) {
+      throw py::type_error(
+          "crawled_batch takes CrawlReports or (CrawledPage, lease[, extras]) "
+          "tuples; got " +
+          std::string(py::str(py::repr(item))));
+    }
+    auto t = py::reinterpret_borrow<py::tuple>(item);
+    CrawlReport& report = out.emplace_back();
+    report.page = t[0].cast<const CrawledPage&>();
+    report.lease = t[1].cast<uint64_t>();
+    if (t.size() == 3) report.extras = t[2].cast<std::vector<QueuedExtra>>();
   }
   return out;
 }
@@ -118,16 +145,7 @@ void BindOptions(py::module_& m) {
           [](const SchedulerOptions& s) {
             return std::string(s.host_key == HostKeyMode::kHost ? "host" : "domain");
           },
-          [](SchedulerOptions& s, std::string_view name) {
-            if (name == "host") {
-              s.host_key = HostKeyMode::kHost;
-            } else if (name == "domain") {
-              s.host_key = HostKeyMode::kRegisteredDomain;
-            } else {
-              throw StatusError(InvalidArgumentError("host_key \"" + std::string(name) +
-                                                     "\": expected \"host\" or \"domain\""));
-            }
-          },
+          [](SchedulerOptions& s, std::string_view name) { s.host_key = HostKeyModeOf(name); },
           "'host' (default) or 'domain' (registered domain): what one politeness budget covers")
       .def_readwrite("min_delay_ms", &SchedulerOptions::min_delay_ms)
       .def_readwrite("max_in_flight_per_host", &SchedulerOptions::max_in_flight_per_host)
@@ -198,7 +216,8 @@ void BindValues(py::module_& m) {
 
   py::class_<CrawlReport>(m, "CrawlReport", "A fetched page and the lease it ends.")
       .def(py::init([](CrawledPage page, uint64_t lease, std::vector<QueuedExtra> extras) {
-             return CrawlReport{.page = std::move(page), .lease = lease, .extras = std::move(extras)};
+             return CrawlReport{
+                 .page = std::move(page), .lease = lease, .extras = std::move(extras)};
            }),
            py::arg("page"), py::arg("lease") = 0, py::arg("extras") = std::vector<QueuedExtra>())
       .def_readwrite("page", &CrawlReport::page)
@@ -235,7 +254,8 @@ py::dict ViewDict(const ScheduleView& v) {
   d["now_ms"] = v.now_ms;
   py::list next, flight, hosts;
   for (const auto& p : v.next) next.append(py::make_tuple(p.url, p.score, p.host));
-  for (const auto& f : v.in_flight) flight.append(py::make_tuple(f.url, f.lease, f.expiry_ms, f.host));
+  for (const auto& f : v.in_flight)
+    flight.append(py::make_tuple(f.url, f.lease, f.expiry_ms, f.host));
   for (const auto& h : v.hosts) {
     py::dict e;
     e["key"] = h.key;
@@ -292,25 +312,39 @@ void BindSchedulerClass(py::module_& m) {
           "already known keep their state. A URL that cannot be canonicalised fails the "
           "whole call (InvalidArgumentError naming it).")
       .def(
-          "next", [](PyScheduler& s, size_t n) { return s.With([&](Scheduler& sched) { return Take(sched.Next(n)); }); },
+          "next",
+          [](PyScheduler& s, size_t n) {
+            return s.With([&](Scheduler& sched) { return Take(sched.Next(n)); });
+          },
           py::arg("n"),
           "Up to n Requests, best first, each from a host that may take one now; [] when "
           "none is ready (stats() says when one will be, or that the crawl is finished).")
       .def(
           "crawled",
           [](PyScheduler& s, CrawledPage page, uint64_t lease, std::vector<QueuedExtra> extras) {
-            CrawlReport report{.page = std::move(page), .lease = lease, .extras = std::move(extras)};
-            s.With([&](Scheduler& sched) { Check(sched.Crawled(report)); return 0; });
+            CrawlReport report{
+                .page = std::move(page), .lease = lease, .extras = std::move(extras)};
+            s.With([&](Scheduler& sched) {
+              Check(sched.Crawled(report));
+              return 0;
+            });
           },
           py::arg("page"), py::arg("lease") = 0, py::arg("extras") = std::vector<QueuedExtra>(),
           "Records a fetched page, its links and the pages they create (with `extras` for "
           "those), and ends its lease, in one transaction.")
       .def(
           "crawled_batch",
-          [](PyScheduler& s, const std::vector<CrawlReport>& reports) {
-            s.With([&](Scheduler& sched) { Check(sched.CrawledBatch(reports)); return 0; });
+          [](PyScheduler& s, const py::iterable& items) {
+            std::vector<CrawlReport> reports = ReportsOf(items);
+            s.With([&](Scheduler& sched) {
+              Check(sched.CrawledBatch(reports));
+              return 0;
+            });
           },
-          py::arg("reports"), "Several CrawlReports in one transaction (much cheaper per page).")
+          py::arg("reports"),
+          "Several reports in one transaction (much cheaper per page): CrawlReports, or "
+          "(CrawledPage, lease) and (CrawledPage, lease, extras) tuples, which skip building "
+          "a CrawlReport.")
       .def(
           "failed",
           [](PyScheduler& s, std::string url, uint64_t lease, bool retryable, uint16_t http_status,
@@ -321,7 +355,10 @@ void BindSchedulerClass(py::module_& m) {
                                  .http_status = http_status,
                                  .retry_after_ms = retry_after_ms,
                                  .reason = std::move(reason)};
-            s.With([&](Scheduler& sched) { Check(sched.Failed(report)); return 0; });
+            s.With([&](Scheduler& sched) {
+              Check(sched.Failed(report));
+              return 0;
+            });
           },
           py::arg("url"), py::arg("lease") = 0, py::kw_only(), py::arg("retryable") = true,
           py::arg("http_status") = 0, py::arg("retry_after_ms") = std::nullopt,
@@ -332,18 +369,33 @@ void BindSchedulerClass(py::module_& m) {
       .def(
           "set_crawl_delay",
           [](PyScheduler& s, std::string host, int64_t delay_ms) {
-            s.With([&](Scheduler& sched) { Check(sched.SetCrawlDelay(host, delay_ms)); return 0; });
+            s.With([&](Scheduler& sched) {
+              Check(sched.SetCrawlDelay(host, delay_ms));
+              return 0;
+            });
           },
           py::arg("host"), py::arg("delay_ms"), "A host's crawl delay; 0 restores the default.")
       .def(
           "set_host_group",
           [](PyScheduler& s, std::string host, std::string group) {
-            s.With([&](Scheduler& sched) { Check(sched.SetHostGroup(host, group)); return 0; });
+            s.With([&](Scheduler& sched) {
+              Check(sched.SetHostGroup(host, group));
+              return 0;
+            });
           },
-          py::arg("host"), py::arg("group"), "Puts a host into a politeness group ('' takes it out).")
-      .def("stats", [](PyScheduler& s) { return s.With([](Scheduler& sched) { return sched.GetStats(); }); })
-      .def("rerank", [](PyScheduler& s) { s.With([](Scheduler& sched) { Check(sched.Rerank()); return 0; }); },
-           "Recomputes the ranks now (rank score modes).")
+          py::arg("host"), py::arg("group"),
+          "Puts a host into a politeness group ('' takes it out).")
+      .def("stats",
+           [](PyScheduler& s) { return s.With([](Scheduler& sched) { return sched.GetStats(); }); })
+      .def(
+          "rerank",
+          [](PyScheduler& s) {
+            s.With([](Scheduler& sched) {
+              Check(sched.Rerank());
+              return 0;
+            });
+          },
+          "Recomputes the ranks now (rank score modes).")
       .def_static(
           "inspect",
           [](py::handle db, size_t next, size_t max_hosts, const py::object& options,

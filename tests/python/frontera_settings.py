@@ -31,3 +31,20 @@ def frontera_scrapy_settings(db: str) -> dict:
         "DELAY_ON_EMPTY": 0.0,
         "MAX_NEXT_REQUESTS": 64,
     }
+
+
+def frontera_sqlalchemy_settings(pages: int) -> dict:
+    """Frontera's own set-up (its scheduler, local mode, the SQLAlchemy backend on SQLite
+    in memory): the baseline of benchmarks/scrapy_bench.py. Frontera never ends such a
+    crawl, so the spider closes after `pages` responses."""
+    settings = frontera_scrapy_settings("")
+    for name in ("PAGE_DB_PATH",):
+        del settings[name]
+    settings.update({
+        "SCHEDULER": "frontera.contrib.scrapy.schedulers.frontier.FronteraScheduler",
+        "BACKEND": "frontera.contrib.backends.sqlalchemy.Distributed",
+        "LOCAL_MODE": True,
+        "SQLALCHEMYBACKEND_ENGINE": "sqlite:///:memory:",
+        "CLOSESPIDER_PAGECOUNT": pages,
+    })
+    return settings

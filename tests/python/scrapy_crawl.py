@@ -9,6 +9,7 @@ tests in a process of its own (so that a test can SIGKILL it).
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from pathlib import Path
@@ -57,6 +58,9 @@ def main() -> int:
     parser.add_argument("--stats")
     parser.add_argument("--scheduler", default="crawlrank",
                         help="'crawlrank', or 'scrapy' for Scrapy's own (benchmarks)")
+    parser.add_argument("--frontera-sqlalchemy", type=int, metavar="PAGES",
+                        help="through Frontera with its own SQLAlchemy backend (benchmarks): "
+                             "it never ends a crawl, so the spider closes after PAGES responses")
     args = parser.parse_args()
     settings = {
         "LOG_LEVEL": "INFO",
@@ -73,11 +77,25 @@ def main() -> int:
 
         add_seeds(args.db, [f"http://{args.host}/index.html"])
         settings.update(frontera_scrapy_settings(args.db))
+    elif args.frontera_sqlalchemy:
+        import crawlrank.frontera  # noqa: F401 (the import shims Frontera 0.8 needs)
+        from frontera_settings import frontera_sqlalchemy_settings
+
+        settings.update(frontera_sqlalchemy_settings(args.frontera_sqlalchemy))
     elif args.scheduler == "crawlrank":
         settings.update(native_settings(args.db))
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(DocSpider)
-    process.crawl(crawler, host=args.host, seeded=args.frontera)
+    if args.frontera_sqlalchemy:
+        # Frontera's local mode takes seeds through its manager, in the crawling process
+        # (the SQLite database is in memory).
+        def seed(spider):
+            manager = crawler.engine.slot.scheduler.frontier.manager
+            manager.add_seeds(io.BytesIO(f"http://{args.host}/index.html\n".encode()))
+
+        crawler.signals.connect(seed, signal=scrapy.signals.spider_opened)
+    seeded = args.frontera or bool(args.frontera_sqlalchemy)
+    process.crawl(crawler, host=args.host, seeded=seeded)
     process.start()
     if args.stats:
         stats = {k: (v.isoformat() if hasattr(v, "isoformat") else v)

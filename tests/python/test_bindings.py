@@ -151,7 +151,11 @@ def test_scheduler_is_polite_and_finishes(cr, tmp_path):
         assert new.depth == 1
         sched.failed(new.url, new.lease, retryable=False, http_status=0, reason="refused")
         other = next(r for r in second if r.host == "a.test")
-        sched.crawled_batch([cr.CrawlReport(cr.CrawledPage(other.url), other.lease)])
+        with pytest.raises(TypeError, match="CrawlReports or"):
+            sched.crawled_batch([other.url])
+        with pytest.raises(cr.InvalidArgumentError, match="a link is a URL or"):
+            cr.CrawledPage(other.url, [("http://x.test/", 1.0, "extra")])
+        sched.crawled_batch([(cr.CrawledPage(other.url, [("http://a.test/2", 0.5)]), other.lease)])
         stats = sched.stats()
         assert (stats.crawled, stats.failed, stats.queued, stats.in_flight) == (3, 1, 0, 0)
         assert stats.finished and stats.to_dict()["finished"]

@@ -204,7 +204,7 @@ class Backend(_FronteraBackend):
         except BaseException:
             self._close()
             raise
-        self._reports: List[crawlrank.CrawlReport] = []
+        self._reports: List[Tuple[crawlrank.CrawledPage, int, list]] = []
         self._page: Optional[_Page] = None
         self._held: Deque[_Held] = deque()
         self._stopped = False
@@ -357,7 +357,7 @@ class Backend(_FronteraBackend):
                 return False
         except crawlrank.InvalidArgumentError:
             pass  # crawlrank drops a link it cannot take: the page is recorded without it
-        self._reports.append(crawlrank.CrawlReport(
+        self._reports.append((  # (page, lease, extras): crawled_batch copies it once
             crawlrank.CrawledPage(request.url, [(target, 0.0)], http_status=status),
             int(request.meta.get(LEASE_KEY) or 0), []))
         return True
@@ -391,10 +391,10 @@ class Backend(_FronteraBackend):
         lease = page.lease
         hops = page.redirects + [(page.url, page.status)]
         for (url, status), (target, _) in zip(hops, hops[1:]):
-            self._reports.append(crawlrank.CrawlReport(
+            self._reports.append((
                 crawlrank.CrawledPage(url, [(target, 0.0)], http_status=status), lease, []))
             lease = 0  # the lease is the first URL's; the others were never handed out
-        self._reports.append(crawlrank.CrawlReport(
+        self._reports.append((
             crawlrank.CrawledPage(page.url, links, content_score=page.score,
                                   content_hash=page.content_hash, http_status=page.status),
             lease, []))

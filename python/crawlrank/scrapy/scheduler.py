@@ -26,6 +26,9 @@ LEASE_KEY = "crawlrank_lease"
 # The meta key LinkGraphMiddleware puts on the spider's start requests.
 SEED_KEY = "crawlrank_seed"
 
+# A report waiting for its batch: (page, lease, extras), as crawled_batch takes it.
+_Report = Tuple[crawlrank.CrawledPage, int, List[crawlrank.QueuedExtra]]
+
 
 @dataclasses.dataclass
 class SchedulerSettings:
@@ -154,7 +157,7 @@ class Scheduler:
         self._memory: Deque[Request] = deque()  # what crawlrank cannot keep
         self._pages: Dict[int, _Page] = {}  # by lease
         self._links: Dict[int, Tuple[_Page, float]] = {}  # id(request) -> its page, score
-        self._reports: List[crawlrank.CrawlReport] = []
+        self._reports: List[_Report] = []
         self._seeds: List[crawlrank.QueuedExtra] = []
         self._pending: Set[str] = set()  # canonical URLs in _reports/_seeds
         self._warned_unserializable = False
@@ -303,7 +306,7 @@ class Scheduler:
             return
         scorer = self.settings.content_scorer
         content_score = float(scorer(response)) if scorer is not None and status < 300 else 0.0
-        self._reports.append(crawlrank.CrawlReport(
+        self._reports.append((  # (page, lease, extras): crawled_batch copies it once
             crawlrank.CrawledPage(page.url, page.links, content_score=content_score,
                                   http_status=status),
             page.lease, page.extras))
@@ -355,7 +358,7 @@ class Scheduler:
                 extras.append(crawlrank.QueuedExtra(target, payload, fresh.priority))
                 self._pending.add(target)
             accepted = not known
-        self._reports.append(crawlrank.CrawlReport(
+        self._reports.append((
             crawlrank.CrawledPage(url, links, http_status=status), number, extras))
         if not accepted:
             self.stats.inc_value("crawlrank/duplicates", spider=self.spider)

@@ -78,6 +78,11 @@ class CasesSpider(scrapy.Spider):
         yield scrapy.Request(b + "/redirect", callback=self.parse_plain)
         for path in ("/404", "/503", "/drop"):
             yield scrapy.Request(b + path, callback=self.parse_plain)
+        yield scrapy.Request(b + "/boom", callback=self.parse_boom)
+
+    def parse_boom(self, response):
+        yield scrapy.Request(self.base + "/after-boom", callback=self.parse_plain)
+        raise RuntimeError("a spider bug")
 
     def parse_b(self, response, x):
         SEEN["b"] = [x, response.meta.get("tag")]

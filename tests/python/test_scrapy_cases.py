@@ -44,7 +44,8 @@ def test_each_page_is_fetched_once_and_priority_goes_first(crawl):
     drops = gets.count("/drop")
     assert drops >= 2, gets
     assert sorted(p for p in gets if p != "/drop") == sorted(
-        ["/a", "/a", "/b", "/low", "/high", "/lambda", "/redirect", "/404", "/503", "/503"])
+        ["/a", "/a", "/b", "/low", "/high", "/lambda", "/redirect", "/404", "/503", "/503",
+         "/boom", "/after-boom"])
     queued = [p for p in gets if p in ("/b", "/low", "/high", "/redirect", "/404")]
     assert queued[0] == "/high", gets  # priority 5 before every priority-0 page
     assert crawl["seen"].get("again") is True
@@ -66,8 +67,14 @@ def test_outcomes_are_recorded_in_the_page_db(crawl):
 
     base = crawl["base"]
     with cr.PageDb(str(crawl["db"]), read_only=True) as db:
-        status = {p: db.find_url(base + p).http_status for p in ("/a", "/b", "/404", "/redirect")}
-        assert status == {"/a": 200, "/b": 200, "/404": 404, "/redirect": 302}
+        status = {p: db.find_url(base + p).http_status
+                  for p in ("/a", "/b", "/404", "/redirect", "/boom", "/after-boom")}
+        assert status == {"/a": 200, "/b": 200, "/404": 404, "/redirect": 302, "/boom": 200,
+                          "/after-boom": 200}
+        # A callback that raised still reports its page, with the links it yielded first.
+        boom = db.find_url(base + "/boom")
+        with db.snapshot() as snap:
+            assert [snap.find_id(int(t)).url for t in snap.links(boom.id)] == [base + "/after-boom"]
         redirect = db.find_url(base + "/redirect")
         with db.snapshot() as snap:
             assert [snap.find_id(int(t)).url for t in snap.links(redirect.id)] == [base + "/b"]

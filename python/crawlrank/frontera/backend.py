@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import os
 import shutil
@@ -84,6 +85,11 @@ class BackendSettings:
             raise SettingsError(f"PAGE_RANK_DAMPING={damping!r}: expected a number in (0, 1)")
         out.rank_damping = damping
         options = get("CRAWLRANK_SCHEDULER_OPTIONS") or {}
+        if isinstance(options, str):  # a JSON object, as `scrapy crawl -s NAME=...` gives it
+            try:
+                options = json.loads(options)
+            except ValueError:
+                pass
         if not isinstance(options, dict):
             raise SettingsError(f"CRAWLRANK_SCHEDULER_OPTIONS={options!r}: expected a dict of "
                                 "crawlrank.SchedulerOptions fields")

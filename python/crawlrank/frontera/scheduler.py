@@ -6,7 +6,7 @@ import time
 from typing import Any, Optional
 
 from frontera.contrib.scrapy.schedulers.frontier import FronteraScheduler as _FronteraScheduler
-from scrapy import Request
+from scrapy import Request, signals
 
 from crawlrank.frontera.backend import Backend, redirect_status
 
@@ -25,6 +25,8 @@ class FronteraScheduler(_FronteraScheduler):
     * The frontier is asked again as soon as it may have something: at once when pages
       were reported since the last batch, and at the time the backend says a host will be
       ready, instead of after ``DELAY_ON_EMPTY`` (5 s by default; tests set 0).
+    * A page whose callback raised is reported (crawled, no links), so that its lease does
+      not keep the crawl open and the page is not fetched again.
     * A redirect goes through the backend: the redirecting page is recorded with its
       status and one link to the target, which is then crawled in its turn like any new
       page, and not at all if the crawl already has it. (Frontera's scheduler fetches the
@@ -35,6 +37,16 @@ class FronteraScheduler(_FronteraScheduler):
     def __init__(self, crawler: Any, manager: Any = None) -> None:
         super().__init__(crawler, manager)
         self._wakeup: Any = None
+        crawler.signals.connect(self._spider_error, signal=signals.spider_error)
+
+    def _spider_error(self, failure: Any, response: Any, spider: Any) -> None:
+        """A callback that raised: Frontera's middleware never reports its page, whose lease
+        would hold the crawl open until it expired and then fetch the page again. Report it
+        as crawled with no links (the requests it yielded before raising went on)."""
+        if self.crawlrank_backend is None or b"frontier_request" not in response.meta:
+            return
+        for _ in self.process_spider_output(response, [], spider):
+            pass
 
     @property
     def crawlrank_backend(self) -> Optional[Backend]:

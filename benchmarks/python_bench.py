@@ -8,8 +8,9 @@ does, then the call. Pages have 50 links each (45 to pages the DB has, 5 new one
                   backend write them): per page
   report/one      crawled() of one page: per page
   report/c++      the baseline measured in the same run: PageDb.add_batch() of the same
-                  64-page batches, whose C++ work is the bare PageDB's (no scheduler, and
-                  the pages built beforehand, so no Python work in the figure)
+                  64-page batches into the same DB, whose C++ work is the bare PageDB's (no
+                  scheduler, and the pages built beforehand, so no Python work in the figure)
+  one/c++         the same for PageDb.add() of one page
   next(64)        one Scheduler.next(64) call, 64 requests handed out
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/python_bench.py [--pages N] [--repeats R]
@@ -36,16 +37,20 @@ def pages_of(first: int, count: int, known: int) -> list[tuple[str, list[str]]]:
     return out
 
 
+def fill(db: cr.PageDb, pages: int) -> None:
+    """`pages` pages known, 2000 of them crawled with their links."""
+    db.add_batch([cr.CrawledPage(u, l) for u, l in pages_of(0, 2000, pages)])
+    for start in range(0, pages, 20_000):
+        db.add_batch([cr.CrawledPage(f"http://h{i % 50}.test/p{i}", [], http_status=0)
+                      for i in range(start, min(pages, start + 20_000))])
+
+
 def run(pages: int, repeats: int) -> None:
-    results: dict[str, list[float]] = {k: [] for k in ("batch", "one", "cxx", "next")}
+    results: dict[str, list[float]] = {k: [] for k in ("batch", "one", "cxx", "cxx1", "next")}
     for _ in range(repeats):
         with tempfile.TemporaryDirectory() as tmp:
-            # The DB the reports go to: `pages` pages known, none crawled yet.
             with cr.PageDb(f"{tmp}/db", durability="none") as db:
-                db.add_batch([cr.CrawledPage(u, l) for u, l in pages_of(0, 2000, pages)])
-                for start in range(0, pages, 20_000):
-                    db.add_batch([cr.CrawledPage(f"http://h{i % 50}.test/p{i}", [], http_status=0)
-                                  for i in range(start, min(pages, start + 20_000))])
+                fill(db, pages)
                 with cr.Scheduler(db, score="link-score", min_delay_ms=0,
                                   max_in_flight_per_host=1000) as scheduler:
                     work = pages_of(10_000, 64 * 20, pages)
@@ -63,19 +68,27 @@ def run(pages: int, repeats: int) -> None:
                     for _ in range(20):
                         assert len(scheduler.next(64)) == 64
                     results["next"].append((time.perf_counter() - t) / 20)
+            # The baseline: the same DB and the same pages, without the scheduler and with the
+            # pages built beforehand.
             with cr.PageDb(f"{tmp}/bare", durability="none") as bare:
-                bare.add_batch([cr.CrawledPage(u, l) for u, l in pages_of(0, 2000, pages)])
+                fill(bare, pages)
                 batches = [[cr.CrawledPage(u, l) for u, l in pages_of(10_000 + b, 64, pages)]
                            for b in range(0, 64 * 20, 64)]
                 t = time.perf_counter()
                 for batch in batches:
                     bare.add_batch(batch)
                 results["cxx"].append((time.perf_counter() - t) / (64 * 20))
+                singles = [cr.CrawledPage(u, l) for u, l in pages_of(20_000, 200, pages)]
+                t = time.perf_counter()
+                for page in singles:
+                    bare.add(page)
+                results["cxx1"].append((time.perf_counter() - t) / len(singles))
     med = {k: statistics.median(v) for k, v in results.items()}
     print(f"# {pages} pages known, 50 links a page, median of {repeats}")
     print(f"report/batch  {med['batch'] * 1e6:8.1f} us/page  ({med['batch'] / med['cxx']:.2f}x report/c++)")
-    print(f"report/one    {med['one'] * 1e6:8.1f} us/page  ({med['one'] / med['cxx']:.2f}x report/c++)")
-    print(f"report/c++    {med['cxx'] * 1e6:8.1f} us/page")
+    print(f"report/c++    {med['cxx'] * 1e6:8.1f} us/page  (PageDb.add_batch)")
+    print(f"report/one    {med['one'] * 1e6:8.1f} us/page  ({med['one'] / med['cxx1']:.2f}x one/c++)")
+    print(f"one/c++       {med['cxx1'] * 1e6:8.1f} us/page  (PageDb.add)")
     print(f"next(64)      {med['next'] * 1e6:8.1f} us/call ({med['next'] / 64 * 1e6:.2f} us/request)")
 
 

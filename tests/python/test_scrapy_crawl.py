@@ -117,3 +117,32 @@ def test_killed_crawl_resumes_without_refetching(tmp_path):
     assert crawled == status  # nothing missing
     assert db_edges == edges
     assert set(first) | set(second) == {url.split(site.host, 1)[1] for url in status}
+
+
+def test_ctrl_c_stops_cleanly_and_loses_nothing(tmp_path):
+    """SIGINT (Ctrl-C) makes Scrapy close the spider gracefully: every page the server sent
+    in the first run is recorded when it exits, and the rerun fetches only the rest."""
+    import crawlrank as cr
+
+    with DocSite() as site:
+        status, _ = expected_graph(site.host)
+        proc = subprocess.Popen(crawl_command(site, tmp_path / "db", tmp_path / "s1.json"),
+                                env=crawl_env(), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 300
+        while len(site.paths()) < 150 and proc.poll() is None:
+            assert time.monotonic() < deadline, "the crawl did not get going"
+            time.sleep(0.005)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=120)
+        assert proc.returncode == 0, stderr[-3000:]
+        assert "'finish_reason': 'shutdown'" in stderr
+        first = site.paths()
+        crawled_first, _, _ = db_graph(cr, tmp_path / "db")
+        served = {f"http://{site.host}{p}" for p in first}
+        assert served == set(crawled_first), served ^ set(crawled_first)
+        site.log.clear()
+        run_crawl(site, tmp_path / "db", tmp_path / "s2.json")
+        second = site.paths()
+    assert not set(first) & set(second)
+    assert len(first) + len(second) == len(status)

@@ -42,6 +42,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif self.path == "/drop":
             self.close_connection = True
             self.connection.shutdown(2)
+        elif self.path == "/b":
+            self.answer(200, b"<html><body>a Special page</body></html>")
         else:
             self.answer(200)
 
@@ -68,7 +70,7 @@ class CasesSpider(scrapy.Spider):
             return
         b = self.base
         yield scrapy.Request(b + "/b", callback=self.parse_b, cb_kwargs={"x": 1},
-                             meta={"tag": "kept"})
+                             meta={"tag": "kept", "link_text": "the special one"})
         yield scrapy.Request(b + "/low", callback=self.parse_plain)
         yield scrapy.Request(b + "/high", callback=self.parse_plain, priority=5)
         yield scrapy.FormRequest(b + "/form", formdata={"q": "1"}, callback=self.parse_plain)
@@ -105,6 +107,8 @@ def main() -> int:
         "SPIDER_MIDDLEWARES": {"crawlrank.scrapy.LinkGraphMiddleware": 1000},
         "DOWNLOADER_MIDDLEWARES": {"crawlrank.scrapy.ErrorMiddleware": 100},
         "CRAWLRANK_PAGE_DB": db,
+        "CRAWLRANK_SCORER": "crawlrank.scrapy.KeywordScorer",
+        "CRAWLRANK_KEYWORDS": ["special", "page"],
         "CONCURRENT_REQUESTS": 1,
         "CONCURRENT_REQUESTS_PER_DOMAIN": 1,
         "RETRY_TIMES": 1,

@@ -84,3 +84,38 @@ def test_outcomes_are_recorded_in_the_page_db(crawl):
         view = cr.Scheduler.inspect(db)
         assert view["stats"]["failed"] == 2 and view["stats"]["finished"]
         assert db.info()["url_profile"] == "w3lib/1"
+
+
+def test_keyword_scores_reach_the_page_db(crawl):
+    """KeywordScorer: /b's anchor text has one of the two keywords ("special"), its URL
+    none; its body has both ("Special", "page"). /low has neither."""
+    import crawlrank as cr
+
+    base = crawl["base"]
+    with cr.PageDb(str(crawl["db"]), read_only=True) as db:
+        b, low = db.find_url(base + "/b"), db.find_url(base + "/low")
+        assert (b.link_score, b.content_score) == (0.5, 1.0)
+        assert (low.link_score, low.content_score) == (0.0, 0.0)
+        assert crawl["seen"]["b"] == [1, "kept"]
+
+
+def test_keyword_scorer_alone():
+    from scrapy import Request
+    from scrapy.exceptions import NotConfigured
+    from scrapy.http import HtmlResponse
+    from scrapy.settings import Settings
+
+    from crawlrank.scrapy import KeywordScorer, SchedulerSettings
+
+    scorer = KeywordScorer(["Event loop", "asyncio", "coroutine"])
+    assert scorer.keywords == {"event", "loop", "asyncio", "coroutine"}
+    page = HtmlResponse("http://h.test/", body=b"<html><head><title>coroutine</title></head>"
+                        b"<body>The asyncio EVENT queue</body></html>")
+    assert scorer.content_score(page) == 0.5  # asyncio, event; the title is not the body
+    link = Request("http://h.test/loop.html", meta={"link_text": "about coroutines"})
+    assert scorer.link_score(page, link) == 0.25  # "loop" from the URL; "coroutines" differs
+    settings = SchedulerSettings.from_settings(Settings({
+        "CRAWLRANK_SCORER": "crawlrank.scrapy.KeywordScorer", "CRAWLRANK_KEYWORDS": "a,b"}))
+    assert settings.content_scorer.__self__.keywords == {"a", "b"}
+    with pytest.raises(NotConfigured, match="CRAWLRANK_KEYWORDS"):
+        SchedulerSettings.from_settings(Settings({"CRAWLRANK_SCORER": "crawlrank.scrapy.KeywordScorer"}))

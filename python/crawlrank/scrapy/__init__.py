@@ -17,5 +17,7 @@ What the scheduler does, how ``request.priority`` combines with the ranks, and e
 
 from crawlrank.scrapy.middlewares import ErrorMiddleware, LinkGraphMiddleware
 from crawlrank.scrapy.scheduler import Scheduler, SchedulerSettings
+from crawlrank.scrapy.scoring import KeywordScorer
 
-__all__ = ["ErrorMiddleware", "LinkGraphMiddleware", "Scheduler", "SchedulerSettings"]
+__all__ = ["ErrorMiddleware", "KeywordScorer", "LinkGraphMiddleware", "Scheduler",
+           "SchedulerSettings"]

@@ -14,7 +14,7 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Response
 from scrapy.settings import BaseSettings
 from scrapy.spiders import Spider
-from scrapy.utils.misc import load_object
+from scrapy.utils.misc import create_instance, load_object
 from scrapy.utils.request import request_from_dict
 
 import crawlrank
@@ -56,10 +56,22 @@ class SchedulerSettings:
     options: Dict[str, Any] = dataclasses.field(default_factory=dict)  # CRAWLRANK_OPTIONS
 
     @classmethod
-    def from_settings(cls, settings: BaseSettings) -> "SchedulerSettings":
-        def scorer(name: str):
+    def from_settings(cls, settings: BaseSettings,
+                      crawler: Optional[Crawler] = None) -> "SchedulerSettings":
+        # CRAWLRANK_SCORER: an object (or a class built with from_crawler) with
+        # content_score(response) and link_score(response, request), e.g.
+        # crawlrank.scrapy.scoring.KeywordScorer; the two settings below override its parts.
+        both = settings.get("CRAWLRANK_SCORER")
+        if both is not None:
+            both = load_object(both) if isinstance(both, str) else both
+            if isinstance(both, type):
+                both = create_instance(both, settings, crawler)
+
+        def scorer(name: str, part: str):
             value = settings.get(name)
-            if value is None or callable(value):
+            if value is None:
+                return getattr(both, part, None)
+            if callable(value):
                 return value
             loaded = load_object(value)
             if not callable(loaded):
@@ -81,8 +93,8 @@ class SchedulerSettings:
             lease_ms=settings.getint("CRAWLRANK_LEASE_MS", 600_000),
             batch=settings.getint("CRAWLRANK_BATCH", settings.getint("CONCURRENT_REQUESTS", 16)),
             durability=settings.get("CRAWLRANK_DURABILITY", "periodic"),
-            content_scorer=scorer("CRAWLRANK_CONTENT_SCORER"),
-            link_scorer=scorer("CRAWLRANK_LINK_SCORER"),
+            content_scorer=scorer("CRAWLRANK_CONTENT_SCORER", "content_score"),
+            link_scorer=scorer("CRAWLRANK_LINK_SCORER", "link_score"),
             options=dict(settings.getdict("CRAWLRANK_OPTIONS")),
         )
         if out.per_host < 1 or out.batch < 1:
@@ -165,7 +177,7 @@ class Scheduler:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> "Scheduler":
-        return cls(crawler, SchedulerSettings.from_settings(crawler.settings))
+        return cls(crawler, SchedulerSettings.from_settings(crawler.settings, crawler))
 
     # ---- life cycle
 

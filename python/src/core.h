@@ -77,12 +77,7 @@ struct DbHandle {
     }
     return *db;
   }
-  // Called with the GIL held; each releases it while it waits for `mu`.
-  void Register(Dependent* d) {
-    py::gil_scoped_release release;
-    std::unique_lock lock(mu);
-    dependents.insert(d);
-  }
+  // Called with the GIL held; releases it while it waits for `mu`.
   template <typename F>
   void Unregister(Dependent* d, F&& close) {
     py::gil_scoped_release release;

@@ -71,31 +71,49 @@ py::list RejectedList(const AddReport& report) {
   return out;
 }
 
+// A Snapshot of an open DB. Locks, always taken in this order: the DB handle's `mu`, then
+// the snapshot's own `mu_`. Calls hold both shared; close() takes only `mu_` (a writer
+// holding the handle shared may be waiting for this very snapshot to close, to grow the
+// map); PageDb.close() holds the handle exclusively and then takes `mu_`.
 class PySnapshot final : public Dependent {
  public:
-  PySnapshot(std::shared_ptr<DbHandle> handle, Snapshot snapshot)
-      : handle_(std::move(handle)), snapshot_(std::move(snapshot)) {
-    handle_->Register(this);
+  // Opens a snapshot of `handle`'s DB and files it with the DB under one lock, so that a
+  // PageDb.close() in another thread cannot come between the two.
+  static std::unique_ptr<PySnapshot> Open(const std::shared_ptr<DbHandle>& handle) {
+    py::gil_scoped_release release;
+    std::unique_lock lock(handle->mu);
+    auto out = std::make_unique<PySnapshot>(Key(), handle, Take(handle->Get().NewSnapshot()));
+    handle->dependents.insert(out.get());
+    return out;
   }
   ~PySnapshot() override {
-    handle_->Unregister(this, [this] { snapshot_.reset(); });
+    Close();
+    handle_->Unregister(this, [] {});
   }
   PySnapshot(const PySnapshot&) = delete;
   PySnapshot& operator=(const PySnapshot&) = delete;
 
-  void CloseForDb() override { snapshot_.reset(); }  // close() holds `mu` exclusively
-  void Close() {
-    py::gil_scoped_release release;
-    std::shared_lock lock(handle_->mu);
+  void CloseForDb() override {
+    std::unique_lock lock(mu_);
     snapshot_.reset();
   }
-  bool closed() const { return !snapshot_.has_value(); }
+  void Close() {
+    py::gil_scoped_release release;
+    std::unique_lock lock(mu_);
+    snapshot_.reset();
+  }
+  bool closed() {
+    py::gil_scoped_release release;
+    std::shared_lock lock(mu_);
+    return !snapshot_.has_value();
+  }
 
   // Runs fn(const Snapshot&) with the GIL released.
   template <typename F>
   auto With(F&& fn) {
     py::gil_scoped_release release;
-    std::shared_lock lock(handle_->mu);
+    std::shared_lock db_lock(handle_->mu);
+    std::shared_lock lock(mu_);
     if (!snapshot_) {
       throw StatusError(FailedPreconditionError(
           "snapshot of " + DbHandle::PageDbName(handle_->path) + " is closed"));
@@ -104,7 +122,15 @@ class PySnapshot final : public Dependent {
   }
 
  private:
+  struct Key {};  // only Open makes one
+
+ public:
+  PySnapshot(Key, std::shared_ptr<DbHandle> handle, Snapshot snapshot)
+      : handle_(std::move(handle)), snapshot_(std::move(snapshot)) {}
+
+ private:
   std::shared_ptr<DbHandle> handle_;
+  std::shared_mutex mu_;
   std::optional<Snapshot> snapshot_;
 };
 
@@ -127,6 +153,7 @@ class PyPageDb {
     handle_->db.reset();
   }
   bool closed() {
+    py::gil_scoped_release release;
     std::shared_lock lock(handle_->mu);
     return handle_->db == nullptr;
   }
@@ -439,12 +466,9 @@ void BindPageDbClass(py::module_& m) {
           },
           "Forces everything committed so far to stable storage.")
       .def(
-          "snapshot",
-          [](PyPageDb& d) {
-            Snapshot snap = WithDb(d.handle(), [](PageDb& db) { return Take(db.NewSnapshot()); });
-            return std::make_unique<PySnapshot>(d.shared(), std::move(snap));
-          },
-          "A consistent read view; use it in a `with` block.")
+          "snapshot", [](PyPageDb& d) { return PySnapshot::Open(d.shared()); },
+          // The snapshot keeps its PageDb object alive (a dropped PageDb would close it).
+          py::keep_alive<0, 1>(), "A consistent read view; use it in a `with` block.")
       .def(
           "find",
           [](PyPageDb& d, uint64_t fp) {

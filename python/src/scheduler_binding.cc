@@ -35,7 +35,11 @@ class PyScheduler final : public Dependent {
     std::unique_lock lock(handle_->mu);
     scheduler_.reset();
   }
-  bool closed() const { return scheduler_ == nullptr; }
+  bool closed() {
+    py::gil_scoped_release release;
+    std::shared_lock lock(handle_->mu);
+    return scheduler_ == nullptr;
+  }
 
   // Runs fn(Scheduler&) with the GIL released and the DB held open.
   template <typename F>
@@ -289,7 +293,9 @@ void BindSchedulerClass(py::module_& m) {
              if (!clock.is_none()) o.clock = &clock.cast<ManualClock&>();
              return std::make_unique<PyScheduler>(HandleOf(db), o, std::move(clock));
            }),
-           py::arg("db"), py::arg("options") = py::none(), py::arg("clock") = py::none())
+           // The scheduler keeps its PageDb object alive (a dropped PageDb would close it).
+           py::keep_alive<1, 2>(), py::arg("db"), py::arg("options") = py::none(),
+           py::arg("clock") = py::none())
       .def(
           "add_seeds",
           [](PyScheduler& s, const py::iterable& items) {

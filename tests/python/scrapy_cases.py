@@ -35,6 +35,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         LOG.append(["GET", self.path])
         if self.path == "/redirect":
             self.answer(302, b"", [("Location", "/b")])
+        elif self.path.startswith("/chain/"):  # redirects without end
+            self.answer(302, b"", [("Location", f"/chain/{int(self.path[7:]) + 1}")])
         elif self.path == "/404":
             self.answer(404)
         elif self.path == "/503":
@@ -81,6 +83,10 @@ class CasesSpider(scrapy.Spider):
         for path in ("/404", "/503", "/drop"):
             yield scrapy.Request(b + path, callback=self.parse_plain)
         yield scrapy.Request(b + "/boom", callback=self.parse_boom)
+        # A request that copies its page's meta (the lease key included) is a new link.
+        yield scrapy.Request(b + "/copied", meta=dict(response.meta), callback=self.parse_plain)
+        # Scrapy drops the request after REDIRECT_MAX_TIMES hops without telling a middleware.
+        yield scrapy.Request(b + "/chain/0", callback=self.parse_plain)
 
     def parse_boom(self, response):
         yield scrapy.Request(self.base + "/after-boom", callback=self.parse_plain)
@@ -112,6 +118,7 @@ def main() -> int:
         "CONCURRENT_REQUESTS": 1,
         "CONCURRENT_REQUESTS_PER_DOMAIN": 1,
         "RETRY_TIMES": 1,
+        "REDIRECT_MAX_TIMES": 2,
         # A 503 holds its host (for a minute by default): not in a test.
         "CRAWLRANK_OPTIONS": {"hold_ms": 1},
     })

@@ -239,3 +239,20 @@ def test_stubs_match_the_module(cr):
     for name, members in stubbed.items():
         for member in members - {"__init__", "__enter__", "__exit__", "__len__", "__contains__"}:
             assert hasattr(getattr(core, name), member), f"{name}.{member} is stubbed, not bound"
+
+
+def test_objects_keep_their_page_db_alive(cr, tmp_path):
+    """A Scheduler or Snapshot made from a PageDb nobody else holds keeps it open."""
+    import gc
+
+    sched = cr.Scheduler(cr.PageDb(str(tmp_path / "a")), min_delay_ms=0)
+    gc.collect()
+    sched.add_seeds(["http://a.test/"])
+    assert [r.url for r in sched.next(5)] == ["http://a.test/"]
+    with cr.PageDb(str(tmp_path / "b")) as db:
+        db.add(cr.CrawledPage("http://b.test/", ["http://b.test/x"]))
+    snap = cr.PageDb(str(tmp_path / "b"), read_only=True).snapshot()
+    gc.collect()
+    assert len(snap) == 2 and not snap.closed
+    snap.close()
+    assert snap.closed

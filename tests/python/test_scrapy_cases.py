@@ -45,7 +45,7 @@ def test_each_page_is_fetched_once_and_priority_goes_first(crawl):
     assert drops >= 2, gets
     assert sorted(p for p in gets if p != "/drop") == sorted(
         ["/a", "/a", "/b", "/low", "/high", "/lambda", "/redirect", "/404", "/503", "/503",
-         "/boom", "/after-boom"])
+         "/boom", "/after-boom", "/copied", "/chain/0", "/chain/1", "/chain/2"])
     queued = [p for p in gets if p in ("/b", "/low", "/high", "/redirect", "/404")]
     assert queued[0] == "/high", gets  # priority 5 before every priority-0 page
     assert crawl["seen"].get("again") is True
@@ -71,6 +71,12 @@ def test_outcomes_are_recorded_in_the_page_db(crawl):
                   for p in ("/a", "/b", "/404", "/redirect", "/boom", "/after-boom")}
         assert status == {"/a": 200, "/b": 200, "/404": 404, "/redirect": 302, "/boom": 200,
                           "/after-boom": 200}
+        assert db.find_url(base + "/copied").http_status == 200
+        # Each hop of the chain went through the queue; Scrapy dropped the third after two
+        # redirects, and the scheduler failed it once nothing was in progress (the crawl
+        # would otherwise have waited for its lease to expire).
+        assert [db.find_url(f"{base}/chain/{i}").http_status for i in range(3)] == [302, 302, 0]
+        assert crawl["stats"]["crawlrank/failed/lost"] == 1
         # A callback that raised still reports its page, with the links it yielded first.
         boom = db.find_url(base + "/boom")
         with db.snapshot() as snap:
@@ -82,7 +88,7 @@ def test_outcomes_are_recorded_in_the_page_db(crawl):
             record = db.find_url(base + path)
             assert not record.crawled, path
         view = cr.Scheduler.inspect(db)
-        assert view["stats"]["failed"] == 2 and view["stats"]["finished"]
+        assert view["stats"]["failed"] == 3 and view["stats"]["finished"]  # /503, /drop, /chain/2
         assert db.info()["url_profile"] == "w3lib/1"
 
 

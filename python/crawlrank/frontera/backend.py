@@ -424,9 +424,9 @@ class Backend(_FronteraBackend):
         except crawlrank.InvalidArgumentError:
             # One page crawlrank cannot take (a URL it cannot parse) fails the whole
             # transaction: record the others one by one.
-            for report in reports:
+            for page, lease, extras in reports:
                 try:
-                    self.scheduler.crawled(report.page, report.lease)
+                    self.scheduler.crawled(page, lease, extras)
                 except crawlrank.InvalidArgumentError as error:
                     logger.warning("crawlrank.frontera: page not recorded: %s", error)
 

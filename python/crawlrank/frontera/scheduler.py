@@ -11,6 +11,7 @@ from scrapy import Request, signals
 from crawlrank.frontera.backend import Backend, redirect_status
 
 _MIN_WAKE_S = 0.01
+_REPORTED = b"crawlrank_reported"  # response.meta: the page went to the backend
 
 
 class FronteraScheduler(_FronteraScheduler):
@@ -43,10 +44,16 @@ class FronteraScheduler(_FronteraScheduler):
         """A callback that raised: Frontera's middleware never reports its page, whose lease
         would hold the crawl open until it expired and then fetch the page again. Report it
         as crawled with no links (the requests it yielded before raising went on)."""
-        if self.crawlrank_backend is None or b"frontier_request" not in response.meta:
+        if (self.crawlrank_backend is None or b"frontier_request" not in response.meta
+                or response.meta.get(_REPORTED)):
             return
         for _ in self.process_spider_output(response, [], spider):
             pass
+
+    def process_spider_output(self, response: Any, result: Any, spider: Any) -> Any:
+        yield from super().process_spider_output(response, result, spider)
+        # Reported: an error raised later, by an outer middleware, must not report it again.
+        response.meta[_REPORTED] = True
 
     @property
     def crawlrank_backend(self) -> Optional[Backend]:

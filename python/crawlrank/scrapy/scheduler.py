@@ -116,13 +116,14 @@ class SchedulerSettings:
 class _Page:
     """A page handed out, while its response is scraped: the links it yields."""
 
-    __slots__ = ("lease", "url", "links", "extras", "done")
+    __slots__ = ("lease", "url", "links", "extras", "noted", "done")
 
     def __init__(self, lease: int, url: str) -> None:
         self.lease = lease
         self.url = url
         self.links: List[Tuple[str, float]] = []
         self.extras: List[crawlrank.QueuedExtra] = []
+        self.noted: List[int] = []  # id() of the requests note_link saw
         self.done = False
 
 
@@ -234,7 +235,27 @@ class Scheduler:
     def has_pending_requests(self) -> bool:
         if self._ready or self._memory or self._reports or self._seeds:
             return True
+        if self._pages and self._engine_idle():
+            self._fail_lost_pages()
         return self.core is not None and not self.core.stats().finished
+
+    def _engine_idle(self) -> bool:
+        engine = self.crawler.engine
+        slot = getattr(engine, "slot", None)
+        return (slot is not None and not slot.inprogress and not engine.downloader.active
+                and engine.scraper.slot is not None and engine.scraper.slot.is_idle())
+
+    def _fail_lost_pages(self) -> None:
+        """Pages handed out that Scrapy dropped without telling a middleware (an exception in
+        a downloader middleware's process_response, such as RedirectMiddleware's "max
+        redirections reached"): with nothing in progress they cannot come back, so they are
+        failed now (retryable) instead of holding the crawl open until their lease expires."""
+        for page in list(self._pages.values()):
+            del self._pages[page.lease]
+            page.done = True
+            logger.warning("crawlrank: %s was handed out and never came back from Scrapy: "
+                           "failed, to be retried", page.url, extra={"spider": self.spider})
+            self._fail(page.url, page.lease, reason="lost")
 
     def enqueue_request(self, request: Request) -> bool:
         lease = request.meta.get(LEASE_KEY)
@@ -301,6 +322,9 @@ class Scheduler:
         return page if page is not None and not page.done else None
 
     def note_link(self, page: _Page, response: Response, request: Request) -> None:
+        # A request that copied its page's meta must not pass for a retry or a redirect.
+        request.meta.pop(LEASE_KEY, None)
+        page.noted.append(id(request))
         scorer = self.settings.link_scorer
         score = scorer(response, request) if scorer is not None else request.meta.get(
             "link_score", 0.0)
@@ -311,8 +335,13 @@ class Scheduler:
             return
         page.done = True
         del self._pages[page.lease]
+        for noted in page.noted:  # links a later middleware dropped never reached enqueue
+            self._links.pop(noted, None)
         status = response.status
         if status == 429 or status >= 500:
+            # A spider that parses such pages (handle_httpstatus_list) had its links
+            # accepted: they join the crawl as seeds, since the page is not recorded.
+            self._seeds.extend(page.extras)
             self._fail(page.url, page.lease, http_status=status,
                        retry_after_ms=_retry_after_ms(response), reason=f"HTTP {status}")
             return

@@ -29,6 +29,16 @@ PageDbOptions Fast() {
   return options;
 }
 
+// Opens the DB at `path` read-only and expects Check() to report DataLoss naming `what`.
+void ExpectCheckReports(const std::string& path, std::string_view what) {
+  PageDbOptions reading = Fast();
+  reading.read_only = true;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, reading));
+  const Status check = db->Check();
+  EXPECT_EQ(check.code(), StatusCode::kDataLoss);
+  EXPECT_NE(check.message().find(what), std::string::npos) << check.ToString();
+}
+
 CrawledPage Fetched(std::string url, std::vector<std::pair<std::string, float>> links = {}) {
   CrawledPage page;
   page.url = std::move(url);
@@ -866,21 +876,9 @@ TEST_F(SchedulerTest, PayloadsGoWithTheCrawlOrTheFinalFailure) {
   // id order.
   const std::string path = dir_.Sub("db");
   testing::PutRaw(path, "payloads", std::string("\0\0\0\x02", 4), "late");
-  PageDbOptions reading = Fast();
-  reading.read_only = true;
-  {
-    ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, reading));
-    const Status check = db->Check();
-    EXPECT_EQ(check.code(), StatusCode::kDataLoss);
-    EXPECT_NE(check.message().find("payload of page 2, which failed for good"), std::string::npos)
-        << check.ToString();
-  }
+  ExpectCheckReports(path, "payload of page 2, which failed for good");
   testing::PutRaw(path, "payloads", std::string(4, '\0'), "late");
-  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, reading));
-  const Status check = db->Check();
-  EXPECT_EQ(check.code(), StatusCode::kDataLoss);
-  EXPECT_NE(check.message().find("payload of page 0, which is crawled"), std::string::npos)
-      << check.ToString();
+  ExpectCheckReports(path, "payload of page 0, which is crawled");
 }
 
 // Many threads hand out and report pages while the clock moves: no host ever has two
@@ -979,13 +977,7 @@ TEST(SchedulerCheckTest, ScheduleEntryOfACrawledPageIsReported) {
   }
   // Page 0, the crawled one: "queued after one failure".
   testing::PutRaw(path, "schedule", std::string(4, '\0'), std::string("\x00\x01", 2));
-  PageDbOptions reading = Fast();
-  reading.read_only = true;
-  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, reading));
-  const Status check = db->Check();
-  EXPECT_EQ(check.code(), StatusCode::kDataLoss);
-  EXPECT_NE(check.message().find("schedule entry of page 0, which is crawled"), std::string::npos)
-      << check.ToString();
+  ExpectCheckReports(path, "schedule entry of page 0, which is crawled");
 }
 
 // docs/format.md's worked example of a `schedule` value, and the codec's round trips.

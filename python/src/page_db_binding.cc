@@ -175,7 +175,7 @@ class PyRank {
 py::array ViewOf(const std::vector<double>& values, py::handle owner) {
   py::array out(py::dtype::of<double>(), {static_cast<py::ssize_t>(values.size())},
                 {static_cast<py::ssize_t>(sizeof(double))}, values.data(), owner);
-  py::detail::array_proxy(out.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  out.attr("setflags")(py::arg("write") = false);
   return out;
 }
 

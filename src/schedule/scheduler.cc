@@ -144,10 +144,9 @@ struct Ready {
   uint32_t best;  // the host's best page id (ties)
   uint32_t host;
   uint64_t ticket;
-  // Max-heap: the highest priority, then the highest key, then the lowest page id.
+  // Max-heap: the host whose best page PageHeap puts first.
   bool operator<(const Ready& o) const {
-    if (priority != o.priority) return priority < o.priority;
-    return key < o.key || (key == o.key && best > o.best);
+    return PageHeap::Before({o.key, o.best, o.priority}, {key, best, priority});
   }
   static Ready Of(const PageHeap::Entry& top, uint32_t host, uint64_t ticket) {
     return {top.priority, top.key, top.id, host, ticket};

@@ -38,8 +38,7 @@ def frontera_sqlalchemy_settings(pages: int) -> dict:
     in memory): the baseline of benchmarks/scrapy_bench.py. Frontera never ends such a
     crawl, so the spider closes after `pages` responses."""
     settings = frontera_scrapy_settings("")
-    for name in ("PAGE_DB_PATH",):
-        del settings[name]
+    del settings["PAGE_DB_PATH"]
     settings.update({
         "SCHEDULER": "frontera.contrib.scrapy.schedulers.frontier.FronteraScheduler",
         "BACKEND": "frontera.contrib.backends.sqlalchemy.Distributed",

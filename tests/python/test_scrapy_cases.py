@@ -125,3 +125,16 @@ def test_keyword_scorer_alone():
     assert settings.content_scorer.__self__.keywords == {"a", "b"}
     with pytest.raises(NotConfigured, match="CRAWLRANK_KEYWORDS"):
         SchedulerSettings.from_settings(Settings({"CRAWLRANK_SCORER": "crawlrank.scrapy.KeywordScorer"}))
+
+
+def test_an_unknown_crawlrank_option_is_named():
+    from scrapy.exceptions import NotConfigured
+    from scrapy.settings import Settings
+
+    from crawlrank.scrapy import SchedulerSettings
+
+    settings = SchedulerSettings.from_settings(Settings({"CRAWLRANK_OPTIONS": {"no_such": 1}}))
+    with pytest.raises(NotConfigured, match="CRAWLRANK_OPTIONS: unknown scheduler option 'no_such'"):
+        settings.scheduler_options()
+    assert SchedulerSettings.from_settings(Settings({"CRAWLRANK_OPTIONS": {"hold_ms": 7}})
+                                           ).scheduler_options().hold_ms == 7

@@ -18,6 +18,7 @@ from frontera.core.manager import LocalFrontierManager, SpiderFrontierManager
 from frontera.core.models import Request as FrontierRequest
 
 import crawlrank
+from crawlrank._http import redirect_status, retry_after_ms
 
 logger = logging.getLogger(__name__)
 
@@ -285,7 +286,7 @@ class Backend(_FronteraBackend):
             page.failed = True
             first = page.redirects[0][0] if page.redirects else page.url
             self._fail(first, page.lease, http_status=status,
-                       retry_after_ms=_retry_after_ms(response.headers), reason=f"HTTP {status}")
+                       retry_after_ms=retry_after_ms(response.headers), reason=f"HTTP {status}")
         self._page = page
 
     def links_extracted(self, request: FrontierRequest,
@@ -493,30 +494,10 @@ def _redirect_chain(url: str, meta: dict) -> Tuple[List[Tuple[str, int]], str]:
     return hops, final
 
 
-def redirect_status(reason: Any) -> int:
-    """The status recorded for a redirecting page: Scrapy's ``redirect_reasons`` entry (an
-    HTTP status, or 'meta refresh' for a page that answered 200)."""
-    return reason if isinstance(reason, int) else 200
-
-
 def _meta_score(scrapy_meta: Any) -> float:
     value = scrapy_meta.get("score") if isinstance(scrapy_meta, dict) else None
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
         else 0.0
-
-
-def _retry_after_ms(headers: Any) -> Optional[int]:
-    value = None
-    if headers:
-        value = headers.get(b"Retry-After") or headers.get("Retry-After")
-    if isinstance(value, list):
-        value = value[0] if value else None
-    if isinstance(value, bytes):
-        value = value.decode("ascii", "replace")
-    try:
-        return max(0, int(float(value) * 1000)) if value else None
-    except ValueError:
-        return None  # an HTTP date: crawlrank's own hold applies
 
 
 def _score_mode(scorer: Any, use_scores: bool) -> Optional[str]:

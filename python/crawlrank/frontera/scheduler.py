@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any, Optional
 
 from frontera.contrib.scrapy.schedulers.frontier import FronteraScheduler as _FronteraScheduler
 from scrapy import Request, signals
 
-from crawlrank.frontera.backend import Backend, redirect_status
+from crawlrank._http import redirect_status
+from crawlrank.frontera.backend import Backend
+from crawlrank.scrapy.engine import EngineWakeup
 
-_MIN_WAKE_S = 0.01
 _REPORTED = b"crawlrank_reported"  # response.meta: the page went to the backend
 
 
@@ -37,7 +37,7 @@ class FronteraScheduler(_FronteraScheduler):
 
     def __init__(self, crawler: Any, manager: Any = None) -> None:
         super().__init__(crawler, manager)
-        self._wakeup: Any = None
+        self._wakeup = EngineWakeup(crawler)
         crawler.signals.connect(self._spider_error, signal=signals.spider_error)
 
     def _spider_error(self, failure: Any, response: Any, spider: Any) -> None:
@@ -79,8 +79,7 @@ class FronteraScheduler(_FronteraScheduler):
         return super().enqueue_request(request)
 
     def close(self, reason: str) -> None:
-        if self._wakeup is not None and self._wakeup.active():
-            self._wakeup.cancel()
+        self._wakeup.cancel()
         super().close(reason)
 
     def _get_next_request(self) -> Optional[Request]:
@@ -95,23 +94,7 @@ class FronteraScheduler(_FronteraScheduler):
         return request
 
     def _wake_when_ready(self, backend: Backend) -> None:
-        """Asks the engine to call again when the backend's next host is ready: without
-        it, a crawl waiting for a host's delay waits for DELAY_ON_EMPTY or the engine's
-        5-second heartbeat."""
         ready = backend.next_ready_time()
-        if ready is None:
-            return
-        self._delay_next_call = min(self._delay_next_call, ready)
-        delay = max(_MIN_WAKE_S, ready - time.time())
-        if self._wakeup is not None and self._wakeup.active():
-            if self._wakeup.getTime() - time.time() <= delay:
-                return
-            self._wakeup.cancel()
-        from twisted.internet import reactor
-
-        self._wakeup = reactor.callLater(delay, self._wake)
-
-    def _wake(self) -> None:
-        slot = getattr(self.crawler.engine, "slot", None)
-        if slot is not None:
-            slot.nextcall.schedule()
+        if ready is not None:
+            self._delay_next_call = min(self._delay_next_call, ready)
+            self._wakeup.at(ready)

@@ -18,6 +18,8 @@ from scrapy.utils.misc import create_instance, load_object
 from scrapy.utils.request import request_from_dict
 
 import crawlrank
+from crawlrank._http import redirect_status, retry_after_ms
+from crawlrank.scrapy.engine import EngineWakeup
 
 logger = logging.getLogger(__name__)
 
@@ -102,15 +104,14 @@ class SchedulerSettings:
         return out
 
     def scheduler_options(self) -> crawlrank.SchedulerOptions:
-        options = crawlrank.SchedulerOptions(
-            score=self.score, min_delay_ms=self.delay_ms, max_in_flight_per_host=self.per_host,
-            host_key=self.host_key, max_depth=self.max_depth, max_pages=self.max_pages,
-            max_retries=self.max_retries, lease_ms=self.lease_ms)
-        for name, value in self.options.items():
-            if name.startswith("_") or not hasattr(options, name):
-                raise NotConfigured(f"CRAWLRANK_OPTIONS: unknown scheduler option {name!r}")
-            setattr(options, name, value)
-        return options
+        fields = dict(score=self.score, min_delay_ms=self.delay_ms,
+                      max_in_flight_per_host=self.per_host, host_key=self.host_key,
+                      max_depth=self.max_depth, max_pages=self.max_pages,
+                      max_retries=self.max_retries, lease_ms=self.lease_ms)
+        try:  # SchedulerOptions names an unknown field itself
+            return crawlrank.SchedulerOptions(**{**fields, **self.options})
+        except TypeError as error:
+            raise NotConfigured(f"CRAWLRANK_OPTIONS: {error}") from None
 
 
 class _Page:
@@ -174,7 +175,7 @@ class Scheduler:
         self._seeds: List[crawlrank.QueuedExtra] = []
         self._pending: Set[str] = set()  # canonical URLs in _reports/_seeds
         self._warned_unserializable = False
-        self._wakeup = None
+        self._wakeup = EngineWakeup(crawler)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> "Scheduler":
@@ -199,8 +200,7 @@ class Scheduler:
                     extra={"spider": spider})
 
     def close(self, reason: str) -> None:
-        if self._wakeup is not None and self._wakeup.active():
-            self._wakeup.cancel()
+        self._wakeup.cancel()
         if self.core is not None:
             self._flush()
             self._record_stats()
@@ -343,7 +343,7 @@ class Scheduler:
             # accepted: they join the crawl as seeds, since the page is not recorded.
             self._seeds.extend(page.extras)
             self._fail(page.url, page.lease, http_status=status,
-                       retry_after_ms=_retry_after_ms(response), reason=f"HTTP {status}")
+                       retry_after_ms=retry_after_ms(response.headers), reason=f"HTTP {status}")
             return
         scorer = self.settings.content_scorer
         content_score = float(scorer(response)) if scorer is not None and status < 300 else 0.0
@@ -386,8 +386,7 @@ class Scheduler:
         # which joins the queue like any new page (and is not fetched twice).
         page.done = True
         del self._pages[number]
-        reasons = request.meta.get("redirect_reasons") or [302]
-        status = reasons[-1] if isinstance(reasons[-1], int) else 200
+        status = redirect_status((request.meta.get("redirect_reasons") or [302])[-1])
         self.stats.inc_value("crawlrank/redirects", spider=self.spider)
         fresh = request.replace(meta={k: v for k, v in request.meta.items() if k != LEASE_KEY})
         links, extras, accepted = [], [], False
@@ -456,32 +455,11 @@ class Scheduler:
         self._pending.clear()
 
     def _wake_when_ready(self) -> None:
-        """Asks the engine to call again when the next host is ready: without it, a crawl
-        waiting for a host's delay would wait for the engine's 5-second heartbeat."""
         stats = self.core.stats()
-        if stats.finished or stats.next_ready_ms < 0:
-            return
-        if self._wakeup is not None and self._wakeup.active():
-            return
-        from twisted.internet import reactor
-
-        delay = max(0.0, (stats.next_ready_ms - crawlrank.unix_now_ms()) / 1000.0)
-        self._wakeup = reactor.callLater(delay + 0.001, self._wake)
-
-    def _wake(self) -> None:
-        slot = getattr(self.crawler.engine, "slot", None)
-        if slot is not None:
-            slot.nextcall.schedule()
+        if not stats.finished and stats.next_ready_ms >= 0:
+            self._wakeup.at(stats.next_ready_ms / 1000.0)
 
     def _record_stats(self) -> None:
         stats = self.core.stats()
         for name in ("queued", "in_flight", "retrying", "crawled", "failed", "filtered"):
             self.stats.set_value(f"crawlrank/db/{name}", getattr(stats, name), spider=self.spider)
-
-
-def _retry_after_ms(response: Response) -> Optional[int]:
-    value = response.headers.get(b"Retry-After")
-    try:
-        return int(float(value.decode("ascii")) * 1000) if value else None
-    except (ValueError, UnicodeDecodeError):
-        return None

@@ -368,6 +368,12 @@ class Scheduler {
   // and holds still apply to it). An empty group takes the host out. Persisted.
   Status SetHostGroup(std::string_view host, std::string_view group);
 
+  // The crawler's robots.txt state of a host: bytes opaque to the scheduler, kept in the
+  // host's entry of the `hosts` table (docs/format.md). Empty for a host without any.
+  std::string HostRobots(std::string_view host) const;
+  // Replaces it. Persisted.
+  Status SetHostRobots(std::string_view host, std::string_view bytes);
+
   SchedulerStats GetStats() const;
 
   // Recomputes the ranks now and re-keys the schedule (rank modes; OK and nothing to do

@@ -975,6 +975,7 @@ struct Scheduler::Impl final : WriteHook {
       h.hold_until_ms = entry.hold_until_ms;
       h.holds_in_a_row = entry.holds_in_a_row;
       h.crawl_delay_ms = entry.crawl_delay_ms;
+      h.robots = entry.robots;
       JoinGroup(number, entry.group, now);
       Reschedule(number, now);
     }
@@ -1589,6 +1590,16 @@ Status Scheduler::Rerank() {
 
 Status Scheduler::SetHostGroup(std::string_view host, std::string_view group) {
   return impl_->ChangeHost(host, [&](HostEntry& entry) { entry.group.assign(group); });
+}
+
+std::string Scheduler::HostRobots(std::string_view host) const {
+  std::lock_guard lock(impl_->mu);
+  auto it = impl_->host_numbers.find(std::string(host));
+  return it == impl_->host_numbers.end() ? std::string() : impl_->hosts[it->second].robots;
+}
+
+Status Scheduler::SetHostRobots(std::string_view host, std::string_view bytes) {
+  return impl_->ChangeHost(host, [&](HostEntry& entry) { entry.robots.assign(bytes); });
 }
 
 SchedulerStats Scheduler::Impl::Stats() const {

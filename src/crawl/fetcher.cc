@@ -1,0 +1,352 @@
+#include "crawl/fetcher.h"
+
+#include <curl/curl.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "crawl/address_guard.h"
+
+namespace crawlrank {
+
+const char* FetchErrorName(FetchError error) {
+  switch (error) {
+    case FetchError::kNone: return "none";
+    case FetchError::kPrivateAddress: return "private address";
+    case FetchError::kDns: return "dns";
+    case FetchError::kConnect: return "connect";
+    case FetchError::kTimeout: return "timeout";
+    case FetchError::kTls: return "tls";
+    case FetchError::kConnection: return "connection";
+    case FetchError::kBodyTooLarge: return "body too large";
+    case FetchError::kHeadersTooLarge: return "headers too large";
+    case FetchError::kTooManyRedirects: return "too many redirects";
+    case FetchError::kProtocol: return "protocol";
+    case FetchError::kOther: return "other";
+  }
+  return "other";
+}
+
+bool FetchErrorRetryable(FetchError error) {
+  switch (error) {
+    case FetchError::kDns:
+    case FetchError::kConnect:
+    case FetchError::kTimeout:
+    case FetchError::kTls:
+    case FetchError::kConnection:
+    case FetchError::kOther:
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+struct CurlMultiDeleter {
+  void operator()(CURLM* m) const { curl_multi_cleanup(m); }
+};
+struct CurlEasyDeleter {
+  void operator()(CURL* e) const { curl_easy_cleanup(e); }
+};
+struct SlistDeleter {
+  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+};
+using EasyPtr = std::unique_ptr<CURL, CurlEasyDeleter>;
+
+// libcurl is initialised once per Fetcher (it counts); since 7.84 that is thread-safe.
+struct CurlGlobal {
+  CurlGlobal() { ok = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK; }
+  ~CurlGlobal() {
+    if (ok) curl_global_cleanup();
+  }
+  bool ok = false;
+};
+
+}  // namespace
+
+// One transfer: its easy handle and what its callbacks collect.
+struct Transfer {
+  EasyPtr easy;
+  FetchJob job;
+  FetchResult result;
+  uint64_t header_bytes = 0;
+  uint64_t body_cap = 0;
+  uint64_t max_header_bytes = 0;
+  bool body_over = false;
+  bool header_over = false;
+  std::string refused;  // the guard's verdict on an address it refused
+  char error[CURL_ERROR_SIZE] = {};
+};
+
+struct Fetcher::Impl {
+  FetcherOptions options;
+  CurlGlobal global;
+  std::unique_ptr<CURLM, CurlMultiDeleter> multi;
+  std::unique_ptr<curl_slist, SlistDeleter> resolve;
+  std::unordered_map<CURL*, std::unique_ptr<Transfer>> transfers;
+  std::vector<EasyPtr> idle;  // handles kept for reuse
+
+  Status Setup(Transfer& t);
+  FetchResult Finish(Transfer& t, CURLcode code);
+};
+
+namespace {
+
+size_t OnBody(char* data, size_t size, size_t n, void* user) {
+  auto& t = *static_cast<Transfer*>(user);
+  const size_t bytes = size * n;
+  const uint64_t room = t.body_cap - std::min<uint64_t>(t.body_cap, t.result.body.size());
+  if (bytes > room) {
+    t.result.body.append(data, room);
+    t.body_over = true;
+    return CURL_WRITEFUNC_ERROR;
+  }
+  t.result.body.append(data, bytes);
+  return bytes;
+}
+
+size_t OnHeader(char* data, size_t size, size_t n, void* user) {
+  auto& t = *static_cast<Transfer*>(user);
+  const size_t bytes = size * n;
+  // A new response (after a redirect followed, or a 1xx) starts the count again.
+  if (bytes >= 5 && std::string_view(data, 5) == "HTTP/") t.header_bytes = 0;
+  t.header_bytes += bytes;
+  if (t.header_bytes > t.max_header_bytes) {
+    t.header_over = true;
+    return 0;
+  }
+  return bytes;
+}
+
+// Opens the socket libcurl asks for, unless the address it is for is not public: the
+// check is on the address connected to, so a second DNS answer cannot get around it.
+curl_socket_t OnOpenSocket(void* user, curlsocktype, curl_sockaddr* address) {
+  auto& t = *static_cast<Transfer*>(user);
+  const std::string_view range =
+      NonPublicRange(&address->addr, static_cast<socklen_t>(address->addrlen));
+  if (!range.empty()) {
+    t.refused = AddressText(&address->addr, static_cast<socklen_t>(address->addrlen)) +
+                " is " + std::string(range);
+    return CURL_SOCKET_BAD;
+  }
+  return ::socket(address->family, address->socktype, address->protocol);
+}
+
+FetchError Classify(CURLcode code, const Transfer& t) {
+  switch (code) {
+    case CURLE_OK: return FetchError::kNone;
+    case CURLE_COULDNT_CONNECT:
+      return t.refused.empty() ? FetchError::kConnect : FetchError::kPrivateAddress;
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY: return FetchError::kDns;
+    case CURLE_OPERATION_TIMEDOUT: return FetchError::kTimeout;
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR: return FetchError::kTls;
+    case CURLE_FILESIZE_EXCEEDED: return FetchError::kBodyTooLarge;
+    case CURLE_TOO_MANY_REDIRECTS: return FetchError::kTooManyRedirects;
+    case CURLE_WRITE_ERROR:
+      if (t.body_over) return FetchError::kBodyTooLarge;
+      return t.header_over ? FetchError::kHeadersTooLarge : FetchError::kOther;
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM: return FetchError::kConnection;
+    case CURLE_BAD_CONTENT_ENCODING:
+    case CURLE_WEIRD_SERVER_REPLY:
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_URL_MALFORMAT: return FetchError::kProtocol;
+    default:
+      if (t.header_over) return FetchError::kHeadersTooLarge;
+      return FetchError::kOther;
+  }
+}
+
+}  // namespace
+
+Status Fetcher::Impl::Setup(Transfer& t) {
+  CURL* e = t.easy.get();
+  const FetchJob& job = t.job;
+  t.body_cap = job.max_body_bytes > 0 ? job.max_body_bytes : options.max_body_bytes;
+  t.max_header_bytes = options.max_header_bytes;
+  CURLcode rc = curl_easy_setopt(e, CURLOPT_URL, job.url.c_str());
+  if (rc != CURLE_OK) {
+    return InvalidArgumentError("fetch \"" + job.url + "\": " + curl_easy_strerror(rc));
+  }
+  curl_easy_setopt(e, CURLOPT_PRIVATE, &t);
+  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.error);
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, job.max_redirects > 0 ? 1L : 0L);
+  curl_easy_setopt(e, CURLOPT_MAXREDIRS, static_cast<long>(job.max_redirects));
+  curl_easy_setopt(e, CURLOPT_USERAGENT, options.user_agent.c_str());
+  curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");  // every decoder libcurl has
+  curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+  curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout_ms));
+  curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(options.timeout_ms));
+  curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(options.low_speed_bytes));
+  curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME,
+                   static_cast<long>(std::max<int64_t>(1, options.low_speed_ms / 1000)));
+  if (!job.truncate_body) {
+    curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(t.body_cap));
+  }
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, OnBody);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
+  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, OnHeader);
+  curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
+  if (!options.allow_private) {
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, OnOpenSocket);
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &t);
+  }
+  // "" turns proxies off, those named by the environment (http_proxy, ...) included.
+  curl_easy_setopt(e, CURLOPT_PROXY, options.proxy.c_str());
+  if (resolve) curl_easy_setopt(e, CURLOPT_RESOLVE, resolve.get());
+  curl_easy_setopt(e, CURLOPT_DNS_CACHE_TIMEOUT,
+                   static_cast<long>(std::max<int64_t>(1, options.dns_cache_ms / 1000)));
+  if (job.if_modified_since_ms > 0) {
+    curl_easy_setopt(e, CURLOPT_TIMECONDITION, static_cast<long>(CURL_TIMECOND_IFMODSINCE));
+    curl_easy_setopt(e, CURLOPT_TIMEVALUE_LARGE,
+                     static_cast<curl_off_t>(job.if_modified_since_ms / 1000));
+  }
+  return Status::Ok();
+}
+
+FetchResult Fetcher::Impl::Finish(Transfer& t, CURLcode code) {
+  FetchResult r = std::move(t.result);
+  CURL* e = t.easy.get();
+  r.tag = t.job.tag;
+  r.url = t.job.url;
+  long status = 0;
+  curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+  r.status = status;
+  char* text = nullptr;
+  if (curl_easy_getinfo(e, CURLINFO_EFFECTIVE_URL, &text) == CURLE_OK && text) r.final_url = text;
+  text = nullptr;
+  if (curl_easy_getinfo(e, CURLINFO_CONTENT_TYPE, &text) == CURLE_OK && text) r.content_type = text;
+  text = nullptr;
+  if (curl_easy_getinfo(e, CURLINFO_REDIRECT_URL, &text) == CURLE_OK && text) r.location = text;
+  text = nullptr;
+  if (curl_easy_getinfo(e, CURLINFO_PRIMARY_IP, &text) == CURLE_OK && text) r.address = text;
+  curl_off_t retry_after = 0;
+  if (curl_easy_getinfo(e, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0) {
+    r.retry_after_ms = static_cast<int64_t>(retry_after) * 1000;
+  }
+  r.error = Classify(code, t);
+  if (r.error == FetchError::kBodyTooLarge && t.job.truncate_body) {
+    r.error = FetchError::kNone;
+    r.truncated = true;
+  }
+  if (r.error != FetchError::kNone) {
+    std::string cause;
+    if (r.error == FetchError::kPrivateAddress) {
+      cause = "refused: " + t.refused + " (allow_private is off)";
+    } else if (r.error == FetchError::kBodyTooLarge) {
+      cause = "body over " + std::to_string(t.body_cap) + " bytes";
+    } else if (r.error == FetchError::kHeadersTooLarge) {
+      cause = "headers over " + std::to_string(t.max_header_bytes) + " bytes";
+    } else {
+      cause = t.error[0] != '\0' ? std::string(t.error) : curl_easy_strerror(code);
+    }
+    r.message = "fetch \"" + t.job.url + "\": " + cause;
+    r.body.clear();
+  }
+  return r;
+}
+
+Result<std::unique_ptr<Fetcher>> Fetcher::Create(const FetcherOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  if (!impl->global.ok) return InternalError("fetcher: curl_global_init failed");
+  impl->multi.reset(curl_multi_init());
+  if (!impl->multi) return InternalError("fetcher: curl_multi_init failed");
+  curl_multi_setopt(impl->multi.get(), CURLMOPT_MAXCONNECTS,
+                    static_cast<long>(std::max<uint32_t>(1, options.max_connections)));
+  curl_multi_setopt(impl->multi.get(), CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+  curl_slist* list = nullptr;
+  for (const std::string& entry : options.resolve) {
+    curl_slist* grown = curl_slist_append(list, entry.c_str());
+    if (grown == nullptr) {
+      curl_slist_free_all(list);
+      return ResourceExhaustedError("fetcher: out of memory for --resolve");
+    }
+    list = grown;
+  }
+  impl->resolve.reset(list);
+  return std::unique_ptr<Fetcher>(new Fetcher(std::move(impl)));
+}
+
+Fetcher::Fetcher(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Fetcher::~Fetcher() { AbandonAll(); }
+
+Status Fetcher::Start(FetchJob job) {
+  auto t = std::make_unique<Transfer>();
+  if (!impl_->idle.empty()) {
+    t->easy = std::move(impl_->idle.back());
+    impl_->idle.pop_back();
+    curl_easy_reset(t->easy.get());
+  } else {
+    t->easy.reset(curl_easy_init());
+    if (!t->easy) return ResourceExhaustedError("fetch \"" + job.url + "\": curl_easy_init failed");
+  }
+  t->job = std::move(job);
+  CRAWLRANK_RETURN_IF_ERROR(impl_->Setup(*t));
+  CURL* e = t->easy.get();
+  if (CURLMcode rc = curl_multi_add_handle(impl_->multi.get(), e); rc != CURLM_OK) {
+    return InternalError("fetch \"" + t->job.url + "\": " + curl_multi_strerror(rc));
+  }
+  impl_->transfers.emplace(e, std::move(t));
+  return Status::Ok();
+}
+
+Status Fetcher::Poll(int timeout_ms, std::vector<FetchResult>* done) {
+  CURLM* multi = impl_->multi.get();
+  const auto collect = [&]() {
+    int queued = 0;
+    size_t n = 0;
+    while (CURLMsg* msg = curl_multi_info_read(multi, &queued)) {
+      if (msg->msg != CURLMSG_DONE) continue;
+      CURL* e = msg->easy_handle;
+      const CURLcode code = msg->data.result;
+      auto it = impl_->transfers.find(e);
+      if (it == impl_->transfers.end()) continue;
+      curl_multi_remove_handle(multi, e);
+      std::unique_ptr<Transfer> t = std::move(it->second);
+      impl_->transfers.erase(it);
+      done->push_back(impl_->Finish(*t, code));
+      impl_->idle.push_back(std::move(t->easy));
+      ++n;
+    }
+    return n;
+  };
+  int running = 0;
+  CURLMcode rc = curl_multi_perform(multi, &running);
+  if (rc != CURLM_OK) return InternalError(std::string("fetcher: ") + curl_multi_strerror(rc));
+  if (collect() > 0) return Status::Ok();
+  rc = curl_multi_poll(multi, nullptr, 0, timeout_ms, nullptr);
+  if (rc != CURLM_OK) return InternalError(std::string("fetcher: ") + curl_multi_strerror(rc));
+  rc = curl_multi_perform(multi, &running);
+  if (rc != CURLM_OK) return InternalError(std::string("fetcher: ") + curl_multi_strerror(rc));
+  collect();
+  return Status::Ok();
+}
+
+void Fetcher::AbandonAll() {
+  for (auto& [e, t] : impl_->transfers) curl_multi_remove_handle(impl_->multi.get(), e);
+  impl_->transfers.clear();
+}
+
+void Fetcher::Wakeup() { curl_multi_wakeup(impl_->multi.get()); }
+
+size_t Fetcher::running() const { return impl_->transfers.size(); }
+
+}  // namespace crawlrank

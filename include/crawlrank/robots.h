@@ -103,7 +103,7 @@ class RobotsRules {
   // when there is one, as sent in the request line ("" is "/"; a path not starting with '/'
   // gets one). RobotsPath() gives it for an absolute URL. Costs one pass over the path
   // and, for each rule until the first that matches (longest first), at worst
-  // O(pattern length × path length) without allocating.
+  // O(pattern length × path length); it allocates only for a path that needs normalising.
   bool Allowed(std::string_view path) const;
 
   // Returns the chosen group's Crawl-delay in milliseconds, or nullopt when it has none.

@@ -9,7 +9,7 @@ compares every answer: allowed or not per path, the crawl delay, the sitemaps.
 protego departs from RFC 9309 in known ways. Each disagreement is explained automatically:
 protego is run again with one of its behaviours switched to the RFC's (a patched method, or
 an input rewrite that changes nothing for the RFC, checked by running crawlrank_robots
-again), then with two at once; the first switch set that makes protego give crawlrank's
+again), then with two, three or four at once; the first switch set that makes protego give crawlrank's
 answer names the category. An answer no switch set explains fails the test. The categories,
 with the RFC text behind each, are QUIRKS below and docs/crawler.md ("robots.txt").
 
@@ -386,10 +386,10 @@ def _pick(answers: dict, what: str, i: int | None):
 
 
 def explain(bin_dir, work, f, what, i, ours) -> str | None:
-    """The first switch set (one switch, then two, then three) under which protego answers
+    """The first switch set (one switch, then two, up to four) under which protego answers
     as crawlrank does; None when there is none."""
     names = list(QUIRKS)
-    for size in (1, 2, 3):
+    for size in (1, 2, 3, 4):
         for combo in itertools.combinations(names, size):
             if _pick(protego_answers(f, combo), what, i) != ours:
                 continue

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "crawlrank/rank_store.h"
+#include "crawlrank/robots.h"
 #include "crawlrank/url.h"
 #include "page_db/link_block.h"
 #include "page_db/page_record.h"
@@ -173,6 +174,27 @@ void PageLineSeeds(const fs::path& dir) {
             "https://c.example/ http://a.example/?b=1&a=2\n");
 }
 
+void RobotsSeeds(const fs::path& dir) {
+  // robots.txt text (each line also a path), and one cache form for Deserialize.
+  Write(dir, "rfc_example",
+        "User-Agent: *\nDisallow: *.gif$\nDisallow: /example/\nAllow: /publications/\n\n"
+        "User-Agent: foobot\nDisallow:/\nAllow:/example/page.html\n"
+        "Allow:/example/allowed.gif\n\nUser-Agent: barbot\nUser-Agent: bazbot\n"
+        "Disallow: /example/page.html\n\nUser-Agent: quxbot\n");
+  Write(dir, "lenient",
+        "\xEF\xBB\xBFuseragent crawlrank/2.0\r\ndissallow /a*b$\r\nCrawl-delay: 1.5\r"
+        "Sitemap: https://example.com/s.xml # map\nallow: /%7Ea/%2f/\xE3\x83\x84\n"
+        "disallow:\nUser-agent: *\nDisallow: /\n");
+  Write(dir, "paths",
+        "User-agent: crawlrank\nDisallow: /*?*sid=\nAllow: /$\n/\n/?sid=1\n/a?b=1&sid=2\n"
+        "https://example.com/robots.txt\nhttp://h?sid=\n");
+  Write(dir, "serialized",
+        RobotsRules::Parse("User-agent: *\nCrawl-delay: 2\nDisallow: /a\nAllow: /b*c$\n"
+                           "Sitemap: https://example.com/s\n",
+                           "crawlrank")
+            .Serialize());
+}
+
 }  // namespace
 }  // namespace crawlrank
 
@@ -187,5 +209,6 @@ int main(int argc, char** argv) {
   crawlrank::PageRecordSeeds(out / "page_record");
   crawlrank::RankFileSeeds(out / "rank_file");
   crawlrank::PageLineSeeds(out / "page_line");
+  crawlrank::RobotsSeeds(out / "robots");
   return 0;
 }

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "crawlrank/rank_store.h"
@@ -193,6 +194,39 @@ void RobotsSeeds(const fs::path& dir) {
                            "Sitemap: https://example.com/s\n",
                            "crawlrank")
             .Serialize());
+// html_extract_fuzz: a selector byte (content-type charset, profile, follow_nofollow,
+// max_links, context words; see html_extract_fuzz.cc), then the body.
+void HtmlExtractSeeds(const fs::path& dir) {
+  const auto seed = [](uint8_t selector, std::string_view body) {
+    return std::string(1, static_cast<char>(selector)) + std::string(body);
+  };
+  Write(dir, "basic_page",
+        seed(0x00,
+             "<!DOCTYPE html><html><head><base href=\"/b/\"><title>The page</title>"
+             "<link rel=canonical href=\"/c\"><meta name=robots content=noindex></head><body>"
+             "<p>Some <b>text</b> and <a href=\"x.html\">a link</a> <a href=\"/y\" rel=nofollow>"
+             "y</a> <a href=\"javascript:void(0)\">js</a><map><area href=\"/m\" alt=\"map\">"
+             "</map></body></html>"));
+  Write(dir, "meta_latin1",
+        seed(0x03, "<meta charset=latin1><p>caf\xe9 <a href=\"caf\xe9.html\">\xe9t\xe9</a></p>"));
+  Write(dir, "bom_utf16le",
+        seed(0x04, std::string_view("\xff\xfe<\0a\0 \0h\0r\0e\0f\0=\0/\0x\0>\0\xe9\0", 26)));
+  Write(dir, "shift_jis_w3lib", seed(0x16, "<p>\x93\xfa\x96\x7b <a href=/sjis>\x93\xfa</a></p>"));
+  Write(dir, "nofollow_page",
+        seed(0x20,
+             "<meta name=robots content=none><a href=\"?b=2&amp;a=1#f\">q</a>"
+             "<a href=\"//other.example/\">o</a><a href=\"http://[bad/\">b</a>"));
+  Write(dir, "max_links",
+        seed(0x40,
+             "<a href=1>1</a><a href=2>2</a><a href=3>3</a><a href=4>4</a><a href=1>again</a>"
+             "<table><td><a href=5>5</a></table>"
+             "<script>document.write(\"<a href=6>\")</script>"));
+  Write(dir, "invalid_utf8_nesting",
+        seed(0x00,
+             "<p>a\xff"
+             "b\xe2\x82"
+             "c<span><span><span><a href=/deep>deep</a></span></div></p>"
+             "<!-- <a href=/comment> -->"));
 }
 
 }  // namespace
@@ -210,5 +244,6 @@ int main(int argc, char** argv) {
   crawlrank::RankFileSeeds(out / "rank_file");
   crawlrank::PageLineSeeds(out / "page_line");
   crawlrank::RobotsSeeds(out / "robots");
+  crawlrank::HtmlExtractSeeds(out / "html_extract");
   return 0;
 }

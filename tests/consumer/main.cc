@@ -1,5 +1,7 @@
-// Uses the installed headers and library: adds a page with two links to a new PageDB
-// and prints what it reads back.
+// Uses the installed headers and library: adds a page with two links (one of them found by
+// ExtractHtml, so that Gumbo must be linked too) to a new PageDB and prints what it reads
+// back.
+#include <crawlrank/html_extract.h>
 #include <crawlrank/page_db.h>
 #include <crawlrank/url.h>
 #include <crawlrank/version.h>
@@ -18,7 +20,12 @@ int main(int argc, char** argv) {
   }
   crawlrank::CrawledPage page;
   page.url = "HTTP://Example.COM:80/a/../index.html#top";
-  page.links = {{"http://example.com/b", 0.5f}, {"https://other.example/", 0.25f}};
+  auto html = crawlrank::ExtractHtml("<p><a href='../b#x'>B</a>", page.url, "text/html", {});
+  if (!html.ok() || html->links.size() != 1) {
+    std::fprintf(stderr, "ExtractHtml: %s\n", html.status().ToString().c_str());
+    return 1;
+  }
+  page.links = {{html->links[0].url, 0.5f}, {"https://other.example/", 0.25f}};
   if (auto status = (*db)->Add(page); !status.ok()) {
     std::fprintf(stderr, "%s\n", status.ToString().c_str());
     return 1;

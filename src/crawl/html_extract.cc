@@ -1,0 +1,532 @@
+// ExtractHtml (html_extract.h): decode, parse with Gumbo, one iterative walk of the DOM,
+// then the links are resolved and scored.
+#include "crawlrank/html_extract.h"
+
+#include <gumbo.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "crawl/charset.h"
+#include "crawl/words.h"
+
+namespace crawlrank {
+namespace {
+
+// Gumbo's memory comes from this arena and goes back all at once. It spares
+// gumbo_destroy_output, which recurses once per level of the DOM (100 000 nested elements
+// overflow a 512 KiB stack), and a free() per node. Freed blocks are not reused: the
+// arena holds about what malloc would peak at plus Gumbo's freed temporary buffers.
+class GumboArena {
+ public:
+  GumboArena() = default;
+  GumboArena(const GumboArena&) = delete;
+  GumboArena& operator=(const GumboArena&) = delete;
+
+  static void* Allocate(void* arena, size_t size) {
+    return static_cast<GumboArena*>(arena)->Get(size);
+  }
+  static void Deallocate(void*, void*) {}
+
+ private:
+  static constexpr size_t kAlign = alignof(std::max_align_t);
+  static constexpr size_t kMinBlock = size_t{64} << 10;
+  static constexpr size_t kMaxBlock = size_t{8} << 20;
+
+  void* Get(size_t size) {
+    size = (size + kAlign - 1) & ~(kAlign - 1);
+    if (size > left_) {
+      const size_t block = std::max(size, next_block_);
+      next_block_ = std::min(next_block_ * 2, kMaxBlock);
+      // operator new[] aligns to __STDCPP_DEFAULT_NEW_ALIGNMENT__ (>= max_align_t).
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(block));
+      next_ = blocks_.back().get();
+      left_ = block;
+    }
+    void* p = next_;
+    next_ += size;
+    left_ -= size;
+    return p;
+  }
+
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  char* next_ = nullptr;
+  size_t left_ = 0;
+  size_t next_block_ = kMinBlock;
+};
+
+bool IsAsciiSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+bool EqualsNoCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char c = a[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+    if (c != b[i]) return false;
+  }
+  return true;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && IsAsciiSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsAsciiSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// Whether the space- or comma-separated token list `list` holds `token` (lower case),
+// ASCII case ignored.
+bool HasToken(std::string_view list, std::string_view token) {
+  size_t i = 0;
+  while (i < list.size()) {
+    while (i < list.size() && (IsAsciiSpace(list[i]) || list[i] == ',')) ++i;
+    size_t end = i;
+    while (end < list.size() && !IsAsciiSpace(list[end]) && list[end] != ',') ++end;
+    if (end > i && EqualsNoCase(list.substr(i, end - i), token)) return true;
+    i = end;
+  }
+  return false;
+}
+
+const char* Attribute(const GumboElement& element, const char* name) {
+  const GumboAttribute* attribute = gumbo_get_attribute(&element.attributes, name);
+  return attribute == nullptr ? nullptr : attribute->value;
+}
+
+// Appends `text` to `out` with every run of ASCII whitespace as one space; `pending` holds
+// a space owed to `out` (never at its start) until more text comes.
+void AppendCollapsed(std::string_view text, std::string& out, bool& pending) {
+  size_t i = 0;
+  while (i < text.size()) {
+    if (IsAsciiSpace(text[i])) {
+      pending = pending || !out.empty();
+      ++i;
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < text.size() && !IsAsciiSpace(text[end])) ++end;
+    if (pending) {
+      out += ' ';
+      pending = false;
+    }
+    out.append(text.data() + i, end - i);
+    i = end;
+  }
+}
+
+std::string Collapsed(std::string_view text) {
+  std::string out;
+  bool pending = false;
+  AppendCollapsed(text, out, pending);
+  return out;
+}
+
+// Cuts `text` to at most `max_bytes` at a UTF-8 character boundary.
+void CapUtf8(std::string& text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return;
+  size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  text.resize(cut);
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+}
+
+// Elements whose text a browser does not render as page content (and those whose children
+// Gumbo keeps as raw text).
+bool IsHiddenTag(GumboTag tag) {
+  switch (tag) {
+    case GUMBO_TAG_HEAD:
+    case GUMBO_TAG_TITLE:
+    case GUMBO_TAG_SCRIPT:
+    case GUMBO_TAG_STYLE:
+    case GUMBO_TAG_NOSCRIPT:
+    case GUMBO_TAG_TEMPLATE:
+    case GUMBO_TAG_IFRAME:
+    case GUMBO_TAG_NOEMBED:
+    case GUMBO_TAG_NOFRAMES: return true;
+    default: return false;
+  }
+}
+
+// Phrasing elements a browser renders inline: their boundaries do not separate words
+// ("<b>A</b>BC" reads "ABC"). Every other element's start and end count as whitespace.
+bool IsInlineTag(GumboTag tag) {
+  switch (tag) {
+    case GUMBO_TAG_A:
+    case GUMBO_TAG_ABBR:
+    case GUMBO_TAG_ACRONYM:
+    case GUMBO_TAG_B:
+    case GUMBO_TAG_BDI:
+    case GUMBO_TAG_BDO:
+    case GUMBO_TAG_BIG:
+    case GUMBO_TAG_CITE:
+    case GUMBO_TAG_CODE:
+    case GUMBO_TAG_DATA:
+    case GUMBO_TAG_DEL:
+    case GUMBO_TAG_DFN:
+    case GUMBO_TAG_EM:
+    case GUMBO_TAG_FONT:
+    case GUMBO_TAG_I:
+    case GUMBO_TAG_IMG:
+    case GUMBO_TAG_INS:
+    case GUMBO_TAG_KBD:
+    case GUMBO_TAG_LABEL:
+    case GUMBO_TAG_MARK:
+    case GUMBO_TAG_NOBR:
+    case GUMBO_TAG_Q:
+    case GUMBO_TAG_RP:
+    case GUMBO_TAG_RT:
+    case GUMBO_TAG_RUBY:
+    case GUMBO_TAG_S:
+    case GUMBO_TAG_SAMP:
+    case GUMBO_TAG_SMALL:
+    case GUMBO_TAG_SPAN:
+    case GUMBO_TAG_STRIKE:
+    case GUMBO_TAG_STRONG:
+    case GUMBO_TAG_SUB:
+    case GUMBO_TAG_SUP:
+    case GUMBO_TAG_TIME:
+    case GUMBO_TAG_TT:
+    case GUMBO_TAG_U:
+    case GUMBO_TAG_VAR:
+    case GUMBO_TAG_WBR:
+    case GUMBO_TAG_UNKNOWN: return true;
+    default: return false;
+  }
+}
+
+// An a[href] or area[href] as found, resolved after the walk (the <base> and the robots
+// meta may come later in the document).
+struct LinkSite {
+  std::string_view href;  // Gumbo's attribute value, alive until the arena goes
+  size_t text_begin = 0;  // the link's visible text is text[text_begin, text_end)
+  size_t text_end = 0;
+  std::string alt;  // an <area>'s anchor text
+  bool is_area = false;
+  bool nofollow = false;  // rel=nofollow
+};
+
+// Everything the walk collects.
+class Walker {
+ public:
+  void Walk(const GumboNode* root);
+
+  std::string text;  // visible text, collapsed
+  std::string title;
+  std::vector<LinkSite> sites;
+  std::string_view base_href;
+  std::string_view canonical_href;
+  bool has_base = false, has_canonical = false, has_title = false;
+  bool noindex = false, nofollow = false;
+
+ private:
+  struct Frame {
+    const GumboNode* node;
+    unsigned next_child;
+    uint32_t site;  // index in sites of the <a> this frame opened, or kNoSite
+    bool hidden;    // this element made the text hidden
+    bool breaks;    // this element's end counts as whitespace
+  };
+  static constexpr uint32_t kNoSite = UINT32_MAX;
+
+  // Records what the element says; returns whether to walk its children.
+  bool Enter(const GumboNode* node, Frame& frame);
+  void Leave(const Frame& frame);
+  void Break() { pending_space_ = pending_space_ || !text.empty(); }
+
+  int hidden_depth_ = 0;
+  bool pending_space_ = false;
+};
+
+bool Walker::Enter(const GumboNode* node, Frame& frame) {
+  const GumboElement& element = node->v.element;
+  const GumboTag tag = node->type == GUMBO_NODE_TEMPLATE ? GUMBO_TAG_TEMPLATE : element.tag;
+  frame = Frame{node, 0, kNoSite, false, false};
+  switch (tag) {
+    case GUMBO_TAG_A:
+    case GUMBO_TAG_AREA:
+      if (const char* href = Attribute(element, "href")) {
+        LinkSite site;
+        site.href = href;
+        site.is_area = tag == GUMBO_TAG_AREA;
+        site.text_begin = site.text_end = text.size();
+        if (const char* rel = Attribute(element, "rel")) site.nofollow = HasToken(rel, "nofollow");
+        if (site.is_area) {
+          if (const char* alt = Attribute(element, "alt")) site.alt = Collapsed(alt);
+        } else {
+          frame.site = static_cast<uint32_t>(sites.size());
+        }
+        sites.push_back(std::move(site));
+      }
+      break;
+    case GUMBO_TAG_BASE:
+      if (!has_base) {
+        if (const char* href = Attribute(element, "href")) {
+          has_base = true;
+          base_href = href;
+        }
+      }
+      break;
+    case GUMBO_TAG_LINK:
+      if (!has_canonical) {
+        const char* rel = Attribute(element, "rel");
+        const char* href = Attribute(element, "href");
+        if (rel != nullptr && href != nullptr && HasToken(rel, "canonical")) {
+          has_canonical = true;
+          canonical_href = href;
+        }
+      }
+      break;
+    case GUMBO_TAG_META:
+      if (const char* name = Attribute(element, "name")) {
+        const std::string_view n = Trim(name);
+        if (EqualsNoCase(n, "robots") || EqualsNoCase(n, "crawlrank")) {
+          if (const char* content = Attribute(element, "content")) {
+            const bool none = HasToken(content, "none");
+            noindex = noindex || none || HasToken(content, "noindex");
+            nofollow = nofollow || none || HasToken(content, "nofollow");
+          }
+        }
+      }
+      break;
+    case GUMBO_TAG_TITLE:
+      if (!has_title && element.tag_namespace == GUMBO_NAMESPACE_HTML) {
+        has_title = true;
+        std::string raw;
+        for (unsigned i = 0; i < element.children.length; ++i) {
+          const auto* child = static_cast<const GumboNode*>(element.children.data[i]);
+          if (child->type == GUMBO_NODE_TEXT || child->type == GUMBO_NODE_WHITESPACE) {
+            raw += child->v.text.text;
+          }
+        }
+        title = Collapsed(raw);
+      }
+      break;
+    default: break;
+  }
+  if (IsHiddenTag(tag)) {
+    frame.hidden = true;
+    ++hidden_depth_;
+  }
+  if (!IsInlineTag(tag)) {
+    frame.breaks = true;
+    Break();
+  }
+  return element.children.length > 0;
+}
+
+void Walker::Leave(const Frame& frame) {
+  if (frame.site != kNoSite) sites[frame.site].text_end = text.size();
+  if (frame.hidden) --hidden_depth_;
+  if (frame.breaks) Break();
+}
+
+void Walker::Walk(const GumboNode* root) {
+  // Depth-first with an explicit stack: hostile nesting cannot overflow the call stack.
+  std::vector<Frame> stack;
+  stack.push_back(Frame{root, 0, kNoSite, false, false});
+  while (!stack.empty()) {
+    const GumboNode* node = stack.back().node;
+    const GumboVector& children =
+        node->type == GUMBO_NODE_DOCUMENT ? node->v.document.children : node->v.element.children;
+    if (stack.back().next_child < children.length) {
+      const auto* child = static_cast<const GumboNode*>(children.data[stack.back().next_child++]);
+      switch (child->type) {
+        case GUMBO_NODE_TEXT:
+        case GUMBO_NODE_CDATA:
+        case GUMBO_NODE_WHITESPACE:
+          if (hidden_depth_ == 0) {
+            AppendCollapsed(child->v.text.text, text, pending_space_);
+          }
+          break;
+        case GUMBO_NODE_ELEMENT:
+        case GUMBO_NODE_TEMPLATE: {
+          Frame frame;
+          if (Enter(child, frame)) {
+            stack.push_back(frame);
+          } else {
+            Leave(frame);
+          }
+          break;
+        }
+        default:  // comments; a document has no document children
+          break;
+      }
+      continue;
+    }
+    if (stack.size() > 1) Leave(stack.back());
+    stack.pop_back();
+  }
+}
+
+// Whether `href` starts with a scheme other than http or https ("javascript:", "mailto:");
+// tabs and newlines are ignored inside it and spaces before it, as browsers do.
+bool HasOtherScheme(std::string_view href) {
+  std::string scheme;
+  for (const char c : href) {
+    if (c == '\t' || c == '\n' || c == '\r') continue;
+    if (scheme.empty() && static_cast<unsigned char>(c) <= 0x20) continue;
+    if (c == ':') {
+      if (scheme.empty()) return false;
+      return !(scheme == "http" || scheme == "https");
+    }
+    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    const bool other = (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
+    if (!(alpha || (!scheme.empty() && other))) return false;
+    scheme += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  }
+  return false;
+}
+
+// The visible text's words as keyword ids, for the scores.
+struct WordIds {
+  std::vector<uint32_t> begin;  // byte offset in the visible text of each word
+  std::vector<int> id;          // KeywordScorer::Find of each word
+};
+
+}  // namespace
+
+Result<HtmlPage> ExtractHtml(std::string_view body, std::string_view page_url,
+                             std::string_view content_type_header,
+                             const HtmlExtractOptions& options) {
+  if (Result<std::string> page = CanonicalizeUrl(page_url, options.profile); !page.ok()) {
+    return page.status().WithContext("extract HTML");
+  }
+  HtmlPage result;
+  const crawl_internal::DecodedBody decoded = crawl_internal::DecodeBody(body, content_type_header);
+  result.charset = decoded.encoding->name;
+
+  GumboArena arena;
+  GumboOptions gumbo_options = kGumboDefaultOptions;
+  gumbo_options.allocator = &GumboArena::Allocate;
+  gumbo_options.deallocator = &GumboArena::Deallocate;
+  gumbo_options.userdata = &arena;
+  // No parse errors: Gumbo copies the stack of open elements into each one, which is
+  // quadratic in time and memory for deep nesting (4 000 unclosed <span>: 130 MB).
+  gumbo_options.max_errors = 0;
+  // Not gumbo_destroy_output: the arena frees everything when it goes.
+  const GumboOutput* output =
+      gumbo_parse_with_options(&gumbo_options, decoded.text.data(), decoded.text.size());
+
+  Walker walker;
+  walker.text.reserve(decoded.text.size() / 2);
+  walker.Walk(output->document);
+
+  result.title = std::move(walker.title);
+  result.noindex = walker.noindex;
+  result.nofollow = walker.nofollow;
+  result.text_bytes = walker.text.size();
+  result.content_hash = XXH3_64bits(walker.text.data(), walker.text.size());
+
+  // The base URL: the first <base href>, resolved against the page URL, if it resolves.
+  std::string base(page_url);
+  if (walker.has_base) {
+    if (Result<std::string> resolved = ResolveUrl(page_url, walker.base_href, options.profile);
+        resolved.ok()) {
+      base = std::move(resolved).value();
+    }
+  }
+  if (walker.has_canonical) {
+    if (Result<std::string> resolved = ResolveUrl(base, walker.canonical_href, options.profile);
+        resolved.ok()) {
+      result.canonical = std::move(resolved).value();
+    }
+  }
+
+  // Keyword ids of the visible text's words, for the scores.
+  const KeywordScorer* keywords =
+      options.keywords != nullptr && !options.keywords->empty() ? options.keywords : nullptr;
+  WordIds words;
+  std::vector<uint32_t> stamp;  // stamp[id] == mark: keyword id already counted
+  uint32_t mark = 0;
+  size_t found = 0;
+  const auto count = [&](int id) {
+    if (id >= 0 && stamp[id] != mark) {
+      stamp[id] = mark;
+      ++found;
+    }
+  };
+  if (keywords != nullptr) {
+    stamp.assign(keywords->size(), 0);
+    crawl_internal::ForEachWord(walker.text, [&](std::string_view word, size_t begin, size_t) {
+      words.begin.push_back(static_cast<uint32_t>(begin));
+      words.id.push_back(keywords->Find(word));
+    });
+    mark = 1;
+    found = 0;
+    for (const int id : words.id) count(id);
+    crawl_internal::ForEachWord(
+        result.title, [&](std::string_view word, size_t, size_t) { count(keywords->Find(word)); });
+    result.content_score =
+        static_cast<float>(static_cast<double>(found) / static_cast<double>(keywords->size()));
+  }
+
+  // The links, in document order.
+  const bool page_nofollow = walker.nofollow && !options.follow_nofollow;
+  constexpr uint32_t kDropped = UINT32_MAX;
+  std::unordered_map<std::string, uint32_t> seen;  // URL -> index in links, or kDropped
+  for (LinkSite& site : walker.sites) {
+    if (!options.follow_nofollow && (page_nofollow || site.nofollow)) {
+      ++result.nofollow_links;
+      continue;
+    }
+    if (HasOtherScheme(site.href)) {
+      ++result.other_scheme_links;
+      continue;
+    }
+    Result<std::string> url = ResolveUrl(base, site.href, options.profile);
+    if (!url.ok()) {
+      ++result.bad_links;
+      continue;
+    }
+    float score = 0.f;
+    if (keywords != nullptr) {
+      ++mark;
+      found = 0;
+      const auto& b = words.begin;
+      // Words that start inside the link, then link_context_words on each side.
+      const size_t first = std::lower_bound(b.begin(), b.end(), site.text_begin) - b.begin();
+      const size_t last = std::lower_bound(b.begin(), b.end(), site.text_end) - b.begin();
+      const size_t from = first - std::min(first, options.link_context_words);
+      const size_t to = last + std::min(b.size() - last, options.link_context_words);
+      for (size_t i = from; i < to; ++i) count(words.id[i]);
+      if (site.is_area) {
+        crawl_internal::ForEachWord(
+            site.alt, [&](std::string_view word, size_t, size_t) { count(keywords->Find(word)); });
+      }
+      score =
+          static_cast<float>(static_cast<double>(found) / static_cast<double>(keywords->size()));
+    }
+    const auto [it, inserted] = seen.try_emplace(*url, kDropped);
+    if (!inserted) {
+      if (it->second != kDropped) {
+        float& kept = result.links[it->second].score;
+        kept = std::max(kept, score);
+      }
+      continue;
+    }
+    if (result.links.size() >= options.max_links) {
+      ++result.dropped_links;
+      continue;
+    }
+    it->second = static_cast<uint32_t>(result.links.size());
+    ExtractedLink& link = result.links.emplace_back();
+    link.url = std::move(url).value();
+    link.score = score;
+    if (site.is_area) {
+      link.anchor_text = std::move(site.alt);
+    } else {
+      link.anchor_text = Trim(
+          std::string_view(walker.text).substr(site.text_begin, site.text_end - site.text_begin));
+    }
+    CapUtf8(link.anchor_text, kMaxAnchorTextBytes);
+  }
+  return result;
+}
+
+}  // namespace crawlrank

@@ -12,6 +12,7 @@ packages=(
   python3-dev pybind11-dev python3-numpy python3-setuptools python3-wheel python3-pip python3-venv
   python3-scrapy python3-six python3-sqlalchemy python3-cachetools python3-msgpack
   python3.11-doc  # the documentation site the end-to-end crawl tests serve on 127.0.0.1
+  python3-protego  # the robots.txt oracle of tests/python/test_robots_oracle.py
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -519,6 +519,29 @@ TEST_F(SchedulerTest, RestartReturnsLeasesAtOnceAndKeepsRetriesHoldsAndDelays) {
   EXPECT_OK(db_->Check());
 }
 
+TEST_F(SchedulerTest, HostRobotsBytesPersistBesideTheHostsOtherState) {
+  Open(Unthrottled());
+  EXPECT_EQ(scheduler_->HostRobots("a.example"), "");
+  ASSERT_OK(scheduler_->SetCrawlDelay("a.example", 5000));
+  ASSERT_OK(scheduler_->SetHostRobots("a.example", std::string("rules\0bytes", 11)));
+  ASSERT_OK(scheduler_->SetHostRobots("b.example", "other"));
+  EXPECT_EQ(scheduler_->HostRobots("a.example"), std::string("rules\0bytes", 11));
+  Open(Unthrottled());
+  EXPECT_EQ(scheduler_->HostRobots("a.example"), std::string("rules\0bytes", 11));
+  EXPECT_EQ(scheduler_->HostRobots("b.example"), "other");
+  ASSERT_OK(scheduler_->SetHostRobots("b.example", ""));
+  Open(Unthrottled());
+  EXPECT_EQ(scheduler_->HostRobots("b.example"), "");
+  // The crawl delay set before the robots bytes is kept with them.
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/1", "http://a.example/2"}));
+  auto a = Next(10);
+  ASSERT_EQ(Urls(a), std::vector<std::string>{"http://a.example/1"});
+  Crawl(a[0]);
+  clock_.Advance(4999);
+  EXPECT_TRUE(Next(10).empty());
+  EXPECT_OK(db_->Check());
+}
+
 TEST_F(SchedulerTest, PagesWrittenBesideTheSchedulerAreScheduled) {
   Open(Unthrottled());
   ASSERT_OK(db_->Add(Fetched("http://a.example/", {{"http://a.example/x", 0.3f}})));

@@ -974,7 +974,11 @@ struct Scheduler::Impl final : WriteHook {
       Host& h = hosts[number];
       h.hold_until_ms = entry.hold_until_ms;
       h.holds_in_a_row = entry.holds_in_a_row;
+      // A longer delay also applies to the time since the last hand-out (a crawler learns
+      // a host's Crawl-delay while its first request is out).
+      const int64_t before = DelayOf(h);
       h.crawl_delay_ms = entry.crawl_delay_ms;
+      if (h.ready_at_ms > 0 && DelayOf(h) > before) h.ready_at_ms += DelayOf(h) - before;
       h.robots = entry.robots;
       JoinGroup(number, entry.group, now);
       Reschedule(number, now);

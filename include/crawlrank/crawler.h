@@ -1,0 +1,203 @@
+// crawlrank/crawler.h: the built-in crawler. Seeds in, a ranked PageDB out.
+//
+//   auto db = PageDb::Open("crawl.db", {});
+//   CrawlerOptions options;
+//   options.seeds = {"https://example.com/"};
+//   auto crawler = Crawler::Open(**db, options);
+//   Result<CrawlSummary> summary = (*crawler)->Run();    // until done, a limit or Stop()
+//
+// A Crawler drives a Scheduler (scheduler.h) over the PageDB: it fetches what Next hands
+// out with libcurl's multi interface, obeys robots.txt (robots.h), extracts links with
+// Gumbo (html_extract.h) and reports every page in its own transaction. docs/crawler.md
+// is the user's guide; `crawlrank crawl` is its command line.
+//
+// What a fetch becomes
+// --------------------
+// - 2xx: a crawled page. HTML (text/html, application/xhtml+xml) is parsed for links, the
+//   content hash (of the visible text) and the keyword scores; anything else is recorded
+//   with the XXH3 of its body and no links.
+// - 3xx with a Location: a crawled page whose one link is the target. Redirects are never
+//   followed inside libcurl: the target goes through the scheduler like any link, so it is
+//   fetched once, politely, and checked like any other URL.
+// - 304 (a revisit's conditional GET): crawled, content unchanged.
+// - other 4xx: a crawled page with its status and no links.
+// - 429, 5xx, network errors, timeouts: failures, retried by the scheduler with back-off;
+//   a 429 or 503 holds the host (Retry-After is honoured).
+// - refused before any byte is sent (robots.txt, a private address, a URL too long) or cut
+//   off (a body over max_body_bytes, headers over max_header_bytes): failed for good, with
+//   the reason kept in the PageDB.
+//
+// robots.txt
+// ----------
+// Fetched once per origin (scheme, host, port) before its first page, through the same
+// guards, following up to five redirects; cached in the PageDB with the scheduler's host
+// state for robots_ttl_ms. 2xx: its rules; 4xx: allow all; 5xx or unreachable: disallow
+// all for robots_retry_ms, then ask again (RFC 9309 §2.3.1). A Crawl-delay raises the
+// host's delay, capped at max_crawl_delay_ms (the capped hosts are reported).
+//
+// Safety
+// ------
+// Only http and https. Unless allow_private, every connection is checked at the moment
+// libcurl opens its socket, against the very address it is about to connect to: loopback,
+// private, link-local, carrier-grade NAT, multicast, unspecified and reserved ranges (IPv4
+// and IPv6, mapped addresses included) are refused. A name that resolves to such an
+// address is therefore refused whatever it looks like, and no second resolution can slip
+// past the check. Environment proxies are ignored; `proxy` sets one explicitly (the
+// address check then applies to the proxy).
+//
+// Stopping and resuming
+// ---------------------
+// Stop() (thread-safe, e.g. from a signal thread) makes Run return within about 100 ms:
+// transfers in flight are abandoned unreported, and their leases return to the queue when
+// the PageDB is next opened for writing. Every page reported is in the PageDB. Running
+// again on the same PageDB goes on where the last run stopped; seeds given again are
+// known pages and change nothing, new ones join the queue.
+//
+// Threads: Run uses the calling thread for the network and parse_threads more for
+// parsing. One Crawler per PageDB at a time (its Scheduler is exclusive).
+#ifndef CRAWLRANK_CRAWLER_H_
+#define CRAWLRANK_CRAWLER_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "crawlrank/page_db.h"
+#include "crawlrank/scheduler.h"
+#include "crawlrank/status.h"
+
+namespace crawlrank {
+
+struct CrawlerOptions {
+  // URLs to start from (canonicalised with the DB's profile); added to those of earlier runs.
+  std::vector<std::string> seeds;
+
+  // --- What to crawl.
+  // Pages to fetch in this DB in all (0: no limit), and the deepest link distance from a
+  // seed (0: no limit).
+  uint64_t max_pages = 0;
+  uint32_t max_depth = 0;
+  // Which links are followed: any host, only the hosts of the seeds (of this run and of
+  // earlier ones), or only their registered domains (eTLD+1). Links to other hosts are
+  // still recorded in the graph, as pages that are never fetched.
+  enum class Scope : uint8_t { kAny, kSameHost, kSameDomain };
+  Scope scope = Scope::kAny;
+  // ECMAScript regular expressions searched in the canonical URL (SchedulerOptions).
+  std::vector<std::string> allow_patterns, deny_patterns;
+  // False: links marked rel=nofollow, and all links of a page whose robots meta says
+  // nofollow, are not followed (nor recorded).
+  bool follow_nofollow = false;
+  // Fetch the sitemaps robots.txt names, and /sitemap.xml, and queue the URLs they list.
+  bool sitemaps = false;
+  // Keyword file (one keyword a line): content and link scores (html_extract.h).
+  std::string keywords_file;
+  // How the queue is ordered (scheduler.h). With keywords, "ppr" or "topic-hits" steer
+  // the crawl toward the topic.
+  ScoreMode score = ScoreMode::kPageRank;
+
+  // --- Politeness.
+  // Time between two requests to one host (robots.txt's Crawl-delay can raise it).
+  int64_t delay_ms = 1000;
+  // Requests in flight at once, in all and per host.
+  uint32_t concurrency = 16;
+  uint32_t per_host = 1;
+  std::string user_agent = "crawlrank/0.1 (+https://github.com/crawlrank/crawlrank)";
+  // The product token matched against robots.txt groups; empty: the user agent's first
+  // word before '/'.
+  std::string robots_agent;
+  int64_t max_crawl_delay_ms = 60'000;
+  int64_t robots_ttl_ms = 86'400'000;   // a day
+  int64_t robots_retry_ms = 600'000;    // after a 5xx or an unreachable robots.txt
+
+  // --- Limits of one fetch.
+  int64_t connect_timeout_ms = 10'000;
+  int64_t timeout_ms = 30'000;           // the whole transfer
+  int64_t low_speed_bytes = 1024;        // below this many bytes/s...
+  int64_t low_speed_ms = 15'000;         // ...for this long: a timeout (slow-loris)
+  uint64_t max_body_bytes = 10 << 20;    // decoded bytes; more ends the fetch with an error
+  uint64_t max_header_bytes = 64 << 10;  // all response headers together
+  size_t max_url_bytes = 4096;
+  int max_redirects_robots = 5;
+  // A failure that may pass (timeout, connection, 5xx) is retried after retry_ms, doubled
+  // for each further failure of the page, up to max_retries times (SchedulerOptions).
+  int64_t retry_ms = 60'000;
+  uint32_t max_retries = 3;
+
+  // --- Network.
+  bool allow_private = false;  // tests and demos on 127.0.0.1 set it
+  std::string proxy;           // e.g. "http://proxy:3128"; empty: none (environment ignored)
+  // "host:port:address" entries that pin a name to an address (libcurl's CURLOPT_RESOLVE):
+  // tests use it to give 127.0.0.1 a public-looking name.
+  std::vector<std::string> resolve;
+  int64_t dns_cache_ms = 300'000;
+
+  // --- Progress: called about every progress_interval_ms with the figures so far.
+  int64_t progress_interval_ms = 2000;
+
+  // Threads parsing HTML besides the one running the network; 0: one per core less one
+  // (at least one).
+  uint32_t parse_threads = 0;
+};
+
+// Where a crawl stands; given to the progress callback and kept in the summary.
+struct CrawlProgress {
+  double elapsed_s = 0;
+  uint64_t pages = 0;        // fetched and recorded this run (any status)
+  uint64_t html_pages = 0;   // of which parsed as HTML
+  uint64_t errors = 0;       // failures this run (retried or for good)
+  uint64_t bytes = 0;        // body bytes received (decoded)
+  uint64_t queued = 0;       // the scheduler's queue
+  uint64_t in_flight = 0;    // transfers running
+  uint64_t hosts = 0;        // hosts the scheduler knows
+  uint64_t max_pages = 0;    // the limit left for this run (0: none), for an ETA
+};
+
+struct CrawlSummary {
+  CrawlProgress progress;
+  // Failures by kind ("timeout", "connect", "dns", "http 503", "robots", "private
+  // address", "body too large", ...): count.
+  std::map<std::string, uint64_t> errors;
+  std::map<int, uint64_t> statuses;      // HTTP status of recorded pages: count
+  uint64_t robots_fetched = 0;
+  uint64_t robots_disallowed = 0;        // pages robots.txt kept us from fetching
+  uint64_t sitemap_urls = 0;
+  // Hosts whose robots.txt Crawl-delay was over max_crawl_delay_ms, with the delay asked.
+  std::map<std::string, int64_t> capped_crawl_delays;
+  bool stopped = false;   // Stop() ended it
+  bool finished = false;  // nothing is left to fetch
+};
+
+class Crawler {
+ public:
+  using ProgressFn = std::function<void(const CrawlProgress&)>;
+
+  // Opens a Scheduler on `db` (opened for writing) with the options' politeness, limits and
+  // score mode, and adds the seeds. InvalidArgument for a bad option or seed, naming it.
+  static Result<std::unique_ptr<Crawler>> Open(PageDb& db, const CrawlerOptions& options);
+  ~Crawler();
+  Crawler(const Crawler&) = delete;
+  Crawler& operator=(const Crawler&) = delete;
+
+  // Crawls until nothing is left, max_pages is reached or Stop() is called. Errors: only
+  // what stops the crawl itself (the PageDB failing); a page's failure is counted.
+  Result<CrawlSummary> Run(const ProgressFn& progress = nullptr);
+
+  // Makes Run return soon (about 100 ms). Thread-safe; async-signal-unsafe (call it from a
+  // thread that waits for signals, as `crawlrank crawl` does).
+  void Stop();
+
+  // The scheduler Run drives (for its stats, or to add seeds between runs).
+  Scheduler& scheduler();
+
+ private:
+  struct Impl;
+  explicit Crawler(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace crawlrank
+
+#endif  // CRAWLRANK_CRAWLER_H_

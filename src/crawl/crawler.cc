@@ -1,0 +1,776 @@
+#include "crawlrank/crawler.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <shared_mutex>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "base/coding.h"
+#include "crawl/fetcher.h"
+#include "crawl/sitemap.h"
+#include "crawlrank/clock.h"
+#include "crawlrank/html_extract.h"
+#include "crawlrank/robots.h"
+#include "crawlrank/url.h"
+
+namespace crawlrank {
+namespace {
+
+// "scheme://authority" of an absolute URL: what one robots.txt covers (RFC 9309 §2.3).
+std::string OriginOf(std::string_view url) {
+  const size_t scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return std::string(url);
+  const size_t path = url.find_first_of("/?#", scheme_end + 3);
+  return std::string(url.substr(0, path));
+}
+
+bool IsHtml(std::string_view content_type, std::string_view body) {
+  const std::string_view type = content_type.substr(0, content_type.find(';'));
+  std::string lower(type);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  while (!lower.empty() && lower.back() == ' ') lower.pop_back();
+  if (lower.empty()) {  // no Content-Type: sniff the first bytes, as browsers do
+    const size_t first = body.find_first_not_of(" \t\r\n");
+    return first != std::string_view::npos && body[first] == '<';
+  }
+  return lower == "text/html" || lower == "application/xhtml+xml";
+}
+
+// A regular expression special character escaped, for the scope patterns.
+std::string RegexEscape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (std::string_view("\\^$.|?*+()[]{}/").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// The robots.txt state of one origin, kept in memory and, per host key, in the PageDB's
+// `hosts` table (Scheduler::SetHostRobots) as: version byte 1, then for each origin its
+// length-prefixed text, zigzag fetched and expiry times (Unix ms), the HTTP status
+// (0: unreachable) and the length-prefixed RobotsRules::Serialize() bytes.
+struct RobotsEntry {
+  std::string host;  // the politeness key it is filed under
+  int64_t fetched_ms = 0;
+  int64_t expires_ms = 0;
+  uint32_t status = 0;
+  RobotsRules rules = RobotsRules::AllowAll();
+  bool usable() const { return status < 500 && status != 429 && status != 0; }
+};
+
+constexpr uint8_t kRobotsStateVersion = 1;
+
+uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
+int64_t UnZigZag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
+
+bool GetBytes(std::string_view& in, std::string_view* out) {
+  uint64_t n = 0;
+  if (!coding::GetVarint64(in, &n) || n > in.size()) return false;
+  *out = in.substr(0, n);
+  in.remove_prefix(n);
+  return true;
+}
+
+}  // namespace
+
+// Parses fetched HTML pages on its threads and reports them to the scheduler in batches.
+class ParsePool {
+ public:
+  struct Job {
+    Request request;
+    FetchResult result;
+    int64_t crawl_time_ms = 0;
+  };
+  using Work = std::function<Status(std::vector<Job>&)>;
+
+  ParsePool(uint32_t threads, Work work) : work_(std::move(work)) {
+    for (uint32_t i = 0; i < threads; ++i) {
+      threads_.emplace_back([this](std::stop_token stop) { Loop(stop); });
+    }
+  }
+  ~ParsePool() { Close(/*drop=*/true); }
+
+  void Push(Job job) {
+    {
+      std::lock_guard lock(mu_);
+      jobs_.push_back(std::move(job));
+    }
+    cv_.notify_one();
+  }
+  // Jobs queued or being parsed.
+  size_t backlog() const {
+    std::lock_guard lock(mu_);
+    return jobs_.size() + busy_;
+  }
+  Status error() const {
+    std::lock_guard lock(mu_);
+    return error_;
+  }
+  // Waits for the threads; with drop, jobs not started are dropped unreported (their
+  // leases come back when the PageDB is next opened).
+  void Close(bool drop) {
+    {
+      std::lock_guard lock(mu_);
+      if (drop) jobs_.clear();
+      closing_ = true;
+    }
+    cv_.notify_all();
+    threads_.clear();  // joins
+  }
+
+ private:
+  static constexpr size_t kBatch = 16;
+
+  void Loop(std::stop_token) {
+    std::vector<Job> batch;
+    for (;;) {
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return closing_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;  // closing, and nothing left
+        const size_t n = std::min(kBatch, std::max<size_t>(1, jobs_.size() / threads_.size()));
+        for (size_t i = 0; i < n && !jobs_.empty(); ++i) {
+          batch.push_back(std::move(jobs_.front()));
+          jobs_.pop_front();
+        }
+        busy_ += batch.size();
+      }
+      Status status = work_(batch);
+      {
+        std::lock_guard lock(mu_);
+        busy_ -= batch.size();
+        if (!status.ok() && error_.ok()) error_ = std::move(status);
+      }
+      batch.clear();
+    }
+  }
+
+  Work work_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Job> jobs_;
+  size_t busy_ = 0;
+  bool closing_ = false;
+  Status error_;
+  std::vector<std::jthread> threads_;
+};
+
+struct Crawler::Impl {
+  PageDb& db;
+  CrawlerOptions options;
+  UrlProfile profile = UrlProfile::kRfc3986;
+  std::unique_ptr<Scheduler> scheduler;
+  std::unique_ptr<Fetcher> fetcher;
+  std::optional<KeywordScorer> keywords;
+  HtmlExtractOptions extract;
+  std::string robots_agent;
+  std::atomic<bool> stop{false};
+  SystemClock clock;
+
+  // robots.txt, by origin. The network thread writes it (under robots_mu) and reads it;
+  // the parse threads read it under robots_mu to drop disallowed links from the queue.
+  mutable std::shared_mutex robots_mu;
+  std::unordered_map<std::string, RobotsEntry> robots;
+  std::unordered_set<uint64_t> disallowed;  // fingerprints failed for robots.txt (parse threads)
+  std::unordered_set<std::string> robots_loaded_hosts;  // hosts whose stored state is read
+  std::unordered_map<std::string, std::vector<Request>> waiting;  // origin -> its pages
+  size_t waiting_count = 0;
+
+  enum class Kind : uint8_t { kPage, kRobots, kSitemap };
+  struct Pending {
+    Kind kind;
+    Request request;     // kPage; for kRobots only its host and URL (the origin's page)
+    std::string origin;  // kRobots
+    int depth = 0;       // kSitemap: nesting of sitemap indexes
+  };
+  std::unordered_map<uint64_t, Pending> pending;
+  uint64_t next_tag = 1;
+  std::unordered_set<std::string> sitemaps_seen;
+
+  // Summary, shared with the parse threads.
+  mutable std::mutex summary_mu;
+  CrawlSummary summary;
+  std::chrono::steady_clock::time_point start;
+  std::unique_ptr<ParsePool> pool;  // declared last: its threads stop first
+
+  explicit Impl(PageDb& d) : db(d) {}
+
+  Status Dispatch(Request request);
+  Status StartPage(Request request);
+  Status StartRobots(const std::string& origin, const std::string& host);
+  void StartSitemap(const std::string& url, int depth);
+  Status OnPage(Request request, FetchResult result, std::vector<CrawlReport>& reports);
+  Status OnRobots(const Pending& p, FetchResult result);
+  Status OnSitemap(const Pending& p, const FetchResult& result);
+  Status ParseBatch(std::vector<ParsePool::Job>& jobs);
+  Status DropDisallowed(const std::vector<CrawlReport>& reports);
+  Status SaveRobots(const std::string& host);
+  void LoadRobots(const std::string& host);
+  void CountError(const std::string& kind) {
+    std::lock_guard lock(summary_mu);
+    ++summary.errors[kind];
+    ++summary.progress.errors;
+  }
+  CrawlProgress Progress() const;
+  // Ends the lease of a page that was not fetched (or not recorded), and counts why.
+  Status Fail(const Request& request, std::string_view kind, bool retryable, std::string reason,
+              uint16_t http_status = 0, std::optional<int64_t> retry_after_ms = std::nullopt) {
+    CountError(std::string(kind));
+    FailureReport report;
+    report.url = request.url;
+    report.lease = request.lease;
+    report.retryable = retryable;
+    report.http_status = http_status;
+    report.retry_after_ms = retry_after_ms;
+    report.reason = std::move(reason);
+    return scheduler->Failed(report);
+  }
+};
+
+void Crawler::Impl::LoadRobots(const std::string& host) {
+  if (!robots_loaded_hosts.insert(host).second) return;
+  const std::string bytes = scheduler->HostRobots(host);
+  std::string_view in = bytes;
+  if (in.empty() || static_cast<uint8_t>(in[0]) != kRobotsStateVersion) return;
+  in.remove_prefix(1);
+  while (!in.empty()) {
+    std::string_view origin, rules;
+    uint64_t fetched = 0, expires = 0, status = 0;
+    if (!GetBytes(in, &origin) || !coding::GetVarint64(in, &fetched) ||
+        !coding::GetVarint64(in, &expires) || !coding::GetVarint64(in, &status) ||
+        !GetBytes(in, &rules)) {
+      return;  // damaged: fetched again, as if never stored
+    }
+    Result<RobotsRules> parsed = RobotsRules::Deserialize(rules);
+    if (!parsed.ok()) continue;
+    std::unique_lock lock(robots_mu);
+    RobotsEntry& e = robots[std::string(origin)];
+    e.host = host;
+    e.fetched_ms = UnZigZag(fetched);
+    e.expires_ms = UnZigZag(expires);
+    e.status = static_cast<uint32_t>(status);
+    e.rules = std::move(*parsed);
+  }
+}
+
+Status Crawler::Impl::SaveRobots(const std::string& host) {
+  std::string bytes(1, static_cast<char>(kRobotsStateVersion));
+  for (const auto& [origin, e] : robots) {
+    if (e.host != host) continue;
+    coding::PutVarint64(bytes, origin.size());
+    bytes += origin;
+    coding::PutVarint64(bytes, ZigZag(e.fetched_ms));
+    coding::PutVarint64(bytes, ZigZag(e.expires_ms));
+    coding::PutVarint64(bytes, e.status);
+    const std::string rules = e.rules.Serialize();
+    coding::PutVarint64(bytes, rules.size());
+    bytes += rules;
+  }
+  return scheduler->SetHostRobots(host, bytes);
+}
+
+Status Crawler::Impl::Dispatch(Request request) {
+  if (request.url.size() > options.max_url_bytes) {
+    return Fail(request, "url too long", false,
+                "URL over " + std::to_string(options.max_url_bytes) + " bytes");
+  }
+  const std::string origin = OriginOf(request.url);
+  LoadRobots(request.host);
+  auto it = robots.find(origin);
+  const int64_t now = clock.NowMs();
+  if (it == robots.end() || it->second.expires_ms <= now) {
+    auto& queue = waiting[origin];
+    queue.push_back(std::move(request));
+    ++waiting_count;
+    if (queue.size() == 1) return StartRobots(origin, queue.front().host);
+    return Status::Ok();
+  }
+  const RobotsEntry& entry = it->second;
+  if (!entry.usable()) {  // 5xx or unreachable: disallow all for now, retry the page later
+    return Fail(request, "robots.txt unavailable", true, "robots.txt of " + origin + " unavailable");
+  }
+  if (!entry.rules.Allowed(RobotsPath(request.url))) {
+    {
+      std::lock_guard lock(summary_mu);
+      if (disallowed.insert(request.fingerprint).second) ++summary.robots_disallowed;
+    }
+    FailureReport report;
+    report.url = request.url;
+    report.lease = request.lease;
+    report.retryable = false;
+    report.reason = "robots.txt disallows it";
+    return scheduler->Failed(report);
+  }
+  return StartPage(std::move(request));
+}
+
+Status Crawler::Impl::StartPage(Request request) {
+  FetchJob job;
+  job.url = request.url;
+  job.tag = next_tag++;
+  if (request.revisit) {
+    Result<PageRecord> record = db.FindUrl(request.url);
+    if (record.ok()) job.if_modified_since_ms = record->last_crawl_ms;
+  }
+  Status started = fetcher->Start(std::move(job));
+  if (!started.ok()) {
+    return Fail(request, "bad url", false, started.message());
+  }
+  pending.emplace(next_tag - 1, Pending{Kind::kPage, std::move(request), {}, 0});
+  return Status::Ok();
+}
+
+Status Crawler::Impl::StartRobots(const std::string& origin, const std::string& host) {
+  FetchJob job;
+  job.url = origin + "/robots.txt";
+  job.tag = next_tag++;
+  job.max_redirects = options.max_redirects_robots;
+  job.max_body_bytes = kRobotsMaxBytes;
+  job.truncate_body = true;
+  Pending p{Kind::kRobots, {}, origin, 0};
+  p.request.host = host;
+  if (Status s = fetcher->Start(std::move(job)); !s.ok()) {
+    FetchResult failed;
+    failed.error = FetchError::kProtocol;
+    failed.message = s.message();
+    return OnRobots(p, std::move(failed));
+  }
+  pending.emplace(next_tag - 1, std::move(p));
+  return Status::Ok();
+}
+
+void Crawler::Impl::StartSitemap(const std::string& url, int depth) {
+  if (sitemaps_seen.size() >= 1000 || !sitemaps_seen.insert(url).second) return;
+  FetchJob job;
+  job.url = url;
+  job.tag = next_tag++;
+  job.max_redirects = 5;
+  if (fetcher->Start(std::move(job)).ok()) {
+    pending.emplace(next_tag - 1, Pending{Kind::kSitemap, {}, {}, depth});
+  }
+}
+
+Status Crawler::Impl::OnRobots(const Pending& p, FetchResult result) {
+  const int64_t now = clock.NowMs();
+  RobotsEntry entry;
+  entry.host = p.request.host;
+  entry.fetched_ms = now;
+  {
+    std::lock_guard lock(summary_mu);
+    ++summary.robots_fetched;
+  }
+  std::vector<Request> pages = std::move(waiting[p.origin]);
+  waiting.erase(p.origin);
+  waiting_count -= pages.size();
+  if (result.error == FetchError::kPrivateAddress || result.error == FetchError::kProtocol) {
+    // Nothing on this origin can be fetched: the pages fail as the robots.txt did, and
+    // nothing is cached (another page of the host may name another origin).
+    for (const Request& r : pages) {
+      CRAWLRANK_RETURN_IF_ERROR(Fail(r, FetchErrorName(result.error), false, result.message));
+    }
+    return Status::Ok();
+  }
+  if (result.error != FetchError::kNone) {
+    entry.status = 0;  // unreachable: disallow all for a while (RFC 9309 §2.3.1.4)
+  } else {
+    entry.status = static_cast<uint32_t>(result.status);
+  }
+  if (entry.status >= 200 && entry.status < 300) {
+    entry.rules = RobotsRules::Parse(result.body, robots_agent);
+    entry.expires_ms = now + options.robots_ttl_ms;
+  } else if (entry.status >= 400 && entry.status < 500 && entry.status != 429) {
+    entry.rules = RobotsRules::AllowAll();  // §2.3.1.3: "unavailable"
+    entry.expires_ms = now + options.robots_ttl_ms;
+  } else {  // 5xx, 429, unreachable, or a redirect chain that did not end
+    entry.rules = RobotsRules::DisallowAll();
+    entry.expires_ms = now + options.robots_retry_ms;
+    if (entry.status >= 300 && entry.status < 400) {  // §2.3.1.2: gave up following: allow
+      entry.rules = RobotsRules::AllowAll();
+      entry.expires_ms = now + options.robots_ttl_ms;
+    }
+  }
+  if (std::optional<int64_t> delay = entry.rules.crawl_delay_ms(); delay && *delay > 0) {
+    int64_t applied = *delay;
+    if (applied > options.max_crawl_delay_ms) {
+      std::lock_guard lock(summary_mu);
+      summary.capped_crawl_delays[entry.host] = *delay;
+      applied = options.max_crawl_delay_ms;
+    }
+    CRAWLRANK_RETURN_IF_ERROR(scheduler->SetCrawlDelay(entry.host, applied));
+  }
+  if (options.sitemaps && entry.usable()) {
+    for (const std::string& url : entry.rules.sitemaps()) StartSitemap(url, 0);
+    StartSitemap(p.origin + "/sitemap.xml", 0);
+  }
+  const std::string host = entry.host;
+  {
+    std::unique_lock lock(robots_mu);
+    robots[p.origin] = std::move(entry);
+  }
+  CRAWLRANK_RETURN_IF_ERROR(SaveRobots(host));
+  for (Request& r : pages) CRAWLRANK_RETURN_IF_ERROR(Dispatch(std::move(r)));
+  return Status::Ok();
+}
+
+Status Crawler::Impl::OnSitemap(const Pending& p, const FetchResult& result) {
+  if (result.error != FetchError::kNone || result.status < 200 || result.status >= 300) {
+    return Status::Ok();  // a missing sitemap is no error
+  }
+  SitemapUrls urls = ParseSitemap(result.body);
+  for (const std::string& nested : urls.sitemaps) {
+    if (p.depth < 2) StartSitemap(nested, p.depth + 1);
+  }
+  std::vector<std::string> seeds;
+  for (std::string& url : urls.pages) {
+    Result<std::string> canonical = CanonicalizeUrl(url, profile);
+    if (canonical.ok()) seeds.push_back(std::move(*canonical));
+  }
+  {
+    std::lock_guard lock(summary_mu);
+    summary.sitemap_urls += seeds.size();
+  }
+  if (seeds.empty()) return Status::Ok();
+  return scheduler->AddSeeds(seeds);
+}
+
+Status Crawler::Impl::OnPage(Request request, FetchResult result,
+                             std::vector<CrawlReport>& reports) {
+  if (result.error != FetchError::kNone) {
+    return Fail(request, FetchErrorName(result.error), FetchErrorRetryable(result.error),
+                result.message);
+  }
+  const long status = result.status;
+  if (status == 429 || status >= 500 || status < 100) {
+    return Fail(request, "http " + std::to_string(status), true, "HTTP " + std::to_string(status),
+                static_cast<uint16_t>(std::clamp(status, 0L, 999L)), result.retry_after_ms);
+  }
+  const int64_t now = clock.NowMs();
+  {
+    std::lock_guard lock(summary_mu);
+    summary.progress.bytes += result.body.size();
+  }
+  if (status >= 200 && status < 300 && IsHtml(result.content_type, result.body)) {
+    pool->Push(ParsePool::Job{std::move(request), std::move(result), now});
+    return Status::Ok();
+  }
+  CrawlReport report;
+  report.lease = request.lease;
+  report.page.url = request.url;
+  report.page.crawl_time_ms = now;
+  report.page.http_status = static_cast<uint16_t>(status);
+  if (status >= 300 && status < 400 && status != 304 && !result.location.empty()) {
+    Result<std::string> target = ResolveUrl(request.url, result.location, profile);
+    if (target.ok()) report.page.links.push_back({std::move(*target), 0.f});
+  } else if (status == 304) {
+    Result<PageRecord> record = db.FindUrl(request.url);
+    if (record.ok()) report.page.content_hash = record->content_hash;
+  } else if (status >= 200 && status < 300) {
+    report.page.content_hash = XXH3_64bits(result.body.data(), result.body.size());
+  }
+  {
+    std::lock_guard lock(summary_mu);
+    ++summary.progress.pages;
+    ++summary.statuses[static_cast<int>(status)];
+  }
+  reports.push_back(std::move(report));
+  return Status::Ok();
+}
+
+Status Crawler::Impl::ParseBatch(std::vector<ParsePool::Job>& jobs) {
+  std::vector<CrawlReport> reports;
+  reports.reserve(jobs.size());
+  for (ParsePool::Job& job : jobs) {
+    CrawlReport report;
+    report.lease = job.request.lease;
+    report.page.url = job.request.url;
+    report.page.crawl_time_ms = job.crawl_time_ms;
+    report.page.http_status = static_cast<uint16_t>(job.result.status);
+    Result<HtmlPage> page =
+        ExtractHtml(job.result.body, job.request.url, job.result.content_type, extract);
+    if (page.ok()) {
+      report.page.content_hash = page->content_hash;
+      report.page.content_score = page->content_score;
+      report.page.links.reserve(page->links.size() + 1);
+      for (ExtractedLink& link : page->links) {
+        report.page.links.push_back({std::move(link.url), link.score});
+      }
+      if (!page->canonical.empty() && page->canonical != job.request.url) {
+        report.page.links.push_back({page->canonical, 0.f});
+      }
+    } else {
+      report.page.content_hash = XXH3_64bits(job.result.body.data(), job.result.body.size());
+    }
+    reports.push_back(std::move(report));
+  }
+  CRAWLRANK_RETURN_IF_ERROR(scheduler->CrawledBatch(reports));
+  {
+    std::lock_guard lock(summary_mu);
+    for (const ParsePool::Job& job : jobs) {
+      ++summary.progress.pages;
+      ++summary.progress.html_pages;
+      ++summary.statuses[static_cast<int>(job.result.status)];
+    }
+  }
+  return DropDisallowed(reports);
+}
+
+// Links that a robots.txt already known disallows are failed at once, before their host's
+// queue hands them out: a page never fetched must not take a politeness slot of its host.
+Status Crawler::Impl::DropDisallowed(const std::vector<CrawlReport>& reports) {
+  std::vector<std::string> urls;
+  {
+    std::shared_lock lock(robots_mu);
+    for (const CrawlReport& report : reports) {
+      for (const Link& link : report.page.links) {
+        auto it = robots.find(OriginOf(link.url));
+        if (it == robots.end() || !it->second.usable()) continue;
+        if (!it->second.rules.Allowed(RobotsPath(link.url))) urls.push_back(link.url);
+      }
+    }
+  }
+  for (const std::string& url : urls) {
+    {
+      std::lock_guard lock(summary_mu);
+      if (!disallowed.insert(UrlFingerprint(url)).second) continue;
+      ++summary.robots_disallowed;
+    }
+    FailureReport report;
+    report.url = url;
+    report.retryable = false;
+    report.reason = "robots.txt disallows it";
+    CRAWLRANK_RETURN_IF_ERROR(scheduler->Failed(report));
+  }
+  return Status::Ok();
+}
+
+CrawlProgress Crawler::Impl::Progress() const {
+  CrawlProgress p;
+  {
+    std::lock_guard lock(summary_mu);
+    p = summary.progress;
+  }
+  p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const SchedulerStats stats = scheduler->GetStats();
+  p.queued = stats.queued;
+  p.hosts = stats.hosts;
+  p.in_flight = fetcher->running();
+  return p;
+}
+
+Result<std::unique_ptr<Crawler>> Crawler::Open(PageDb& db, const CrawlerOptions& options) {
+  auto impl = std::make_unique<Impl>(db);
+  Impl& c = *impl;
+  c.options = options;
+  CRAWLRANK_ASSIGN_OR_RETURN(PageDbInfo info, db.Info());
+  c.profile = info.url_profile;
+  if (options.concurrency == 0) return InvalidArgumentError("crawl: concurrency must be above 0");
+  if (options.per_host == 0) return InvalidArgumentError("crawl: per-host must be above 0");
+  if (options.delay_ms < 0) return InvalidArgumentError("crawl: negative delay");
+  if (options.max_body_bytes == 0) return InvalidArgumentError("crawl: max body of 0 bytes");
+  c.robots_agent = options.robots_agent;
+  if (c.robots_agent.empty()) {
+    c.robots_agent = options.user_agent.substr(0, options.user_agent.find_first_of("/ "));
+  }
+  if (!options.keywords_file.empty()) {
+    CRAWLRANK_ASSIGN_OR_RETURN(KeywordScorer scorer, KeywordScorer::FromFile(options.keywords_file));
+    c.keywords.emplace(std::move(scorer));
+  }
+  c.extract.profile = c.profile;
+  c.extract.follow_nofollow = options.follow_nofollow;
+  c.extract.keywords = c.keywords ? &*c.keywords : nullptr;
+
+  std::vector<std::string> seeds;
+  for (const std::string& seed : options.seeds) {
+    Result<std::string> canonical = CanonicalizeUrl(seed, c.profile);
+    if (!canonical.ok()) {
+      return InvalidArgumentError("crawl: seed \"" + seed + "\": " + canonical.status().message());
+    }
+    seeds.push_back(std::move(*canonical));
+  }
+
+  SchedulerOptions so;
+  so.score = options.score;
+  so.min_delay_ms = options.delay_ms;
+  so.max_in_flight_per_host = options.per_host;
+  so.max_depth = options.max_depth;
+  so.max_pages = options.max_pages;
+  so.allow_patterns = options.allow_patterns;
+  so.deny_patterns = options.deny_patterns;
+  so.retry_ms = options.retry_ms;
+  so.max_retries = options.max_retries;
+  so.lease_ms = std::max<int64_t>(600'000, 4 * options.timeout_ms);
+  if (options.scope != CrawlerOptions::Scope::kAny) {
+    // The hosts (or domains) of the seeds, of this run and of the runs before (depth 0).
+    const HostKeyMode mode = options.scope == CrawlerOptions::Scope::kSameHost
+                                 ? HostKeyMode::kHost
+                                 : HostKeyMode::kRegisteredDomain;
+    std::set<std::string> keys;
+    for (const std::string& seed : seeds) {
+      if (Result<std::string> key = HostKey(seed, mode); key.ok()) keys.insert(*key);
+    }
+    CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
+    CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& record) {
+      if (record.depth == 0) {
+        if (Result<std::string> key = HostKey(record.url, mode); key.ok()) keys.insert(*key);
+      }
+      return Status::Ok();
+    }));
+    if (keys.empty()) return InvalidArgumentError("crawl: --same-host/--same-domain without seeds");
+    std::string alternatives;
+    for (const std::string& key : keys) {
+      if (!alternatives.empty()) alternatives += '|';
+      alternatives += RegexEscape(key);
+    }
+    // Out of scope: the host is none of the keys (same-domain: nor under one of them).
+    const std::string host_part = mode == HostKeyMode::kHost ? "(?:" + alternatives + ")"
+                                                             : "(?:[^/?#@]*\\.)?(?:" + alternatives + ")\\.?";
+    so.deny_patterns.push_back("^(?!https?://" + host_part + "(?::[0-9]+)?(?:[/?#]|$))");
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(c.scheduler, Scheduler::Open(db, so));
+
+  FetcherOptions fo;
+  fo.user_agent = options.user_agent;
+  fo.connect_timeout_ms = options.connect_timeout_ms;
+  fo.timeout_ms = options.timeout_ms;
+  fo.low_speed_bytes = options.low_speed_bytes;
+  fo.low_speed_ms = options.low_speed_ms;
+  fo.max_body_bytes = options.max_body_bytes;
+  fo.max_header_bytes = options.max_header_bytes;
+  fo.allow_private = options.allow_private;
+  fo.proxy = options.proxy;
+  fo.resolve = options.resolve;
+  fo.dns_cache_ms = options.dns_cache_ms;
+  fo.max_connections = std::max<uint32_t>(64, 2 * options.concurrency);
+  CRAWLRANK_ASSIGN_OR_RETURN(c.fetcher, Fetcher::Create(fo));
+  if (!seeds.empty()) CRAWLRANK_RETURN_IF_ERROR(c.scheduler->AddSeeds(seeds));
+  return std::unique_ptr<Crawler>(new Crawler(std::move(impl)));
+}
+
+Crawler::Crawler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Crawler::~Crawler() = default;
+
+Scheduler& Crawler::scheduler() { return *impl_->scheduler; }
+
+void Crawler::Stop() {
+  impl_->stop.store(true, std::memory_order_release);
+  impl_->fetcher->Wakeup();
+}
+
+Result<CrawlSummary> Crawler::Run(const ProgressFn& progress) {
+  Impl& c = *impl_;
+  c.start = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lock(c.summary_mu);
+    c.summary = CrawlSummary();
+  }
+  uint32_t threads = c.options.parse_threads;
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  c.pool = std::make_unique<ParsePool>(
+      threads, [&c](std::vector<ParsePool::Job>& jobs) { return c.ParseBatch(jobs); });
+  if (c.options.max_pages > 0) {
+    const SchedulerStats stats = c.scheduler->GetStats();
+    const uint64_t done = stats.crawled + stats.failed;
+    c.summary.progress.max_pages = c.options.max_pages > done ? c.options.max_pages - done : 0;
+  }
+  auto last_progress = std::chrono::steady_clock::now();
+  std::vector<FetchResult> done;
+  std::vector<CrawlReport> reports;
+  Status failure;
+  bool finished = false;
+  while (!c.stop.load(std::memory_order_acquire)) {
+    if (Status s = c.pool->error(); !s.ok()) {
+      failure = s;
+      break;
+    }
+    const size_t busy = c.fetcher->running() + c.waiting_count + c.pool->backlog();
+    size_t handed = 0;
+    if (busy < c.options.concurrency) {
+      Result<std::vector<Request>> batch = c.scheduler->Next(c.options.concurrency - busy);
+      if (!batch.ok()) {
+        failure = batch.status();
+        break;
+      }
+      handed = batch->size();
+      for (Request& r : *batch) {
+        if (Status s = c.Dispatch(std::move(r)); !s.ok()) failure = s;
+      }
+      if (!failure.ok()) break;
+    }
+    int wait_ms = 100;
+    if (handed == 0 && c.fetcher->running() == 0) {
+      const SchedulerStats stats = c.scheduler->GetStats();
+      if (stats.finished && c.pool->backlog() == 0 && c.waiting_count == 0) {
+        finished = true;
+        break;
+      }
+      if (stats.next_ready_ms >= 0) {
+        wait_ms = static_cast<int>(
+            std::clamp<int64_t>(stats.next_ready_ms - c.clock.NowMs(), 1, 100));
+      }
+    } else if (handed > 0 || c.fetcher->running() > 0) {
+      wait_ms = busy + handed < c.options.concurrency ? 5 : 100;
+    }
+    done.clear();
+    if (Status s = c.fetcher->Poll(wait_ms, &done); !s.ok()) {
+      failure = s;
+      break;
+    }
+    reports.clear();
+    for (FetchResult& result : done) {
+      auto it = c.pending.find(result.tag);
+      if (it == c.pending.end()) continue;
+      Impl::Pending p = std::move(it->second);
+      c.pending.erase(it);
+      Status s;
+      switch (p.kind) {
+        case Impl::Kind::kPage: s = c.OnPage(std::move(p.request), std::move(result), reports); break;
+        case Impl::Kind::kRobots: s = c.OnRobots(p, std::move(result)); break;
+        case Impl::Kind::kSitemap: s = c.OnSitemap(p, result); break;
+      }
+      if (!s.ok() && failure.ok()) failure = s;
+    }
+    if (!reports.empty() && failure.ok()) {
+      failure = c.scheduler->CrawledBatch(reports);
+      if (failure.ok()) failure = c.DropDisallowed(reports);
+    }
+    if (!failure.ok()) break;
+    const auto now = std::chrono::steady_clock::now();
+    if (progress && now - last_progress >= std::chrono::milliseconds(c.options.progress_interval_ms)) {
+      last_progress = now;
+      progress(c.Progress());
+    }
+  }
+  const bool stopped = c.stop.load(std::memory_order_acquire);
+  // Stopping: transfers in flight and pages not parsed yet are dropped unreported (their
+  // leases come back when the PageDB is next opened); a batch being parsed is finished.
+  c.fetcher->AbandonAll();
+  c.pending.clear();
+  c.pool->Close(/*drop=*/stopped || !failure.ok());
+  if (Status s = c.pool->error(); failure.ok() && !s.ok()) failure = s;
+  c.pool.reset();
+  if (!failure.ok()) return failure;
+  CrawlSummary summary;
+  {
+    std::lock_guard lock(c.summary_mu);
+    summary = c.summary;
+  }
+  const uint64_t max_pages = summary.progress.max_pages;
+  summary.progress = c.Progress();
+  summary.progress.max_pages = max_pages;
+  summary.stopped = stopped;
+  summary.finished = finished;
+  return summary;
+}
+
+}  // namespace crawlrank

@@ -1,0 +1,235 @@
+"""`crawlrank crawl` against servers the tests start on 127.0.0.1.
+
+Every expectation comes from somewhere other than the crawler: the pages and links of the
+documentation site from an independent parse of its files (doc_site.py), what was fetched
+and when from the servers' own logs, PageRank from networkx.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import pathlib
+import random
+import re
+import signal
+import subprocess
+import time
+
+import pytest
+
+from crawl_site import HOSTILE, ODD, CrawlSite
+from doc_site import DocSite, expected_graph
+
+LOCAL = ("--allow-private", "--quiet", "--json")
+
+
+def crawl_cmd(bin_dir: pathlib.Path, db: pathlib.Path, *args: object) -> list[str]:
+    return [str(bin_dir / "crawlrank"), "crawl", str(db), *map(str, args)]
+
+
+def crawl(bin_dir: pathlib.Path, db: pathlib.Path, *args: object, expect: int = 0,
+          timeout: float = 120) -> dict:
+    proc = subprocess.run(crawl_cmd(bin_dir, db, *args), capture_output=True, text=True,
+                          timeout=timeout)
+    assert proc.returncode == expect, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    return json.loads(proc.stdout) if expect == 0 and "--json" in map(str, args) else {}
+
+
+def pages(bin_dir: pathlib.Path, db: pathlib.Path) -> dict[str, dict]:
+    out = subprocess.run([str(bin_dir / "page_db_dump"), "info", str(db), "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    return {row["url"]: row for row in map(json.loads, out.splitlines())}
+
+
+def edges(bin_dir: pathlib.Path, db: pathlib.Path, by_index: dict[int, str]) -> set[tuple[str, str]]:
+    out = subprocess.run([str(bin_dir / "page_db_dump"), "links", str(db)],
+                         capture_output=True, text=True, check=True).stdout
+    pairs = (line.split() for line in out.splitlines() if line and not line.startswith("#"))
+    return {(by_index[int(a)], by_index[int(b)]) for a, b in pairs}
+
+
+def crawled(rows: dict[str, dict]) -> set[str]:
+    return {url for url, row in rows.items() if row["crawls"] > 0}
+
+
+def doc_allow(host: str) -> tuple[str, str]:
+    # The rule doc_site.follow applies: same host, an .html path.
+    return ("--allow", rf"^http://{re.escape(host)}/[^?#]*\.html$")
+
+
+def test_doc_site_every_page_once_and_pagerank(bin_dir, tmp_path):
+    with DocSite() as site:
+        status, expected_edges = expected_graph(site.host)
+        db = tmp_path / "doc.db"
+        summary = crawl(bin_dir, db, f"http://{site.host}/index.html", *LOCAL, "--delay", "0",
+                        "--per-host", "8", *doc_allow(site.host))
+        log = site.paths()
+    counts = collections.Counter(log)
+    assert counts["/robots.txt"] == 1
+    del counts["/robots.txt"]
+    fetched = {f"http://{site.host}{p}" for p in counts}
+    assert fetched == set(status), (fetched ^ set(status))
+    assert max(counts.values()) == 1, [p for p, n in counts.items() if n > 1]
+    assert summary["finished"] and summary["pages"] == len(status)
+    assert summary["statuses"] == {str(k): v for k, v in collections.Counter(status.values()).items()}
+    rows = pages(bin_dir, db)
+    assert {url: rows[url]["status"] for url in status} == status
+    by_index = {row["index"]: url for url, row in rows.items()}
+    found = {(a, b) for a, b in edges(bin_dir, db, by_index) if a in status and b in status}
+    assert found == expected_edges, (len(found), len(expected_edges))
+
+    # The summary's ranks are the stored PageRank; it matches networkx on the whole graph
+    # the crawl recorded (external pages included).
+    nx = pytest.importorskip("networkx")
+    pytest.importorskip("scipy")
+    subprocess.run([str(bin_dir / "page_db_rank"), str(db), "--tolerance", "1e-10",
+                    "--max-iterations", "1000"], check=True, capture_output=True)
+    out = subprocess.run([str(bin_dir / "page_db_dump"), "info", str(db), "--json", "--rank",
+                          "pagerank"], capture_output=True, text=True, check=True).stdout
+    ours = {row["index"]: row["pagerank"] for row in map(json.loads, out.splitlines())}
+    graph = nx.DiGraph()
+    graph.add_nodes_from(ours)
+    index_of = {url: i for i, url in by_index.items()}
+    graph.add_edges_from((index_of[a], index_of[b]) for a, b in edges(bin_dir, db, by_index))
+    theirs = nx.pagerank(graph, alpha=0.85, tol=1e-13, max_iter=1000)
+    assert sum(abs(ours[i] - theirs[i]) for i in ours) < 1e-6
+    best = max(ours, key=lambda i: ours[i])
+    assert summary["top"][0]["url"] == by_index[best] or rows[by_index[best]]["status"] != 200
+
+
+def test_robots_crawl_delay_and_one_request_per_host(bin_dir, tmp_path):
+    robots = "User-agent: *\nDisallow: /private/\nCrawl-delay: 0.3\n"
+    with CrawlSite(pages=12, robots=robots) as site:
+        summary = crawl(bin_dir, tmp_path / "db", f"http://{site.host}/gen/0.html", *LOCAL,
+                        "--delay", "0", "--same-host")
+        log = site.log()
+    paths = [h.path for h in log]
+    assert paths[0] == "/robots.txt" and paths.count("/robots.txt") == 1
+    assert not [p for p in paths if p.startswith("/private/")]
+    assert sorted(paths[1:]) == sorted(f"/gen/{n}.html" for n in range(12))
+    gaps = [b.time - a.time for a, b in zip(log[1:], log[2:])]
+    assert min(gaps) >= 0.3 - 0.02, gaps
+    assert max(h.in_flight for h in log) == 1
+    assert summary["robots_disallowed"] == 12 and summary["robots_fetched"] == 1
+    assert all(h.agent.startswith("crawlrank/") for h in log)
+
+
+def test_per_host_concurrency_is_bounded(bin_dir, tmp_path):
+    with CrawlSite(pages=30, robots=None, page_delay=0.2) as site:
+        crawl(bin_dir, tmp_path / "db", f"http://{site.host}/gen/0.html", *LOCAL, "--delay", "0",
+              "--per-host", "3", "--same-host", "--deny", "/private/")
+        log = site.log()
+    pages_log = [h for h in log if h.path.startswith("/gen/")]
+    assert len(pages_log) == 30
+    assert 2 <= max(h.in_flight for h in pages_log) <= 3
+
+
+def test_robots_404_allows_all_and_503_disallows_all(bin_dir, tmp_path):
+    with CrawlSite(pages=3, robots="", robots_status=404) as site:
+        crawl(bin_dir, tmp_path / "a", f"http://{site.host}/gen/0.html", *LOCAL, "--delay", "0",
+              "--same-host")
+        assert "/private/0.html" in site.paths()
+    with CrawlSite(pages=3, robots="", robots_status=503) as site:
+        proc = subprocess.Popen(crawl_cmd(bin_dir, tmp_path / "b", f"http://{site.host}/gen/0.html",
+                                          *LOCAL, "--delay", "0"),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+        assert proc.returncode == 128 + signal.SIGINT, err
+        assert site.paths() == ["/robots.txt"]
+        assert json.loads(out)["errors_by_kind"] == {"robots.txt unavailable": 1}
+
+
+def test_hostile_servers_end_in_recorded_errors(bin_dir, tmp_path):
+    db = tmp_path / "db"
+    with CrawlSite(pages=3, robots=None, hostile=True) as site:
+        start = time.monotonic()
+        summary = crawl(bin_dir, db, f"http://{site.host}/gen/0.html", *LOCAL, "--delay", "0",
+                        "--per-host", "16", "--same-host", "--deny", "/private/", "--timeout", "4",
+                        "--max-body", "1000000", "--max-retries", "0", timeout=60)
+        elapsed = time.monotonic() - start
+    assert elapsed < 15, elapsed  # the slowest cases end at --timeout
+    rows = pages(bin_dir, db)
+    base = f"http://{site.host}"
+    for path in HOSTILE:
+        assert rows[base + path]["crawls"] == 0, path
+    # Each is failed for good in the PageDB's schedule (--max-retries 0).
+    schedule = json.loads(subprocess.run([str(bin_dir / "page_db_schedule"), str(db), "--json"],
+                                         capture_output=True, text=True, check=True).stdout)
+    assert schedule["stats"]["failed"] == len(HOSTILE)
+    expected_kinds = collections.Counter(HOSTILE.values())
+    assert summary["errors_by_kind"] == dict(expected_kinds), summary["errors_by_kind"]
+    for path, status in ODD.items():
+        assert rows[base + path]["status"] == status, path
+    assert rows[base + "/hostile/loop-a"]["crawls"] == 1 and rows[base + "/hostile/loop-b"]["crawls"] == 1
+    assert summary["finished"]
+
+
+def test_private_address_behind_a_public_name_is_refused(bin_dir, tmp_path):
+    with CrawlSite(pages=2) as site:
+        name = f"www.crawlrank-test.com:{site.port}"
+        pin = ("--resolve", f"www.crawlrank-test.com:{site.port}:127.0.0.1")
+        summary = crawl(bin_dir, tmp_path / "a", f"http://{name}/gen/0.html", "--quiet", "--json",
+                        *pin, "--delay", "0")
+        assert site.paths() == []
+        assert summary["errors_by_kind"] == {"private address": 1}
+        schedule = json.loads(subprocess.run(
+            [str(bin_dir / "page_db_schedule"), str(tmp_path / "a"), "--json"],
+            capture_output=True, text=True, check=True).stdout)
+        assert schedule["stats"]["failed"] == 1 and schedule["stats"]["crawled"] == 0
+        # Allowed explicitly, the same crawl reaches the server.
+        crawl(bin_dir, tmp_path / "b", f"http://{name}/gen/0.html", *LOCAL, *pin, "--delay", "0",
+              "--same-host")
+        assert "/gen/1.html" in site.paths()
+
+
+def interrupted_then_resumed(bin_dir: pathlib.Path, tmp_path: pathlib.Path, sig: int) -> None:
+    seed = int(os.environ.get("CRAWLRANK_TEST_SEED", random.randrange(1 << 30)))
+    print(f"seed {seed}")
+    rng = random.Random(seed)
+    with DocSite() as site:
+        status, _ = expected_graph(site.host)
+        db = tmp_path / "db"
+        args = (f"http://{site.host}/index.html", *LOCAL, "--delay", "0", "--concurrency", "4",
+                *doc_allow(site.host))
+        proc = subprocess.Popen(crawl_cmd(bin_dir, db, *args), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        # Wait until a random share of the site was fetched, then interrupt.
+        target = rng.randrange(20, len(status) - 20)
+        deadline = time.monotonic() + 60
+        while len(site.paths()) < target and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.002)
+        sent = time.monotonic()
+        proc.send_signal(sig)
+        proc.communicate(timeout=30)
+        stopped_in = time.monotonic() - sent
+        assert proc.returncode in (-sig, 128 + sig), proc.returncode
+        if sig == signal.SIGINT:
+            assert stopped_in < 1.0, stopped_in
+        first_run = len(site.paths())
+        done = crawled(pages(bin_dir, db))
+        assert done, "nothing recorded before the interruption"
+        summary = crawl(bin_dir, db, *args[1:])  # no seeds: the DB has them
+        second = site.paths()[first_run:]
+    refetched = {f"http://{site.host}{p}" for p in second} & done
+    assert not refetched, sorted(refetched)[:5]
+    assert summary["finished"]
+    rows = pages(bin_dir, db)
+    assert {url: rows[url]["status"] for url in status} == status  # nothing lost
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "ctrl-c"])
+def test_interrupted_crawl_resumes_without_refetching(bin_dir, tmp_path, sig):
+    interrupted_then_resumed(bin_dir, tmp_path, sig)
+
+
+def test_bad_usage(bin_dir, tmp_path):
+    crawl(bin_dir, tmp_path / "db", "ftp://example.com/", expect=2)
+    crawl(bin_dir, tmp_path / "db", "http://e.com/", "--score-mode", "nope", expect=2)
+    crawl(bin_dir, tmp_path / "db", "http://e.com/", "--concurrency", "0", expect=2)
+    proc = subprocess.run([str(bin_dir / "crawlrank"), "dump", "info", str(tmp_path / "none")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1 and "page_db_dump" in proc.stderr

@@ -1,0 +1,362 @@
+// crawlrank: the front door. `crawlrank crawl DB SEED...` runs the built-in crawler;
+// `crawlrank TOOL ARGS...` runs page_db_TOOL (or crawlrank_url for `url`) from the same
+// directory, so every tool keeps its own name and also answers under this one.
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <stop_token>
+#include <thread>
+
+#include "crawlrank/crawler.h"
+#include "crawlrank/db_rank.h"
+#include "tool_common.h"
+
+namespace crawlrank::tools {
+namespace {
+
+constexpr std::string_view kTools[] = {"check", "compact", "dump",     "find", "links",
+                                       "load",  "path",    "rank",     "schedule",
+                                       "stats", "top",     "upgrade",  "url"};
+
+std::string Duration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  const auto s = static_cast<uint64_t>(seconds + 0.5);
+  char text[32];
+  if (s >= 3600) {
+    std::snprintf(text, sizeof text, "%lluh%02llum", static_cast<unsigned long long>(s / 3600),
+                  static_cast<unsigned long long>(s / 60 % 60));
+  } else if (s >= 60) {
+    std::snprintf(text, sizeof text, "%llum%02llus", static_cast<unsigned long long>(s / 60),
+                  static_cast<unsigned long long>(s % 60));
+  } else {
+    std::snprintf(text, sizeof text, "%llus", static_cast<unsigned long long>(s));
+  }
+  return text;
+}
+
+std::string ProgressLine(const CrawlProgress& p) {
+  const double rate = p.elapsed_s > 0 ? static_cast<double>(p.pages) / p.elapsed_s : 0;
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "crawl: %llu pages (%.1f/s), queue %llu, in flight %llu, hosts %llu, errors %llu",
+                static_cast<unsigned long long>(p.pages), rate,
+                static_cast<unsigned long long>(p.queued),
+                static_cast<unsigned long long>(p.in_flight),
+                static_cast<unsigned long long>(p.hosts),
+                static_cast<unsigned long long>(p.errors));
+  std::string line = text;
+  if (p.max_pages > 0 && rate > 0) {
+    const double left = static_cast<double>(p.max_pages > p.pages ? p.max_pages - p.pages : 0);
+    line += ", ETA " + Duration(left / rate);
+  }
+  return line;
+}
+
+// The rank the summary lists pages by: the one the score mode ranks with.
+RankAlgorithm RankFor(ScoreMode mode) {
+  switch (mode) {
+    case ScoreMode::kPersonalized: return RankAlgorithm::kPersonalized;
+    case ScoreMode::kTrustRank: return RankAlgorithm::kTrustRank;
+    case ScoreMode::kHits: return RankAlgorithm::kHits;
+    case ScoreMode::kTopicHits: return RankAlgorithm::kTopicHits;
+    case ScoreMode::kWeightedPageRank: return RankAlgorithm::kWeightedPageRank;
+    case ScoreMode::kInDegree: return RankAlgorithm::kInDegree;
+    default: return RankAlgorithm::kPageRank;
+  }
+}
+
+// Blocks SIGINT and SIGTERM in every thread and waits for them in one of its own, which
+// asks the crawler to stop: no handler, no global state.
+class SignalWatcher {
+ public:
+  SignalWatcher() {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+  }
+  ~SignalWatcher() {
+    thread_ = {};  // joins
+    pthread_sigmask(SIG_UNBLOCK, &set_, nullptr);
+  }
+  void Watch(Crawler& crawler) {
+    thread_ = std::jthread([this, &crawler](std::stop_token stop) {
+      const timespec tick{0, 50'000'000};
+      while (!stop.stop_requested()) {
+        const int signal = sigtimedwait(&set_, nullptr, &tick);
+        if (signal == SIGINT || signal == SIGTERM) {
+          received_ = signal;
+          crawler.Stop();
+        }
+      }
+    });
+  }
+  int received() const { return received_; }
+
+ private:
+  sigset_t set_;
+  std::atomic<int> received_{0};
+  std::jthread thread_;
+};
+
+struct Args {
+  std::string db_path;
+  std::vector<std::string> seeds;
+  CrawlerOptions crawl;
+  std::string score = "pagerank";
+  std::string profile = "rfc3986";
+  double delay_s = 1, retry_delay_s = 60, timeout_s = 30, connect_timeout_s = 10, max_crawl_delay_s = 60;
+  bool same_host = false, same_domain = false, quiet = false, json = false;
+  uint64_t top = 10;
+};
+
+nlohmann::json SummaryJson(const CrawlSummary& s, const std::vector<std::pair<std::string, double>>& top,
+                           std::string_view rank_name, const std::string& db_path) {
+  nlohmann::json j;
+  j["db"] = db_path;
+  j["pages"] = s.progress.pages;
+  j["html_pages"] = s.progress.html_pages;
+  j["errors"] = s.progress.errors;
+  j["bytes"] = s.progress.bytes;
+  j["seconds"] = s.progress.elapsed_s;
+  j["pages_per_second"] =
+      s.progress.elapsed_s > 0 ? static_cast<double>(s.progress.pages) / s.progress.elapsed_s : 0;
+  j["queued"] = s.progress.queued;
+  j["hosts"] = s.progress.hosts;
+  j["errors_by_kind"] = s.errors;
+  nlohmann::json statuses = nlohmann::json::object();
+  for (const auto& [status, n] : s.statuses) statuses[std::to_string(status)] = n;
+  j["statuses"] = statuses;
+  j["robots_fetched"] = s.robots_fetched;
+  j["robots_disallowed"] = s.robots_disallowed;
+  j["sitemap_urls"] = s.sitemap_urls;
+  j["capped_crawl_delays_ms"] = s.capped_crawl_delays;
+  j["stopped"] = s.stopped;
+  j["finished"] = s.finished;
+  j["rank"] = rank_name;
+  nlohmann::json pages = nlohmann::json::array();
+  for (const auto& [url, score] : top) pages.push_back({{"url", url}, {"score", score}});
+  j["top"] = pages;
+  return j;
+}
+
+int Crawl(int argc, char** argv) {
+  CLI::App app(
+      "Crawls from the seeds into the PageDB DB (created if missing), politely, obeying "
+      "robots.txt, then ranks the graph and prints its best pages. A rerun on the same DB "
+      "goes on where the last one stopped; seeds given to it are added. Ctrl-C stops "
+      "cleanly. See docs/crawler.md.",
+      "crawlrank crawl");
+  Args a;
+  CrawlerOptions& o = a.crawl;
+  app.add_option("db", a.db_path, "PageDB directory")->required();
+  app.add_option("seeds", a.seeds, "URLs to start from");
+  app.add_option("--max-pages", o.max_pages, "pages to fetch in this DB in all (0: no limit)")
+      ->capture_default_str();
+  app.add_option("--max-depth", o.max_depth, "link distance from a seed (0: no limit)")
+      ->capture_default_str();
+  auto* host = app.add_flag("--same-host", a.same_host, "follow links to the seeds' hosts only");
+  app.add_flag("--same-domain", a.same_domain,
+               "follow links to the seeds' registered domains only")
+      ->excludes(host);
+  app.add_option("--allow", o.allow_patterns, "fetch only URLs matching one of these (regex)");
+  app.add_option("--deny", o.deny_patterns, "never fetch URLs matching this (regex)");
+  app.add_option("--delay", a.delay_s, "seconds between two requests to one host")
+      ->capture_default_str();
+  app.add_option("--concurrency", o.concurrency, "requests in flight in all")
+      ->capture_default_str();
+  app.add_option("--per-host", o.per_host, "requests in flight per host")->capture_default_str();
+  app.add_option("--user-agent", o.user_agent, "User-Agent; its first word is the robots.txt "
+                                               "token")
+      ->capture_default_str();
+  app.add_option("--score-mode", a.score,
+                 "queue order: pagerank, ppr, trustrank, hits, topic-hits, wpr, indegree, "
+                 "link-score, opic, breadth-first, random")
+      ->capture_default_str();
+  app.add_option("--keywords", o.keywords_file,
+                 "file of topic keywords, one a line: content and link scores (use with "
+                 "--score-mode ppr or topic-hits)");
+  app.add_option("--timeout", a.timeout_s, "seconds for one whole fetch")->capture_default_str();
+  app.add_option("--connect-timeout", a.connect_timeout_s, "seconds to connect")
+      ->capture_default_str();
+  app.add_option("--max-body", o.max_body_bytes, "bytes of one body (decoded); more is an error")
+      ->capture_default_str();
+  app.add_option("--max-retries", o.max_retries,
+                 "retries of a page after a timeout, a connection error, a 429 or a 5xx")
+      ->capture_default_str();
+  app.add_option("--retry-delay", a.retry_delay_s,
+                 "seconds before the first retry of a page; doubled for each further one")
+      ->capture_default_str();
+  app.add_option("--max-crawl-delay", a.max_crawl_delay_s,
+                 "cap on robots.txt Crawl-delay, seconds")
+      ->capture_default_str();
+  app.add_flag("--allow-private", o.allow_private,
+               "allow loopback, private and link-local addresses (local tests and demos)");
+  app.add_option("--proxy", o.proxy, "HTTP(S) proxy URL (the environment's are ignored)");
+  app.add_option("--resolve", o.resolve, "HOST:PORT:ADDRESS: pin a name to an address");
+  app.add_flag("--sitemaps", o.sitemaps, "queue the URLs of the sitemaps robots.txt names");
+  app.add_flag("--follow-nofollow", o.follow_nofollow, "follow rel=nofollow links too");
+  app.add_option("--parse-threads", o.parse_threads, "HTML parsing threads (0: one per core)")
+      ->capture_default_str();
+  app.add_option("--profile", a.profile, "URL profile of a new DB: rfc3986 or w3lib")
+      ->capture_default_str();
+  app.add_option("--top", a.top, "best pages to print at the end")->capture_default_str();
+  app.add_flag("--quiet", a.quiet, "no progress on stderr");
+  app.add_flag("--json", a.json, "print the summary as JSON on stdout");
+  return Run(app, argc, argv, [&] {
+    Result<ScoreMode> mode = ParseScoreMode(a.score);
+    if (!mode.ok()) return UsageError(app, mode.status().message());
+    o.score = *mode;
+    Result<UrlProfile> profile = ParseUrlProfile(a.profile);
+    if (!profile.ok()) return UsageError(app, profile.status().message());
+    for (double v : {a.delay_s, a.retry_delay_s, a.timeout_s, a.connect_timeout_s, a.max_crawl_delay_s}) {
+      if (!std::isfinite(v) || v < 0) return UsageError(app, "times must be 0 or more seconds");
+    }
+    o.delay_ms = std::llround(a.delay_s * 1000);
+    o.retry_ms = std::llround(a.retry_delay_s * 1000);
+    o.timeout_ms = std::max<int64_t>(1, std::llround(a.timeout_s * 1000));
+    o.connect_timeout_ms = std::max<int64_t>(1, std::llround(a.connect_timeout_s * 1000));
+    o.max_crawl_delay_ms = std::llround(a.max_crawl_delay_s * 1000);
+    o.scope = a.same_host     ? CrawlerOptions::Scope::kSameHost
+              : a.same_domain ? CrawlerOptions::Scope::kSameDomain
+                              : CrawlerOptions::Scope::kAny;
+    o.seeds = a.seeds;
+
+    SignalWatcher signals;  // before any thread starts, so that all inherit the mask
+    PageDbOptions db_options;
+    db_options.url_profile = *profile;
+    auto db = PageDb::Open(a.db_path, db_options);
+    if (!db.ok()) return Fail(app, db.status());
+    auto crawler = Crawler::Open(**db, o);
+    if (!crawler.ok()) {
+      return crawler.status().code() == StatusCode::kInvalidArgument
+                 ? UsageError(app, crawler.status().message())
+                 : Fail(app, crawler.status());
+    }
+    signals.Watch(**crawler);
+    const bool tty = isatty(STDERR_FILENO) == 1;
+    Crawler::ProgressFn progress;
+    if (!a.quiet) {
+      progress = [tty](const CrawlProgress& p) {
+        const std::string line = ProgressLine(p);
+        if (tty) {
+          std::fprintf(stderr, "\r\x1b[K%s", line.c_str());
+        } else {
+          std::fprintf(stderr, "%s\n", line.c_str());
+        }
+        std::fflush(stderr);
+      };
+    }
+    Result<CrawlSummary> summary = (*crawler)->Run(progress);
+    if (!a.quiet && tty) std::fprintf(stderr, "\r\x1b[K");
+    crawler->reset();  // the scheduler goes; the DB stays open for the rank
+    if (!summary.ok()) return Fail(app, summary.status());
+    if (Status synced = (*db)->Sync(); !synced.ok()) return Fail(app, synced);
+
+    // Rank the graph and list the best crawled pages.
+    const RankAlgorithm algorithm = RankFor(o.score);
+    std::vector<std::pair<std::string, double>> top;
+    DbRankOptions rank_options;
+    Result<StoredRank> rank = RankPageDb(**db, algorithm, rank_options);
+    if (!rank.ok()) return Fail(app, rank.status());
+    {
+      const std::vector<double>& scores = rank->rank.scores;
+      std::vector<uint32_t> order(scores.size());
+      for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+        return scores[x] != scores[y] ? scores[x] > scores[y] : x < y;
+      });
+      for (uint32_t id : order) {
+        if (top.size() >= a.top) break;
+        Result<PageRecord> page = (*db)->FindId(id);
+        if (!page.ok()) return Fail(app, page.status());
+        if (page->crawled() && page->http_status >= 200 && page->http_status < 300) {
+          top.emplace_back(page->url, scores[id]);
+        }
+      }
+    }
+    const CrawlSummary& s = *summary;
+    Output out;
+    if (a.json) {
+      out << SummaryJson(s, top, RankAlgorithmName(algorithm), a.db_path).dump(2) << '\n';
+    } else {
+      char line[256];
+      std::snprintf(line, sizeof line, "%s %llu pages (%llu HTML) in %.1f s, %.1f pages/s; %llu errors\n",
+                    s.stopped ? "stopped after" : (s.finished ? "done:" : "paused:"),
+                    static_cast<unsigned long long>(s.progress.pages),
+                    static_cast<unsigned long long>(s.progress.html_pages), s.progress.elapsed_s,
+                    s.progress.elapsed_s > 0 ? static_cast<double>(s.progress.pages) / s.progress.elapsed_s : 0.0,
+                    static_cast<unsigned long long>(s.progress.errors));
+      out << line;
+      if (!s.statuses.empty()) {
+        out << "statuses:";
+        for (const auto& [status, n] : s.statuses) out << ' ' << std::to_string(status) << "×" << n;
+        out << '\n';
+      }
+      if (!s.errors.empty()) {
+        out << "errors:";
+        for (const auto& [kind, n] : s.errors) out << ' ' << kind << "×" << n;
+        out << '\n';
+      }
+      if (s.robots_disallowed > 0) {
+        out << "robots.txt kept " << s.robots_disallowed << " pages out\n";
+      }
+      for (const auto& [h, delay] : s.capped_crawl_delays) {
+        out << "crawl delay of " << h << " capped: it asks " << FormatSeconds(delay) << " s\n";
+      }
+      if (s.progress.queued > 0) out << s.progress.queued << " pages still queued\n";
+      out << "top pages by " << RankAlgorithmName(algorithm) << ":\n";
+      for (const auto& [url, score] : top) out << "  " << FormatScore(score) << "  " << url << '\n';
+    }
+    if (Status flushed = out.Flush(); !flushed.ok()) return Fail(app, flushed);
+    return signals.received() != 0 ? 128 + signals.received() : kExitOk;
+  });
+}
+
+int Usage() {
+  std::fprintf(stderr,
+               "usage: crawlrank crawl DB SEED... [options]   crawl (crawlrank crawl --help)\n"
+               "       crawlrank TOOL ARGS...                 run page_db_TOOL, TOOL one of:\n"
+               "        ");
+  for (std::string_view t : kTools) std::fprintf(stderr, " %.*s", static_cast<int>(t.size()), t.data());
+  std::fprintf(stderr, "\n");
+  return kExitUsage;
+}
+
+int Main(int argc, char** argv) {
+  if (argc < 2) return Usage();
+  const std::string_view command = argv[1];
+  if (command == "crawl") return Crawl(argc - 1, argv + 1);
+  if (command == "--help" || command == "-h" || command == "help") {
+    Usage();
+    return kExitOk;
+  }
+  if (std::find(std::begin(kTools), std::end(kTools), command) == std::end(kTools)) {
+    std::fprintf(stderr, "crawlrank: unknown command \"%s\"\n", argv[1]);
+    return Usage();
+  }
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::string name =
+      command == "url" ? std::string("crawlrank_url") : "page_db_" + std::string(command);
+  const std::string path = (ec ? std::filesystem::path(name) : self.parent_path() / name).string();
+  std::vector<char*> args;
+  std::string argv0 = name;
+  args.push_back(argv0.data());
+  for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  execv(path.c_str(), args.data());
+  std::fprintf(stderr, "crawlrank: cannot run %s: %s\n", path.c_str(), std::strerror(errno));
+  return kExitFailure;
+}
+
+}  // namespace
+}  // namespace crawlrank::tools
+
+int main(int argc, char** argv) { return crawlrank::tools::Main(argc, argv); }

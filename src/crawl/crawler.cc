@@ -522,7 +522,9 @@ Status Crawler::Impl::ParseBatch(std::vector<ParsePool::Job>& jobs) {
       ++summary.statuses[static_cast<int>(job.result.status)];
     }
   }
-  return DropDisallowed(reports);
+  Status dropped = DropDisallowed(reports);
+  fetcher->Wakeup();  // the network thread may be waiting for these hosts to be free
+  return dropped;
 }
 
 // Links that a robots.txt already known disallows are failed at once, before their host's

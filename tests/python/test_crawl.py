@@ -193,7 +193,7 @@ def interrupted_then_resumed(bin_dir: pathlib.Path, tmp_path: pathlib.Path, sig:
     with DocSite() as site:
         status, _ = expected_graph(site.host)
         db = tmp_path / "db"
-        args = (f"http://{site.host}/index.html", *LOCAL, "--delay", "0", "--concurrency", "4",
+        args = (f"http://{site.host}/index.html", *LOCAL, "--delay", "0", "--per-host", "4",
                 *doc_allow(site.host))
         proc = subprocess.Popen(crawl_cmd(bin_dir, db, *args), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)

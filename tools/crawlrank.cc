@@ -111,6 +111,7 @@ struct Args {
   CrawlerOptions crawl;
   std::string score = "pagerank";
   std::string profile = "rfc3986";
+  double revisit_s = 0, max_time_s = 0;
   double delay_s = 1, retry_delay_s = 60, timeout_s = 30, connect_timeout_s = 10, max_crawl_delay_s = 60;
   bool same_host = false, same_domain = false, quiet = false, json = false;
   uint64_t top = 10;
@@ -196,6 +197,11 @@ int Crawl(int argc, char** argv) {
   app.add_option("--max-crawl-delay", a.max_crawl_delay_s,
                  "cap on robots.txt Crawl-delay, seconds")
       ->capture_default_str();
+  app.add_option("--revisit", a.revisit_s,
+                 "revisit crawled pages, at least this many seconds apart, at the rate they "
+                 "change (conditional GET); the crawl then runs until stopped or --max-time");
+  app.add_option("--max-time", a.max_time_s, "stop after this many seconds (0: no limit)")
+      ->capture_default_str();
   app.add_flag("--allow-private", o.allow_private,
                "allow loopback, private and link-local addresses (local tests and demos)");
   app.add_option("--proxy", o.proxy, "HTTP(S) proxy URL (the environment's are ignored)");
@@ -215,11 +221,16 @@ int Crawl(int argc, char** argv) {
     o.score = *mode;
     Result<UrlProfile> profile = ParseUrlProfile(a.profile);
     if (!profile.ok()) return UsageError(app, profile.status().message());
-    for (double v : {a.delay_s, a.retry_delay_s, a.timeout_s, a.connect_timeout_s, a.max_crawl_delay_s}) {
+    for (double v : {a.revisit_s, a.max_time_s, a.delay_s, a.retry_delay_s, a.timeout_s, a.connect_timeout_s, a.max_crawl_delay_s}) {
       if (!std::isfinite(v) || v < 0) return UsageError(app, "times must be 0 or more seconds");
     }
     o.delay_ms = std::llround(a.delay_s * 1000);
     o.retry_ms = std::llround(a.retry_delay_s * 1000);
+    if (a.revisit_s > 0) {
+      o.revisits = true;
+      o.min_revisit_ms = std::llround(a.revisit_s * 1000);
+    }
+    o.max_time_ms = std::llround(a.max_time_s * 1000);
     o.timeout_ms = std::max<int64_t>(1, std::llround(a.timeout_s * 1000));
     o.connect_timeout_ms = std::max<int64_t>(1, std::llround(a.connect_timeout_s * 1000));
     o.max_crawl_delay_ms = std::llround(a.max_crawl_delay_s * 1000);

@@ -98,6 +98,16 @@ struct CrawlerOptions {
   // the crawl toward the topic.
   ScoreMode score = ScoreMode::kPageRank;
 
+  // Revisit crawled pages at the rate their content was seen to change, within
+  // [min_revisit_ms, max_revisit_ms] (SchedulerOptions::revisits). A revisit is a
+  // conditional GET (If-Modified-Since: the last crawl); a 304 counts as unchanged. With
+  // revisits on, a crawl never runs out of work: it ends by Stop() or max_time_ms.
+  bool revisits = false;
+  int64_t min_revisit_ms = 3'600'000;
+  int64_t max_revisit_ms = 30 * 86'400'000LL;
+  // Run returns after this long (0: no limit), as if stopped.
+  int64_t max_time_ms = 0;
+
   // --- Politeness.
   // Time between two requests to one host (robots.txt's Crawl-delay can raise it).
   int64_t delay_ms = 1000;

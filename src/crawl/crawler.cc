@@ -609,6 +609,9 @@ Result<std::unique_ptr<Crawler>> Crawler::Open(PageDb& db, const CrawlerOptions&
   so.max_pages = options.max_pages;
   so.allow_patterns = options.allow_patterns;
   so.deny_patterns = options.deny_patterns;
+  so.revisits = options.revisits;
+  so.min_revisit_ms = options.min_revisit_ms;
+  so.max_revisit_ms = std::max(options.max_revisit_ms, options.min_revisit_ms);
   so.retry_ms = options.retry_ms;
   so.max_retries = options.max_retries;
   so.lease_ms = std::max<int64_t>(600'000, 4 * options.timeout_ms);
@@ -690,7 +693,15 @@ Result<CrawlSummary> Crawler::Run(const ProgressFn& progress) {
   std::vector<CrawlReport> reports;
   Status failure;
   bool finished = false;
+  const auto deadline = c.options.max_time_ms > 0
+                            ? c.start + std::chrono::milliseconds(c.options.max_time_ms)
+                            : std::chrono::steady_clock::time_point::max();
+  bool timed_out = false;
   while (!c.stop.load(std::memory_order_acquire)) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      timed_out = true;
+      break;
+    }
     if (Status s = c.pool->error(); !s.ok()) {
       failure = s;
       break;
@@ -753,7 +764,7 @@ Result<CrawlSummary> Crawler::Run(const ProgressFn& progress) {
       progress(c.Progress());
     }
   }
-  const bool stopped = c.stop.load(std::memory_order_acquire);
+  const bool stopped = c.stop.load(std::memory_order_acquire) || timed_out;
   // Stopping: transfers in flight and pages not parsed yet are dropped unreported (their
   // leases come back when the PageDB is next opened); a batch being parsed is finished.
   c.fetcher->AbandonAll();

@@ -2,9 +2,12 @@
 a robots.txt, and hostile pages, served on 127.0.0.1 by a thread that logs every request
 (time, path, user agent, requests in flight on arrival).
 
-    /robots.txt          `robots` (a str), or the status `robots_status`
+    /robots.txt          `robots` (a str; "{host}" in it becomes host:port), or the status
+                         `robots_status`
+    /sitemap.xml         a sitemap listing /orphan.html, which no page links to
     /gen/<n>.html        page n of a binary tree of `pages` pages: links to 2n+1 and 2n+2,
-                         to /private/<n>.html, and to a page on another host
+                         to /private/<n>.html, and to a page on another host; 304 to a
+                         conditional GET
     /private/<n>.html    pages robots.txt disallows
     /hostile/...         see HOSTILE
 """
@@ -43,6 +46,7 @@ class Hit:
     path: str
     agent: str
     in_flight: int  # requests being served when this one arrived (itself included)
+    conditional: bool = False  # it carried If-Modified-Since
 
 
 def gen_page(n: int, pages: int, other_host: str, hostile: bool) -> bytes:
@@ -87,7 +91,8 @@ class CrawlSite:
                 with site.lock:
                     site.in_flight += 1
                     site.hits.append(Hit(time.monotonic(), path,
-                                         self.headers.get("User-Agent", ""), site.in_flight))
+                                         self.headers.get("User-Agent", ""), site.in_flight,
+                                         "If-Modified-Since" in self.headers))
                 try:
                     self.route(path)
                 except (BrokenPipeError, ConnectionResetError, socket.timeout):
@@ -101,7 +106,15 @@ class CrawlSite:
                     if site.robots is None or site.robots_status != 200:
                         self.send(site.robots_status if site.robots is not None else 404, b"")
                     else:
-                        self.send(200, site.robots.encode(), "text/plain")
+                        text = site.robots.replace("{host}", site.host)
+                        self.send(200, text.encode(), "text/plain")
+                    return
+                if path == "/sitemap.xml":
+                    self.send(200, (f"<?xml version='1.0'?><urlset><url><loc>http://{site.host}"
+                                    "/orphan.html</loc></url></urlset>").encode(), "text/xml")
+                    return
+                if path == "/orphan.html":
+                    self.send(200, b"<html><body>only the sitemap names me</body></html>")
                     return
                 if site.page_delay:
                     time.sleep(site.page_delay)
@@ -110,6 +123,11 @@ class CrawlSite:
                         n = int(path[5:-5])
                     except ValueError:
                         n = -1
+                    if 0 <= n < site.pages and "If-Modified-Since" in self.headers:
+                        self.send_response(304)
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                        return
                     if 0 <= n < site.pages:
                         self.send(200, gen_page(n, site.pages, other_host, site.hostile))
                         return

@@ -214,6 +214,7 @@ def interrupted_then_resumed(bin_dir: pathlib.Path, tmp_path: pathlib.Path, sig:
         assert done, "nothing recorded before the interruption"
         summary = crawl(bin_dir, db, *args[1:])  # no seeds: the DB has them
         second = site.paths()[first_run:]
+    assert "/robots.txt" not in second  # cached in the PageDB
     refetched = {f"http://{site.host}{p}" for p in second} & done
     assert not refetched, sorted(refetched)[:5]
     assert summary["finished"]
@@ -224,6 +225,46 @@ def interrupted_then_resumed(bin_dir: pathlib.Path, tmp_path: pathlib.Path, sig:
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "ctrl-c"])
 def test_interrupted_crawl_resumes_without_refetching(bin_dir, tmp_path, sig):
     interrupted_then_resumed(bin_dir, tmp_path, sig)
+
+
+def test_sitemaps_add_pages_no_link_names(bin_dir, tmp_path):
+    robots = "User-agent: *\nDisallow: /private/\nSitemap: http://{host}/sitemap.xml\n"
+    with CrawlSite(pages=2, robots=robots) as site:
+        crawl(bin_dir, tmp_path / "a", f"http://{site.host}/gen/0.html", *LOCAL, "--delay", "0",
+              "--same-host")
+        assert "/orphan.html" not in site.paths()
+        summary = crawl(bin_dir, tmp_path / "b", f"http://{site.host}/gen/0.html", *LOCAL,
+                        "--delay", "0", "--same-host", "--sitemaps")
+        assert site.paths().count("/orphan.html") == 1
+    assert summary["sitemap_urls"] == 1
+
+
+def test_keywords_give_content_and_link_scores(bin_dir, tmp_path):
+    keywords = tmp_path / "keywords.txt"
+    keywords.write_text("# topic\npage\nmissing\n")
+    db = tmp_path / "db"
+    with CrawlSite(pages=3) as site:
+        crawl(bin_dir, db, f"http://{site.host}/gen/0.html", *LOCAL, "--delay", "0", "--same-host",
+              "--keywords", keywords, "--score-mode", "ppr")
+    rows = pages(bin_dir, db)
+    for n in range(3):
+        # "Page n." holds one keyword of two; so does each anchor "page c" with its context.
+        assert rows[f"http://{site.host}/gen/{n}.html"]["score"] == 0.5
+    assert rows[f"http://{site.host}/gen/1.html"]["link_score"] == 0.5
+
+
+def test_revisits_are_conditional_and_304_is_unchanged(bin_dir, tmp_path):
+    db = tmp_path / "db"
+    with CrawlSite(pages=2, robots=None) as site:
+        summary = crawl(bin_dir, db, f"http://{site.host}/gen/0.html", *LOCAL, "--delay", "0",
+                        "--same-host", "--deny", "/private/", "--revisit", "0.5", "--max-time", "3")
+        log = site.log()
+    assert summary["stopped"]
+    first = [h for h in log if h.path == "/gen/0.html"]
+    assert len(first) >= 2 and not first[0].conditional and all(h.conditional for h in first[1:])
+    row = pages(bin_dir, db)[f"http://{site.host}/gen/0.html"]
+    assert row["crawls"] == len(first) and row["changes"] == 0
+    assert summary["statuses"].get("304", 0) >= 2
 
 
 def test_bad_usage(bin_dir, tmp_path):

@@ -116,6 +116,18 @@ def test_robots_crawl_delay_and_one_request_per_host(bin_dir, tmp_path):
     assert all(h.agent.startswith("crawlrank/") for h in log)
 
 
+def test_crawl_delay_over_the_cap_is_capped_and_reported(bin_dir, tmp_path):
+    with CrawlSite(pages=4, robots="User-agent: *\nCrawl-delay: 120\n") as site:
+        summary = crawl(bin_dir, tmp_path / "db", f"http://{site.host}/gen/0.html", *LOCAL,
+                        "--delay", "0", "--same-host", "--deny", "/private/",
+                        "--max-crawl-delay", "0.25")
+        log = [h for h in site.log() if h.path.startswith("/gen/")]
+    assert summary["capped_crawl_delays_ms"] == {"127.0.0.1": 120000}
+    assert len(log) == 4
+    gaps = [b.time - a.time for a, b in zip(log, log[1:])]
+    assert min(gaps) >= 0.25 - 0.02 and max(gaps) < 5, gaps
+
+
 def test_per_host_concurrency_is_bounded(bin_dir, tmp_path):
     with CrawlSite(pages=30, robots=None, page_delay=0.2) as site:
         crawl(bin_dir, tmp_path / "db", f"http://{site.host}/gen/0.html", *LOCAL, "--delay", "0",

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "crawl/utf8.h"
+
 namespace crawlrank::crawl_internal {
 namespace {
 
@@ -317,19 +319,6 @@ bool StartsWithNoCase(std::string_view text, size_t at, std::string_view prefix)
     if (AsciiLower(text[at + i]) != prefix[i]) return false;
   }
   return true;
-}
-
-void AppendUtf8(uint32_t cp, std::string& out) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 // The length of the valid UTF-8 sequence at text[i], or 0 when it is invalid; `bad` is then

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "crawl/utf8.h"
 #include "crawl/words.h"
 #include "crawlrank/html_extract.h"
 
@@ -89,23 +90,6 @@ bool IsWordCodePoint(int32_t cp) {
 }
 
 namespace {
-void AppendUtf8(int32_t cp, std::string& out) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 // Unicode's simple lower-case mapping for the blocks html_extract.h names.
 int32_t ToLower(int32_t cp) {
@@ -125,7 +109,7 @@ int32_t ToLower(int32_t cp) {
 }  // namespace
 
 void AppendLower(int32_t cp, std::string& out) {
-  AppendUtf8(ToLower(cp), out);
+  AppendUtf8(static_cast<uint32_t>(ToLower(cp)), out);
 }
 
 }  // namespace crawl_internal

@@ -1,28 +1,12 @@
 #include "crawl/sitemap.h"
 
+#include "crawl/utf8.h"
+
 #include <cstdint>
 
 namespace crawlrank {
 namespace {
 
-void AppendUtf8(uint32_t cp, std::string& out) {
-  if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 std::string DecodeXmlText(std::string_view in) {
   std::string out;
@@ -58,7 +42,9 @@ std::string DecodeXmlText(std::string_view in) {
         if (d < 0) ok = false;
         else cp = cp * (hex ? 16 : 10) + static_cast<uint32_t>(d);
       }
-      if (ok) AppendUtf8(cp, out);
+      if (ok && cp != 0 && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF)) {
+        crawl_internal::AppendUtf8(cp, out);
+      }
     } else {
       out += '&';  // not an entity: kept as it is
       in.remove_prefix(1);

@@ -22,6 +22,8 @@ import time
 import urllib.parse
 from dataclasses import dataclass
 
+from local_server import LocalServer
+
 # What each hostile page does, and the error kind the crawler must record for it.
 HOSTILE = {
     "/hostile/endless": "body too large",   # an endless chunked body
@@ -59,7 +61,7 @@ def gen_page(n: int, pages: int, other_host: str, hostile: bool) -> bytes:
             + " ".join(links) + "</body></html>").encode()
 
 
-class CrawlSite:
+class CrawlSite(LocalServer):
     def __init__(self, pages: int = 15, robots: str | None = "User-agent: *\nDisallow: /private/\n",
                  robots_status: int = 200, page_delay: float = 0.0, hostile: bool = False,
                  other_host: str = "other.invalid") -> None:
@@ -190,20 +192,7 @@ class CrawlSite:
             def log_message(self, *args):
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.server.handle_error = lambda request, address: None
-        self.port = self.server.server_address[1]
-        self.host = f"127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> "CrawlSite":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
     def paths(self) -> list[str]:
         with self.lock:

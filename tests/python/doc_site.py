@@ -15,6 +15,8 @@ import threading
 import urllib.parse
 from pathlib import Path
 
+from local_server import LocalServer
+
 DOC_ROOT = Path("/usr/share/doc/python3.11/html")
 EXTRA_LINKS = b'<a href="gone.html">gone</a> <a href="moved.html#top">moved</a>'
 REDIRECTS = {"/moved.html": "/about.html"}
@@ -80,7 +82,7 @@ def expected_graph(host: str, start: str = "/index.html") -> tuple[dict[str, int
     return status, edges
 
 
-class DocSite:
+class DocSite(LocalServer):
     """The site on 127.0.0.1:<free port>, in a thread; `log` lists the paths asked for."""
 
     def __init__(self) -> None:
@@ -115,20 +117,7 @@ class DocSite:
             def log_message(self, *args):
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        # A crawl killed by a test leaves connections reset: nothing to report.
-        self.server.handle_error = lambda request, address: None
-        self.host = f"127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> "DocSite":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
     def paths(self) -> list[str]:
         with self.lock:

@@ -26,7 +26,8 @@ TEST(UrlFastPathTest, AcceptsPlainCanonicalUrls) {
   for (const char* url : {"http://www.site12.com/a/17", "https://example.com/",
                           "https://example.com/a/b?x=1&y=2", "http://a.b.example:8080/%C3%A9",
                           "http://example.com/a;p=1/b,c?q=a/b?c", "https://x.org/~user/.hidden",
-                          "http://x.org/a/..b/c.", "https://en.wikipedia.org/wiki/Web_crawler"}) {
+                          "http://x.org/a/..b/c.", "https://en.wikipedia.org/wiki/Web_crawler",
+                          "http://127.0.0.1:8080/a", "http://10.0.255.0/"}) {
     EXPECT_TRUE(IsCanonicalRfc3986(url)) << url;
     ExpectAgrees(url);
   }
@@ -43,7 +44,11 @@ TEST(UrlFastPathTest, LeavesAnythingUnusualToTheFullPath) {
                           "http://example.com:/",
                           "http://example.com:99999/",
                           "http://u@example.com/",
-                          "http://127.0.0.1/",
+                          "http://127.0.0.01/",
+                          "http://127.1/",
+                          "http://256.0.0.1/",
+                          "http://1.2.3.4.5/",
+                          "http://1234.0.0.1/",
                           "http://[::1]/",
                           "http://xn--bcher-kva.example/",
                           "http://a..b/",
@@ -75,6 +80,12 @@ TEST(UrlFastPathTest, AgreesWithTheFullPathOnRandomUrls) {
                                           "a.b.c",
                                           "xn--bcher-kva.example",
                                           "127.0.0.1",
+                                          "10.0.255.0:8080",
+                                          "0.0.0.0",
+                                          "01.2.3.4",
+                                          "256.1.1.1",
+                                          "1.2.3.4.5",
+                                          "0x7f.0.0.1",
                                           "1.2.3",
                                           "a..b",
                                           "-a.com",

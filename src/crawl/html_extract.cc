@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -470,6 +471,8 @@ Result<HtmlPage> ExtractHtml(std::string_view body, std::string_view page_url,
   const bool page_nofollow = walker.nofollow && !options.follow_nofollow;
   constexpr uint32_t kDropped = UINT32_MAX;
   std::unordered_map<std::string, uint32_t> seen;  // URL -> index in links, or kDropped
+  // href -> its resolved URL, or nullopt when it does not resolve (keys view walker.sites).
+  std::unordered_map<std::string_view, std::optional<std::string>> resolved;
   for (LinkSite& site : walker.sites) {
     if (!options.follow_nofollow && (page_nofollow || site.nofollow)) {
       ++result.nofollow_links;
@@ -479,11 +482,21 @@ Result<HtmlPage> ExtractHtml(std::string_view body, std::string_view page_url,
       ++result.other_scheme_links;
       continue;
     }
-    Result<std::string> url = ResolveUrl(base, site.href, options.profile);
-    if (!url.ok()) {
+    // Pages repeat hrefs (navigation, "#fragment" links to themselves): each distinct
+    // one is resolved once. A reference that is only a fragment is the base itself.
+    auto [cached, fresh] = resolved.try_emplace(site.href);
+    if (fresh) {
+      if (!site.href.empty() && site.href.front() == '#') {
+        cached->second = base;
+      } else if (Result<std::string> r = ResolveUrl(base, site.href, options.profile); r.ok()) {
+        cached->second = std::move(r).value();
+      }
+    }
+    if (!cached->second) {
       ++result.bad_links;
       continue;
     }
+    const std::string* url = &*cached->second;
     float score = 0.f;
     if (keywords != nullptr) {
       ++mark;
@@ -516,7 +529,7 @@ Result<HtmlPage> ExtractHtml(std::string_view body, std::string_view page_url,
     }
     it->second = static_cast<uint32_t>(result.links.size());
     ExtractedLink& link = result.links.emplace_back();
-    link.url = std::move(url).value();
+    link.url = *url;
     link.score = score;
     if (site.is_area) {
       link.anchor_text = std::move(site.alt);

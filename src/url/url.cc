@@ -464,9 +464,15 @@ Result<std::string> CanonicalizeUrl(std::string_view url, UrlProfile profile) {
 
 Result<std::string> ResolveUrl(std::string_view base, std::string_view reference,
                                UrlProfile profile) {
-  CRAWLRANK_ASSIGN_OR_RETURN(std::string clean_base, url_internal::CleanInput(base));
-  // The base must be a URL the profile accepts, whatever the reference.
-  CRAWLRANK_RETURN_IF_ERROR(Canonicalize(clean_base, base, profile).status());
+  // The base must be a URL the profile accepts, whatever the reference. A crawler resolves
+  // every link of a page against the same canonical base: the fast path skips its parse.
+  std::string clean_base;
+  if (profile == UrlProfile::kRfc3986 && url_internal::IsCanonicalRfc3986(base)) {
+    clean_base = base;
+  } else {
+    CRAWLRANK_ASSIGN_OR_RETURN(clean_base, url_internal::CleanInput(base));
+    CRAWLRANK_RETURN_IF_ERROR(Canonicalize(clean_base, base, profile).status());
+  }
   // A reference of spaces and controls only is empty: the base document itself (§5.4.1).
   std::string clean_ref;
   if (!std::all_of(reference.begin(), reference.end(), [](unsigned char c) { return c <= 0x20; })) {
@@ -480,6 +486,7 @@ Result<std::string> ResolveUrl(std::string_view base, std::string_view reference
   } else {
     target = ResolveReference(clean_base, clean_ref);
   }
+  if (profile == UrlProfile::kRfc3986 && url_internal::IsCanonicalRfc3986(target)) return target;
   // Messages name an absolute reference as given, and a relative one as resolved.
   return Canonicalize(target, target == clean_ref ? reference : std::string_view(target), profile);
 }

@@ -71,6 +71,27 @@ size_t PlainHostLength(std::string_view s) {
   }
 }
 
+// Scans a dotted-decimal IPv4 address from the front of `s` up to '/' or ':', as the full
+// path writes one: four numbers 0-255 without leading zeros. Returns its length, or 0.
+size_t CanonicalIpv4Length(std::string_view s) {
+  size_t i = 0;
+  for (int part = 0; part < 4; ++part) {
+    if (part > 0) {
+      if (i >= s.size() || s[i] != '.') return 0;
+      ++i;
+    }
+    const size_t start = i;
+    unsigned value = 0;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9' && i - start < 3) {
+      value = value * 10 + static_cast<unsigned>(s[i] - '0');
+      ++i;
+    }
+    const size_t length = i - start;
+    if (length == 0 || value > 255 || (length > 1 && s[start] == '0')) return 0;
+  }
+  return i < s.size() && (s[i] == '/' || s[i] == ':') ? i : 0;
+}
+
 // Checks the path and query: allowed raw bytes, escapes with upper-case hex of bytes that
 // are not unreserved, no "." or ".." segment, a non-empty query.
 bool IsPlainPathAndQuery(std::string_view rest) {
@@ -131,7 +152,8 @@ bool IsCanonicalRfc3986(std::string_view url) {
   } else {
     return false;
   }
-  const size_t host = PlainHostLength(url);
+  size_t host = PlainHostLength(url);
+  if (host == 0) host = CanonicalIpv4Length(url);
   if (host == 0) return false;
   url.remove_prefix(host);
   if (url.front() == ':') {

@@ -1,6 +1,7 @@
 // A quick test for URLs that are already in rfc3986/1 canonical form, so the common case
 // (links written by a server that canonicalises, or URLs read back from a PageDB) skips
-// the full parse. Deliberately conservative: anything unusual (userinfo, IP literals,
+// the full parse. Deliberately conservative: anything unusual (userinfo, IPv6 literals,
+// IPv4 written other than as four plain decimal numbers,
 // punycode, escapes of unreserved bytes, dot segments, default ports, fragments, empty
 // queries, upper case) goes to the full canonicaliser.
 #ifndef CRAWLRANK_SRC_URL_FAST_PATH_H_

@@ -299,9 +299,9 @@ void RunOnSmallStack(F f) {
 }
 
 TEST(HtmlText, DeepNestingDoesNotExhaustTheStack) {
-  // 100 000 nested <span> (Gumbo keeps them nested: each is a child of the one before), on
-  // a 512 KiB stack: neither the walk nor freeing the DOM recurses per level.
-  constexpr int kDepth = 100000;
+  // kMaxHtmlNesting - 1 nested <span> (Gumbo keeps them nested: each is a child of the one
+  // before), on a 512 KiB stack: neither the walk nor freeing the DOM recurses per level.
+  constexpr int kDepth = static_cast<int>(kMaxHtmlNesting) - 1;  // the <a> is one more
   std::string body;
   body.reserve(kDepth * 6 + 64);
   for (int i = 0; i < kDepth; ++i) body += "<span>";
@@ -310,6 +310,25 @@ TEST(HtmlText, DeepNestingDoesNotExhaustTheStack) {
   RunOnSmallStack([&] { page = Extract(body); });
   EXPECT_EQ(Urls(page), (Strings{"http://example.com/deep"}));
   EXPECT_EQ(page.content_hash, Hash("deep link"));
+  EXPECT_FALSE(page.nesting_cut);
+}
+
+TEST(HtmlText, NestingPastTheCapIsCutBeforeGumbo) {
+  // 100 000 nested <div>: Gumbo would take half a minute. Only what comes before the
+  // kMaxHtmlNesting + 1st open element is parsed.
+  std::string body = "<a href=/before>before</a>";
+  for (int i = 0; i < 100000; ++i) body += "<div>";
+  body += "<a href=/after>after</a>";
+  const HtmlPage page = Extract(body);
+  EXPECT_TRUE(page.nesting_cut);
+  EXPECT_EQ(Urls(page), (Strings{"http://example.com/before"}));
+  // Elements that close themselves, or whose end tag may be left out, open nothing.
+  std::string list = "<ul>";
+  for (int i = 0; i < 20000; ++i) list += "<li><p>item<br><img src=x><span/>";
+  list += "<!-- <div><div> --><script>if (a<b) '<div>'</script><a href=/end>end</a>";
+  const HtmlPage flat = Extract(list);
+  EXPECT_FALSE(flat.nesting_cut);
+  EXPECT_EQ(Urls(flat), (Strings{"http://example.com/end"}));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -81,7 +81,10 @@ class SignalWatcher {
     sigaddset(&set_, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &set_, nullptr);
   }
-  ~SignalWatcher() {
+  ~SignalWatcher() { Release(); }
+  // Stops watching (before the crawler goes) and gives the signals their default action
+  // back: a Ctrl-C after the crawl, during the rank, ends the process at once.
+  void Release() {
     thread_ = {};  // joins
     pthread_sigmask(SIG_UNBLOCK, &set_, nullptr);
   }
@@ -136,6 +139,7 @@ nlohmann::json SummaryJson(const CrawlSummary& s, const std::vector<std::pair<st
   j["statuses"] = statuses;
   j["robots_fetched"] = s.robots_fetched;
   j["robots_disallowed"] = s.robots_disallowed;
+  j["robots_unavailable"] = s.robots_unavailable;
   j["sitemap_urls"] = s.sitemap_urls;
   j["capped_crawl_delays_ms"] = s.capped_crawl_delays;
   j["stopped"] = s.stopped;
@@ -266,17 +270,20 @@ int Crawl(int argc, char** argv) {
     }
     Result<CrawlSummary> summary = (*crawler)->Run(progress);
     if (!a.quiet && tty) std::fprintf(stderr, "\r\x1b[K");
+    const int received = signals.received();
+    signals.Release();
     crawler->reset();  // the scheduler goes; the DB stays open for the rank
     if (!summary.ok()) return Fail(app, summary.status());
     if (Status synced = (*db)->Sync(); !synced.ok()) return Fail(app, synced);
 
-    // Rank the graph and list the best crawled pages.
+    // Rank the graph and list the best crawled pages; not after a signal, which asks to
+    // stop now (`crawlrank rank DB` or the next run ranks it).
     const RankAlgorithm algorithm = RankFor(o.score);
     std::vector<std::pair<std::string, double>> top;
-    DbRankOptions rank_options;
-    Result<StoredRank> rank = RankPageDb(**db, algorithm, rank_options);
-    if (!rank.ok()) return Fail(app, rank.status());
-    {
+    if (received == 0) {
+      DbRankOptions rank_options;
+      Result<StoredRank> rank = RankPageDb(**db, algorithm, rank_options);
+      if (!rank.ok()) return Fail(app, rank.status());
       const std::vector<double>& scores = rank->rank.scores;
       std::vector<uint32_t> order(scores.size());
       for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -322,11 +329,15 @@ int Crawl(int argc, char** argv) {
         out << "crawl delay of " << h << " capped: it asks " << FormatSeconds(delay) << " s\n";
       }
       if (s.progress.queued > 0) out << s.progress.queued << " pages still queued\n";
-      out << "top pages by " << RankAlgorithmName(algorithm) << ":\n";
-      for (const auto& [url, score] : top) out << "  " << FormatScore(score) << "  " << url << '\n';
+      if (received != 0) {
+        out << "not ranked: stopped by a signal (run `crawlrank rank " << a.db_path << "`)\n";
+      } else {
+        out << "top pages by " << RankAlgorithmName(algorithm) << ":\n";
+        for (const auto& [url, score] : top) out << "  " << FormatScore(score) << "  " << url << '\n';
+      }
     }
     if (Status flushed = out.Flush(); !flushed.ok()) return Fail(app, flushed);
-    return signals.received() != 0 ? 128 + signals.received() : kExitOk;
+    return received != 0 ? 128 + received : kExitOk;
   });
 }
 

@@ -31,9 +31,12 @@
 // ----------
 // Fetched once per origin (scheme, host, port) before its first page, through the same
 // guards, following up to five redirects; cached in the PageDB with the scheduler's host
-// state for robots_ttl_ms. 2xx: its rules; 4xx: allow all; 5xx or unreachable: disallow
-// all for robots_retry_ms, then ask again (RFC 9309 §2.3.1). A Crawl-delay raises the
-// host's delay, capped at max_crawl_delay_ms (the capped hosts are reported).
+// state for robots_ttl_ms. 2xx: its rules; 4xx but 429, or more than five redirects:
+// allow all; 429, 5xx or unreachable: disallow all for robots_retry_ms, then ask again
+// (RFC 9309 §2.3.1). The pages that came for such an origin meanwhile are held, with
+// their leases, until it is asked again (their retries are not spent). A Crawl-delay sets
+// the host's delay, capped at max_crawl_delay_ms (the hosts capped by a robots.txt
+// fetched in this run are reported).
 //
 // Safety
 // ------
@@ -42,14 +45,18 @@
 // private, link-local, carrier-grade NAT, multicast, unspecified and reserved ranges (IPv4
 // and IPv6, mapped addresses included) are refused. A name that resolves to such an
 // address is therefore refused whatever it looks like, and no second resolution can slip
-// past the check. Environment proxies are ignored; `proxy` sets one explicitly (the
-// address check then applies to the proxy).
+// past the check. Links longer than max_url_bytes are not recorded. Environment proxies are
+// ignored; `proxy` sets one explicitly. Caveat: through a proxy, the check sees only the
+// proxy's address (a proxy on a private address needs allow_private), never the target's:
+// the proxy must refuse private targets itself.
 //
 // Stopping and resuming
 // ---------------------
-// Stop() (thread-safe, e.g. from a signal thread) makes Run return within about 100 ms:
-// transfers in flight are abandoned unreported, and their leases return to the queue when
-// the PageDB is next opened for writing. Every page reported is in the PageDB. Running
+// Stop() (thread-safe, e.g. from a signal thread) makes Run return within about 100 ms,
+// or once the pages being parsed are (a page takes milliseconds; HTML nested thousands of
+// levels deep is cut where Gumbo would slow down, html_extract.h): transfers in flight
+// and pages not parsed yet are abandoned unreported, and their leases return to the queue
+// when the PageDB is next opened for writing. Stop is final: a later Run returns at once. Every page reported is in the PageDB. Running
 // again on the same PageDB goes on where the last run stopped; seeds given again are
 // known pages and change nothing, new ones join the queue.
 //
@@ -147,8 +154,7 @@ struct CrawlerOptions {
   // --- Progress: called about every progress_interval_ms with the figures so far.
   int64_t progress_interval_ms = 2000;
 
-  // Threads parsing HTML besides the one running the network; 0: one per core less one
-  // (at least one).
+  // Threads parsing HTML besides the one running the network; 0: one per core.
   uint32_t parse_threads = 0;
 };
 
@@ -173,6 +179,7 @@ struct CrawlSummary {
   std::map<int, uint64_t> statuses;      // HTTP status of recorded pages: count
   uint64_t robots_fetched = 0;
   uint64_t robots_disallowed = 0;        // pages robots.txt kept us from fetching
+  uint64_t robots_unavailable = 0;       // pages held back while their robots.txt failed
   uint64_t sitemap_urls = 0;
   // Hosts whose robots.txt Crawl-delay was over max_crawl_delay_ms, with the delay asked.
   std::map<std::string, int64_t> capped_crawl_delays;

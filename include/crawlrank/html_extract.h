@@ -21,7 +21,11 @@
 // Caveats:
 //   - Gumbo builds the whole DOM: memory is a few times the body's size; cap the bodies
 //     you fetch. Its tree construction is quadratic in the nesting depth of some elements
-//     (100 000 nested unclosed <div> take half a minute; <span>, <a>, <p> are linear).
+//     (100 000 nested unclosed <div> take half a minute; <span>, <a>, <p> are linear). So
+//     a body is parsed only up to where a quick scan of its tags finds more than
+//     kMaxHtmlNesting elements open (void elements, self-closed tags and elements whose
+//     end tag HTML lets one omit, such as <p> and <li>, do not count): HtmlPage::nesting_cut.
+//     No real page comes near; a hostile one costs a fraction of a second.
 //   - Nothing here runs scripts or reads CSS: text hidden by a style counts as visible,
 //     links written by scripts are not found.
 //
@@ -91,6 +95,8 @@ struct HtmlExtractOptions {
 
 // Longest anchor text kept, in bytes (cut at a UTF-8 character boundary).
 inline constexpr size_t kMaxAnchorTextBytes = 256;
+// Open elements past which a body is not parsed (Caveats).
+inline constexpr size_t kMaxHtmlNesting = 8192;
 
 struct ExtractedLink {
   std::string url;          // canonical, with the options' profile
@@ -121,6 +127,9 @@ struct HtmlPage {
   uint32_t dropped_links = 0;       // distinct links past max_links
   uint32_t bad_links = 0;           // hrefs that resolve to no URL the profile accepts
   uint32_t other_scheme_links = 0;  // javascript:, mailto:, tel:, data:, ftp:, ... hrefs
+  // The body nests elements deeper than kMaxHtmlNesting: only the part before that point
+  // was parsed (see Caveats).
+  bool nesting_cut = false;
   std::string charset;  // WHATWG name of the encoding the body was decoded from: "UTF-8"
 };
 

@@ -147,7 +147,8 @@ struct SchedulerOptions {
   // min_delay_ms = 1000 / r, HARD_CRAWL_LIMIT R (default 100) is busy_delay_ms = 1000 / R.
   int64_t busy_delay_ms = -1;
   // How long a 429 or 503 without Retry-After holds its host: this, doubled for every
-  // further such answer in a row (up to max_hold_ms); a success resets it.
+  // further such answer in a row (up to max_hold_ms); a success resets it. A Retry-After
+  // longer than max_hold_ms is cut to it.
   int64_t hold_ms = 60'000;
   int64_t max_hold_ms = 3'600'000;
 

@@ -3,10 +3,12 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -70,9 +72,10 @@ struct RobotsEntry {
 };
 
 constexpr uint8_t kRobotsStateVersion = 1;
+// Sitemaps fetched per robots.txt, and in all per run.
+constexpr size_t kMaxSitemapsPerRobots = 10;
+constexpr size_t kMaxSitemaps = 1000;
 
-uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
-int64_t UnZigZag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
 
 bool GetBytes(std::string_view& in, std::string_view* out) {
   uint64_t n = 0;
@@ -96,7 +99,7 @@ class ParsePool {
 
   ParsePool(uint32_t threads, Work work) : work_(std::move(work)) {
     for (uint32_t i = 0; i < threads; ++i) {
-      threads_.emplace_back([this](std::stop_token stop) { Loop(stop); });
+      threads_.emplace_back([this] { Loop(); });
     }
   }
   ~ParsePool() { Close(/*drop=*/true); }
@@ -132,7 +135,7 @@ class ParsePool {
  private:
   static constexpr size_t kBatch = 16;
 
-  void Loop(std::stop_token) {
+  void Loop() {
     std::vector<Job> batch;
     for (;;) {
       {
@@ -186,6 +189,9 @@ struct Crawler::Impl {
   std::unordered_set<std::string> robots_loaded_hosts;  // hosts whose stored state is read
   std::unordered_map<std::string, std::vector<Request>> waiting;  // origin -> its pages
   size_t waiting_count = 0;
+  // Pages of an origin whose robots.txt could not be read (5xx, unreachable), held with
+  // their leases until it is asked again: failing them would spend their retries.
+  std::multimap<int64_t, Request> parked;  // by the time robots.txt is due again
 
   enum class Kind : uint8_t { kPage, kRobots, kSitemap };
   struct Pending {
@@ -223,6 +229,9 @@ struct Crawler::Impl {
     ++summary.progress.errors;
   }
   CrawlProgress Progress() const;
+  // Links longer than max_url_bytes are dropped before they reach the PageDB (they would
+  // never be fetched, and the scheduler's patterns run on every new URL).
+  bool UrlTooLong(std::string_view url) const { return url.size() > options.max_url_bytes; }
   // Ends the lease of a page that was not fetched (or not recorded), and counts why.
   Status Fail(const Request& request, std::string_view kind, bool retryable, std::string reason,
               uint16_t http_status = 0, std::optional<int64_t> retry_after_ms = std::nullopt) {
@@ -257,8 +266,8 @@ void Crawler::Impl::LoadRobots(const std::string& host) {
     std::unique_lock lock(robots_mu);
     RobotsEntry& e = robots[std::string(origin)];
     e.host = host;
-    e.fetched_ms = UnZigZag(fetched);
-    e.expires_ms = UnZigZag(expires);
+    e.fetched_ms = coding::UnZigZag(fetched);
+    e.expires_ms = coding::UnZigZag(expires);
     e.status = static_cast<uint32_t>(status);
     e.rules = std::move(*parsed);
   }
@@ -270,8 +279,8 @@ Status Crawler::Impl::SaveRobots(const std::string& host) {
     if (e.host != host) continue;
     coding::PutVarint64(bytes, origin.size());
     bytes += origin;
-    coding::PutVarint64(bytes, ZigZag(e.fetched_ms));
-    coding::PutVarint64(bytes, ZigZag(e.expires_ms));
+    coding::PutVarint64(bytes, coding::ZigZag(e.fetched_ms));
+    coding::PutVarint64(bytes, coding::ZigZag(e.expires_ms));
     coding::PutVarint64(bytes, e.status);
     const std::string rules = e.rules.Serialize();
     coding::PutVarint64(bytes, rules.size());
@@ -297,8 +306,13 @@ Status Crawler::Impl::Dispatch(Request request) {
     return Status::Ok();
   }
   const RobotsEntry& entry = it->second;
-  if (!entry.usable()) {  // 5xx or unreachable: disallow all for now, retry the page later
-    return Fail(request, "robots.txt unavailable", true, "robots.txt of " + origin + " unavailable");
+  if (!entry.usable()) {  // 5xx or unreachable: disallow all until it is asked again
+    {
+      std::lock_guard lock(summary_mu);
+      ++summary.robots_unavailable;
+    }
+    parked.emplace(entry.expires_ms, std::move(request));
+    return Status::Ok();
   }
   if (!entry.rules.Allowed(RobotsPath(request.url))) {
     {
@@ -351,7 +365,10 @@ Status Crawler::Impl::StartRobots(const std::string& origin, const std::string& 
 }
 
 void Crawler::Impl::StartSitemap(const std::string& url, int depth) {
-  if (sitemaps_seen.size() >= 1000 || !sitemaps_seen.insert(url).second) return;
+  if (sitemaps_seen.size() >= kMaxSitemaps || UrlTooLong(url) ||
+      !sitemaps_seen.insert(url).second) {
+    return;
+  }
   FetchJob job;
   job.url = url;
   job.tag = next_tag++;
@@ -381,7 +398,9 @@ Status Crawler::Impl::OnRobots(const Pending& p, FetchResult result) {
     }
     return Status::Ok();
   }
-  if (result.error != FetchError::kNone) {
+  if (result.error == FetchError::kTooManyRedirects) {
+    entry.status = 404;  // §2.3.1.2: past five redirects, robots.txt is "unavailable"
+  } else if (result.error != FetchError::kNone) {
     entry.status = 0;  // unreachable: disallow all for a while (RFC 9309 §2.3.1.4)
   } else {
     entry.status = static_cast<uint32_t>(result.status);
@@ -400,17 +419,21 @@ Status Crawler::Impl::OnRobots(const Pending& p, FetchResult result) {
       entry.expires_ms = now + options.robots_ttl_ms;
     }
   }
-  if (std::optional<int64_t> delay = entry.rules.crawl_delay_ms(); delay && *delay > 0) {
-    int64_t applied = *delay;
+  if (entry.usable()) {  // its Crawl-delay, or none (a delay dropped from the file goes)
+    int64_t applied = entry.rules.crawl_delay_ms().value_or(0);
     if (applied > options.max_crawl_delay_ms) {
       std::lock_guard lock(summary_mu);
-      summary.capped_crawl_delays[entry.host] = *delay;
+      summary.capped_crawl_delays[entry.host] = applied;
       applied = options.max_crawl_delay_ms;
     }
     CRAWLRANK_RETURN_IF_ERROR(scheduler->SetCrawlDelay(entry.host, applied));
   }
   if (options.sitemaps && entry.usable()) {
-    for (const std::string& url : entry.rules.sitemaps()) StartSitemap(url, 0);
+    size_t n = 0;
+    for (const std::string& url : entry.rules.sitemaps()) {
+      if (++n > kMaxSitemapsPerRobots) break;
+      StartSitemap(url, 0);
+    }
     StartSitemap(p.origin + "/sitemap.xml", 0);
   }
   const std::string host = entry.host;
@@ -431,10 +454,16 @@ Status Crawler::Impl::OnSitemap(const Pending& p, const FetchResult& result) {
   for (const std::string& nested : urls.sitemaps) {
     if (p.depth < 2) StartSitemap(nested, p.depth + 1);
   }
+  // sitemaps.org: a sitemap lists URLs of its own host only (which also keeps a sitemap
+  // from widening --same-host on the next run, where seeds make the scope).
+  const Result<std::string> own_host = HostKey(result.final_url.empty() ? result.url : result.final_url);
   std::vector<std::string> seeds;
   for (std::string& url : urls.pages) {
+    if (UrlTooLong(url)) continue;
     Result<std::string> canonical = CanonicalizeUrl(url, profile);
-    if (canonical.ok()) seeds.push_back(std::move(*canonical));
+    if (!canonical.ok()) continue;
+    Result<std::string> host = HostKey(*canonical);
+    if (own_host.ok() && host.ok() && *host == *own_host) seeds.push_back(std::move(*canonical));
   }
   {
     std::lock_guard lock(summary_mu);
@@ -471,7 +500,7 @@ Status Crawler::Impl::OnPage(Request request, FetchResult result,
   report.page.http_status = static_cast<uint16_t>(status);
   if (status >= 300 && status < 400 && status != 304 && !result.location.empty()) {
     Result<std::string> target = ResolveUrl(request.url, result.location, profile);
-    if (target.ok()) report.page.links.push_back({std::move(*target), 0.f});
+    if (target.ok() && !UrlTooLong(*target)) report.page.links.push_back({std::move(*target), 0.f});
   } else if (status == 304) {
     Result<PageRecord> record = db.FindUrl(request.url);
     if (record.ok()) report.page.content_hash = record->content_hash;
@@ -491,6 +520,8 @@ Status Crawler::Impl::ParseBatch(std::vector<ParsePool::Job>& jobs) {
   std::vector<CrawlReport> reports;
   reports.reserve(jobs.size());
   for (ParsePool::Job& job : jobs) {
+    // Stopping: the rest of the batch is dropped unreported (leases come back on reopen).
+    if (stop.load(std::memory_order_acquire)) break;
     CrawlReport report;
     report.lease = job.request.lease;
     report.page.url = job.request.url;
@@ -503,9 +534,10 @@ Status Crawler::Impl::ParseBatch(std::vector<ParsePool::Job>& jobs) {
       report.page.content_score = page->content_score;
       report.page.links.reserve(page->links.size() + 1);
       for (ExtractedLink& link : page->links) {
-        report.page.links.push_back({std::move(link.url), link.score});
+        if (!UrlTooLong(link.url)) report.page.links.push_back({std::move(link.url), link.score});
       }
-      if (!page->canonical.empty() && page->canonical != job.request.url) {
+      if (!page->canonical.empty() && page->canonical != job.request.url &&
+          !UrlTooLong(page->canonical)) {
         report.page.links.push_back({page->canonical, 0.f});
       }
     } else {
@@ -513,13 +545,14 @@ Status Crawler::Impl::ParseBatch(std::vector<ParsePool::Job>& jobs) {
     }
     reports.push_back(std::move(report));
   }
+  if (reports.empty()) return Status::Ok();
   CRAWLRANK_RETURN_IF_ERROR(scheduler->CrawledBatch(reports));
   {
     std::lock_guard lock(summary_mu);
-    for (const ParsePool::Job& job : jobs) {
+    for (size_t i = 0; i < reports.size(); ++i) {
       ++summary.progress.pages;
       ++summary.progress.html_pages;
-      ++summary.statuses[static_cast<int>(job.result.status)];
+      ++summary.statuses[static_cast<int>(jobs[i].result.status)];
     }
   }
   Status dropped = DropDisallowed(reports);
@@ -580,6 +613,13 @@ Result<std::unique_ptr<Crawler>> Crawler::Open(PageDb& db, const CrawlerOptions&
   if (options.per_host == 0) return InvalidArgumentError("crawl: per-host must be above 0");
   if (options.delay_ms < 0) return InvalidArgumentError("crawl: negative delay");
   if (options.max_body_bytes == 0) return InvalidArgumentError("crawl: max body of 0 bytes");
+  if (options.robots_ttl_ms <= 0 || options.robots_retry_ms <= 0) {
+    return InvalidArgumentError("crawl: robots.txt expiry times must be above 0");
+  }
+  if (options.timeout_ms <= 0 || options.connect_timeout_ms <= 0 || options.low_speed_ms < 0 ||
+      options.retry_ms < 0 || options.max_time_ms < 0 || options.max_url_bytes == 0) {
+    return InvalidArgumentError("crawl: timeouts must be above 0, and other times 0 or more");
+  }
   c.robots_agent = options.robots_agent;
   if (c.robots_agent.empty()) {
     c.robots_agent = options.user_agent.substr(0, options.user_agent.find_first_of("/ "));
@@ -614,7 +654,8 @@ Result<std::unique_ptr<Crawler>> Crawler::Open(PageDb& db, const CrawlerOptions&
   so.max_revisit_ms = std::max(options.max_revisit_ms, options.min_revisit_ms);
   so.retry_ms = options.retry_ms;
   so.max_retries = options.max_retries;
-  so.lease_ms = std::max<int64_t>(600'000, 4 * options.timeout_ms);
+  // A lease outlives a fetch, and a page parked until its robots.txt is asked again.
+  so.lease_ms = std::max<int64_t>({600'000, 4 * options.timeout_ms, 2 * options.robots_retry_ms});
   if (options.scope != CrawlerOptions::Scope::kAny) {
     // The hosts (or domains) of the seeds, of this run and of the runs before (depth 0).
     const HostKeyMode mode = options.scope == CrawlerOptions::Scope::kSameHost
@@ -686,6 +727,7 @@ Result<CrawlSummary> Crawler::Run(const ProgressFn& progress) {
   if (c.options.max_pages > 0) {
     const SchedulerStats stats = c.scheduler->GetStats();
     const uint64_t done = stats.crawled + stats.failed;
+    std::lock_guard lock(c.summary_mu);
     c.summary.progress.max_pages = c.options.max_pages > done ? c.options.max_pages - done : 0;
   }
   auto last_progress = std::chrono::steady_clock::now();
@@ -706,6 +748,13 @@ Result<CrawlSummary> Crawler::Run(const ProgressFn& progress) {
       failure = s;
       break;
     }
+    // Pages parked for their robots.txt go back when it is due.
+    for (auto it = c.parked.begin(); it != c.parked.end() && it->first <= c.clock.NowMs();) {
+      Request r = std::move(it->second);
+      it = c.parked.erase(it);
+      if (Status s = c.Dispatch(std::move(r)); !s.ok()) failure = s;
+    }
+    if (!failure.ok()) break;
     const size_t busy = c.fetcher->running() + c.waiting_count + c.pool->backlog();
     size_t handed = 0;
     if (busy < c.options.concurrency) {
@@ -723,7 +772,7 @@ Result<CrawlSummary> Crawler::Run(const ProgressFn& progress) {
     int wait_ms = 100;
     if (handed == 0 && c.fetcher->running() == 0) {
       const SchedulerStats stats = c.scheduler->GetStats();
-      if (stats.finished && c.pool->backlog() == 0 && c.waiting_count == 0) {
+      if (stats.finished && c.pool->backlog() == 0 && c.waiting_count == 0 && c.parked.empty()) {
         finished = true;
         break;
       }
@@ -731,8 +780,12 @@ Result<CrawlSummary> Crawler::Run(const ProgressFn& progress) {
         wait_ms = static_cast<int>(
             std::clamp<int64_t>(stats.next_ready_ms - c.clock.NowMs(), 1, 100));
       }
-    } else if (handed > 0 || c.fetcher->running() > 0) {
-      wait_ms = busy + handed < c.options.concurrency ? 5 : 100;
+    }
+    // Otherwise a transfer that ends, or a parse thread's report (Wakeup), ends the wait;
+    // a host whose delay runs out waits for the next round, at most 100 ms late.
+    if (!c.parked.empty()) {
+      wait_ms = static_cast<int>(std::clamp<int64_t>(
+          c.parked.begin()->first - c.clock.NowMs(), 1, wait_ms));
     }
     done.clear();
     if (Status s = c.fetcher->Poll(wait_ms, &done); !s.ok()) {
@@ -769,6 +822,9 @@ Result<CrawlSummary> Crawler::Run(const ProgressFn& progress) {
   // leases come back when the PageDB is next opened); a batch being parsed is finished.
   c.fetcher->AbandonAll();
   c.pending.clear();
+  c.parked.clear();
+  c.waiting.clear();
+  c.waiting_count = 0;
   c.pool->Close(/*drop=*/stopped || !failure.ok());
   if (Status s = c.pool->error(); failure.ok() && !s.ok()) failure = s;
   c.pool.reset();

@@ -72,6 +72,7 @@ struct Transfer {
   FetchJob job;
   FetchResult result;
   uint64_t header_bytes = 0;
+  bool headers_ended = true;  // the last header line was the blank one (or none came yet)
   uint64_t body_cap = 0;
   uint64_t max_header_bytes = 0;
   bool body_over = false;
@@ -110,8 +111,10 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
 size_t OnHeader(char* data, size_t size, size_t n, void* user) {
   auto& t = *static_cast<Transfer*>(user);
   const size_t bytes = size * n;
-  // A new response (after a redirect followed, or a 1xx) starts the count again.
-  if (bytes >= 5 && std::string_view(data, 5) == "HTTP/") t.header_bytes = 0;
+  // A new response (after a redirect followed, or a 1xx) starts the count again: its
+  // status line is the first line after a blank one.
+  if (t.headers_ended && bytes >= 5 && std::string_view(data, 5) == "HTTP/") t.header_bytes = 0;
+  t.headers_ended = bytes <= 2 && (bytes == 0 || data[0] == '\r' || data[0] == '\n');
   t.header_bytes += bytes;
   if (t.header_bytes > t.max_header_bytes) {
     t.header_over = true;
@@ -238,7 +241,9 @@ FetchResult Fetcher::Impl::Finish(Transfer& t, CURLcode code) {
   if (curl_easy_getinfo(e, CURLINFO_PRIMARY_IP, &text) == CURLE_OK && text) r.address = text;
   curl_off_t retry_after = 0;
   if (curl_easy_getinfo(e, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0) {
-    r.retry_after_ms = static_cast<int64_t>(retry_after) * 1000;
+    // A day at most: the scheduler caps holds further (max_hold_ms); this keeps the
+    // arithmetic far from overflow whatever the server sends.
+    r.retry_after_ms = std::min<int64_t>(retry_after, 86'400) * 1000;
   }
   r.error = Classify(code, t);
   if (r.error == FetchError::kBodyTooLarge && t.job.truncate_body) {
@@ -293,7 +298,6 @@ Status Fetcher::Start(FetchJob job) {
   if (!impl_->idle.empty()) {
     t->easy = std::move(impl_->idle.back());
     impl_->idle.pop_back();
-    curl_easy_reset(t->easy.get());
   } else {
     t->easy.reset(curl_easy_init());
     if (!t->easy) return ResourceExhaustedError("fetch \"" + job.url + "\": curl_easy_init failed");
@@ -323,6 +327,7 @@ Status Fetcher::Poll(int timeout_ms, std::vector<FetchResult>* done) {
       std::unique_ptr<Transfer> t = std::move(it->second);
       impl_->transfers.erase(it);
       done->push_back(impl_->Finish(*t, code));
+      curl_easy_reset(t->easy.get());  // no option may point at the Transfer freed next
       impl_->idle.push_back(std::move(t->easy));
       ++n;
     }

@@ -392,6 +392,89 @@ struct WordIds {
 
 }  // namespace
 
+namespace {
+
+bool IsAsciiAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// Whether the lower-cased tag name opens no element that stays open: void elements, and
+// those whose end tag HTML lets one omit (the next sibling closes them).
+bool LeavesNothingOpen(std::string_view name) {
+  static constexpr std::string_view kNames[] = {
+      "area", "base", "br",    "col",   "embed",    "hr",       "img",   "input", "link",
+      "meta", "source", "track", "wbr", "param",   "keygen",   "p",     "li",    "dt",
+      "dd",   "tr",   "td",    "th",    "option", "optgroup", "rb",    "rt",    "rp",
+      "tbody", "thead", "tfoot", "colgroup", "caption", "html", "head", "body"};
+  for (std::string_view n : kNames) {
+    if (n == name) return true;
+  }
+  return false;
+}
+
+// The offset at which more than `max_depth` elements would be open, by a quick scan of the
+// tags (comments, and script and style contents, skipped); npos when never.
+size_t DeepNestingCut(std::string_view html, size_t max_depth) {
+  size_t depth = 0;
+  size_t i = 0;
+  const auto skip_past = [&](std::string_view end) {
+    const size_t at = html.find(end, i);
+    i = at == std::string_view::npos ? html.size() : at + end.size();
+  };
+  while ((i = html.find('<', i)) != std::string_view::npos) {
+    const size_t tag = i++;
+    if (i >= html.size()) break;
+    if (html[i] == '!') {
+      if (html.substr(i, 3) == "!--") {
+        skip_past("-->");
+      } else {
+        skip_past(">");
+      }
+      continue;
+    }
+    const bool end_tag = html[i] == '/';
+    if (end_tag) ++i;
+    if (i >= html.size() || !IsAsciiAlpha(html[i])) continue;
+    std::string name;
+    while (i < html.size() && name.size() < 16 &&
+           (IsAsciiAlpha(html[i]) || (html[i] >= '0' && html[i] <= '9'))) {
+      name += static_cast<char>(html[i] | 0x20);
+      ++i;
+    }
+    const size_t close = html.find('>', i);
+    if (close == std::string_view::npos) break;
+    const bool self_closed = close > 0 && html[close - 1] == '/';
+    i = close + 1;
+    if (end_tag) {
+      if (!LeavesNothingOpen(name) && depth > 0) --depth;
+      continue;
+    }
+    if (name == "script" || name == "style") {  // raw text up to the end tag
+      std::string end = "</" + name;
+      for (size_t at = i;; ++at) {
+        at = html.find("</", at);
+        if (at == std::string_view::npos) {
+          i = html.size();
+          break;
+        }
+        size_t k = 0;
+        while (k < end.size() && at + k < html.size() &&
+               (html[at + k] | (k >= 2 ? 0x20 : 0)) == end[k]) {
+          ++k;
+        }
+        if (k == end.size()) {
+          i = at;
+          break;
+        }
+      }
+      continue;
+    }
+    if (self_closed || LeavesNothingOpen(name)) continue;
+    if (++depth > max_depth) return tag;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
 Result<HtmlPage> ExtractHtml(std::string_view body, std::string_view page_url,
                              std::string_view content_type_header,
                              const HtmlExtractOptions& options) {
@@ -411,8 +494,12 @@ Result<HtmlPage> ExtractHtml(std::string_view body, std::string_view page_url,
   // quadratic in time and memory for deep nesting (4 000 unclosed <span>: 130 MB).
   gumbo_options.max_errors = 0;
   // Not gumbo_destroy_output: the arena frees everything when it goes.
-  const GumboOutput* output =
-      gumbo_parse_with_options(&gumbo_options, decoded.text.data(), decoded.text.size());
+  std::string_view html = decoded.text;
+  if (const size_t cut = DeepNestingCut(html, kMaxHtmlNesting); cut != std::string_view::npos) {
+    html = html.substr(0, cut);
+    result.nesting_cut = true;
+  }
+  const GumboOutput* output = gumbo_parse_with_options(&gumbo_options, html.data(), html.size());
 
   Walker walker;
   walker.text.reserve(decoded.text.size() / 2);

@@ -23,7 +23,8 @@ std::string DecodeXmlText(std::string_view in) {
       in.remove_prefix(1);
       continue;
     }
-    const size_t semi = in.find(';');
+    // An entity is short: look for its ';' nearby only (a run of '&' stays linear).
+    const size_t semi = in.substr(0, 12).find(';');
     const std::string_view name = semi == std::string_view::npos ? "" : in.substr(1, semi - 1);
     if (name == "amp") out += '&';
     else if (name == "lt") out += '<';

@@ -1552,7 +1552,7 @@ Status Scheduler::Failed(const FailureReport& report) {
       HostEntry held{0, h.holds_in_a_row + 1, h.crawl_delay_ms, h.robots, s.GroupName(h)};
       int64_t hold = s.options.hold_ms;
       if (report.retry_after_ms) {
-        hold = std::max<int64_t>(0, *report.retry_after_ms);
+        hold = std::clamp<int64_t>(*report.retry_after_ms, 0, s.options.max_hold_ms);
       } else {
         for (uint32_t i = 0; i < h.holds_in_a_row && hold < s.options.max_hold_ms; ++i) hold *= 2;
         hold = std::min(hold, s.options.max_hold_ms);

@@ -39,6 +39,8 @@ ODD = {
     "/hostile/loop-b": 301,
     "/hostile/garbage": 200,      # broken HTML, invalid UTF-8, a NUL
     "/hostile/latin1": 200,       # windows-1252 bytes, charset in a meta tag
+    "/hostile/longlink": 200,     # a 200 KB href, and a 301 to a 50 KB Location
+    "/hostile/longmove": 301,
 }
 
 
@@ -183,6 +185,11 @@ class CrawlSite(LocalServer):
                     self.send(200, b"<html><body><a href='/gen/1.html'>one\xff\xfe</a><div><p>"
                               b"\x00<<a href=/gen/2.html>two<table><td></b></i><a href='",
                               "text/html")
+                elif path == "/hostile/longlink":
+                    self.send(200, b"<a href='/gen/" + b"x" * 200_000 + b"'>long</a>"
+                              b"<a href='/hostile/longmove'>move</a>")
+                elif path == "/hostile/longmove":
+                    self.send(301, b"", headers={"Location": "/gen/" + "y" * 50_000})
                 elif path == "/hostile/latin1":
                     self.send(200, b"<meta charset=iso-8859-1><p>caf\xe9</p>"
                               b"<a href='/gen/\xe9t\xe9.html'>\xe9t\xe9</a>", "text/html")

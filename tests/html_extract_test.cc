@@ -278,7 +278,8 @@ TEST(HtmlText, MalformedHtmlIsParsedNotRejected) {
   EXPECT_NE(std::find(urls.begin(), urls.end(), "http://example.com/c"), urls.end());
   EXPECT_GT(page.text_bytes, 0u);
   // Bytes that are no HTML at all.
-  const std::string junk("\0\x01<\xFF\x80><!--<a", 14);
+  constexpr char kJunk[] = "\0\x01<\xFF\x80><!--<a";
+  const std::string junk(kJunk, sizeof kJunk - 1);
   EXPECT_TRUE(ExtractHtml(junk, kPage, "", {}).ok());
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "rank/rank_graph.h"
 #include "rank_reference.h"
 #include "testutil.h"
 
@@ -203,6 +204,63 @@ TEST(RankTest, ExtrapolationReachesTheToleranceSoonerAndNearerTheFixedPoint) {
   }
 }
 
+TEST(RankTest, RenumberedCsrRanksByPageIdAsStreamDoes) {
+  // Random targets: almost no link joins pages under 4096 ids apart, so auto renumbers.
+  const uint64_t seed = 41;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const uint32_t n = 100000;  // a random link joins pages under 4096 apart 8% of the time
+  const EdgeList edges = RandomGraph(n, 3.0, seed);
+  std::vector<double> teleport(n, 0.0), start(n, 0.0);
+  for (uint32_t i = 0; i < n; i += 7) teleport[i] = 1 + i % 3;
+  for (uint32_t i = 0; i < n; ++i) start[i] = 1 + i % 5;
+  RankInput input;
+  input.teleport = teleport;
+  input.start = start;
+  for (RankAlgorithm algorithm :
+       {RankAlgorithm::kPageRank, RankAlgorithm::kPersonalized, RankAlgorithm::kWeightedPageRank}) {
+    SCOPED_TRACE(std::string(RankAlgorithmName(algorithm)));
+    RankOptions o = Options(RankMode::kStream);
+    o.tolerance = 1e-10;
+    o.extrapolation_period = 0;
+    const RankResult streamed = Rank(edges, n, algorithm, o, input);
+    o.mode = RankMode::kCsr;
+    for (unsigned threads : {1u, 3u}) {
+      o.threads = threads;
+      const RankResult r = Rank(edges, n, algorithm, o, input);
+      EXPECT_TRUE(r.report.renumbered);
+      EXPECT_LT(L1(r.scores, streamed.scores), 1e-12) << threads << " threads";
+    }
+    o.renumber = RankRenumber::kNever;
+    const RankResult kept = Rank(edges, n, algorithm, o, input);
+    EXPECT_FALSE(kept.report.renumbered);
+    EXPECT_LT(L1(kept.scores, streamed.scores), 1e-12);
+  }
+  // HITS keeps page ids (its CSR has out-links too).
+  EXPECT_FALSE(Rank(edges, n, RankAlgorithm::kHits, Options(RankMode::kCsr)).report.renumbered);
+}
+
+TEST(RankTest, AutoKeepsIdsWhoseLinksAreNearAndAlwaysRenumbersThem) {
+  // Hosts of 50 consecutive ids, 9 links in 10 inside the host.
+  const uint64_t seed = 8;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const uint32_t n = 30000;
+  std::mt19937_64 rng(seed);
+  EdgeList edges;
+  for (uint32_t s = 0; s < n; ++s) {
+    for (int k = 0; k < 5; ++k) {
+      edges.emplace_back(s, rng() % 10 == 0 ? rng() % n : s / 50 * 50 + rng() % 50);
+    }
+  }
+  RankOptions o = Options(RankMode::kCsr);
+  o.tolerance = 1e-10;
+  const RankResult kept = Rank(edges, n, RankAlgorithm::kPageRank, o);
+  EXPECT_FALSE(kept.report.renumbered);
+  o.renumber = RankRenumber::kAlways;
+  const RankResult moved = Rank(edges, n, RankAlgorithm::kPageRank, o);
+  EXPECT_TRUE(moved.report.renumbered);
+  EXPECT_LT(L1(moved.scores, kept.scores), 1e-9);
+}
+
 TEST(RankTest, OneMoreIterationMovesAConvergedVectorByLessThanTheTolerance) {
   // An independent check of the stopping rule: recompute one step from the result.
   const uint32_t n = 2000;
@@ -334,12 +392,16 @@ class ChangingSource final : public EdgeSource {
   int passes_ = 0;
 };
 
-TEST(RankTest, ASourceThatChangesOrFailsIsAnErrorNotACrash) {
-  // Same count and degrees, other targets: the CSR build notices.
-  ChangingSource changing({{0, 1}, {2, 3}, {4, 5}}, {{0, 1}, {2, 3}, {4, 9}});
-  EXPECT_EQ(
-      ComputeRank(changing, RankAlgorithm::kPageRank, Options(RankMode::kCsr)).status().code(),
-      StatusCode::kFailedPrecondition);
+TEST(RankTest, CsrModeReadsTheSourceOnceAndStreamModeNoticesAChange) {
+  // Same count and degrees, other targets on later passes. CSR mode reads one pass, so it
+  // ranks the first pass's graph; HITS's CSR too.
+  const EdgeList first = {{0, 1}, {2, 3}, {4, 5}};
+  for (RankAlgorithm algorithm : {RankAlgorithm::kPageRank, RankAlgorithm::kHits}) {
+    ChangingSource changing(first, {{0, 1}, {2, 3}, {4, 9}});
+    ASSERT_OK_AND_ASSIGN(RankResult got, ComputeRank(changing, algorithm, Options(RankMode::kCsr)));
+    EXPECT_EQ(got.scores, Rank(first, 10, algorithm, Options(RankMode::kCsr)).scores)
+        << RankAlgorithmName(algorithm);
+  }
   for (RankMode mode : kModes) {
     for (unsigned threads : {1u, 3u}) {
       ChangingSource failing({{0, 1}}, {{0, 1}}, DataLossError("block 7 is damaged"));
@@ -348,6 +410,15 @@ TEST(RankTest, ASourceThatChangesOrFailsIsAnErrorNotACrash) {
       EXPECT_EQ(status.code(), StatusCode::kDataLoss) << RankModeName(mode);
       EXPECT_NE(status.message().find("block 7"), std::string::npos);
     }
+  }
+}
+
+TEST(RankTest, ASourceThatBreaksItsContractIsAnErrorNotACrash) {
+  // Sources out of order, and a target past the last page.
+  for (const EdgeList& edges : {EdgeList{{3, 1}, {2, 0}}, EdgeList{{0, 1}, {1, 12}}}) {
+    ChangingSource bad(edges, edges);
+    EXPECT_EQ(ComputeRank(bad, RankAlgorithm::kPageRank, Options(RankMode::kCsr)).status().code(),
+              StatusCode::kFailedPrecondition);
   }
 }
 
@@ -371,15 +442,15 @@ TEST(RankTest, AutoModeKeepsTheBudgetWhenTheSourceUndercountsItsLinks) {
   VectorEdgeSource graph(n, RandomGraph(n, 8.0, seed));
   UndercountingSource lying(graph);
   RankOptions options = Options(RankMode::kAuto);
-  // A PageRank CSR takes 12 bytes a page and 4 a link (rank.h): the pages fit, the links not.
-  options.memory_budget = 12 * n + 100;
+  // The pages fit, the links not.
+  options.memory_budget = CsrGraph::Bytes(n, 0) + 100;
   ASSERT_OK_AND_ASSIGN(RankResult got, ComputeRank(lying, RankAlgorithm::kPageRank, options));
   EXPECT_EQ(got.report.mode, RankMode::kStream);
   ASSERT_OK_AND_ASSIGN(RankResult streamed,
                        ComputeRank(graph, RankAlgorithm::kPageRank, Options(RankMode::kStream)));
   EXPECT_EQ(got.scores, streamed.scores);
   // Within the budget, the same source gets its CSR.
-  options.memory_budget = 12 * n + 4 * graph.num_links();
+  options.memory_budget = CsrGraph::Bytes(n, graph.num_links());
   ASSERT_OK_AND_ASSIGN(got, ComputeRank(lying, RankAlgorithm::kPageRank, options));
   EXPECT_EQ(got.report.mode, RankMode::kCsr);
 }

@@ -65,6 +65,18 @@ int Main(int argc, char** argv) {
                  "csr mode, PageRank family: quadratic extrapolation every N iterations "
                  "(0: plain power iteration)")
       ->capture_default_str();
+  std::string renumber = "auto";
+  std::map<std::string, RankRenumber> renumbers;
+  for (RankRenumber r : {RankRenumber::kAuto, RankRenumber::kNever, RankRenumber::kAlways}) {
+    renumbers.emplace(RankRenumberName(r), r);
+  }
+  app.add_option("--renumber", renumber,
+                 "csr mode, PageRank family: iterate over the pages in an order of their links "
+                 "(first seen: each page, then its targets) (auto: when under a quarter of the "
+                 "links join pages less "
+                 "than 4096 ids apart)")
+      ->capture_default_str()
+      ->check(CLI::IsMember(renumbers));
   app.add_flag("--cross-host", options.cross_host_only, "use only links between different hosts");
   app.add_flag("--warm-start", options.warm_start, "start from the stored rank of this algorithm");
   app.add_option("--trusted", trusted_path,
@@ -77,6 +89,7 @@ int Main(int argc, char** argv) {
       return UsageError(app, "--trusted goes with --algo trustrank");
     }
     options.rank.mode = modes.at(mode);
+    options.rank.renumber = renumbers.at(renumber);
     options.rank.memory_budget = budget_mib << 20;
     auto db = OpenForReading(db_path);
     if (!db.ok()) return Fail(app, db.status());
@@ -90,9 +103,10 @@ int Main(int argc, char** argv) {
     Result<StoredRank> stored = RankPageDb(**db, *algorithm, options);
     if (!stored.ok()) return Fail(app, stored.status());
     const RankReport& r = stored->rank.report;
-    std::printf("%s over %" PRIu32 " pages and %" PRIu64 " links (%s mode, %u threads%s)\n",
+    std::printf("%s over %" PRIu32 " pages and %" PRIu64 " links (%s mode, %u threads%s%s)\n",
                 algo.c_str(), r.pages, r.links, std::string(RankModeName(r.mode)).c_str(),
-                r.threads, options.cross_host_only ? ", cross-host links only" : "");
+                r.threads, options.cross_host_only ? ", cross-host links only" : "",
+                r.renumbered ? ", renumbered" : "");
     std::printf("iterations %" PRIu32 "\n", r.iterations);
     std::printf("residual   %.3g (%s, tolerance %.3g)\n", r.residual,
                 r.converged ? "converged" : "NOT converged", options.rank.tolerance);

@@ -10,8 +10,11 @@
 //
 // Execution: vertex arrays are flat and in memory. Edges are either streamed from the
 // source on every iteration (memory O(pages): 16 bytes per page for PageRank) or loaded
-// once into an in-memory CSR (12 bytes per page + 4 per link more, and faster). kAuto picks
-// the CSR when it fits RankOptions::memory_budget. Both give the same ranks: to rounding
+// once into an in-memory CSR (12 bytes per page + 4 per link more, and faster; the build,
+// one pass over the source and a transpose, holds up to 52 bytes per page + 8 per link).
+// kAuto picks the CSR when that fits RankOptions::memory_budget. The CSR kernel gathers
+// float contributions while an iteration changes the vector by more than 2^-19 in L1, and
+// doubles after (docs/ranking.md). Both give the same ranks: to rounding
 // with plain power iteration, to about the tolerance with the CSR's extrapolation.
 //
 // Threads: results are identical for a given source whatever the thread count (each
@@ -51,7 +54,23 @@ enum class RankMode : uint8_t {
   kStream = 1,  // one pass over the source per iteration
   kCsr = 2,     // one pass to build a CSR, then iterate in memory
 };
-std::string_view RankModeName(RankMode mode);  // "auto", "stream", "csr"
+
+// CSR mode, PageRank family: whether the CSR numbers the pages in an order of its own for
+// the iterations (results come back by page id either way). A pull iteration's cost is its
+// gathers of the contributions of each page's in-links: cheap when their ids lie near each
+// other (a crawl's pages of one host, numbered as discovered), up to 2.5x dearer when they
+// are scattered (ids from a hash, a merge, a random permutation).
+enum class RankRenumber : uint8_t {
+  // Renumber when under a quarter of the links join pages less than 4096 ids apart.
+  kAuto = 0,
+  kNever = 1,
+  // First-seen order: each page in id order, unless placed already, then its targets not
+  // placed yet, so a page's links land near it. Costs one pass over the links to order,
+  // one to renumber them, and 8 bytes a page.
+  kAlways = 2,
+};
+std::string_view RankRenumberName(RankRenumber renumber);  // "auto", "never", "always"
+std::string_view RankModeName(RankMode mode);              // "auto", "stream", "csr"
 
 struct RankOptions {
   double damping = 0.85;    // c, in [0, 1]
@@ -65,6 +84,7 @@ struct RankOptions {
   // nearer the fixed point (docs/benchmarks.md). 0: plain power iteration, as stream mode
   // does; the two modes then agree to rounding. Costs three more vectors of doubles.
   uint32_t extrapolation_period = 10;
+  RankRenumber renumber = RankRenumber::kAuto;
   uint64_t memory_budget = uint64_t{4} << 30;  // bytes kAuto may spend on a CSR
 };
 
@@ -74,6 +94,7 @@ struct RankReport {
   bool converged = false;           // residual <= tolerance (always true for kInDegree)
   double seconds = 0;               // wall time, including reading the edges into a CSR
   RankMode mode = RankMode::kAuto;  // kStream or kCsr: what ran
+  bool renumbered = false;          // CSR mode: the iterations ran over pages renumbered
   unsigned threads = 0;             // threads used (RankOptions::threads with 0 resolved)
   uint32_t pages = 0;
   uint64_t links = 0;

@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <string>
+#include <type_traits>
 
 #include "base/parallel.h"
 #include "rank/rank_graph.h"
@@ -131,6 +133,9 @@ Result<std::vector<double>> MakeStart(std::span<const double> given, uint32_t n,
 struct EdgeWeights {
   std::vector<double> factor;       // empty: 1 (plain PageRank)
   std::vector<double> denominator;  // empty: the out-degree; 0: v passes nothing on
+  // CSR mode: the share of its rank each page passes on, Σ over its targets u of
+  // factor_u / denominator_v. Empty: 1 for a page with out-links, 0 without.
+  std::vector<double> passed;
 };
 
 // The weights need every page's in- and out-degree, then per source the sums of both over
@@ -178,6 +183,14 @@ Result<EdgeWeights> WeightedPageRankWeights(EdgeSource& graph, const CsrGraph* c
     }));
   }
   for (uint32_t v = 0; v < n; ++v) w.denominator[v] = double(sum_in[v]) * double(sum_out[v]);
+  if (csr != nullptr) {
+    w.passed.assign(n, 0.0);
+    for (uint32_t p = 0; p < n; ++p) {
+      for (uint32_t v : csr->InLinks(p)) {
+        if (w.denominator[v] > 0) w.passed[v] += w.factor[p] / w.denominator[v];
+      }
+    }
+  }
   return w;
 }
 
@@ -189,6 +202,7 @@ struct Run {
   uint32_t n;
   const CsrGraph* csr;  // null in stream mode
   RankReport& report;
+  bool warm = false;  // the start vector was given
 
   // Runs iterate() (one iteration; returns its residual, or the error that stopped it)
   // until the residual is within the tolerance or max_iterations ran.
@@ -253,10 +267,150 @@ void QuadraticExtrapolation(Run& run, const std::vector<std::vector<double>>& pa
   });
 }
 
+// While the L1 change of an iteration is above this, the CSR kernel gathers contributions
+// as floats: rounding each to 24 bits moves a step by at most c·2^-24 in L1 (every page's
+// share of mass, summed), under 3% of such a change, and halves the bytes every gather
+// brings into the cache. Below it, and so for the last iterations before any tolerance
+// under 2^-19 ≈ 1.9e-6, it gathers doubles, which also remove what the float steps left
+// behind (each step contracts the error by c).
+constexpr double kFloatUntil = 1.0 / (1 << 19);
+
+// The PageRank family over the in-link CSR, one pass over the pages per iteration:
+//   y_u = factor_u · Σ_{v→u} x_v,   π_u ← c·y_u + r_u·(1 − c·P)
+// with x_v = π_v / denominator_v gathered from the last iteration's array and
+// P = Σ_v π_v·passed_v the mass the last vector passed on (for PageRank, that of the pages
+// with out-links), known before the pass, so the update, the residual, the next x and
+// the next P come out of the same pass. Rows are summed in source order: the same bits for
+// any thread count.
+Result<std::vector<double>> CsrPageRankFamily(Run& run, const Teleport& r, const EdgeWeights& w,
+                                              std::vector<double> pi) {
+  const CsrGraph& g = *run.csr;
+  const uint32_t n = run.n;
+  const double c = run.options.damping;
+  const auto den = [&](uint32_t v) {
+    return w.denominator.empty() ? double(g.out_degree[v]) : w.denominator[v];
+  };
+  const auto passes = [&](uint32_t v) {
+    return w.passed.empty() ? (g.out_degree[v] > 0 ? 1.0 : 0.0) : w.passed[v];
+  };
+  const auto factor = [&](uint32_t u) { return w.factor.empty() ? 1.0 : w.factor[u]; };
+  std::vector<double> passed_part(RankBlocks(n));
+  double passed = 0;  // P of the current π
+
+  // x from π (0 where the denominator is: such a page passes nothing on), and P.
+  const auto contribute = [&]<typename T>(std::vector<T>& x) {
+    x.resize(n);
+    passed = ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
+      double sum = 0;
+      for (uint32_t v = begin; v < end; ++v) {
+        const double d = den(v);
+        x[v] = d > 0 ? T(pi[v] / d) : T(0);
+        sum += pi[v] * passes(v);
+      }
+      return sum;
+    });
+  };
+  // One iteration from x; leaves the next contributions in x and returns the residual.
+  // Plain: no edge weights and a uniform teleport vector (PageRank), a loop without the
+  // per-page lookups the other algorithms need.
+  const auto step = [&]<typename T, bool kPlain>(std::vector<T>& x, std::vector<T>& next,
+                                                 std::bool_constant<kPlain>) {
+    const double base = 1 - c * passed;
+    const double uniform_base = r.uniform * base;
+    const T* in = x.data();
+    const double residual = ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
+      double residual = 0, mass = 0;
+      for (uint32_t u = begin; u < end; ++u) {
+        // Four sums, added in a fixed order: one chain of additions bounds long rows.
+        const auto row = g.InLinks(u);
+        double s[4] = {0, 0, 0, 0};
+        size_t i = 0;
+        for (; i + 4 <= row.size(); i += 4) {
+          for (int k = 0; k < 4; ++k) s[k] += double(in[row[i + k]]);
+        }
+        for (; i < row.size(); ++i) s[0] += double(in[row[i]]);
+        const double sum = (s[0] + s[1]) + (s[2] + s[3]);
+        if constexpr (kPlain) {
+          const double value = c * sum + uniform_base;
+          residual += std::abs(value - pi[u]);
+          pi[u] = value;
+          const uint32_t d = g.out_degree[u];
+          next[u] = d > 0 ? T(value / d) : T(0);
+          mass += d > 0 ? value : 0;
+        } else {
+          const double value = c * factor(u) * sum + r[u] * base;
+          residual += std::abs(value - pi[u]);
+          pi[u] = value;
+          const double d = den(u);
+          next[u] = d > 0 ? T(value / d) : T(0);
+          mass += value * passes(u);
+        }
+      }
+      passed_part[begin / kRankBlock] = mass;
+      return residual;
+    });
+    x.swap(next);
+    passed = SumBlocks(passed_part);
+    return residual;
+  };
+  const bool plain = w.factor.empty() && w.denominator.empty() && r.weights.empty();
+  const auto iterate = [&]<typename T>(std::vector<T>& x, std::vector<T>& next) {
+    return plain ? step(x, next, std::true_type{}) : step(x, next, std::false_type{});
+  };
+
+  // The first step of a warm start gathers doubles: its change may be tiny.
+  std::vector<float> x32, next32;
+  std::vector<double> x64, next64;
+  double last_residual = run.warm ? 0 : std::numeric_limits<double>::infinity();
+  bool single = last_residual > kFloatUntil;
+  const auto use = [&](bool floats) {
+    single = floats;
+    if (single) {
+      std::vector<double>().swap(x64);
+      std::vector<double>().swap(next64);
+      contribute(x32);
+      next32.resize(n);
+    } else {
+      std::vector<float>().swap(x32);
+      std::vector<float>().swap(next32);
+      contribute(x64);
+      next64.resize(n);
+    }
+  };
+  use(single);
+  const uint32_t period = run.options.extrapolation_period;
+  std::vector<std::vector<double>> past;  // π of the last iterations, oldest first
+  CRAWLRANK_RETURN_IF_ERROR(run.Loop([&]() -> Result<double> {
+    if (single != (last_residual > kFloatUntil)) use(!single);
+    const double residual = single ? iterate(x32, next32) : iterate(x64, next64);
+    last_residual = residual;
+    if (period > 0 && residual > run.options.tolerance) {  // the last vector is a step's
+      const uint32_t iteration = run.report.iterations + 1;
+      if (past.size() == 3 && iteration % period == 0) {
+        QuadraticExtrapolation(run, past, residual, pi);
+        past.clear();
+        if (single) {
+          contribute(x32);
+        } else {
+          contribute(x64);
+        }
+      } else if (period <= 3 || iteration % period >= period - 3) {
+        // Only the three iterations before an extrapolation are kept.
+        if (past.size() == 3) past.erase(past.begin());
+        past.push_back(pi);
+      }
+    }
+    return residual;
+  }));
+  return pi;
+}
+
 // PageRank, personalized PageRank, TrustRank and weighted PageRank:
 //   y_u = factor_u · Σ_{v→u} π_v / denominator_v,   π_u ← c·y_u + r_u·(1 − c·Σ y)
 Result<std::vector<double>> PageRankFamily(Run& run, const Teleport& r, const EdgeWeights& w,
                                            std::vector<double> pi) {
+  if (run.csr != nullptr) return CsrPageRankFamily(run, r, w, std::move(pi));
+  // Stream mode: each pass pushes every source's share to its targets.
   const uint32_t n = run.n;
   const double c = run.options.damping;
   std::vector<double> y(n, 0.0);
@@ -264,65 +418,6 @@ Result<std::vector<double>> PageRankFamily(Run& run, const Teleport& r, const Ed
     return w.denominator.empty() ? double(degree) : w.denominator[v];
   };
   const auto factor = [&](uint32_t u) { return w.factor.empty() ? 1.0 : w.factor[u]; };
-  if (run.csr != nullptr) {
-    const CsrGraph& g = *run.csr;
-    // x_v = π_v / denominator_v holds π_v itself where the denominator is 0 (nothing
-    // reads it then: such a page has no out-links, or weight 0 on all of them).
-    std::vector<double>& x = pi;
-    const auto den = [&](uint32_t v) { return denominator(v, g.out_degree[v]); };
-    const auto x_of = [&](uint32_t v, double value) {
-      const double d = den(v);
-      return d > 0 ? value / d : value;
-    };
-    ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
-      for (uint32_t v = begin; v < end; ++v) x[v] = x_of(v, x[v]);
-      return 0.0;
-    });
-    const uint32_t period = run.options.extrapolation_period;
-    std::vector<std::vector<double>> past;  // π of the last iterations, oldest first
-    CRAWLRANK_RETURN_IF_ERROR(run.Loop([&]() -> Result<double> {
-      const double propagated = ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
-        double sum = 0;
-        for (uint32_t u = begin; u < end; ++u) {
-          double s = 0;
-          for (uint32_t v : g.InLinks(u)) s += x[v];
-          y[u] = s * factor(u);
-          sum += y[u];
-        }
-        return sum;
-      });
-      const double base = 1 - c * propagated;
-      const double residual = ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
-        double residual = 0;
-        for (uint32_t u = begin; u < end; ++u) {
-          const double d = den(u);
-          const double old = d > 0 ? x[u] * d : x[u];
-          const double next = c * y[u] + r[u] * base;
-          residual += std::abs(next - old);
-          y[u] = next;
-          x[u] = x_of(u, next);
-        }
-        return residual;
-      });
-      if (period > 0 && residual > run.options.tolerance) {  // the last vector is a step's
-        const uint32_t iteration = run.report.iterations + 1;
-        if (past.size() == 3 && iteration % period == 0) {
-          QuadraticExtrapolation(run, past, residual, y);
-          past.clear();
-          ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
-            for (uint32_t u = begin; u < end; ++u) x[u] = x_of(u, y[u]);
-            return 0.0;
-          });
-        } else if (period <= 3 || iteration % period >= period - 3) {
-          // Only the three iterations before an extrapolation are kept.
-          if (past.size() == 3) past.erase(past.begin());
-          past.push_back(y);
-        }
-      }
-      return residual;
-    }));
-    return y;
-  }
   CRAWLRANK_RETURN_IF_ERROR(run.Loop([&]() -> Result<double> {
     CRAWLRANK_RETURN_IF_ERROR(
         StreamPass(run.graph, run.threads, [&](const EdgeChunk& chunk, uint32_t lo, uint32_t hi) {
@@ -454,6 +549,15 @@ Result<RankAlgorithm> ParseRankAlgorithm(std::string_view name) {
                               "\"; known: " + known);
 }
 
+std::string_view RankRenumberName(RankRenumber renumber) {
+  switch (renumber) {
+    case RankRenumber::kAuto: return "auto";
+    case RankRenumber::kNever: return "never";
+    case RankRenumber::kAlways: return "always";
+  }
+  return "unknown";
+}
+
 std::string_view RankModeName(RankMode mode) {
   switch (mode) {
     case RankMode::kAuto: return "auto";
@@ -484,8 +588,8 @@ Result<RankResult> ComputeRank(EdgeSource& graph, RankAlgorithm algorithm,
   if (algorithm == RankAlgorithm::kInDegree) {
     mode = RankMode::kStream;  // one pass either way
   } else if (mode == RankMode::kAuto) {
-    mode = CsrGraph::Bytes(n, report.links, hits) <= options.memory_budget ? RankMode::kCsr
-                                                                           : RankMode::kStream;
+    mode = CsrGraph::Bytes(n, report.links) <= options.memory_budget ? RankMode::kCsr
+                                                                     : RankMode::kStream;
   }
   report.mode = mode;
   report.threads = ResolveThreads(options.threads);
@@ -493,9 +597,9 @@ Result<RankResult> ComputeRank(EdgeSource& graph, RankAlgorithm algorithm,
   if (mode == RankMode::kCsr) {
     // kAuto chose by the source's own count of links, which a damaged PageDB header can
     // understate: the build checks the budget again with the links it counted.
-    Result<CsrGraph> built =
-        BuildCsr(graph, hits, report.threads,
-                 options.mode == RankMode::kAuto ? options.memory_budget : UINT64_MAX);
+    Result<CsrGraph> built = BuildCsr(
+        graph, hits, report.threads,
+        options.mode == RankMode::kAuto ? options.memory_budget : UINT64_MAX, options.renumber);
     if (built.ok()) {
       csr = std::move(built).value();
       report.links = csr.links;
@@ -506,7 +610,13 @@ Result<RankResult> ComputeRank(EdgeSource& graph, RankAlgorithm algorithm,
       return built.status();
     }
   }
-  Run run{graph, options, report.threads, n, mode == RankMode::kCsr ? &csr : nullptr, report};
+  Run run{graph,
+          options,
+          report.threads,
+          n,
+          mode == RankMode::kCsr ? &csr : nullptr,
+          report,
+          !input.start.empty()};
 
   if (algorithm == RankAlgorithm::kInDegree) {
     CRAWLRANK_ASSIGN_OR_RETURN(result.scores, InDegree(run));
@@ -522,7 +632,25 @@ Result<RankResult> ComputeRank(EdgeSource& graph, RankAlgorithm algorithm,
     }
     CRAWLRANK_ASSIGN_OR_RETURN(std::vector<double> start,
                                MakeStart(input.start, n, [&r](uint32_t i) { return r[i]; }));
+    // A renumbered CSR runs on positions: per-page inputs go in by csr.order, scores come
+    // back out by it.
+    const std::vector<uint32_t>& order = csr.order;
+    report.renumbered = !order.empty();
+    const auto renumber = [&order](std::vector<double>& v) {
+      std::vector<double> moved(v.size());
+      for (size_t i = 0; i < v.size(); ++i) moved[i] = v[order[i]];
+      v.swap(moved);
+    };
+    if (report.renumbered) {
+      renumber(start);
+      if (!r.weights.empty()) renumber(r.weights);
+    }
     CRAWLRANK_ASSIGN_OR_RETURN(result.scores, PageRankFamily(run, r, weights, std::move(start)));
+    if (report.renumbered) {
+      std::vector<double> by_page(n);
+      for (uint32_t i = 0; i < n; ++i) by_page[order[i]] = result.scores[i];
+      result.scores.swap(by_page);
+    }
   }
   // A filtering source counts its links on its first pass: take the count that ran.
   if (mode == RankMode::kStream) report.links = graph.num_links();

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "crawlrank/edge_source.h"
+#include "crawlrank/rank.h"
 #include "crawlrank/status.h"
 
 namespace crawlrank {
@@ -29,25 +30,30 @@ inline size_t RankBlocks(uint32_t pages) {
 // order, for pull updates) and, when asked, the out-links (for HITS hubs).
 struct CsrGraph {
   uint64_t links = 0;
-  std::vector<uint64_t> in_offsets;         // pages + 1 entries
-  std::unique_ptr<uint32_t[]> in_sources;   // links entries (not zeroed before the fill)
-  std::vector<uint32_t> out_degree;         // pages entries
-  std::vector<uint64_t> out_offsets;        // pages + 1 entries, or empty
-  std::unique_ptr<uint32_t[]> out_targets;  // links entries, or null
+  std::vector<uint64_t> in_offsets;        // pages + 1 entries
+  std::unique_ptr<uint32_t[]> in_sources;  // links entries
+  std::vector<uint32_t> out_degree;        // pages entries
+  std::vector<uint64_t> out_offsets;       // pages + 1 entries, or empty
+  std::vector<uint32_t> out_targets;       // links entries, or empty
+  // Empty: rows are by page id. Else rows, sources and out_degree are by position in
+  // this order: order[i] is the page at position i.
+  std::vector<uint32_t> order;
 
   std::span<const uint32_t> InLinks(uint32_t page) const {
     return {in_sources.get() + in_offsets[page], in_offsets[page + 1] - in_offsets[page]};
   }
   std::span<const uint32_t> OutLinks(uint32_t page) const {
-    return {out_targets.get() + out_offsets[page], out_offsets[page + 1] - out_offsets[page]};
+    return {out_targets.data() + out_offsets[page], out_offsets[page + 1] - out_offsets[page]};
   }
-  // Bytes a CSR of this shape takes (saturating: a count from a damaged header can be
-  // anything).
-  static uint64_t Bytes(uint64_t pages, uint64_t links, bool with_out) {
+  // The most bytes BuildCsr holds at once for a graph of this shape: while it transposes,
+  // both orientations (8 bytes a link, 20 a page) and up to kTransposeParts write cursors
+  // of 8 bytes a page. Saturating: a count from a damaged header can be anything.
+  static uint64_t Bytes(uint64_t pages, uint64_t links) {
     constexpr uint64_t kLarge = uint64_t{1} << 56;
     if (pages > kLarge || links > kLarge) return UINT64_MAX;
-    return pages * 12 + links * 4 + (with_out ? pages * 8 + links * 4 : 0);
+    return pages * (20 + 8 * kTransposeParts) + links * 8;
   }
+  static constexpr uint64_t kTransposeParts = 4;
 };
 
 // The part of a sorted target list that lies in [lo, hi).
@@ -59,12 +65,24 @@ inline std::span<const uint32_t> InRange(std::span<const uint32_t> targets, uint
   return {begin, end};
 }
 
-// Builds the CSR in two passes over `graph` (count, then fill), each a StreamPass with
-// `threads`. FailedPrecondition when the two passes disagree (the source changed);
-// ResourceExhausted, before anything is allocated for the links, when the links counted
-// in the first pass need more than `budget` bytes.
+// Builds the CSR from one pass over `graph` (decoded on the caller's thread while another
+// appends the out-links, when threads > 1), then transposes it in memory with up to
+// CsrGraph::kTransposeParts threads, each over a contiguous range of sources, so every
+// in-link row comes out in source order. Keeps the out-links when `with_out`.
+// ResourceExhausted when the links, counted as they arrive, need more than `budget`
+// bytes (CsrGraph::Bytes); FailedPrecondition when the source delivers a page out of
+// order or out of range.
+// Asks the kernel for 2 MiB pages behind the whole 2 MiB pages of [data, data + bytes),
+// before they are first touched: arrays read at random rows (a breadth-first order, a
+// transpose) then miss the TLB far less. A hint: nothing changes where it is not granted.
+void AdviseHugePages(void* data, size_t bytes);
+
+// Without `with_out`, `renumber` (rank.h) may have it number the pages in first-seen order
+// (rank_graph.cc), computed on the out-links before the transpose, which then writes the
+// rows in that numbering at no extra pass over the links.
 Result<CsrGraph> BuildCsr(EdgeSource& graph, bool with_out, unsigned threads,
-                          uint64_t budget = UINT64_MAX);
+                          uint64_t budget = UINT64_MAX,
+                          RankRenumber renumber = RankRenumber::kNever);
 
 // One pass over `graph`, calling work(chunk, lo, hi) for every chunk. With threads <= 1
 // the caller does it all (lo = 0, hi = pages). Otherwise the caller decodes and

@@ -139,7 +139,7 @@ void RankFileSeeds(const fs::path& dir) {
 }
 
 void PageLineSeeds(const fs::path& dir) {
-  // Selector: bit 0 w3lib/1, bits 1-2 the DB's page count.
+  // Selector: bit 0 w3lib/1, bits 1-2 the DB's page count, bits 3-4 the batch size.
   std::vector<PageRecord> pages(3);
   const char* urls[] = {"http://example.com/", "http://example.com/a?b=c", "https://example.org/"};
   for (uint32_t i = 0; i < pages.size(); ++i) {
@@ -173,6 +173,11 @@ void PageLineSeeds(const fs::path& dir) {
             "http://a.example/?b=1&a=2 http://b.example/x\n"
             "http://a.example/?a=2&b=1 http://b.example/y\n"
             "https://c.example/ http://a.example/?b=1&a=2\n");
+  // Batches of two URL pairs; a.example's lines apart, in two batches.
+  Write(dir, "url_pairs_batches_of_two",
+        std::string(1, '\x10') +
+            "http://a.example/ http://b.example/\nhttp://b.example/ http://a.example/\n"
+            "http://a.example/ http://c.example/\nhttp://a.example/ http://d.example/\n");
 }
 
 void RobotsSeeds(const fs::path& dir) {

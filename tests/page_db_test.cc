@@ -539,6 +539,38 @@ TEST(PageDbTest, WriteBatchAppliesItsWritesInCallOrder) {
   EXPECT_OK(db->Check());
 }
 
+// MergeLinks adds to the links a page has, whether stored by an earlier commit or written
+// earlier in the same batch; AddLinks replaces them. Ids by hand: a 0, b 1, c 2, d 3, e 4.
+TEST(PageDbTest, MergeLinksAddsToStoredAndBatchedLinksAndAddLinksReplaces) {
+  TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+  WriteBatch batch;
+  batch.AddLinks("http://a.com/", {{"http://b.com/"}, {"http://c.com/"}});
+  ASSERT_OK(db->Write(batch));
+  batch.Clear();
+  // Stored {1, 2} + {2, 3}; then, in the same batch, + {4, 1, 4}.
+  batch.MergeLinks("http://a.com/", {{"http://c.com/"}, {"http://d.com/"}});
+  batch.MergeLinks("http://a.com/", {{"http://e.com/"}, {"http://b.com/"}, {"http://e.com/"}});
+  batch.MergeLinks("http://b.com/", {{"http://a.com/"}});  // a page with no links yet
+  ASSERT_OK(db->Write(batch));
+  {
+    ASSERT_OK_AND_ASSIGN(auto snapshot, db->NewSnapshot());
+    EXPECT_EQ(*snapshot.Links(0), (std::vector<uint32_t>{1, 2, 3, 4}));
+    EXPECT_EQ(*snapshot.Links(1), (std::vector<uint32_t>{0}));
+    EXPECT_EQ(snapshot.counters().edges, 5u);
+    EXPECT_EQ(snapshot.counters().pages, 5u);
+    EXPECT_EQ(snapshot.FindId(0)->n_crawls, 0u);  // MergeLinks counts no crawl
+  }
+  batch.Clear();
+  batch.MergeLinks("http://a.com/", {{"http://a.com/"}});
+  batch.AddLinks("http://a.com/", {{"http://d.com/"}});  // replaces the merged list
+  ASSERT_OK(db->Write(batch));
+  ASSERT_OK_AND_ASSIGN(auto snapshot, db->NewSnapshot());
+  EXPECT_EQ(*snapshot.Links(0), (std::vector<uint32_t>{3}));
+  EXPECT_EQ(snapshot.counters().edges, 2u);
+  EXPECT_OK(db->Check());
+}
+
 // Returns how many of pages 0..pages-1 (URLs from `url`) a fresh snapshot of `db` fails
 // to find by URL, by hash or by id, plus one if it finds an absent URL.
 template <typename UrlFn>

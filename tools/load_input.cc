@@ -1,6 +1,8 @@
 #include "load_input.h"
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <limits>
 
 #include "page_line.h"
@@ -8,32 +10,77 @@
 
 namespace crawlrank::tools {
 
+namespace {
+
+// Splits `line` on runs of spaces and tabs as SplitFields does, into `fields` without
+// allocating; returns how many fields the line has (those past the array are counted only).
+template <size_t N>
+size_t SplitInto(std::string_view line, std::array<std::string_view, N>& fields) {
+  size_t n = 0, i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    const size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+    if (i > start) {
+      if (n < N) fields[n] = line.substr(start, i - start);
+      ++n;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
 Status InputReader::ReadAll(std::istream& in) {
-  std::string line;
-  while (std::getline(in, line)) {
+  // Whole blocks, split into lines here: getline costs more than the rest of a URL pair.
+  constexpr size_t kBlock = size_t{1} << 20;
+  std::vector<char> buffer(kBlock);
+  size_t held = 0;  // bytes of a line not yet complete, at the start of `buffer`
+  const auto read_line = [&](std::string_view line) {
     ++input_.lines;
     Status status = ReadLine(line);
     if (!status.ok()) {
       return InvalidArgumentError(name_ + ":" + std::to_string(input_.lines) + ": " +
                                   status.message());
     }
+    if (batch_.links >= batch_lines_ || batch_bytes_ >= kUrlBatchBytes) return FlushBatch();
+    return Status::Ok();
+  };
+  for (;;) {
+    if (held == buffer.size()) buffer.resize(2 * buffer.size());  // a line longer than it
+    in.read(buffer.data() + held, static_cast<std::streamsize>(buffer.size() - held));
+    const size_t got = static_cast<size_t>(in.gcount());
+    if (got == 0) break;
+    const char* const end = buffer.data() + held + got;
+    const char* line = buffer.data();
+    const char* search = line + held;  // the held bytes hold no newline
+    while (const char* newline = static_cast<const char*>(
+               std::memchr(search, '\n', static_cast<size_t>(end - search)))) {
+      CRAWLRANK_RETURN_IF_ERROR(
+          read_line(std::string_view(line, static_cast<size_t>(newline - line))));
+      line = search = newline + 1;
+    }
+    held = static_cast<size_t>(end - line);
+    std::memmove(buffer.data(), line, held);
   }
   if (in.bad()) return IoError("read " + name_ + ": input error");
+  if (held > 0) CRAWLRANK_RETURN_IF_ERROR(read_line(std::string_view(buffer.data(), held)));
+  if (batch_.links > 0) return FlushBatch();
   return Status::Ok();
 }
 
 Status InputReader::ReadLine(std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  const auto fields = SplitFields(line);
+  std::array<std::string_view, kFullPageFields> split;
+  const size_t n = SplitInto(line, split);
+  const std::span<const std::string_view> fields(split.data(), std::min(n, split.size()));
   if (fields.empty() || fields[0].front() == '#') return Status::Ok();
-  if (fields.size() == kBasicPageFields || fields.size() == kFullPageFields) {
-    return ReadPage(fields);
-  }
-  if (fields.size() != 2) {
+  if (n == kBasicPageFields || n == kFullPageFields) return ReadPage(fields);
+  if (n != 2) {
     return InvalidArgumentError("expected `src dst` or a page_db_dump info line (" +
                                 std::to_string(kBasicPageFields) + " or " +
                                 std::to_string(kFullPageFields) + " fields), got " +
-                                std::to_string(fields.size()) + " fields");
+                                std::to_string(n) + " fields");
   }
   for (std::string_view field : fields) {
     if (field.size() > 1 && field[0] == '-' && IsNumber(field.substr(1))) {
@@ -107,13 +154,31 @@ Status InputReader::ReadIdLink(std::string_view src, std::string_view dst) {
 
 Status InputReader::ReadUrlLink(std::string_view src, std::string_view dst) {
   CRAWLRANK_RETURN_IF_ERROR(Become(Kind::kUrlLinks));
-  CRAWLRANK_ASSIGN_OR_RETURN(std::string from, CanonicalizeUrl(src, profile_));
+  if (batch_.links == 0 || src != last_source_) {
+    CRAWLRANK_ASSIGN_OR_RETURN(std::string from, CanonicalizeUrl(src, profile_));
+    auto [it, inserted] = group_of_.try_emplace(from, batch_.groups.size());
+    if (inserted) {
+      batch_bytes_ += from.size();
+      batch_.groups.push_back(UrlGroup{std::move(from), {}});
+    }
+    last_source_.assign(src);
+    last_group_ = it->second;
+  }
   CRAWLRANK_ASSIGN_OR_RETURN(std::string to, CanonicalizeUrl(dst, profile_));
-  auto [it, inserted] = group_of_.try_emplace(from, input_.url_groups.size());
-  if (inserted) input_.url_groups.push_back(UrlGroup{std::move(from), {}});
-  input_.url_groups[it->second].targets.push_back(Link{std::move(to), 0.f});
+  batch_bytes_ += to.size();
+  batch_.groups[last_group_].targets.push_back(Link{std::move(to), 0.f});
+  if (batch_.links++ == 0) batch_.first_line = input_.lines;
+  batch_.last_line = input_.lines;
   ++input_.url_links;
   return Status::Ok();
+}
+
+Status InputReader::FlushBatch() {
+  Status status = sink_(batch_);
+  batch_ = UrlBatch();
+  group_of_.clear();
+  batch_bytes_ = 0;
+  return status;
 }
 
 Status CheckDenseIds(const Input& input, uint64_t first_id) {

@@ -1,6 +1,7 @@
 // PageDb's write path (write_txn.h): one WriteTxn per Write/Add/AddBatch call, run by
 // RunWrite, which grows the map and retries when it fills.
 #include <algorithm>
+#include <iterator>
 
 #include "crawlrank/page_db.h"
 #include "page_db/page_record.h"
@@ -110,16 +111,30 @@ Result<LinkBuffer::Block*> LinkBuffer::Load(const PageDb::Impl& db, MDB_txn* txn
   return &dirty;
 }
 
-Result<uint64_t> LinkBuffer::Put(const PageDb::Impl& db, MDB_txn* txn, uint32_t source,
-                                 std::span<const uint32_t> sorted_targets) {
+Result<LinkBuffer::Counts> LinkBuffer::Put(const PageDb::Impl& db, MDB_txn* txn, uint32_t source,
+                                           std::span<const uint32_t> sorted_targets, bool merge) {
   CRAWLRANK_ASSIGN_OR_RETURN(Block * block,
                              Load(db, txn, source >> kLinkBlockShift, db.writer.max_links_block));
   const uint32_t slot = source & (kLinkBlockSources - 1);
-  const uint64_t old_count =
-      block->replaced[slot] ? block->lists[slot].size() : block->layout.counts[slot];
-  block->lists[slot].assign(sorted_targets.begin(), sorted_targets.end());
+  std::vector<uint32_t>& list = block->lists[slot];
+  Counts counts;
+  counts.before = block->replaced[slot] ? list.size() : block->layout.counts[slot];
+  if (merge && counts.before > 0) {
+    if (!block->replaced[slot]) {
+      CRAWLRANK_RETURN_IF_ERROR(
+          FindInLinkBlock(source, block->stored, &list).WithContext(db.Where()));
+    }
+    std::vector<uint32_t> merged;
+    merged.reserve(list.size() + sorted_targets.size());
+    std::set_union(list.begin(), list.end(), sorted_targets.begin(), sorted_targets.end(),
+                   std::back_inserter(merged));
+    list = std::move(merged);
+  } else {
+    list.assign(sorted_targets.begin(), sorted_targets.end());
+  }
   block->replaced[slot] = true;
-  return old_count;
+  counts.after = list.size();
+  return counts;
 }
 
 Status LinkBuffer::Write(WriteTxn& write) const {
@@ -214,17 +229,17 @@ Result<uint32_t> WriteTxn::Resolve(std::string_view url, uint64_t fingerprint, u
   return id;
 }
 
-Status WriteTxn::PutLinks(uint32_t source, std::vector<uint32_t>& targets) {
+Status WriteTxn::PutLinks(uint32_t source, std::vector<uint32_t>& targets, bool merge) {
   std::sort(targets.begin(), targets.end());
   targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
-  auto old_count = links_.Put(db_, txn(), source, targets);
-  if (!old_count.ok()) return old_count.status();
+  CRAWLRANK_ASSIGN_OR_RETURN(const LinkBuffer::Counts counts,
+                             links_.Put(db_, txn(), source, targets, merge));
   PageDbCounters& counters = db_.writer.counters;
-  counters.edges = counters.edges - *old_count + targets.size();
+  counters.edges = counters.edges - counts.before + counts.after;
   return Status::Ok();
 }
 
-Status WriteTxn::Apply(const PreparedPage& prepared) {
+Status WriteTxn::Apply(const PreparedPage& prepared, bool merge_links) {
   CRAWLRANK_RETURN_IF_ERROR(prepared.status);
   const CrawledPage& page = *prepared.page;
   CRAWLRANK_ASSIGN_OR_RETURN(
@@ -264,7 +279,7 @@ Status WriteTxn::Apply(const PreparedPage& prepared) {
     }
     targets_.push_back(*target);
   }
-  CRAWLRANK_RETURN_IF_ERROR(PutLinks(id, targets_));
+  CRAWLRANK_RETURN_IF_ERROR(PutLinks(id, targets_, merge_links));
   if (!prepared.links_only) {
     fetched_ids_.push_back(id);
     fetched_targets_.insert(fetched_targets_.end(), targets_.begin(), targets_.end());
@@ -486,7 +501,9 @@ Status PageDb::Write(const WriteBatch& batch, AddReport* report) {
   return RunWrite(*impl_, report, [&](WriteTxn& write) {
     for (const auto& [kind, i] : batch.order_) {
       switch (kind) {
-        case WriteBatch::Kind::kPage: CRAWLRANK_RETURN_IF_ERROR(write.Apply(prepared.at(i))); break;
+        case WriteBatch::Kind::kPage:
+          CRAWLRANK_RETURN_IF_ERROR(write.Apply(prepared.at(i), batch.ops_[i].merge));
+          break;
         case WriteBatch::Kind::kRestorePage:
           CRAWLRANK_RETURN_IF_ERROR(write.Restore(batch.restores_[i]));
           break;

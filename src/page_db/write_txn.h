@@ -113,9 +113,14 @@ class PageCache {
 // are copied from the stored value as they are.
 class LinkBuffer {
  public:
-  // Replaces the out-links of `source`; returns how many it had.
-  Result<uint64_t> Put(const PageDb::Impl& db, MDB_txn* txn, uint32_t source,
-                       std::span<const uint32_t> sorted_targets);
+  // Replaces the out-links of `source` by `sorted_targets` (strictly increasing), or with
+  // `merge` adds them to those it has; returns how many it had before and has after.
+  struct Counts {
+    uint64_t before = 0;
+    uint64_t after = 0;
+  };
+  Result<Counts> Put(const PageDb::Impl& db, MDB_txn* txn, uint32_t source,
+                     std::span<const uint32_t> sorted_targets, bool merge = false);
   // Writes the changed blocks in key order, moving the writer's max_links_block.
   Status Write(WriteTxn& write) const;
 
@@ -144,8 +149,9 @@ class WriteTxn {
   // Status of an LMDB call on this DB, noting a full map (RunWrite grows it and retries).
   Status Check(int rc, std::string_view op);
 
-  // Records a fetched page (or, with links_only, just its out-links).
-  Status Apply(const PreparedPage& page);
+  // Records a fetched page (or, with links_only, just its out-links). Its out-links
+  // replace those it had, or with `merge_links` are added to them.
+  Status Apply(const PreparedPage& page, bool merge_links = false);
   // Makes sure the page of a prepared URL exists (a seed: depth 0), raising its link
   // score to at least `link_score`; its links and crawl data stay as they are.
   Result<uint32_t> Discover(const PreparedPage& page, float link_score);
@@ -185,7 +191,7 @@ class WriteTxn {
   // with a different URL is AlreadyExists.
   Result<uint32_t> Resolve(std::string_view url, uint64_t fingerprint, uint32_t check,
                            uint32_t depth, uint64_t discovered_from, float link_score);
-  Status PutLinks(uint32_t source, std::vector<uint32_t>& targets);
+  Status PutLinks(uint32_t source, std::vector<uint32_t>& targets, bool merge = false);
   // Writes the pages not yet in `fingerprints` there once they are a batch.
   Status FileFingerprints();
 

@@ -87,31 +87,39 @@ def plot(work, summary):
         return
     measures = [m for m in ("per_iteration", "to_1e-04", "to_1e-06")
                 if any(s["measure"] == m for s in summary)]
-    titles = {"per_iteration": "seconds per iteration",
-              "to_1e-04": "seconds to L1 error 1e-4", "to_1e-06": "seconds to L1 error 1e-6"}
-    fig, axes = plt.subplots(1, len(measures), figsize=(5.5 * len(measures), 4.2), squeeze=False)
-    for ax, m in zip(axes[0], measures):
-        lines = [s for s in summary if s["measure"] == m]
-        labels = [f"{s['graph']}\n{s['threads']}t" for s in lines]
-        x = range(len(lines))
-        width = 0.38
-        for offset, side, colour in ((-width / 2, "gapbs", "tab:gray"),
-                                     (width / 2, "crawlrank", "tab:blue")):
-            med = [s[side + "_median"] for s in lines]
-            err = [[s[side + "_median"] - s[side + "_min"] for s in lines],
-                   [s[side + "_max"] - s[side + "_median"] for s in lines]]
-            ax.bar([i + offset for i in x], med, width, yerr=err, capsize=2, color=colour,
-                   label="GAPBS pr" if side == "gapbs" else "crawlrank")
-        for i, s in enumerate(lines):
-            top = max(s["gapbs_max"], s["crawlrank_max"])
-            ax.annotate(f"{s['ratio_median']:.2f}x", (i, top), ha="center", va="bottom",
-                        fontsize=8)
-        ax.set_xticks(list(x), labels, fontsize=8)
-        ax.set_title(titles[m])
-        ax.set_ylabel("seconds (median, min-max)")
-    axes[0][0].legend(fontsize=8)
-    fig.suptitle("crawlrank PageRank beside GAPBS pr (label: crawlrank / GAPBS, median of "
-                 "per-round ratios)", fontsize=10)
+    graphs = list(dict.fromkeys(s["graph"] for s in summary))
+    titles = {"per_iteration": "s per iteration", "to_1e-04": "s to L1 error 1e-4",
+              "to_1e-06": "s to L1 error 1e-6"}
+    # One panel per measure and graph, each on its own scale; bars by thread count.
+    fig, axes = plt.subplots(len(measures), len(graphs), squeeze=False,
+                             figsize=(3.2 * len(graphs), 2.6 * len(measures)))
+    width = 0.38
+    for row, m in enumerate(measures):
+        for col, graph in enumerate(graphs):
+            ax = axes[row][col]
+            lines = [s for s in summary if s["measure"] == m and s["graph"] == graph]
+            for offset, side, colour in ((-width / 2, "gapbs", "tab:gray"),
+                                         (width / 2, "crawlrank", "tab:blue")):
+                med = [s[side + "_median"] for s in lines]
+                err = [[s[side + "_median"] - s[side + "_min"] for s in lines],
+                       [s[side + "_max"] - s[side + "_median"] for s in lines]]
+                ax.bar([i + offset for i in range(len(lines))], med, width, yerr=err,
+                       capsize=2, color=colour,
+                       label="GAPBS pr" if side == "gapbs" else "crawlrank")
+            # Whiskers span min-max; an outlier round must not flatten the bars.
+            top = max([max(s["gapbs_median"], s["crawlrank_median"]) for s in lines] + [0])
+            ax.set_ylim(0, top * 1.45 if top > 0 else 1)
+            for i, s in enumerate(lines):
+                ax.annotate(f"{s['ratio_median']:.2f}x",
+                            (i, max(s["gapbs_median"], s["crawlrank_median"]) * 1.12),
+                            ha="center", fontsize=8)
+            ax.set_xticks(range(len(lines)), [f"{s['threads']} thr" for s in lines],
+                          fontsize=8)
+            ax.tick_params(axis="y", labelsize=7)
+            ax.set_title(f"{graph}: {titles[m]}", fontsize=9)
+    axes[0][0].legend(fontsize=7, loc="upper left")
+    fig.suptitle("crawlrank PageRank beside GAPBS pr\nmedian, whiskers min-max (clipped); "
+                 "label: crawlrank / GAPBS,\nmedian of the per-round ratios", fontsize=9)
     fig.tight_layout()
     fig.savefig(work / "gap_bench.png", dpi=110)
     print(f"plot {work / 'gap_bench.png'}")

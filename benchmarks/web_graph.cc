@@ -98,4 +98,12 @@ std::string WebGraph::Url(uint32_t page) const {
          std::to_string(page - host_start_[host]);
 }
 
+std::vector<uint32_t> RandomPermutation(uint32_t n, uint64_t seed) {
+  std::vector<uint32_t> perm(n);
+  for (uint32_t i = 0; i < n; ++i) perm[i] = i;
+  Rng rng(seed * 0x9E3779B97F4A7C15ull + 7);
+  for (uint32_t i = n; i > 1; --i) std::swap(perm[i - 1], perm[rng.Below(i)]);
+  return perm;
+}
+
 }  // namespace crawlrank::bench

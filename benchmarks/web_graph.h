@@ -46,6 +46,10 @@ class WebGraph {
   std::vector<uint32_t> host_start_;  // first page id of each host; host_start_[0] == 0
 };
 
+// A uniformly random permutation of 0..n-1 (Fisher-Yates over SplitMix64), the same for a
+// seed on every machine: page p becomes page result[p].
+std::vector<uint32_t> RandomPermutation(uint32_t n, uint64_t seed);
+
 }  // namespace crawlrank::bench
 
 #endif  // CRAWLRANK_BENCHMARKS_WEB_GRAPH_H_

@@ -184,8 +184,8 @@ int GapbsIterations(const std::string& sg_path, const std::string& target_list, 
     best = std::min(best, error);
     if (csv.is_open()) csv << k << ',' << error << '\n';
     for (; next_target < targets.size() && error <= targets[next_target]; ++next_target) {
-      std::printf("gapbs_iterations_%.0e %d\ngapbs_l1_error_%.0e %.3e\n", targets[next_target],
-                  k, targets[next_target], error);
+      std::printf("gapbs_iterations_%.0e %d\ngapbs_l1_error_%.0e %.3e\n", targets[next_target], k,
+                  targets[next_target], error);
     }
     if (k == top_after) {
       // The form of pr's analysis output (-a): the five best as id:score.

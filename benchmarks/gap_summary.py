@@ -73,7 +73,8 @@ def main(work):
     with open(work / "summary.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fields)
         w.writeheader()
-        w.writerows(summary)
+        w.writerows({k: f"{v:.4g}" if isinstance(v, float) else v for k, v in line.items()}
+                    for line in summary)
     plot(work, summary)
 
 

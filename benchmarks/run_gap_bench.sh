@@ -56,6 +56,11 @@ targets=(1e-04 1e-06)
 
 mkdir -p "$work/graphs"
 work=$(cd "$work" && pwd)
+# One run per work directory: page_db_rank saves every rank it computes into the PageDB,
+# where the search for crawlrank's iterations reads it back, and two runs on two cores
+# would time each other anyway.
+exec 9>"$work/graphs/.lock"
+flock -n 9 || { echo "run_gap_bench.sh: another run is using $work" >&2; exit 1; }
 results=$work/results.txt rounds_csv=$work/rounds.csv
 : >"$results"
 echo "graph,threads,measure,round,gapbs_seconds,crawlrank_seconds" >"$rounds_csv"

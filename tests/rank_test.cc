@@ -392,7 +392,7 @@ class ChangingSource final : public EdgeSource {
   int passes_ = 0;
 };
 
-TEST(RankTest, CsrModeReadsTheSourceOnceAndStreamModeNoticesAChange) {
+TEST(RankTest, CsrModeReadsTheSourceOnceAndAFailingSourceIsAnError) {
   // Same count and degrees, other targets on later passes. CSR mode reads one pass, so it
   // ranks the first pass's graph; HITS's CSR too.
   const EdgeList first = {{0, 1}, {2, 3}, {4, 5}};

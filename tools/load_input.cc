@@ -10,27 +10,6 @@
 
 namespace crawlrank::tools {
 
-namespace {
-
-// Splits `line` on runs of spaces and tabs as SplitFields does, into `fields` without
-// allocating; returns how many fields the line has (those past the array are counted only).
-template <size_t N>
-size_t SplitInto(std::string_view line, std::array<std::string_view, N>& fields) {
-  size_t n = 0, i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    const size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
-    if (i > start) {
-      if (n < N) fields[n] = line.substr(start, i - start);
-      ++n;
-    }
-  }
-  return n;
-}
-
-}  // namespace
-
 Status InputReader::ReadAll(std::istream& in) {
   // Whole blocks, split into lines here: getline costs more than the rest of a URL pair.
   constexpr size_t kBlock = size_t{1} << 20;
@@ -72,7 +51,7 @@ Status InputReader::ReadAll(std::istream& in) {
 Status InputReader::ReadLine(std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   std::array<std::string_view, kFullPageFields> split;
-  const size_t n = SplitInto(line, split);
+  const size_t n = SplitFields(line, split);
   const std::span<const std::string_view> fields(split.data(), std::min(n, split.size()));
   if (fields.empty() || fields[0].front() == '#') return Status::Ok();
   if (n == kBasicPageFields || n == kFullPageFields) return ReadPage(fields);

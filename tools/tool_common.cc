@@ -140,16 +140,35 @@ Result<uint64_t> ParseUnsigned(std::string_view text, uint64_t max) {
   return value;
 }
 
-std::vector<std::string_view> SplitFields(std::string_view line) {
-  std::vector<std::string_view> fields;
+namespace {
+
+// Calls field(text) for every run of characters other than spaces and tabs, in order.
+template <typename Field>
+void ForEachField(std::string_view line, Field&& field) {
   size_t i = 0;
   while (i < line.size()) {
     while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
     const size_t start = i;
     while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
-    if (i > start) fields.push_back(line.substr(start, i - start));
+    if (i > start) field(line.substr(start, i - start));
   }
+}
+
+}  // namespace
+
+std::vector<std::string_view> SplitFields(std::string_view line) {
+  std::vector<std::string_view> fields;
+  ForEachField(line, [&](std::string_view f) { fields.push_back(f); });
   return fields;
+}
+
+size_t SplitFields(std::string_view line, std::span<std::string_view> fields) {
+  size_t n = 0;
+  ForEachField(line, [&](std::string_view f) {
+    if (n < fields.size()) fields[n] = f;
+    ++n;
+  });
+  return n;
 }
 
 Output& Output::operator<<(uint64_t n) {

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +63,9 @@ Result<uint64_t> ParseUnsigned(std::string_view text, uint64_t max);
 
 // Splits a line on runs of spaces and tabs.
 std::vector<std::string_view> SplitFields(std::string_view line);
+// The same into `fields`, without allocating: returns how many fields the line has, of
+// which the first fields.size() are stored (the rest only counted).
+size_t SplitFields(std::string_view line, std::span<std::string_view> fields);
 
 // Buffered writer to stdout: printing millions of lines through iostreams is slow.
 class Output {

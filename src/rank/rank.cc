@@ -330,21 +330,12 @@ Result<std::vector<double>> CsrPageRankFamily(Run& run, const Teleport& r, const
         }
         for (; i < row.size(); ++i) s[0] += double(in[row[i]]);
         const double sum = (s[0] + s[1]) + (s[2] + s[3]);
-        if constexpr (kPlain) {
-          const double value = c * sum + uniform_base;
-          residual += std::abs(value - pi[u]);
-          pi[u] = value;
-          const uint32_t d = g.out_degree[u];
-          next[u] = d > 0 ? T(value / d) : T(0);
-          mass += d > 0 ? value : 0;
-        } else {
-          const double value = c * factor(u) * sum + r[u] * base;
-          residual += std::abs(value - pi[u]);
-          pi[u] = value;
-          const double d = den(u);
-          next[u] = d > 0 ? T(value / d) : T(0);
-          mass += value * passes(u);
-        }
+        const double value = kPlain ? c * sum + uniform_base : c * factor(u) * sum + r[u] * base;
+        residual += std::abs(value - pi[u]);
+        pi[u] = value;
+        const double d = kPlain ? double(g.out_degree[u]) : den(u);
+        next[u] = d > 0 ? T(value / d) : T(0);
+        mass += kPlain ? (d > 0 ? value : 0) : value * passes(u);
       }
       passed_part[begin / kRankBlock] = mass;
       return residual;
@@ -363,6 +354,7 @@ Result<std::vector<double>> CsrPageRankFamily(Run& run, const Teleport& r, const
   std::vector<double> x64, next64;
   double last_residual = run.warm ? 0 : std::numeric_limits<double>::infinity();
   bool single = last_residual > kFloatUntil;
+  // Contributions of the current π in floats or doubles (the other pair freed).
   const auto use = [&](bool floats) {
     single = floats;
     if (single) {
@@ -389,11 +381,7 @@ Result<std::vector<double>> CsrPageRankFamily(Run& run, const Teleport& r, const
       if (past.size() == 3 && iteration % period == 0) {
         QuadraticExtrapolation(run, past, residual, pi);
         past.clear();
-        if (single) {
-          contribute(x32);
-        } else {
-          contribute(x64);
-        }
+        use(single);
       } else if (period <= 3 || iteration % period >= period - 3) {
         // Only the three iterations before an extrapolation are kept.
         if (past.size() == 3) past.erase(past.begin());

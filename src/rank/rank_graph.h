@@ -72,11 +72,6 @@ inline std::span<const uint32_t> InRange(std::span<const uint32_t> targets, uint
 // ResourceExhausted when the links, counted as they arrive, need more than `budget`
 // bytes (CsrGraph::Bytes); FailedPrecondition when the source delivers a page out of
 // order or out of range.
-// Asks the kernel for 2 MiB pages behind the whole 2 MiB pages of [data, data + bytes),
-// before they are first touched: arrays read at random rows (a breadth-first order, a
-// transpose) then miss the TLB far less. A hint: nothing changes where it is not granted.
-void AdviseHugePages(void* data, size_t bytes);
-
 // Without `with_out`, `renumber` (rank.h) may have it number the pages in first-seen order
 // (rank_graph.cc), computed on the out-links before the transpose, which then writes the
 // rows in that numbering at no extra pass over the links.

@@ -204,5 +204,54 @@ TEST(DbRankTest, WarmStartAfterTheGraphGrewSavesIterations) {
   EXPECT_LT(L1(warm.rank.scores, cold.rank.scores), 1e-9);
 }
 
+TEST(DbRankTest, LiveRankReadsOnlyWhatItIsToldChangedAndRereadsWhenTheCountsDisagree) {
+  TempDir dir;
+  Crawl crawl = MakeCrawl(dir);
+  DbRankOptions options;
+  options.rank.tolerance = 1e-12;
+  options.rank.max_iterations = 1000;
+  options.save = false;
+  LiveDbRank live(RankAlgorithm::kPageRank, options);
+  std::vector<uint32_t> told;
+  const auto rank_and_compare = [&](uint32_t full_reads) {
+    auto snapshot = std::move(crawl.db->NewSnapshot()).value();
+    ASSERT_OK_AND_ASSIGN(StoredRank got, live.Rank(*crawl.db, snapshot, told));
+    told.clear();
+    const auto n = static_cast<uint32_t>(snapshot.counters().pages);
+    const std::vector<double> reference = testing::PowerIterate(
+        testing::UniformWeights(testing::Adjacency(n, EdgesOf(snapshot))),
+        std::vector<double>(n, 1.0 / n), 0.85);
+    EXPECT_LT(L1(got.rank.scores, reference), 1e-9);
+    EXPECT_EQ(live.full_reads(), full_reads);
+  };
+  rank_and_compare(1);
+  // A page crawled again with other links, a new one crawled: the caller says which.
+  CrawledPage again;
+  again.url = Url(0, 4);
+  again.links = {{Url(2, 19), 0.f}, {Url(7, 1), 0.f}};
+  CrawledPage fresh;
+  fresh.url = Url(7, 1);
+  fresh.links = {{Url(0, 0), 0.f}, {Url(7, 2), 0.f}};
+  ASSERT_OK(crawl.db->AddBatch(std::vector<CrawledPage>{again, fresh}));
+  {
+    auto snapshot = std::move(crawl.db->NewSnapshot()).value();
+    for (const CrawledPage* page : {&again, &fresh}) {
+      told.push_back(std::move(snapshot.FindUrl(page->url)).value().id);
+    }
+  }
+  told.push_back(told.front());  // repeats are allowed
+  rank_and_compare(1);
+  // A write nobody reports, which changes the count of links: every link is read again.
+  CrawledPage unseen;
+  unseen.url = Url(1, 1);
+  unseen.links = {{Url(0, 0), 0.f}, {Url(0, 1), 0.f}};  // it had one link
+  ASSERT_OK(crawl.db->Add(unseen));
+  rank_and_compare(2);
+  // Not for an algorithm it cannot keep.
+  LiveDbRank hits(RankAlgorithm::kHits, options);
+  auto snapshot = std::move(crawl.db->NewSnapshot()).value();
+  EXPECT_EQ(hits.Rank(*crawl.db, snapshot, {}).status().code(), StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace crawlrank

@@ -13,6 +13,7 @@
 #include <thread>
 #include <tuple>
 
+#include "crawlrank/rank_store.h"
 #include "page_db/page_db_impl.h"
 #include "page_db/schedule_table.h"
 #include "rank_reference.h"
@@ -275,6 +276,49 @@ TEST_F(SchedulerTest, RerankMovesQueuedEntries) {
   EXPECT_GT(reference[2], reference[4]);
   EXPECT_NEAR(after[0].score, reference[2], 1e-4);
   EXPECT_NEAR(after[1].score, reference[4], 1e-4);
+}
+
+TEST_F(SchedulerTest, ReranksKeepTheGraphAndReadOnlyThePagesWrittenSince) {
+  SchedulerOptions options = Unthrottled();
+  options.score = ScoreMode::kPageRank;
+  options.background_rerank = false;
+  options.rerank_min_new_pages = 1'000'000;  // only when asked
+  options.rank.tolerance = 1e-12;
+  options.rank.max_iterations = 1000;
+  Open(options);
+  // The stored rank against an independent PageRank of every link the DB holds.
+  const auto expect_rank_of_the_db = [&] {
+    ASSERT_OK_AND_ASSIGN(StoredRank stored, LoadRank(db_->path(), RankAlgorithm::kPageRank));
+    ASSERT_OK_AND_ASSIGN(Snapshot snapshot, db_->NewSnapshot());
+    const auto n = static_cast<uint32_t>(snapshot.counters().pages);
+    testing::EdgeList edges;
+    for (EdgeCursor c = snapshot.Edges(); c.Valid(); c.Next()) {
+      for (uint32_t t : c.targets()) edges.emplace_back(c.source(), t);
+    }
+    const std::vector<double> reference = testing::PowerIterate(
+        testing::UniformWeights(testing::Adjacency(n, edges)), std::vector<double>(n, 1.0 / n),
+        0.85);
+    EXPECT_LT(testing::L1(stored.rank.scores, reference), 1e-9);
+  };
+  BuildRerankScenario(*db_);
+  ASSERT_OK(scheduler_->Rerank());
+  expect_rank_of_the_db();
+  // Pages crawled through the scheduler, one crawled again with other links, and links
+  // written to the DB directly: the next re-rank sees them all without reading every link.
+  for (const Request& r : Next(10)) {
+    ASSERT_OK(scheduler_->Crawled(
+        {Fetched(r.url, {{"http://s.example/", 0}, {"http://f.example/", 0}}), r.lease}));
+  }
+  ASSERT_OK(db_->Add(Fetched("http://a.example/", {{"http://d.example/", 0}})));
+  WriteBatch batch;
+  batch.AddLinks("http://g.example/", {{"http://a.example/", 0}});
+  ASSERT_OK(db_->Write(batch));
+  ASSERT_OK(scheduler_->Rerank());
+  expect_rank_of_the_db();
+  const SchedulerStats stats = scheduler_->GetStats();
+  EXPECT_EQ(stats.reranks, 2u);
+  EXPECT_EQ(stats.rank_full_reads, 1u);
+  EXPECT_EQ(stats.ranked_pages, 8u);
 }
 
 TEST_F(SchedulerTest, RerankRunsInTheBackgroundWhenTheGraphGrows) {

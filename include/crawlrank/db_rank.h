@@ -8,8 +8,11 @@
 #define CRAWLRANK_DB_RANK_H_
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <vector>
 
+#include "crawlrank/live_rank.h"
 #include "crawlrank/page_db.h"
 #include "crawlrank/rank.h"
 #include "crawlrank/rank_store.h"
@@ -36,6 +39,43 @@ struct DbRankOptions {
 // pages with 1. NotFound when a trusted fingerprint is not in the DB.
 Result<StoredRank> RankPageDb(const PageDb& db, RankAlgorithm algorithm,
                               const DbRankOptions& options = {});
+
+// A PageDB's rank kept current between the ranks of a growing crawl, with its link graph
+// held in memory (live_rank.h: 8 bytes a link and about 40 a page, for as long as this
+// object lives). The first Rank reads every link of its snapshot; a later one reads only
+// the out-links of the pages the caller says were written since, and starts from the last
+// scores. The scheduler keeps one, and learns those pages from the DB's writes.
+//
+// PageRank, ppr and trustrank over all links (Supports()); the rest go to RankPageDb.
+// Not thread-safe: one thread at a time.
+class LiveDbRank {
+ public:
+  static bool Supports(RankAlgorithm algorithm, const DbRankOptions& options);
+  // `options` as for RankPageDb; warm_start applies to the first Rank.
+  LiveDbRank(RankAlgorithm algorithm, DbRankOptions options);
+  LiveDbRank(LiveDbRank&&) noexcept;
+  LiveDbRank& operator=(LiveDbRank&&) noexcept;
+  ~LiveDbRank();
+
+  // Ranks `snapshot` of `db`. `relinked`: every page whose out-links were written between
+  // the last Rank's snapshot and this one (any order, repeats allowed; ignored by the first
+  // Rank). If the links then counted differ from the snapshot's count (a write that was not
+  // reported), every link is read again: full_reads() counts the reads of every link. A
+  // write not reported that keeps the count goes unseen until the next full read.
+  // InvalidArgument when the algorithm or options are not supported; errors as RankPageDb.
+  Result<StoredRank> Rank(const PageDb& db, const Snapshot& snapshot,
+                          std::span<const uint32_t> relinked);
+
+  uint32_t full_reads() const { return full_reads_; }
+  // Bytes held (LiveRank::Bytes); 0 before the first Rank.
+  uint64_t Bytes() const;
+
+ private:
+  RankAlgorithm algorithm_;
+  DbRankOptions options_;
+  std::unique_ptr<LiveRank> live_;
+  uint32_t full_reads_ = 0;
+};
 
 }  // namespace crawlrank
 

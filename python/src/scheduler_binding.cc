@@ -124,6 +124,7 @@ py::dict StatsDict(const SchedulerStats& s) {
   d["failed"] = s.failed;
   d["filtered"] = s.filtered;
   d["reranks"] = s.reranks;
+  d["rank_full_reads"] = s.rank_full_reads;
   d["ranked_pages"] = s.ranked_pages;
   d["hosts"] = s.hosts;
   d["next_ready_ms"] = s.next_ready_ms;
@@ -237,6 +238,7 @@ void BindValues(py::module_& m) {
       .def_readonly("failed", &SchedulerStats::failed)
       .def_readonly("filtered", &SchedulerStats::filtered)
       .def_readonly("reranks", &SchedulerStats::reranks)
+      .def_readonly("rank_full_reads", &SchedulerStats::rank_full_reads)
       .def_readonly("ranked_pages", &SchedulerStats::ranked_pages)
       .def_readonly("rerank_error", &SchedulerStats::rerank_error)
       .def_readonly("hosts", &SchedulerStats::hosts)

@@ -236,6 +236,7 @@ Status WriteTxn::PutLinks(uint32_t source, std::vector<uint32_t>& targets, bool 
                              links_.Put(db_, txn(), source, targets, merge));
   PageDbCounters& counters = db_.writer.counters;
   counters.edges = counters.edges - counts.before + counts.after;
+  relinked_.push_back(source);
   return Status::Ok();
 }
 

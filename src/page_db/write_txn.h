@@ -171,6 +171,9 @@ class WriteTxn {
   };
   size_t fetched_count() const { return fetched_ids_.size(); }
   Fetched fetched(size_t i) const;
+  // pages whose out-links it wrote (replaced or merged, by any call), in call order,
+  // repeats possible;
+  std::span<const uint32_t> relinked() const { return relinked_; }
   // older pages whose link score it raised (their new score is db().link_scores[id]).
   std::span<const std::pair<uint32_t, float>> raised_scores() const { return undo_.old_scores; }
 
@@ -206,6 +209,7 @@ class WriteTxn {
   std::vector<uint32_t> targets_;  // scratch space of Apply
   // Fetched pages: ids, their targets concatenated, and where each one's targets end.
   std::vector<uint32_t> fetched_ids_, fetched_targets_, fetched_ends_;
+  std::vector<uint32_t> relinked_;
   bool map_full_ = false;
 };
 

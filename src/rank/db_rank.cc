@@ -55,19 +55,22 @@ Result<PageInputs> ReadPageInputs(const Snapshot& snapshot, RankAlgorithm algori
   return inputs;
 }
 
+// The stored rank to start from, when asked for and there is one.
+Result<std::optional<StoredRank>> WarmStart(const PageDb& db, RankAlgorithm algorithm,
+                                            const DbRankOptions& options) {
+  if (!options.warm_start) return std::optional<StoredRank>();
+  Result<StoredRank> loaded = LoadRank(db.path(), algorithm);
+  if (loaded.ok()) return std::optional<StoredRank>(std::move(loaded).value());
+  if (loaded.status().code() == StatusCode::kNotFound) return std::optional<StoredRank>();
+  return loaded.status().WithContext("warm start");
+}
+
 }  // namespace
 
 Result<StoredRank> RankPageDb(const PageDb& db, RankAlgorithm algorithm,
                               const DbRankOptions& options) {
-  std::optional<StoredRank> previous;
-  if (options.warm_start) {
-    Result<StoredRank> loaded = LoadRank(db.path(), algorithm);
-    if (loaded.ok()) {
-      previous = std::move(loaded).value();
-    } else if (loaded.status().code() != StatusCode::kNotFound) {
-      return loaded.status().WithContext("warm start");
-    }
-  }
+  CRAWLRANK_ASSIGN_OR_RETURN(std::optional<StoredRank> previous,
+                             WarmStart(db, algorithm, options));
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
   CRAWLRANK_ASSIGN_OR_RETURN(PageInputs inputs, ReadPageInputs(snapshot, algorithm, options));
   RankInput input;
@@ -85,6 +88,63 @@ Result<StoredRank> RankPageDb(const PageDb& db, RankAlgorithm algorithm,
   if (!rank.ok()) return rank.status().WithContext("ranking \"" + db.path() + "\"");
   StoredRank stored{std::move(rank).value(), options.cross_host_only, UnixNowMs()};
   if (options.save) CRAWLRANK_RETURN_IF_ERROR(SaveRank(db.path(), stored));
+  return stored;
+}
+
+bool LiveDbRank::Supports(RankAlgorithm algorithm, const DbRankOptions& options) {
+  return !options.cross_host_only &&
+         (algorithm == RankAlgorithm::kPageRank || algorithm == RankAlgorithm::kPersonalized ||
+          algorithm == RankAlgorithm::kTrustRank);
+}
+
+LiveDbRank::LiveDbRank(RankAlgorithm algorithm, DbRankOptions options)
+    : algorithm_(algorithm), options_(std::move(options)) {}
+LiveDbRank::LiveDbRank(LiveDbRank&&) noexcept = default;
+LiveDbRank& LiveDbRank::operator=(LiveDbRank&&) noexcept = default;
+LiveDbRank::~LiveDbRank() = default;
+
+uint64_t LiveDbRank::Bytes() const { return live_ == nullptr ? 0 : live_->Bytes(); }
+
+Result<StoredRank> LiveDbRank::Rank(const PageDb& db, const Snapshot& snapshot,
+                                    std::span<const uint32_t> relinked) {
+  const auto where = [&] { return "ranking \"" + db.path() + "\" in memory"; };
+  if (!Supports(algorithm_, options_)) {
+    return InvalidArgumentError(where() + ": not for " +
+                                std::string(RankAlgorithmName(algorithm_)) +
+                                (options_.cross_host_only ? " across hosts" : ""));
+  }
+  const auto pages = static_cast<uint32_t>(snapshot.counters().pages);
+  std::optional<StoredRank> previous;
+  if (live_ != nullptr) {
+    Status status = live_->Grow(pages);
+    std::vector<uint32_t> ids(relinked.begin(), relinked.end());
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    for (size_t i = 0; i < ids.size() && status.ok(); ++i) {
+      Result<std::vector<uint32_t>> row = snapshot.Links(ids[i]);
+      status = row.ok() ? live_->SetLinks(ids[i], *row) : row.status();
+    }
+    if (!status.ok()) return status.WithContext(where());
+    if (live_->num_links() != snapshot.counters().edges) live_.reset();  // read them all again
+  }
+  if (live_ == nullptr) {
+    CRAWLRANK_ASSIGN_OR_RETURN(previous, WarmStart(db, algorithm_, options_));
+    SnapshotEdgeSource links(snapshot);
+    Result<LiveRank> built = LiveRank::Build(links, algorithm_, options_.rank);
+    if (!built.ok()) return built.status().WithContext(where());
+    live_ = std::make_unique<LiveRank>(std::move(built).value());
+    ++full_reads_;
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(PageInputs inputs, ReadPageInputs(snapshot, algorithm_, options_));
+  RankInput input;
+  input.teleport = inputs.teleport;
+  if (previous.has_value() && !previous->cross_host_only && previous->rank.scores.size() <= pages) {
+    input.start = previous->rank.scores;
+  }
+  Result<RankResult> rank = live_->Solve(input);
+  if (!rank.ok()) return rank.status().WithContext(where());
+  StoredRank stored{std::move(rank).value(), false, UnixNowMs()};
+  if (options_.save) CRAWLRANK_RETURN_IF_ERROR(SaveRank(db.path(), stored));
   return stored;
 }
 

@@ -196,11 +196,12 @@ Result<EdgeWeights> WeightedPageRankWeights(EdgeSource& graph, const CsrGraph* c
 
 // Everything one run needs, whichever algorithm.
 struct Run {
-  EdgeSource& graph;
+  EdgeSource* graph;  // null for a graph held in memory (RankCsrGraph)
   const RankOptions& options;
   unsigned threads;
   uint32_t n;
   const CsrGraph* csr;  // null in stream mode
+  const CsrPatch* patch = nullptr;  // CSR mode: edges changed since the CSR was built
   RankReport& report;
   bool warm = false;  // the start vector was given
 
@@ -267,6 +268,52 @@ void QuadraticExtrapolation(Run& run, const std::vector<std::vector<double>>& pa
   });
 }
 
+// A CsrPatch as per-iteration corrections of the in-link sums: the pages it changes, in
+// id order, and each one's signed sum of the contributions of added and removed in-links,
+// taken in the patch's order (the same bits for any thread count).
+struct PatchSums {
+  struct Edge {
+    uint32_t source;
+    uint32_t index;  // into targets
+    bool added;
+  };
+  std::vector<uint32_t> targets;      // increasing
+  std::vector<uint32_t> block_first;  // per rank block, the first entry of targets in it
+  std::vector<Edge> edges;
+  std::vector<double> sums;  // by entry of targets
+
+  PatchSums(const CsrPatch* patch, uint32_t pages) {
+    if (patch == nullptr || patch->empty()) return;
+    for (const auto& [s, t] : patch->added) targets.push_back(t);
+    for (const auto& [s, t] : patch->removed) targets.push_back(t);
+    std::sort(targets.begin(), targets.end());
+    targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+    const auto index = [&](uint32_t t) {
+      return static_cast<uint32_t>(std::lower_bound(targets.begin(), targets.end(), t) -
+                                   targets.begin());
+    };
+    edges.reserve(patch->added.size() + patch->removed.size());
+    for (const auto& [s, t] : patch->added) edges.push_back({s, index(t), true});
+    for (const auto& [s, t] : patch->removed) edges.push_back({s, index(t), false});
+    block_first.resize(RankBlocks(pages) + 1);
+    for (size_t b = 0; b < block_first.size(); ++b) {
+      block_first[b] = index(static_cast<uint32_t>(std::min<uint64_t>(b * kRankBlock, pages)));
+    }
+    sums.resize(targets.size());
+  }
+  template <typename T>
+  void Gather(const T* x) {
+    std::fill(sums.begin(), sums.end(), 0.0);
+    for (const Edge& e : edges) sums[e.index] += e.added ? double(x[e.source]) : -double(x[e.source]);
+  }
+  size_t FirstOf(uint32_t begin) const {
+    return targets.empty() ? 0 : block_first[begin / kRankBlock];
+  }
+  bool Changes(size_t entry, uint32_t u) const {
+    return entry < targets.size() && targets[entry] == u;
+  }
+};
+
 // While the L1 change of an iteration is above this, the CSR kernel gathers contributions
 // as floats: rounding each to 24 bits moves a step by at most c·2^-24 in L1 (every page's
 // share of mass, summed), under 3% of such a change, and halves the bytes every gather
@@ -296,6 +343,7 @@ Result<std::vector<double>> CsrPageRankFamily(Run& run, const Teleport& r, const
   const auto factor = [&](uint32_t u) { return w.factor.empty() ? 1.0 : w.factor[u]; };
   std::vector<double> passed_part(RankBlocks(n));
   double passed = 0;  // P of the current π
+  PatchSums patch(run.patch, n);
 
   // x from π (0 where the denominator is: such a page passes nothing on), and P.
   const auto contribute = [&]<typename T>(std::vector<T>& x) {
@@ -318,8 +366,10 @@ Result<std::vector<double>> CsrPageRankFamily(Run& run, const Teleport& r, const
     const double base = 1 - c * passed;
     const double uniform_base = r.uniform * base;
     const T* in = x.data();
+    patch.Gather(in);
     const double residual = ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
       double residual = 0, mass = 0;
+      size_t changed = patch.FirstOf(begin);  // the next page at or after u the patch changes
       for (uint32_t u = begin; u < end; ++u) {
         // Four sums, added in a fixed order: one chain of additions bounds long rows.
         const auto row = g.InLinks(u);
@@ -329,7 +379,8 @@ Result<std::vector<double>> CsrPageRankFamily(Run& run, const Teleport& r, const
           for (int k = 0; k < 4; ++k) s[k] += double(in[row[i + k]]);
         }
         for (; i < row.size(); ++i) s[0] += double(in[row[i]]);
-        const double sum = (s[0] + s[1]) + (s[2] + s[3]);
+        double sum = (s[0] + s[1]) + (s[2] + s[3]);
+        if (patch.Changes(changed, u)) sum += patch.sums[changed++];
         const double value = kPlain ? c * sum + uniform_base : c * factor(u) * sum + r[u] * base;
         residual += std::abs(value - pi[u]);
         pi[u] = value;
@@ -408,7 +459,7 @@ Result<std::vector<double>> PageRankFamily(Run& run, const Teleport& r, const Ed
   const auto factor = [&](uint32_t u) { return w.factor.empty() ? 1.0 : w.factor[u]; };
   CRAWLRANK_RETURN_IF_ERROR(run.Loop([&]() -> Result<double> {
     CRAWLRANK_RETURN_IF_ERROR(
-        StreamPass(run.graph, run.threads, [&](const EdgeChunk& chunk, uint32_t lo, uint32_t hi) {
+        StreamPass(*run.graph, run.threads, [&](const EdgeChunk& chunk, uint32_t lo, uint32_t hi) {
           for (size_t i = 0; i < chunk.size(); ++i) {
             const auto all = chunk.TargetsOf(i);
             const uint32_t v = chunk.sources[i];
@@ -435,6 +486,37 @@ Result<std::vector<double>> PageRankFamily(Run& run, const Teleport& r, const Ed
     });
   }));
   return pi;
+}
+
+// The PageRank family from a start vector given by page id (padded with r), with scores by
+// page id: through the renumbering of a renumbered CSR (csr.order) when there is one.
+Result<std::vector<double>> PageRankFamilyByPage(Run& run, Teleport r, const EdgeWeights& weights,
+                                                 std::span<const double> given) {
+  const uint32_t n = run.n;
+  CRAWLRANK_ASSIGN_OR_RETURN(std::vector<double> start,
+                             MakeStart(given, n, [&r](uint32_t i) { return r[i]; }));
+  // A renumbered CSR runs on positions: per-page inputs go in by csr.order, scores come
+  // back out by it.
+  const std::span<const uint32_t> order =
+      run.csr != nullptr ? std::span<const uint32_t>(run.csr->order) : std::span<const uint32_t>();
+  run.report.renumbered = !order.empty();
+  const auto renumber = [order](std::vector<double>& v) {
+    std::vector<double> moved(v.size());
+    for (size_t i = 0; i < v.size(); ++i) moved[i] = v[order[i]];
+    v.swap(moved);
+  };
+  if (run.report.renumbered) {
+    renumber(start);
+    if (!r.weights.empty()) renumber(r.weights);
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(std::vector<double> scores,
+                             PageRankFamily(run, r, weights, std::move(start)));
+  if (run.report.renumbered) {
+    std::vector<double> by_page(n);
+    for (uint32_t i = 0; i < n; ++i) by_page[order[i]] = scores[i];
+    scores.swap(by_page);
+  }
+  return scores;
 }
 
 // Scales `v` to sum 1 (uniform when it sums to 0) and returns the L1 distance to `old`.
@@ -479,7 +561,7 @@ Status Hits(Run& run, const Teleport& r, std::vector<double>& a, std::vector<dou
       std::fill(a2.begin(), a2.end(), 0.0);
       std::fill(h2.begin(), h2.end(), 0.0);
       CRAWLRANK_RETURN_IF_ERROR(
-          StreamPass(run.graph, run.threads, [&](const EdgeChunk& chunk, uint32_t lo, uint32_t hi) {
+          StreamPass(*run.graph, run.threads, [&](const EdgeChunk& chunk, uint32_t lo, uint32_t hi) {
             for (size_t k = 0; k < chunk.size(); ++k) {
               const uint32_t i = chunk.sources[k];
               const auto all = chunk.TargetsOf(k);
@@ -502,7 +584,7 @@ Status Hits(Run& run, const Teleport& r, std::vector<double>& a, std::vector<dou
 Result<std::vector<double>> InDegree(Run& run) {
   std::vector<double> count(run.n, 0.0);
   CRAWLRANK_RETURN_IF_ERROR(
-      StreamPass(run.graph, run.threads, [&](const EdgeChunk& chunk, uint32_t lo, uint32_t hi) {
+      StreamPass(*run.graph, run.threads, [&](const EdgeChunk& chunk, uint32_t lo, uint32_t hi) {
         for (uint32_t t : chunk.targets) {
           if (t >= lo && t < hi) count[t] += 1;
         }
@@ -598,11 +680,12 @@ Result<RankResult> ComputeRank(EdgeSource& graph, RankAlgorithm algorithm,
       return built.status();
     }
   }
-  Run run{graph,
+  Run run{&graph,
           options,
           report.threads,
           n,
           mode == RankMode::kCsr ? &csr : nullptr,
+          nullptr,
           report,
           !input.start.empty()};
 
@@ -618,30 +701,38 @@ Result<RankResult> ComputeRank(EdgeSource& graph, RankAlgorithm algorithm,
     if (algorithm == RankAlgorithm::kWeightedPageRank) {
       CRAWLRANK_ASSIGN_OR_RETURN(weights, WeightedPageRankWeights(graph, run.csr));
     }
-    CRAWLRANK_ASSIGN_OR_RETURN(std::vector<double> start,
-                               MakeStart(input.start, n, [&r](uint32_t i) { return r[i]; }));
-    // A renumbered CSR runs on positions: per-page inputs go in by csr.order, scores come
-    // back out by it.
-    const std::vector<uint32_t>& order = csr.order;
-    report.renumbered = !order.empty();
-    const auto renumber = [&order](std::vector<double>& v) {
-      std::vector<double> moved(v.size());
-      for (size_t i = 0; i < v.size(); ++i) moved[i] = v[order[i]];
-      v.swap(moved);
-    };
-    if (report.renumbered) {
-      renumber(start);
-      if (!r.weights.empty()) renumber(r.weights);
-    }
-    CRAWLRANK_ASSIGN_OR_RETURN(result.scores, PageRankFamily(run, r, weights, std::move(start)));
-    if (report.renumbered) {
-      std::vector<double> by_page(n);
-      for (uint32_t i = 0; i < n; ++i) by_page[order[i]] = result.scores[i];
-      result.scores.swap(by_page);
-    }
+    CRAWLRANK_ASSIGN_OR_RETURN(result.scores, PageRankFamilyByPage(run, std::move(r), weights,
+                                                                    input.start));
   }
   // A filtering source counts its links on its first pass: take the count that ran.
   if (mode == RankMode::kStream) report.links = graph.num_links();
+  report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+Result<RankResult> RankCsrGraph(const CsrGraph& csr, uint32_t pages, const CsrPatch& patch,
+                                RankAlgorithm algorithm, const RankOptions& options,
+                                const RankInput& input) {
+  const auto started = std::chrono::steady_clock::now();
+  CRAWLRANK_RETURN_IF_ERROR(CheckOptions(options));
+  if (algorithm != RankAlgorithm::kPageRank && algorithm != RankAlgorithm::kPersonalized &&
+      algorithm != RankAlgorithm::kTrustRank) {
+    return InvalidArgumentError("a graph kept in memory ranks by pagerank, ppr or trustrank, not " +
+                                std::string(RankAlgorithmName(algorithm)));
+  }
+  RankResult result;
+  result.algorithm = algorithm;
+  result.options = options;
+  RankReport& report = result.report;
+  report.pages = pages;
+  report.links = csr.links + patch.added.size() - patch.removed.size();
+  report.mode = RankMode::kCsr;
+  report.threads = ResolveThreads(options.threads);
+  CRAWLRANK_ASSIGN_OR_RETURN(Teleport r, MakeTeleport(algorithm, input.teleport, pages));
+  Run run{nullptr, options, report.threads, pages, &csr, &patch, report, !input.start.empty()};
+  CRAWLRANK_ASSIGN_OR_RETURN(result.scores,
+                             PageRankFamilyByPage(run, std::move(r), EdgeWeights{}, input.start));
   report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;

@@ -56,6 +56,23 @@ struct CsrGraph {
   static constexpr uint64_t kTransposeParts = 4;
 };
 
+// Edges of a CsrGraph changed since it was built (LiveRank keeps one between rebuilds):
+// each iteration adds the contribution of s to t for every (s, t) in `added` and takes it
+// out for every (s, t) in `removed`, in this order, so the sums are the same for any
+// thread count. The CSR's out_degree must be every page's degree with the patch applied.
+struct CsrPatch {
+  std::vector<std::pair<uint32_t, uint32_t>> added, removed;
+  bool empty() const { return added.empty() && removed.empty(); }
+};
+
+// PageRank, personalized PageRank or TrustRank over `csr` with `patch` applied, as
+// ComputeRank ranks in CSR mode (same options and inputs; scores by page id). `csr` has
+// in-link rows for all `pages` (those it was built without have empty rows).
+// InvalidArgument for another algorithm, options out of range or bad inputs.
+Result<RankResult> RankCsrGraph(const CsrGraph& csr, uint32_t pages, const CsrPatch& patch,
+                                RankAlgorithm algorithm, const RankOptions& options,
+                                const RankInput& input);
+
 // The part of a sorted target list that lies in [lo, hi).
 inline std::span<const uint32_t> InRange(std::span<const uint32_t> targets, uint32_t lo,
                                          uint32_t hi) {

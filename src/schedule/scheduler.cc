@@ -191,6 +191,13 @@ struct Scheduler::Impl final : WriteHook {
   uint64_t reranks = 0;
   std::string rerank_error;               // of the last background re-rank that failed
   std::mutex rerank_mu;                   // one re-rank at a time
+  // The ranking graph kept between re-ranks (SchedulerOptions::keep_rank_graph), used and
+  // changed only under rerank_mu; and the pages whose out-links were written since the
+  // snapshot of the last re-rank (under mu; swapped out with the writer's lock held, as
+  // the next snapshot is taken).
+  std::optional<LiveDbRank> live_rank;
+  std::vector<uint32_t> relinked;
+  uint64_t rank_full_reads = 0;
   std::condition_variable_any rerank_cv;  // with mu: wakes the background thread
   std::jthread rerank_thread;             // last member but the hook's: stopped first
 
@@ -236,6 +243,7 @@ struct Scheduler::Impl final : WriteHook {
     // Fetched pages' crawl counters (by fetched index), and revisit leases that failed.
     std::vector<CrawlHistory> revisit_history;
     std::vector<uint32_t> revisit_failed;
+    std::vector<uint32_t> relinked;  // pages whose out-links the transaction wrote
     uint64_t next_lease = 0;
     void Clear() { *this = Staged(); }
   } staged;
@@ -244,7 +252,12 @@ struct Scheduler::Impl final : WriteHook {
       : db(db),
         store(PageDbInternals::Of(db)),
         options(options),
-        clock(options.clock != nullptr ? *options.clock : system_clock) {}
+        clock(options.clock != nullptr ? *options.clock : system_clock) {
+    if (ranked() && options.keep_rank_graph &&
+        LiveDbRank::Supports(*RankAlgorithmOf(options.score), RerankOptions())) {
+      live_rank.emplace(*RankAlgorithmOf(options.score), RerankOptions());
+    }
+  }
 
   ~Impl() override {
     if (rerank_thread.joinable()) {
@@ -797,18 +810,57 @@ struct Scheduler::Impl final : WriteHook {
     return options.rerank_interval_ms > 0 && now - last_rank_ms >= options.rerank_interval_ms;
   }
 
+  DbRankOptions RerankOptions() const {
+    DbRankOptions rank_options;
+    rank_options.rank = options.rank;
+    rank_options.warm_start = true;
+    return rank_options;
+  }
+
   // Ranks a snapshot, then re-keys the schedule in batches, each under `mu` briefly.
   Status RankAndRekey() {
     std::lock_guard one_at_a_time(rerank_mu);
     // The rank holds a snapshot for its whole run: grow the map first, so that the
     // writes meanwhile never need to (a growth waits for every snapshot to close).
     CRAWLRANK_RETURN_IF_ERROR(ReserveMapHeadroom(store));
-    DbRankOptions rank_options;
-    rank_options.rank = options.rank;
-    rank_options.warm_start = true;
-    CRAWLRANK_ASSIGN_OR_RETURN(StoredRank stored,
-                               RankPageDb(db, *RankAlgorithmOf(options.score), rank_options));
-    ApplyRanks(stored.rank.scores);
+    const DbRankOptions rank_options = RerankOptions();
+    const RankAlgorithm algorithm = *RankAlgorithmOf(options.score);
+    if (!live_rank.has_value()) {
+      CRAWLRANK_ASSIGN_OR_RETURN(StoredRank stored, RankPageDb(db, algorithm, rank_options));
+      ApplyRanks(stored.rank.scores);
+      return Status::Ok();
+    }
+    // The snapshot and the pages written before it, taken together: no write commits
+    // between them (a write holds the writer's lock from its start to its hook's
+    // Committed, which adds to `relinked`).
+    std::vector<uint32_t> changed;
+    std::optional<Snapshot> snapshot;
+    {
+      std::lock_guard writer(store.write_mutex);
+      {
+        std::lock_guard lock(mu);
+        changed.swap(relinked);
+      }
+      CRAWLRANK_ASSIGN_OR_RETURN(snapshot, db.NewSnapshot());
+    }
+    Result<StoredRank> stored = live_rank->Rank(db, *snapshot, changed);
+    snapshot.reset();
+    if (!stored.ok()) {
+      // Start over from every link next time (or, out of memory, without a kept graph).
+      const bool too_big = stored.status().code() == StatusCode::kResourceExhausted;
+      std::lock_guard lock(mu);
+      live_rank.reset();
+      if (!too_big) live_rank.emplace(algorithm, rank_options);
+      relinked.clear();
+      if (!too_big) return stored.status();
+      stored = RankPageDb(db, algorithm, rank_options);
+      if (!stored.ok()) return stored.status();
+    }
+    {
+      std::lock_guard lock(mu);
+      rank_full_reads = live_rank.has_value() ? live_rank->full_reads() : rank_full_reads;
+    }
+    ApplyRanks(stored->rank.scores);
     return Status::Ok();
   }
 
@@ -918,6 +970,7 @@ struct Scheduler::Impl final : WriteHook {
     if (options.score == ScoreMode::kLinkScore) {
       for (const auto& [id, old] : write.raised_scores()) staged.raised.push_back(id);
     }
+    if (live_rank.has_value()) staged.relinked.assign(write.relinked().begin(), write.relinked().end());
     for (const auto& change : staged.failures) {
       std::string value;
       EncodeScheduleEntry(change.entry, &value);
@@ -940,6 +993,7 @@ struct Scheduler::Impl final : WriteHook {
   void Committed() override {
     std::lock_guard lock(mu);
     const int64_t now = clock.NowMs();
+    relinked.insert(relinked.end(), staged.relinked.begin(), staged.relinked.end());
     Grow(static_cast<uint32_t>(store.writer.counters.pages));
     for (const Staged::NewPage& page : staged.created) {
       Place(page.id, page.host, page.depth, page.fingerprint, page.link_score, page.allowed,
@@ -1618,6 +1672,7 @@ SchedulerStats Scheduler::Impl::Stats() const {
   stats.filtered = s.filtered;
   stats.hosts = s.hosts.size();
   stats.reranks = s.reranks;
+  stats.rank_full_reads = s.rank_full_reads;
   stats.ranked_pages = s.ranked_pages;
   stats.rerank_error = s.rerank_error;
   int64_t next = -1;

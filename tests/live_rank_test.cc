@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "rank/rank_graph.h"
 #include "rank_reference.h"
 #include "testutil.h"
 
@@ -194,6 +195,13 @@ TEST(LiveRankTest, RejectsWhatItCannotRankOrTake) {
     EXPECT_NE(status.message().find("page 3"), std::string::npos) << status.message();
   }
   EXPECT_EQ(live.SetLinks(4, {}).code(), StatusCode::kInvalidArgument);
+  // A graph that outgrows the budget after Build is refused by the next Solve.
+  RankOptions tight;
+  tight.memory_budget = CsrGraph::Bytes(4, 3);
+  ASSERT_OK_AND_ASSIGN(LiveRank grows, LiveRank::Build(graph, RankAlgorithm::kPageRank, tight));
+  ASSERT_OK(grows.Solve().status());
+  ASSERT_OK(grows.Grow(5000));
+  EXPECT_EQ(grows.Solve().status().code(), StatusCode::kResourceExhausted);
   EXPECT_EQ(live.Grow(3).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(live.num_links(), 3u);  // nothing changed
   EXPECT_TRUE(live.Links(3).empty());

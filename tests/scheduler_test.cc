@@ -321,6 +321,27 @@ TEST_F(SchedulerTest, ReranksKeepTheGraphAndReadOnlyThePagesWrittenSince) {
   EXPECT_EQ(stats.ranked_pages, 8u);
 }
 
+TEST_F(SchedulerTest, ReranksWithoutAKeptGraphReadEveryLink) {
+  for (const bool keep : {false, true}) {
+    SCOPED_TRACE(keep ? "over the memory budget" : "keep_rank_graph off");
+    SchedulerOptions options = Unthrottled();
+    options.score = ScoreMode::kPageRank;
+    options.background_rerank = false;
+    options.rerank_min_new_pages = 1'000'000;
+    options.keep_rank_graph = keep;
+    options.rank.memory_budget = keep ? 64 : options.rank.memory_budget;  // streams instead
+    Open(options);
+    if (!keep) BuildRerankScenario(*db_);
+    ASSERT_OK(scheduler_->Rerank());
+    ASSERT_OK(db_->Add(Fetched("http://d.example/", {{"http://b.example/", 0}})));
+    ASSERT_OK(scheduler_->Rerank());
+    const SchedulerStats stats = scheduler_->GetStats();
+    EXPECT_EQ(stats.reranks, 2u);
+    EXPECT_EQ(stats.rank_full_reads, 2u);
+    EXPECT_EQ(Urls(Next(1)), std::vector<std::string>{"http://b.example/"});
+  }
+}
+
 TEST_F(SchedulerTest, RerankRunsInTheBackgroundWhenTheGraphGrows) {
   SchedulerOptions options = Unthrottled();
   options.score = ScoreMode::kPageRank;

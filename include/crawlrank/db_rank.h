@@ -62,7 +62,9 @@ class LiveDbRank {
   // Rank). If the links then counted differ from the snapshot's count (a write that was not
   // reported), every link is read again: full_reads() counts the reads of every link. A
   // write not reported that keeps the count goes unseen until the next full read.
-  // InvalidArgument when the algorithm or options are not supported; errors as RankPageDb.
+  // InvalidArgument when the algorithm or options are not supported; ResourceExhausted when
+  // the graph outgrows options.rank.memory_budget; errors as RankPageDb. After an error
+  // the next Rank reads every link again.
   Result<StoredRank> Rank(const PageDb& db, const Snapshot& snapshot,
                           std::span<const uint32_t> relinked);
 
@@ -71,6 +73,8 @@ class LiveDbRank {
   uint64_t Bytes() const;
 
  private:
+  Result<StoredRank> RankKept(const PageDb& db, const Snapshot& snapshot,
+                              std::span<const uint32_t> relinked);
   RankAlgorithm algorithm_;
   DbRankOptions options_;
   std::unique_ptr<LiveRank> live_;

@@ -18,8 +18,9 @@
 // degree) are ranked with ComputeRank.
 //
 // Memory: 8 bytes a link (both orientations) and about 40 a page, with the last result;
-// plus 12 bytes per changed link until they are folded in. Build checks
-// RankOptions::memory_budget against it.
+// plus up to about 30 bytes per changed link until they are folded in. Build and every
+// Solve check RankOptions::memory_budget against what a build of the graph needs
+// (ResourceExhausted over it).
 //
 // Threads: not thread-safe; one thread at a time (the scheduler calls it from its
 // re-rank thread). RankOptions::threads sets the threads each Solve and rebuild use.
@@ -59,7 +60,8 @@ class LiveRank {
   // below num_pages(). InvalidArgument naming the page otherwise (nothing changes).
   Status SetLinks(uint32_t page, std::span<const uint32_t> targets);
 
-  // Ranks the graph as it is now. `input` as for ComputeRank; without input.start, the
+  // Ranks the graph as it is now (ResourceExhausted when it has outgrown the memory
+  // budget; nothing changes then). `input` as for ComputeRank; without input.start, the
   // solve starts from the last Solve's scores (pages added since from the teleport
   // vector), or cold on the first. The result's report counts the iterations of this
   // solve; report.seconds includes folding changes in when that happened.

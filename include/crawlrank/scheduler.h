@@ -271,7 +271,10 @@ struct SchedulerStats {
   uint64_t failed = 0;        // failed for good
   uint64_t filtered = 0;      // never scheduled: deeper than max_depth
   uint64_t reranks = 0;       // re-ranks done since Open
-  uint64_t rank_full_reads = 0;  // of them, those that read every link (keep_rank_graph)
+  // Of them, those that read every link of the DB: all without a kept graph
+  // (SchedulerOptions::keep_rank_graph); with one, the first and any after a change it
+  // could not account for.
+  uint64_t rank_full_reads = 0;
   uint64_t ranked_pages = 0;  // pages the current ranks cover (rank modes)
   std::string rerank_error;   // why the last background re-rank failed; empty: it did not
   uint64_t hosts = 0;

@@ -197,6 +197,7 @@ class SchedulerStats:
     failed: int
     filtered: int
     reranks: int
+    rank_full_reads: int
     ranked_pages: int
     rerank_error: str
     hosts: int

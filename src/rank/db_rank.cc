@@ -107,6 +107,15 @@ uint64_t LiveDbRank::Bytes() const { return live_ == nullptr ? 0 : live_->Bytes(
 
 Result<StoredRank> LiveDbRank::Rank(const PageDb& db, const Snapshot& snapshot,
                                     std::span<const uint32_t> relinked) {
+  Result<StoredRank> ranked = RankKept(db, snapshot, relinked);
+  // Changes taken halfway, or none taken: either way the kept graph no longer matches what
+  // the next caller will report, so the next Rank reads every link.
+  if (!ranked.ok()) live_.reset();
+  return ranked;
+}
+
+Result<StoredRank> LiveDbRank::RankKept(const PageDb& db, const Snapshot& snapshot,
+                                        std::span<const uint32_t> relinked) {
   const auto where = [&] { return "ranking \"" + db.path() + "\" in memory"; };
   if (!Supports(algorithm_, options_)) {
     return InvalidArgumentError(where() + ": not for " +

@@ -191,6 +191,14 @@ Status LiveRank::SetLinks(uint32_t page, std::span<const uint32_t> targets) {
 Result<RankResult> LiveRank::Solve(const RankInput& input) {
   Impl& s = *impl_;
   const auto started = std::chrono::steady_clock::now();
+  // Build checked the budget; a graph that grew since is checked here, as a rebuild of it
+  // would need (CsrGraph::Bytes).
+  if (const uint64_t bytes = CsrGraph::Bytes(s.pages, s.links); bytes > s.options.memory_budget) {
+    return ResourceExhaustedError("a live rank of " + std::to_string(s.pages) + " pages and " +
+                                  std::to_string(s.links) + " links needs " +
+                                  std::to_string(bytes) + " bytes, over the budget of " +
+                                  std::to_string(s.options.memory_budget));
+  }
   CsrPatch patch = s.Patch();
   // Past an eighth, the corrections cost about as much as the rows they correct: fold them
   // in (an in-memory transpose, a few iterations' time).

@@ -827,6 +827,7 @@ struct Scheduler::Impl final : WriteHook {
     const RankAlgorithm algorithm = *RankAlgorithmOf(options.score);
     if (!live_rank.has_value()) {
       CRAWLRANK_ASSIGN_OR_RETURN(StoredRank stored, RankPageDb(db, algorithm, rank_options));
+      CountFullRead();
       ApplyRanks(stored.rank.scores);
       return Status::Ok();
     }
@@ -843,25 +844,31 @@ struct Scheduler::Impl final : WriteHook {
       }
       CRAWLRANK_ASSIGN_OR_RETURN(snapshot, db.NewSnapshot());
     }
+    const uint32_t reads_before = live_rank->full_reads();
     Result<StoredRank> stored = live_rank->Rank(db, *snapshot, changed);
     snapshot.reset();
+    for (uint32_t i = reads_before; i < live_rank->full_reads(); ++i) CountFullRead();
     if (!stored.ok()) {
-      // Start over from every link next time (or, out of memory, without a kept graph).
+      // Start over from every link next time; out of memory, without a kept graph.
       const bool too_big = stored.status().code() == StatusCode::kResourceExhausted;
-      std::lock_guard lock(mu);
-      live_rank.reset();
-      if (!too_big) live_rank.emplace(algorithm, rank_options);
-      relinked.clear();
+      {
+        std::lock_guard lock(mu);
+        live_rank.reset();
+        if (!too_big) live_rank.emplace(algorithm, rank_options);
+        relinked.clear();
+      }
       if (!too_big) return stored.status();
       stored = RankPageDb(db, algorithm, rank_options);
       if (!stored.ok()) return stored.status();
-    }
-    {
-      std::lock_guard lock(mu);
-      rank_full_reads = live_rank.has_value() ? live_rank->full_reads() : rank_full_reads;
+      CountFullRead();
     }
     ApplyRanks(stored->rank.scores);
     return Status::Ok();
+  }
+
+  void CountFullRead() {
+    std::lock_guard lock(mu);
+    ++rank_full_reads;
   }
 
   void ApplyRanks(const std::vector<double>& scores) {

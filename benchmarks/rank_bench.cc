@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "graph_db.h"
 #include "crawlrank/page_db.h"
 #include "crawlrank/rank.h"
 #include "web_graph.h"
@@ -61,35 +62,6 @@ uint64_t PeakPrivateBytes(Fn&& fn) {
   done = true;
   sampler.join();
   return peak - base;
-}
-
-// Writes the generator's graph into a fresh PageDB: every page, then every page's links.
-void BuildDb(const std::string& path, const WebGraph& graph) {
-  PageDbOptions options;
-  options.durability = Durability::kNone;
-  auto db = Check(PageDb::Open(path, options));
-  constexpr uint32_t kBatch = 20000;
-  for (uint32_t first = 0; first < graph.pages(); first += kBatch) {
-    WriteBatch batch;
-    for (uint32_t p = first; p < std::min(graph.pages(), first + kBatch); ++p) {
-      PageRecord record;
-      record.url = graph.Url(p);
-      record.fingerprint = UrlFingerprint(record.url);
-      record.id = p;
-      batch.RestorePage(std::move(record));
-    }
-    Check(db->Write(batch));
-  }
-  std::vector<uint32_t> targets;
-  for (uint32_t first = 0; first < graph.pages(); first += kBatch) {
-    WriteBatch batch;
-    for (uint32_t p = first; p < std::min(graph.pages(), first + kBatch); ++p) {
-      graph.OutLinks(p, targets);
-      if (!targets.empty()) batch.RestoreLinks(p, targets);
-    }
-    Check(db->Write(batch));
-  }
-  Check(db->Sync());
 }
 
 // The baseline: textbook Jacobi power iteration, out-link CSR, one thread.
@@ -188,7 +160,9 @@ int Main(int argc, char** argv) {
       const WebGraph graph(graph_options);
       std::filesystem::create_directories(dir);
       const auto start = Clock::now();
-      BuildDb(db_path, graph);
+      WriteGraphDb(
+          db_path, graph.pages(), [&](uint32_t p) { return graph.Url(p); },
+          [&](uint32_t p, std::vector<uint32_t>& targets) { graph.OutLinks(p, targets); });
       std::printf("build_db_seconds %.1f\n", Seconds(start));
     }
   }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "graph_db.h"
 #include "crawlrank/db_rank.h"
 #include "crawlrank/live_rank.h"
 #include "crawlrank/page_db.h"
@@ -67,33 +68,6 @@ GrownCrawl Grow(const WebGraph& graph, double crawled, double growth) {
     crawl.rows.push_back(std::move(row));
   }
   return crawl;
-}
-
-void BuildDb(const std::string& path, const WebGraph& graph, const GrownCrawl& crawl) {
-  PageDbOptions options;
-  options.durability = Durability::kNone;
-  auto db = Check(PageDb::Open(path, options));
-  constexpr uint32_t kBatch = 20000;
-  const auto n = static_cast<uint32_t>(crawl.page_of.size());
-  for (uint32_t first = 0; first < n; first += kBatch) {
-    WriteBatch batch;
-    for (uint32_t p = first; p < std::min(n, first + kBatch); ++p) {
-      PageRecord record;
-      record.url = graph.Url(crawl.page_of[p]);
-      record.fingerprint = UrlFingerprint(record.url);
-      record.id = p;
-      batch.RestorePage(std::move(record));
-    }
-    Check(db->Write(batch));
-  }
-  for (size_t first = 0; first < crawl.rows.size(); first += kBatch) {
-    WriteBatch batch;
-    for (size_t i = first; i < std::min(crawl.rows.size(), first + kBatch); ++i) {
-      if (!crawl.rows[i].empty()) batch.RestoreLinks(crawl.sources[i], crawl.rows[i]);
-    }
-    Check(db->Write(batch));
-  }
-  Check(db->Sync());
 }
 
 // `inner` as it was before: `pages` pages, and no links from the pages in `later`.
@@ -161,7 +135,14 @@ int Main(int argc, char** argv) {
                            std::to_string(crawled) + "-" + std::to_string(growth);
   if (!std::filesystem::exists(path + "/data.mdb")) {
     const auto started = Clock::now();
-    BuildDb(path, graph, crawl);
+    std::vector<uint32_t> row_of(pages, UINT32_MAX);  // crawl id -> index of its row
+    for (size_t i = 0; i < crawl.sources.size(); ++i) row_of[crawl.sources[i]] = uint32_t(i);
+    WriteGraphDb(
+        path, pages, [&](uint32_t p) { return graph.Url(crawl.page_of[p]); },
+        [&](uint32_t p, std::vector<uint32_t>& targets) {
+          targets.clear();
+          if (row_of[p] != UINT32_MAX) targets = crawl.rows[row_of[p]];
+        });
     std::printf("db_build_seconds %.1f\n", Seconds(started));
   }
   PageDbOptions read_only;

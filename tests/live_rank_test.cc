@@ -64,14 +64,29 @@ RankOptions Precise(unsigned threads) {
   return options;
 }
 
-TEST(LiveRankTest, AGrowingGraphRanksAsAFreshBuildOfItDoes) {
-  const uint64_t seed = 20261124;
+// A random graph of `n` pages (seeded, seed printed), the test's copy of it, a LiveRank
+// built from it and that rank's first (cold) solve.
+struct Started {
+  std::mt19937_64 rng;
+  Rows rows;
+  LiveRank live;
+  RankResult cold;
+};
+
+Result<Started> Start(uint64_t seed, uint32_t n, double degree, RankAlgorithm algorithm,
+                      const RankOptions& options, const RankInput& input = {}) {
   std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
-  std::mt19937_64 rng(seed);
-  Rows rows = Rows::From(3000, testing::RandomGraph(3000, 6, seed));
+  Rows rows = Rows::From(n, testing::RandomGraph(n, degree, seed));
   VectorEdgeSource first = rows.Source();
-  ASSERT_OK_AND_ASSIGN(LiveRank live, LiveRank::Build(first, RankAlgorithm::kPageRank, Precise(2)));
-  ASSERT_OK(live.Solve().status());
+  CRAWLRANK_ASSIGN_OR_RETURN(LiveRank live, LiveRank::Build(first, algorithm, options));
+  CRAWLRANK_ASSIGN_OR_RETURN(RankResult cold, live.Solve(input));
+  return Started{std::mt19937_64(seed), std::move(rows), std::move(live), std::move(cold)};
+}
+
+TEST(LiveRankTest, AGrowingGraphRanksAsAFreshBuildOfItDoes) {
+  ASSERT_OK_AND_ASSIGN(Started started,
+                       Start(20261124, 3000, 6, RankAlgorithm::kPageRank, Precise(2)));
+  auto& [rng, rows, live, cold] = started;
   for (int round = 0; round < 4; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
     Step(rng, 90, 30, rows, live);
@@ -88,13 +103,8 @@ TEST(LiveRankTest, AGrowingGraphRanksAsAFreshBuildOfItDoes) {
 }
 
 TEST(LiveRankTest, MatchesTheDenseReferenceAfterRowsAreReplacedEmptiedAndFoldedIn) {
-  const uint64_t seed = 77;
-  std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
-  std::mt19937_64 rng(seed);
-  Rows rows = Rows::From(300, testing::RandomGraph(300, 4, seed));
-  VectorEdgeSource first = rows.Source();
-  ASSERT_OK_AND_ASSIGN(LiveRank live, LiveRank::Build(first, RankAlgorithm::kPageRank, Precise(3)));
-  ASSERT_OK(live.Solve().status());
+  ASSERT_OK_AND_ASSIGN(Started started, Start(77, 300, 4, RankAlgorithm::kPageRank, Precise(3)));
+  auto& [rng, rows, live, cold] = started;
   // Past an eighth of the links changed, Solve folds them into a rebuilt CSR.
   Step(rng, 30, 150, rows, live);
   ASSERT_OK_AND_ASSIGN(RankResult got, live.Solve());
@@ -114,17 +124,12 @@ TEST(LiveRankTest, MatchesTheDenseReferenceAfterRowsAreReplacedEmptiedAndFoldedI
 }
 
 TEST(LiveRankTest, TheSameChangesGiveTheSameBitsAtAnyThreadCount) {
-  const uint64_t seed = 5;
-  std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
   std::vector<std::vector<double>> results;
   for (unsigned threads : {1u, 3u}) {
-    std::mt19937_64 rng(seed);
-    Rows rows = Rows::From(20000, testing::RandomGraph(20000, 5, seed));
-    VectorEdgeSource first = rows.Source();
     RankOptions options = Precise(threads);
     options.tolerance = 1e-8;
-    ASSERT_OK_AND_ASSIGN(LiveRank live, LiveRank::Build(first, RankAlgorithm::kPageRank, options));
-    ASSERT_OK(live.Solve().status());
+    ASSERT_OK_AND_ASSIGN(Started started, Start(5, 20000, 5, RankAlgorithm::kPageRank, options));
+    auto& [rng, rows, live, cold] = started;
     Step(rng, 200, 300, rows, live);
     ASSERT_OK_AND_ASSIGN(RankResult got, live.Solve());
     results.push_back(got.scores);
@@ -133,15 +138,10 @@ TEST(LiveRankTest, TheSameChangesGiveTheSameBitsAtAnyThreadCount) {
 }
 
 TEST(LiveRankTest, AWarmSolveAfterASmallChangeNeedsFewerIterationsThanACold) {
-  const uint64_t seed = 9;
-  std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
-  std::mt19937_64 rng(seed);
-  Rows rows = Rows::From(20000, testing::RandomGraph(20000, 5, seed));
-  VectorEdgeSource first = rows.Source();
   RankOptions options = Precise(2);
   options.tolerance = 1e-9;
-  ASSERT_OK_AND_ASSIGN(LiveRank live, LiveRank::Build(first, RankAlgorithm::kPageRank, options));
-  ASSERT_OK_AND_ASSIGN(RankResult cold, live.Solve());
+  ASSERT_OK_AND_ASSIGN(Started started, Start(9, 20000, 5, RankAlgorithm::kPageRank, options));
+  auto& [rng, rows, live, cold] = started;
   Step(rng, 40, 40, rows, live);
   ASSERT_OK_AND_ASSIGN(RankResult warm, live.Solve());
   EXPECT_LT(warm.report.iterations, cold.report.iterations)
@@ -152,19 +152,14 @@ TEST(LiveRankTest, AWarmSolveAfterASmallChangeNeedsFewerIterationsThanACold) {
 }
 
 TEST(LiveRankTest, PersonalizedAndTrustRankTakeTheTeleportOfEachSolve) {
-  const uint64_t seed = 31;
-  std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
-  std::mt19937_64 rng(seed);
   for (RankAlgorithm algorithm : {RankAlgorithm::kPersonalized, RankAlgorithm::kTrustRank}) {
     SCOPED_TRACE(std::string(RankAlgorithmName(algorithm)));
-    Rows rows = Rows::From(500, testing::RandomGraph(500, 4, seed));
-    VectorEdgeSource first = rows.Source();
-    ASSERT_OK_AND_ASSIGN(LiveRank live, LiveRank::Build(first, algorithm, Precise(2)));
     std::vector<double> teleport(500, 0.0);
     for (uint32_t i = 0; i < 500; i += 7) teleport[i] = 1 + i % 3;
     RankInput input;
     input.teleport = teleport;
-    ASSERT_OK(live.Solve(input).status());
+    ASSERT_OK_AND_ASSIGN(Started started, Start(31, 500, 4, algorithm, Precise(2), input));
+    auto& [rng, rows, live, cold] = started;
     Step(rng, 20, 30, rows, live);
     teleport.resize(520, 0.0);
     teleport[510] = 5;  // a new page joins the teleport set, an old one leaves it

@@ -51,7 +51,8 @@ Result<StoredRank> RankPageDb(const PageDb& db, RankAlgorithm algorithm,
 class LiveDbRank {
  public:
   static bool Supports(RankAlgorithm algorithm, const DbRankOptions& options);
-  // `options` as for RankPageDb; warm_start applies to the first Rank.
+  // `options` as for RankPageDb; warm_start applies to each Rank that reads every link
+  // (the others start from the last scores).
   LiveDbRank(RankAlgorithm algorithm, DbRankOptions options);
   LiveDbRank(LiveDbRank&&) noexcept;
   LiveDbRank& operator=(LiveDbRank&&) noexcept;

@@ -44,6 +44,8 @@ class LiveRank {
   // more than options.memory_budget; the source's errors as they come.
   static Result<LiveRank> Build(EdgeSource& graph, RankAlgorithm algorithm,
                                 const RankOptions& options);
+  // Whether Build takes `algorithm`: PageRank, ppr and trustrank.
+  static bool Supports(RankAlgorithm algorithm);
 
   LiveRank(LiveRank&&) noexcept;
   LiveRank& operator=(LiveRank&&) noexcept;

@@ -92,9 +92,7 @@ Result<StoredRank> RankPageDb(const PageDb& db, RankAlgorithm algorithm,
 }
 
 bool LiveDbRank::Supports(RankAlgorithm algorithm, const DbRankOptions& options) {
-  return !options.cross_host_only &&
-         (algorithm == RankAlgorithm::kPageRank || algorithm == RankAlgorithm::kPersonalized ||
-          algorithm == RankAlgorithm::kTrustRank);
+  return !options.cross_host_only && LiveRank::Supports(algorithm);
 }
 
 LiveDbRank::LiveDbRank(RankAlgorithm algorithm, DbRankOptions options)

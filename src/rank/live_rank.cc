@@ -86,17 +86,17 @@ Status LiveRank::Impl::Rebuild() {
 
 CsrPatch LiveRank::Impl::Patch() const {
   CsrPatch patch;
-  const auto pair_with = [](uint32_t source, auto out) {
-    return [source, out](uint32_t target) mutable { *out++ = {source, target}; };
+  std::vector<uint32_t> only;
+  // (page, t) for every t of `a` not in `b` (both increasing).
+  const auto difference = [&](uint32_t page, std::span<const uint32_t> a,
+                              std::span<const uint32_t> b, auto& out) {
+    only.clear();
+    std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(only));
+    for (uint32_t t : only) out.emplace_back(page, t);
   };
   for (const auto& [page, row] : changed) {
-    const auto base = BaseLinks(page);
-    std::vector<uint32_t> only;
-    std::set_difference(row.begin(), row.end(), base.begin(), base.end(), std::back_inserter(only));
-    std::for_each(only.begin(), only.end(), pair_with(page, std::back_inserter(patch.added)));
-    only.clear();
-    std::set_difference(base.begin(), base.end(), row.begin(), row.end(), std::back_inserter(only));
-    std::for_each(only.begin(), only.end(), pair_with(page, std::back_inserter(patch.removed)));
+    difference(page, row, BaseLinks(page), patch.added);
+    difference(page, BaseLinks(page), row, patch.removed);
   }
   return patch;
 }
@@ -108,8 +108,7 @@ LiveRank::~LiveRank() = default;
 
 Result<LiveRank> LiveRank::Build(EdgeSource& graph, RankAlgorithm algorithm,
                                  const RankOptions& options) {
-  if (algorithm != RankAlgorithm::kPageRank && algorithm != RankAlgorithm::kPersonalized &&
-      algorithm != RankAlgorithm::kTrustRank) {
+  if (!Supports(algorithm)) {
     return InvalidArgumentError("a live rank is pagerank, ppr or trustrank, not " +
                                 std::string(RankAlgorithmName(algorithm)));
   }
@@ -124,6 +123,8 @@ Result<LiveRank> LiveRank::Build(EdgeSource& graph, RankAlgorithm algorithm,
   impl->Extend();
   return LiveRank(std::move(impl));
 }
+
+bool LiveRank::Supports(RankAlgorithm algorithm) { return RanksOverPatchedCsr(algorithm); }
 
 uint32_t LiveRank::num_pages() const { return impl_->pages; }
 uint64_t LiveRank::num_links() const { return impl_->links; }

@@ -716,8 +716,7 @@ Result<RankResult> RankCsrGraph(const CsrGraph& csr, uint32_t pages, const CsrPa
                                 const RankInput& input) {
   const auto started = std::chrono::steady_clock::now();
   CRAWLRANK_RETURN_IF_ERROR(CheckOptions(options));
-  if (algorithm != RankAlgorithm::kPageRank && algorithm != RankAlgorithm::kPersonalized &&
-      algorithm != RankAlgorithm::kTrustRank) {
+  if (!RanksOverPatchedCsr(algorithm)) {
     return InvalidArgumentError("a graph kept in memory ranks by pagerank, ppr or trustrank, not " +
                                 std::string(RankAlgorithmName(algorithm)));
   }

@@ -65,6 +65,13 @@ struct CsrPatch {
   bool empty() const { return added.empty() && removed.empty(); }
 };
 
+// The algorithms a patched CSR can rank: those whose edge weights are 1/out-degree, so
+// a changed row changes nothing but its own contributions.
+inline bool RanksOverPatchedCsr(RankAlgorithm algorithm) {
+  return algorithm == RankAlgorithm::kPageRank || algorithm == RankAlgorithm::kPersonalized ||
+         algorithm == RankAlgorithm::kTrustRank;
+}
+
 // PageRank, personalized PageRank or TrustRank over `csr` with `patch` applied, as
 // ComputeRank ranks in CSR mode (same options and inputs; scores by page id). `csr` has
 // in-link rows for all `pages` (those it was built without have empty rows).

@@ -827,7 +827,7 @@ struct Scheduler::Impl final : WriteHook {
     const RankAlgorithm algorithm = *RankAlgorithmOf(options.score);
     if (!live_rank.has_value()) {
       CRAWLRANK_ASSIGN_OR_RETURN(StoredRank stored, RankPageDb(db, algorithm, rank_options));
-      CountFullRead();
+      CountFullReads(1);
       ApplyRanks(stored.rank.scores);
       return Status::Ok();
     }
@@ -847,7 +847,7 @@ struct Scheduler::Impl final : WriteHook {
     const uint32_t reads_before = live_rank->full_reads();
     Result<StoredRank> stored = live_rank->Rank(db, *snapshot, changed);
     snapshot.reset();
-    for (uint32_t i = reads_before; i < live_rank->full_reads(); ++i) CountFullRead();
+    CountFullReads(live_rank->full_reads() - reads_before);
     if (!stored.ok()) {
       // Start over from every link next time; out of memory, without a kept graph.
       const bool too_big = stored.status().code() == StatusCode::kResourceExhausted;
@@ -860,15 +860,15 @@ struct Scheduler::Impl final : WriteHook {
       if (!too_big) return stored.status();
       stored = RankPageDb(db, algorithm, rank_options);
       if (!stored.ok()) return stored.status();
-      CountFullRead();
+      CountFullReads(1);
     }
     ApplyRanks(stored->rank.scores);
     return Status::Ok();
   }
 
-  void CountFullRead() {
+  void CountFullReads(uint32_t reads) {
     std::lock_guard lock(mu);
-    ++rank_full_reads;
+    rank_full_reads += reads;
   }
 
   void ApplyRanks(const std::vector<double>& scores) {

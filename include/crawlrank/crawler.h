@@ -6,9 +6,10 @@
 //   auto crawler = Crawler::Open(**db, options);
 //   Result<CrawlSummary> summary = (*crawler)->Run();    // until done, a limit or Stop()
 //
-// A Crawler drives a Scheduler (scheduler.h) over the PageDB: it fetches what Next hands
-// out with libcurl's multi interface, obeys robots.txt (robots.h), extracts links with
-// Gumbo (html_extract.h) and reports every page in its own transaction. docs/crawler.md
+// A Crawler drives a Frontier (frontier.h): a Scheduler (scheduler.h) over the PageDB
+// it opens, or one the caller gives. It fetches what Next hands out with libcurl's multi
+// interface, obeys robots.txt (robots.h), extracts links with Gumbo (html_extract.h) and
+// reports every page in its own transaction. docs/crawler.md
 // is the user's guide; `crawlrank crawl` is its command line.
 //
 // What a fetch becomes
@@ -72,6 +73,7 @@
 #include <string>
 #include <vector>
 
+#include "crawlrank/frontier.h"
 #include "crawlrank/page_db.h"
 #include "crawlrank/scheduler.h"
 #include "crawlrank/status.h"
@@ -194,6 +196,13 @@ class Crawler {
   // Opens a Scheduler on `db` (opened for writing) with the options' politeness, limits and
   // score mode, and adds the seeds. InvalidArgument for a bad option or seed, naming it.
   static Result<std::unique_ptr<Crawler>> Open(PageDb& db, const CrawlerOptions& options);
+  // Drives `frontier` (frontier.h) instead, which outlives the Crawler: the frontier
+  // applies its own politeness, limits, filters and revisits, so the options' scheduling
+  // fields (score, delay_ms, per_host, max_depth, patterns, revisits, retries) are its
+  // business, and a scope other than kAny is InvalidArgument. URLs are canonicalised
+  // with `profile`; the crawler reads no PageDB.
+  static Result<std::unique_ptr<Crawler>> Open(Frontier& frontier, const CrawlerOptions& options,
+                                               UrlProfile profile = UrlProfile::kRfc3986);
   ~Crawler();
   Crawler(const Crawler&) = delete;
   Crawler& operator=(const Crawler&) = delete;
@@ -206,8 +215,11 @@ class Crawler {
   // thread that waits for signals, as `crawlrank crawl` does).
   void Stop();
 
-  // The scheduler Run drives (for its stats, or to add seeds between runs).
+  // The scheduler Run drives (for its stats, or to add seeds between runs). REQUIRES:
+  // opened on a PageDb (the Crawler's own Scheduler).
   Scheduler& scheduler();
+  // What Run drives: its own Scheduler, or the frontier it was opened on.
+  Frontier& frontier();
 
  private:
   struct Impl;

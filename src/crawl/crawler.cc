@@ -18,7 +18,9 @@
 #include <unordered_set>
 
 #include "base/coding.h"
+#include "crawl/crawl_options.h"
 #include "crawl/fetcher.h"
+#include "crawl/parse_pool.h"
 #include "crawl/sitemap.h"
 #include "crawlrank/clock.h"
 #include "crawlrank/html_extract.h"
@@ -46,16 +48,6 @@ bool IsHtml(std::string_view content_type, std::string_view body) {
     return first != std::string_view::npos && body[first] == '<';
   }
   return lower == "text/html" || lower == "application/xhtml+xml";
-}
-
-// A regular expression special character escaped, for the scope patterns.
-std::string RegexEscape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (std::string_view("\\^$.|?*+()[]{}/").find(c) != std::string_view::npos) out += '\\';
-    out += c;
-  }
-  return out;
 }
 
 // The robots.txt state of one origin, kept in memory and, per host key, in the PageDB's
@@ -87,93 +79,13 @@ bool GetBytes(std::string_view& in, std::string_view* out) {
 
 }  // namespace
 
-// Parses fetched HTML pages on its threads and reports them to the scheduler in batches.
-class ParsePool {
- public:
-  struct Job {
-    Request request;
-    FetchResult result;
-    int64_t crawl_time_ms = 0;
-  };
-  using Work = std::function<Status(std::vector<Job>&)>;
-
-  ParsePool(uint32_t threads, Work work) : work_(std::move(work)) {
-    for (uint32_t i = 0; i < threads; ++i) {
-      threads_.emplace_back([this] { Loop(); });
-    }
-  }
-  ~ParsePool() { Close(/*drop=*/true); }
-
-  void Push(Job job) {
-    {
-      std::lock_guard lock(mu_);
-      jobs_.push_back(std::move(job));
-    }
-    cv_.notify_one();
-  }
-  // Jobs queued or being parsed.
-  size_t backlog() const {
-    std::lock_guard lock(mu_);
-    return jobs_.size() + busy_;
-  }
-  Status error() const {
-    std::lock_guard lock(mu_);
-    return error_;
-  }
-  // Waits for the threads; with drop, jobs not started are dropped unreported (their
-  // leases come back when the PageDB is next opened).
-  void Close(bool drop) {
-    {
-      std::lock_guard lock(mu_);
-      if (drop) jobs_.clear();
-      closing_ = true;
-    }
-    cv_.notify_all();
-    threads_.clear();  // joins
-  }
-
- private:
-  static constexpr size_t kBatch = 16;
-
-  void Loop() {
-    std::vector<Job> batch;
-    for (;;) {
-      {
-        std::unique_lock lock(mu_);
-        cv_.wait(lock, [&] { return closing_ || !jobs_.empty(); });
-        if (jobs_.empty()) return;  // closing, and nothing left
-        const size_t n = std::min(kBatch, std::max<size_t>(1, jobs_.size() / threads_.size()));
-        for (size_t i = 0; i < n && !jobs_.empty(); ++i) {
-          batch.push_back(std::move(jobs_.front()));
-          jobs_.pop_front();
-        }
-        busy_ += batch.size();
-      }
-      Status status = work_(batch);
-      {
-        std::lock_guard lock(mu_);
-        busy_ -= batch.size();
-        if (!status.ok() && error_.ok()) error_ = std::move(status);
-      }
-      batch.clear();
-    }
-  }
-
-  Work work_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Job> jobs_;
-  size_t busy_ = 0;
-  bool closing_ = false;
-  Status error_;
-  std::vector<std::jthread> threads_;
-};
-
 struct Crawler::Impl {
-  PageDb& db;
+  // What the crawl drives: a Scheduler of its own (`owned`, Open on a PageDb) or the
+  // caller's frontier.
+  std::unique_ptr<Scheduler> owned;
+  Frontier* frontier = nullptr;
   CrawlerOptions options;
   UrlProfile profile = UrlProfile::kRfc3986;
-  std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<Fetcher> fetcher;
   std::optional<KeywordScorer> keywords;
   HtmlExtractOptions extract;
@@ -210,7 +122,10 @@ struct Crawler::Impl {
   std::chrono::steady_clock::time_point start;
   std::unique_ptr<ParsePool> pool;  // declared last: its threads stop first
 
-  explicit Impl(PageDb& d) : db(d) {}
+  // Everything but the frontier: options checked, keywords read, the fetcher made, and
+  // the seeds canonicalised into *seeds.
+  static Result<std::unique_ptr<Impl>> Make(const CrawlerOptions& options, UrlProfile profile,
+                                            std::vector<std::string>* seeds);
 
   Status Dispatch(Request request);
   Status StartPage(Request request);
@@ -220,6 +135,12 @@ struct Crawler::Impl {
   Status OnRobots(const Pending& p, FetchResult result);
   Status OnSitemap(const Pending& p, const FetchResult& result);
   Status ParseBatch(std::vector<ParsePool::Job>& jobs);
+  // Run's parts: one round of its loop (hands out parked and new requests, waits for
+  // transfers, reports what ended; *finished when nothing is left), and its end.
+  Status Unpark();
+  Status Round(bool* finished);
+  Status Collect(std::vector<FetchResult>& done);
+  Status Close(bool stopped, Status failure);
   Status DropDisallowed(const std::vector<CrawlReport>& reports);
   Status SaveRobots(const std::string& host);
   void LoadRobots(const std::string& host);
@@ -243,13 +164,13 @@ struct Crawler::Impl {
     report.http_status = http_status;
     report.retry_after_ms = retry_after_ms;
     report.reason = std::move(reason);
-    return scheduler->Failed(report);
+    return frontier->Failed(report);
   }
 };
 
 void Crawler::Impl::LoadRobots(const std::string& host) {
   if (!robots_loaded_hosts.insert(host).second) return;
-  const std::string bytes = scheduler->HostRobots(host);
+  const std::string bytes = frontier->HostRobots(host);
   std::string_view in = bytes;
   if (in.empty() || static_cast<uint8_t>(in[0]) != kRobotsStateVersion) return;
   in.remove_prefix(1);
@@ -286,7 +207,7 @@ Status Crawler::Impl::SaveRobots(const std::string& host) {
     coding::PutVarint64(bytes, rules.size());
     bytes += rules;
   }
-  return scheduler->SetHostRobots(host, bytes);
+  return frontier->SetHostRobots(host, bytes);
 }
 
 Status Crawler::Impl::Dispatch(Request request) {
@@ -324,7 +245,7 @@ Status Crawler::Impl::Dispatch(Request request) {
     report.lease = request.lease;
     report.retryable = false;
     report.reason = "robots.txt disallows it";
-    return scheduler->Failed(report);
+    return frontier->Failed(report);
   }
   return StartPage(std::move(request));
 }
@@ -333,9 +254,8 @@ Status Crawler::Impl::StartPage(Request request) {
   FetchJob job;
   job.url = request.url;
   job.tag = next_tag++;
-  if (request.revisit) {
-    Result<PageRecord> record = db.FindUrl(request.url);
-    if (record.ok()) job.if_modified_since_ms = record->last_crawl_ms;
+  if (request.revisit && request.last_crawl_ms > 0) {
+    job.if_modified_since_ms = request.last_crawl_ms;
   }
   Status started = fetcher->Start(std::move(job));
   if (!started.ok()) {
@@ -426,7 +346,7 @@ Status Crawler::Impl::OnRobots(const Pending& p, FetchResult result) {
       summary.capped_crawl_delays[entry.host] = applied;
       applied = options.max_crawl_delay_ms;
     }
-    CRAWLRANK_RETURN_IF_ERROR(scheduler->SetCrawlDelay(entry.host, applied));
+    CRAWLRANK_RETURN_IF_ERROR(frontier->SetCrawlDelay(entry.host, applied));
   }
   if (options.sitemaps && entry.usable()) {
     size_t n = 0;
@@ -470,7 +390,7 @@ Status Crawler::Impl::OnSitemap(const Pending& p, const FetchResult& result) {
     summary.sitemap_urls += seeds.size();
   }
   if (seeds.empty()) return Status::Ok();
-  return scheduler->AddSeeds(seeds);
+  return frontier->AddSeeds(seeds);
 }
 
 Status Crawler::Impl::OnPage(Request request, FetchResult result,
@@ -502,8 +422,7 @@ Status Crawler::Impl::OnPage(Request request, FetchResult result,
     Result<std::string> target = ResolveUrl(request.url, result.location, profile);
     if (target.ok() && !UrlTooLong(*target)) report.page.links.push_back({std::move(*target), 0.f});
   } else if (status == 304) {
-    Result<PageRecord> record = db.FindUrl(request.url);
-    if (record.ok()) report.page.content_hash = record->content_hash;
+    report.page.content_hash = request.content_hash;  // unchanged since the last crawl
   } else if (status >= 200 && status < 300) {
     report.page.content_hash = XXH3_64bits(result.body.data(), result.body.size());
   }
@@ -546,7 +465,7 @@ Status Crawler::Impl::ParseBatch(std::vector<ParsePool::Job>& jobs) {
     reports.push_back(std::move(report));
   }
   if (reports.empty()) return Status::Ok();
-  CRAWLRANK_RETURN_IF_ERROR(scheduler->CrawledBatch(reports));
+  CRAWLRANK_RETURN_IF_ERROR(frontier->CrawledBatch(reports));
   {
     std::lock_guard lock(summary_mu);
     for (size_t i = 0; i < reports.size(); ++i) {
@@ -584,7 +503,7 @@ Status Crawler::Impl::DropDisallowed(const std::vector<CrawlReport>& reports) {
     report.url = url;
     report.retryable = false;
     report.reason = "robots.txt disallows it";
-    CRAWLRANK_RETURN_IF_ERROR(scheduler->Failed(report));
+    CRAWLRANK_RETURN_IF_ERROR(frontier->Failed(report));
   }
   return Status::Ok();
 }
@@ -596,30 +515,21 @@ CrawlProgress Crawler::Impl::Progress() const {
     p = summary.progress;
   }
   p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const SchedulerStats stats = scheduler->GetStats();
+  const SchedulerStats stats = frontier->GetStats();
   p.queued = stats.queued;
   p.hosts = stats.hosts;
   p.in_flight = fetcher->running();
   return p;
 }
 
-Result<std::unique_ptr<Crawler>> Crawler::Open(PageDb& db, const CrawlerOptions& options) {
-  auto impl = std::make_unique<Impl>(db);
+Result<std::unique_ptr<Crawler::Impl>> Crawler::Impl::Make(const CrawlerOptions& options,
+                                                          UrlProfile profile,
+                                                          std::vector<std::string>* seeds) {
+  CRAWLRANK_RETURN_IF_ERROR(CheckCrawlerOptions(options));
+  auto impl = std::make_unique<Impl>();
   Impl& c = *impl;
   c.options = options;
-  CRAWLRANK_ASSIGN_OR_RETURN(PageDbInfo info, db.Info());
-  c.profile = info.url_profile;
-  if (options.concurrency == 0) return InvalidArgumentError("crawl: concurrency must be above 0");
-  if (options.per_host == 0) return InvalidArgumentError("crawl: per-host must be above 0");
-  if (options.delay_ms < 0) return InvalidArgumentError("crawl: negative delay");
-  if (options.max_body_bytes == 0) return InvalidArgumentError("crawl: max body of 0 bytes");
-  if (options.robots_ttl_ms <= 0 || options.robots_retry_ms <= 0) {
-    return InvalidArgumentError("crawl: robots.txt expiry times must be above 0");
-  }
-  if (options.timeout_ms <= 0 || options.connect_timeout_ms <= 0 || options.low_speed_ms < 0 ||
-      options.retry_ms < 0 || options.max_time_ms < 0 || options.max_url_bytes == 0) {
-    return InvalidArgumentError("crawl: timeouts must be above 0, and other times 0 or more");
-  }
+  c.profile = profile;
   c.robots_agent = options.robots_agent;
   if (c.robots_agent.empty()) {
     c.robots_agent = options.user_agent.substr(0, options.user_agent.find_first_of("/ "));
@@ -631,86 +541,124 @@ Result<std::unique_ptr<Crawler>> Crawler::Open(PageDb& db, const CrawlerOptions&
   c.extract.profile = c.profile;
   c.extract.follow_nofollow = options.follow_nofollow;
   c.extract.keywords = c.keywords ? &*c.keywords : nullptr;
-
-  std::vector<std::string> seeds;
   for (const std::string& seed : options.seeds) {
     Result<std::string> canonical = CanonicalizeUrl(seed, c.profile);
     if (!canonical.ok()) {
       return InvalidArgumentError("crawl: seed \"" + seed + "\": " + canonical.status().message());
     }
-    seeds.push_back(std::move(*canonical));
+    seeds->push_back(std::move(*canonical));
   }
+  CRAWLRANK_ASSIGN_OR_RETURN(c.fetcher, Fetcher::Create(FetcherOptionsFor(options)));
+  return impl;
+}
 
-  SchedulerOptions so;
-  so.score = options.score;
-  so.min_delay_ms = options.delay_ms;
-  so.max_in_flight_per_host = options.per_host;
-  so.max_depth = options.max_depth;
-  so.max_pages = options.max_pages;
-  so.allow_patterns = options.allow_patterns;
-  so.deny_patterns = options.deny_patterns;
-  so.revisits = options.revisits;
-  so.min_revisit_ms = options.min_revisit_ms;
-  so.max_revisit_ms = std::max(options.max_revisit_ms, options.min_revisit_ms);
-  so.retry_ms = options.retry_ms;
-  so.max_retries = options.max_retries;
-  // A lease outlives a fetch, and a page parked until its robots.txt is asked again.
-  so.lease_ms = std::max<int64_t>({600'000, 4 * options.timeout_ms, 2 * options.robots_retry_ms});
+Result<std::unique_ptr<Crawler>> Crawler::Open(PageDb& db, const CrawlerOptions& options) {
+  CRAWLRANK_ASSIGN_OR_RETURN(PageDbInfo info, db.Info());
+  std::vector<std::string> seeds;
+  CRAWLRANK_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl,
+                             Impl::Make(options, info.url_profile, &seeds));
+  SchedulerOptions so = SchedulerOptionsFor(options);
+  CRAWLRANK_ASSIGN_OR_RETURN(std::string scope, ScopePattern(options.scope, seeds, db));
+  if (!scope.empty()) so.deny_patterns.push_back(std::move(scope));
+  CRAWLRANK_ASSIGN_OR_RETURN(impl->owned, Scheduler::Open(db, so));
+  impl->frontier = impl->owned.get();
+  if (!seeds.empty()) CRAWLRANK_RETURN_IF_ERROR(impl->frontier->AddSeeds(seeds));
+  return std::unique_ptr<Crawler>(new Crawler(std::move(impl)));
+}
+
+Result<std::unique_ptr<Crawler>> Crawler::Open(Frontier& frontier, const CrawlerOptions& options,
+                                               UrlProfile profile) {
   if (options.scope != CrawlerOptions::Scope::kAny) {
-    // The hosts (or domains) of the seeds, of this run and of the runs before (depth 0).
-    const HostKeyMode mode = options.scope == CrawlerOptions::Scope::kSameHost
-                                 ? HostKeyMode::kHost
-                                 : HostKeyMode::kRegisteredDomain;
-    std::set<std::string> keys;
-    for (const std::string& seed : seeds) {
-      if (Result<std::string> key = HostKey(seed, mode); key.ok()) keys.insert(*key);
-    }
-    CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
-    CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& record) {
-      if (record.depth == 0) {
-        if (Result<std::string> key = HostKey(record.url, mode); key.ok()) keys.insert(*key);
-      }
-      return Status::Ok();
-    }));
-    if (keys.empty()) return InvalidArgumentError("crawl: --same-host/--same-domain without seeds");
-    std::string alternatives;
-    for (const std::string& key : keys) {
-      if (!alternatives.empty()) alternatives += '|';
-      alternatives += RegexEscape(key);
-    }
-    // Out of scope: the host is none of the keys (same-domain: nor under one of them).
-    const std::string host_part = mode == HostKeyMode::kHost ? "(?:" + alternatives + ")"
-                                                             : "(?:[^/?#@]*\\.)?(?:" + alternatives + ")\\.?";
-    so.deny_patterns.push_back("^(?!https?://" + host_part + "(?::[0-9]+)?(?:[/?#]|$))");
+    return InvalidArgumentError(
+        "crawl: a scope (same host, same domain) is the frontier's to apply; give it there");
   }
-  CRAWLRANK_ASSIGN_OR_RETURN(c.scheduler, Scheduler::Open(db, so));
-
-  FetcherOptions fo;
-  fo.user_agent = options.user_agent;
-  fo.connect_timeout_ms = options.connect_timeout_ms;
-  fo.timeout_ms = options.timeout_ms;
-  fo.low_speed_bytes = options.low_speed_bytes;
-  fo.low_speed_ms = options.low_speed_ms;
-  fo.max_body_bytes = options.max_body_bytes;
-  fo.max_header_bytes = options.max_header_bytes;
-  fo.allow_private = options.allow_private;
-  fo.proxy = options.proxy;
-  fo.resolve = options.resolve;
-  fo.dns_cache_ms = options.dns_cache_ms;
-  fo.max_connections = std::max<uint32_t>(64, 2 * options.concurrency);
-  CRAWLRANK_ASSIGN_OR_RETURN(c.fetcher, Fetcher::Create(fo));
-  if (!seeds.empty()) CRAWLRANK_RETURN_IF_ERROR(c.scheduler->AddSeeds(seeds));
+  std::vector<std::string> seeds;
+  CRAWLRANK_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, Impl::Make(options, profile, &seeds));
+  impl->frontier = &frontier;
+  if (!seeds.empty()) CRAWLRANK_RETURN_IF_ERROR(frontier.AddSeeds(seeds));
   return std::unique_ptr<Crawler>(new Crawler(std::move(impl)));
 }
 
 Crawler::Crawler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Crawler::~Crawler() = default;
 
-Scheduler& Crawler::scheduler() { return *impl_->scheduler; }
+Scheduler& Crawler::scheduler() { return *impl_->owned; }
+
+Frontier& Crawler::frontier() { return *impl_->frontier; }
 
 void Crawler::Stop() {
   impl_->stop.store(true, std::memory_order_release);
   impl_->fetcher->Wakeup();
+}
+
+Status Crawler::Impl::Unpark() {
+  Status failure;
+  for (auto it = parked.begin(); it != parked.end() && it->first <= clock.NowMs();) {
+    Request r = std::move(it->second);
+    it = parked.erase(it);
+    if (Status s = Dispatch(std::move(r)); !s.ok()) failure = s;
+  }
+  return failure;
+}
+
+Status Crawler::Impl::Round(bool* finished) {
+  CRAWLRANK_RETURN_IF_ERROR(pool->error());
+  // Pages parked for their robots.txt go back when it is due.
+  CRAWLRANK_RETURN_IF_ERROR(Unpark());
+  const size_t busy = fetcher->running() + waiting_count + pool->backlog();
+  size_t handed = 0;
+  if (busy < options.concurrency) {
+    CRAWLRANK_ASSIGN_OR_RETURN(std::vector<Request> batch,
+                               frontier->Next(options.concurrency - busy));
+    handed = batch.size();
+    Status failure;
+    for (Request& r : batch) {
+      if (Status s = Dispatch(std::move(r)); !s.ok()) failure = s;
+    }
+    CRAWLRANK_RETURN_IF_ERROR(failure);
+  }
+  int wait_ms = 100;
+  if (handed == 0 && fetcher->running() == 0) {
+    const SchedulerStats stats = frontier->GetStats();
+    if (stats.finished && pool->backlog() == 0 && waiting_count == 0 && parked.empty()) {
+      *finished = true;
+      return Status::Ok();
+    }
+    if (stats.next_ready_ms >= 0) {
+      wait_ms = static_cast<int>(std::clamp<int64_t>(stats.next_ready_ms - clock.NowMs(), 1, 100));
+    }
+  }
+  // Otherwise a transfer that ends, or a parse thread's report (Wakeup), ends the wait; a
+  // host whose delay runs out waits for the next round, at most 100 ms late.
+  if (!parked.empty()) {
+    wait_ms = static_cast<int>(std::clamp<int64_t>(parked.begin()->first - clock.NowMs(), 1, wait_ms));
+  }
+  std::vector<FetchResult> done;
+  CRAWLRANK_RETURN_IF_ERROR(fetcher->Poll(wait_ms, &done));
+  return Collect(done);
+}
+
+Status Crawler::Impl::Collect(std::vector<FetchResult>& done) {
+  std::vector<CrawlReport> reports;
+  Status failure;
+  for (FetchResult& result : done) {
+    auto it = pending.find(result.tag);
+    if (it == pending.end()) continue;
+    Pending p = std::move(it->second);
+    pending.erase(it);
+    Status s;
+    switch (p.kind) {
+      case Kind::kPage: s = OnPage(std::move(p.request), std::move(result), reports); break;
+      case Kind::kRobots: s = OnRobots(p, std::move(result)); break;
+      case Kind::kSitemap: s = OnSitemap(p, result); break;
+    }
+    if (!s.ok() && failure.ok()) failure = s;
+  }
+  if (!reports.empty() && failure.ok()) {
+    failure = frontier->CrawledBatch(reports);
+    if (failure.ok()) failure = DropDisallowed(reports);
+  }
+  return failure;
 }
 
 Result<CrawlSummary> Crawler::Run(const ProgressFn& progress) {
@@ -725,14 +673,12 @@ Result<CrawlSummary> Crawler::Run(const ProgressFn& progress) {
   c.pool = std::make_unique<ParsePool>(
       threads, [&c](std::vector<ParsePool::Job>& jobs) { return c.ParseBatch(jobs); });
   if (c.options.max_pages > 0) {
-    const SchedulerStats stats = c.scheduler->GetStats();
+    const SchedulerStats stats = c.frontier->GetStats();
     const uint64_t done = stats.crawled + stats.failed;
     std::lock_guard lock(c.summary_mu);
     c.summary.progress.max_pages = c.options.max_pages > done ? c.options.max_pages - done : 0;
   }
   auto last_progress = std::chrono::steady_clock::now();
-  std::vector<FetchResult> done;
-  std::vector<CrawlReport> reports;
   Status failure;
   bool finished = false;
   const auto deadline = c.options.max_time_ms > 0
@@ -744,73 +690,8 @@ Result<CrawlSummary> Crawler::Run(const ProgressFn& progress) {
       timed_out = true;
       break;
     }
-    if (Status s = c.pool->error(); !s.ok()) {
-      failure = s;
-      break;
-    }
-    // Pages parked for their robots.txt go back when it is due.
-    for (auto it = c.parked.begin(); it != c.parked.end() && it->first <= c.clock.NowMs();) {
-      Request r = std::move(it->second);
-      it = c.parked.erase(it);
-      if (Status s = c.Dispatch(std::move(r)); !s.ok()) failure = s;
-    }
-    if (!failure.ok()) break;
-    const size_t busy = c.fetcher->running() + c.waiting_count + c.pool->backlog();
-    size_t handed = 0;
-    if (busy < c.options.concurrency) {
-      Result<std::vector<Request>> batch = c.scheduler->Next(c.options.concurrency - busy);
-      if (!batch.ok()) {
-        failure = batch.status();
-        break;
-      }
-      handed = batch->size();
-      for (Request& r : *batch) {
-        if (Status s = c.Dispatch(std::move(r)); !s.ok()) failure = s;
-      }
-      if (!failure.ok()) break;
-    }
-    int wait_ms = 100;
-    if (handed == 0 && c.fetcher->running() == 0) {
-      const SchedulerStats stats = c.scheduler->GetStats();
-      if (stats.finished && c.pool->backlog() == 0 && c.waiting_count == 0 && c.parked.empty()) {
-        finished = true;
-        break;
-      }
-      if (stats.next_ready_ms >= 0) {
-        wait_ms = static_cast<int>(
-            std::clamp<int64_t>(stats.next_ready_ms - c.clock.NowMs(), 1, 100));
-      }
-    }
-    // Otherwise a transfer that ends, or a parse thread's report (Wakeup), ends the wait;
-    // a host whose delay runs out waits for the next round, at most 100 ms late.
-    if (!c.parked.empty()) {
-      wait_ms = static_cast<int>(std::clamp<int64_t>(
-          c.parked.begin()->first - c.clock.NowMs(), 1, wait_ms));
-    }
-    done.clear();
-    if (Status s = c.fetcher->Poll(wait_ms, &done); !s.ok()) {
-      failure = s;
-      break;
-    }
-    reports.clear();
-    for (FetchResult& result : done) {
-      auto it = c.pending.find(result.tag);
-      if (it == c.pending.end()) continue;
-      Impl::Pending p = std::move(it->second);
-      c.pending.erase(it);
-      Status s;
-      switch (p.kind) {
-        case Impl::Kind::kPage: s = c.OnPage(std::move(p.request), std::move(result), reports); break;
-        case Impl::Kind::kRobots: s = c.OnRobots(p, std::move(result)); break;
-        case Impl::Kind::kSitemap: s = c.OnSitemap(p, result); break;
-      }
-      if (!s.ok() && failure.ok()) failure = s;
-    }
-    if (!reports.empty() && failure.ok()) {
-      failure = c.scheduler->CrawledBatch(reports);
-      if (failure.ok()) failure = c.DropDisallowed(reports);
-    }
-    if (!failure.ok()) break;
+    failure = c.Round(&finished);
+    if (!failure.ok() || finished) break;
     const auto now = std::chrono::steady_clock::now();
     if (progress && now - last_progress >= std::chrono::milliseconds(c.options.progress_interval_ms)) {
       last_progress = now;
@@ -818,17 +699,7 @@ Result<CrawlSummary> Crawler::Run(const ProgressFn& progress) {
     }
   }
   const bool stopped = c.stop.load(std::memory_order_acquire) || timed_out;
-  // Stopping: transfers in flight and pages not parsed yet are dropped unreported (their
-  // leases come back when the PageDB is next opened); a batch being parsed is finished.
-  c.fetcher->AbandonAll();
-  c.pending.clear();
-  c.parked.clear();
-  c.waiting.clear();
-  c.waiting_count = 0;
-  c.pool->Close(/*drop=*/stopped || !failure.ok());
-  if (Status s = c.pool->error(); failure.ok() && !s.ok()) failure = s;
-  c.pool.reset();
-  if (!failure.ok()) return failure;
+  CRAWLRANK_RETURN_IF_ERROR(c.Close(stopped, failure));
   CrawlSummary summary;
   {
     std::lock_guard lock(c.summary_mu);
@@ -840,6 +711,20 @@ Result<CrawlSummary> Crawler::Run(const ProgressFn& progress) {
   summary.stopped = stopped;
   summary.finished = finished;
   return summary;
+}
+
+Status Crawler::Impl::Close(bool stopped, Status failure) {
+  // Stopping: transfers in flight and pages not parsed yet are dropped unreported (their
+  // leases come back when the PageDB is next opened); a batch being parsed is finished.
+  fetcher->AbandonAll();
+  pending.clear();
+  parked.clear();
+  waiting.clear();
+  waiting_count = 0;
+  pool->Close(/*drop=*/stopped || !failure.ok());
+  if (Status s = pool->error(); failure.ok() && !s.ok()) failure = s;
+  pool.reset();
+  return failure;
 }
 
 }  // namespace crawlrank

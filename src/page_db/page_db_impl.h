@@ -193,6 +193,7 @@ Status CheckSampledRecords(const Snapshot& snapshot);
 class PageDbInternals {
  public:
   static PageDb::Impl& Of(PageDb& db) { return *db.impl_; }
+  static const PageDb::Impl& Of(const PageDb& db) { return *db.impl_; }
   // The LMDB read transaction of a snapshot, for src/ components reading their own tables
   // consistently with the pages.
   static MDB_txn* TxnOf(const Snapshot& snapshot) { return snapshot.impl_->txn.get(); }

@@ -402,20 +402,35 @@ void WriteTxn::Rollback() {
   if (db_.write_hook != nullptr) db_.write_hook->RolledBack();
 }
 
-Status AttachWriteHook(PageDb& db, WriteHook* hook) {
+Status AttachWriteHook(PageDb& db, WriteHook* hook, const std::function<Status()>& load,
+                       const std::function<Status(WriteTxn&)>& join) {
   PageDb::Impl& impl = PageDbInternals::Of(db);
   if (impl.read_only()) {
     return FailedPreconditionError(impl.Where() +
                                    ": opened read-only; nothing can join its writes");
   }
   std::lock_guard guard(impl.write_mutex);
-  if (hook != nullptr && impl.write_hook != nullptr) {
+  if (impl.write_hook != nullptr) {
     return FailedPreconditionError(impl.Where() +
                                    ": already has a component joined to its writes "
                                    "(one scheduler per PageDB)");
   }
+  if (load) CRAWLRANK_RETURN_IF_ERROR(load());
+  if (join) CRAWLRANK_RETURN_IF_ERROR(RunWriteLocked(impl, nullptr, join));
   impl.write_hook = hook;
   return Status::Ok();
+}
+
+void DetachWriteHook(PageDb& db, const WriteHook* hook) {
+  PageDb::Impl& impl = PageDbInternals::Of(db);
+  std::lock_guard guard(impl.write_mutex);
+  if (impl.write_hook == hook) impl.write_hook = nullptr;
+}
+
+Result<Snapshot> NewSnapshotBetweenWrites(PageDb& db, const std::function<void()>& between) {
+  std::lock_guard guard(PageDbInternals::Of(db).write_mutex);
+  between();
+  return db.NewSnapshot();
 }
 
 namespace {
@@ -461,6 +476,11 @@ Status RunWrite(PageDb::Impl& db, AddReport* report, const std::function<Status(
   if (db.read_only())
     return FailedPreconditionError("write to " + db.Where() + ": opened read-only");
   std::lock_guard guard(db.write_mutex);
+  return RunWriteLocked(db, report, body);
+}
+
+Status RunWriteLocked(PageDb::Impl& db, AddReport* report,
+                      const std::function<Status(WriteTxn&)>& body) {
   for (;;) {
     AddReport local;
     Status status;

@@ -17,9 +17,11 @@
 #define CRAWLRANK_SRC_PAGE_DB_SCHEDULE_TABLE_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
+#include "crawlrank/page_db.h"
 #include "crawlrank/status.h"
 
 namespace crawlrank {
@@ -52,6 +54,46 @@ struct HostEntry {
 
 void EncodeHostEntry(const HostEntry& entry, std::string* out);
 Status DecodeHostEntry(std::string_view host, std::string_view value, HostEntry* entry);
+
+class WriteTxn;
+
+// Every read and write of the scheduler's tables (`schedule`, `payloads`, `hosts`), in the
+// PageDB's own transactions: writes inside a WriteTxn (the scheduler's hook, or a join), so
+// that they commit with the pages they belong to; reads in a Snapshot, consistent with its
+// pages. Nothing above the page_db floor touches LMDB: the scheduler goes through here.
+// Errors name the PageDB and what was being done.
+class ScheduleTables {
+ public:
+  explicit ScheduleTables(const PageDb& db);
+
+  // ---- in a write transaction of this PageDb
+  // Sets the `schedule` entry of page `id`.
+  Status PutEntry(WriteTxn& write, uint32_t id, const ScheduleEntry& entry) const;
+  // Deletes it; a page without one is fine (its state is the one its record implies).
+  Status EraseEntry(WriteTxn& write, uint32_t id) const;
+  Status PutPayload(WriteTxn& write, uint32_t id, std::string_view payload) const;
+  Status ErasePayload(WriteTxn& write, uint32_t id) const;
+  // The payload of page `id`; empty when it has none.
+  Result<std::string> Payload(WriteTxn& write, uint32_t id) const;
+  // Sets the entry of host `key` (not empty).
+  Status PutHost(WriteTxn& write, std::string_view key, const HostEntry& entry) const;
+  // The stored record of page `id` as the transaction sees it (read, never written back).
+  Result<PageRecord> Page(WriteTxn& write, uint32_t id) const;
+
+  // ---- in a snapshot of this PageDb
+  // False for a DB of format version 2 opened read-only: it has no scheduler tables, and
+  // its schedule is the one its pages imply.
+  bool Present() const;
+  // Every host entry, in key order; DataLoss naming the host for a damaged one.
+  Status ForEachHost(const Snapshot& snapshot,
+                     const std::function<Status(std::string_view key, HostEntry& entry)>& fn) const;
+  // Every schedule entry, in page id order; DataLoss naming the page for a damaged one.
+  Status ForEachEntry(const Snapshot& snapshot,
+                      const std::function<Status(uint32_t id, ScheduleEntry& entry)>& fn) const;
+
+ private:
+  const PageDb::Impl& db_;
+};
 
 }  // namespace crawlrank
 

@@ -83,9 +83,19 @@ class WriteHook {
   virtual void RolledBack() = 0;
 };
 
-// Attaches `hook` to `db`'s writes (nullptr detaches). FailedPrecondition when the DB is
-// read-only or another hook is attached.
-Status AttachWriteHook(PageDb& db, WriteHook* hook);
+// Attaches `hook` to `db`'s writes. FailedPrecondition when the DB is read-only or another
+// hook is attached. With the writer's lock held from before `load` to the attachment, so
+// that no write falls between what the component read and its first transaction: `load`
+// (when given) reads what the component needs (its Snapshot), then `join` (when given) runs
+// in a write transaction of its own, which the hook does not see. An error of either
+// leaves the hook detached.
+Status AttachWriteHook(PageDb& db, WriteHook* hook, const std::function<Status()>& load = {},
+                       const std::function<Status(WriteTxn&)>& join = {});
+// Detaches `hook` when it is the one attached; waits for a transaction in progress.
+void DetachWriteHook(PageDb& db, const WriteHook* hook);
+// A snapshot of `db` opened with the writer's lock held, after `between` ran under the
+// same lock: no write commits between the two (a hook's Committed included).
+Result<Snapshot> NewSnapshotBetweenWrites(PageDb& db, const std::function<void()>& between);
 
 // The records one transaction reads and changes. A pointer returned by Touch or Create
 // stays valid until the next Create.
@@ -221,6 +231,9 @@ Status ReserveMapHeadroom(PageDb::Impl& db);
 // Runs `body` in a write transaction and commits it; on a full map, grows it and runs
 // `body` again from the start. FailedPrecondition on a read-only DB.
 Status RunWrite(PageDb::Impl& db, AddReport* report, const std::function<Status(WriteTxn&)>& body);
+// The same with the writer's lock already held by the caller (the read-only check too).
+Status RunWriteLocked(PageDb::Impl& db, AddReport* report,
+                      const std::function<Status(WriteTxn&)>& body);
 
 }  // namespace crawlrank
 

@@ -1,0 +1,131 @@
+// crawlrank/schedule_types.h: what goes in and out of a scheduler: the requests it hands
+// out, the reports a crawler gives back, and what it tells of its state.
+#ifndef CRAWLRANK_SCHEDULE_TYPES_H_
+#define CRAWLRANK_SCHEDULE_TYPES_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "crawlrank/page_types.h"
+
+namespace crawlrank {
+
+// What a crawler keeps with a page it queues, given back with the page by Next: e.g.
+// Scrapy's serialised request (callback, meta), and its priority. It applies only to a
+// page that the call carrying it creates (see AddSeeds and CrawlReport::extras).
+struct QueuedExtra {
+  std::string url;       // canonicalised with the DB's profile
+  std::string payload;   // opaque bytes; kept until the page is crawled or failed for good
+  int32_t priority = 0;  // the queue orders by (priority, score): a higher priority goes first
+};
+
+// A page handed out by Next.
+struct Request {
+  std::string url;
+  uint64_t fingerprint = 0;
+  uint32_t depth = 0;
+  float score = 0;
+  uint64_t lease = 0;    // give it back in Crawled / Failed
+  std::string host;      // the politeness key
+  bool revisit = false;  // a crawled page due again (SchedulerOptions::revisits)
+  std::string payload;   // QueuedExtra::payload of the page; empty when it had none
+  int32_t priority = 0;  // QueuedExtra::priority of the page; 0 when it had none
+  // What the last crawl of the page found, for a conditional revisit (If-Modified-Since)
+  // and its 304: when it was (Unix ms) and the content hash it recorded; 0 when never.
+  int64_t last_crawl_ms = 0;
+  uint64_t content_hash = 0;
+};
+
+// A fetched page: what the PageDB records (PageDb::Add), and the lease it ends.
+// Outcomes: a 2xx, 3xx or 4xx other than 429 is a crawled page with its status (a 404 has
+// no links; a redirect is a page whose one link is its target). A 429, a 5xx or a network
+// error is a failure: report it with Failed.
+struct CrawlReport {
+  CrawledPage page;
+  uint64_t lease = 0;  // 0: the page was not handed out by Next (or the lease is lost)
+  // Payloads and priorities of the pages this report's links create. An extra applies
+  // only to a page that the call creates (in CrawledBatch, any report's links), and the
+  // first extra naming a page wins; one naming a page that already exists, or one the
+  // call does not create, is ignored. An extra whose URL cannot be canonicalised fails
+  // the whole call (InvalidArgument naming the URL) before anything is written.
+  std::vector<QueuedExtra> extras;
+};
+
+struct FailureReport {
+  std::string url;
+  uint64_t lease = 0;
+  // False: the page is failed for good at once (e.g. a URL the crawler cannot fetch).
+  bool retryable = true;
+  // The HTTP status when there was an answer (429, 5xx), 0 for a network error.
+  uint16_t http_status = 0;
+  // A 429 or 503 holds the whole host: for Retry-After when the server sent it (in
+  // milliseconds from now), or for the growing hold of SchedulerOptions.
+  std::optional<int64_t> retry_after_ms;
+  std::string reason;  // kept with a page that failed for good
+};
+
+struct SchedulerStats {
+  uint64_t queued = 0;     // waiting for their turn (including those not ready yet)
+  uint64_t ready = 0;      // queued pages whose host would take a request now
+  uint64_t in_flight = 0;  // leased
+  uint64_t retrying = 0;   // waiting for a retry
+  uint64_t crawled = 0;
+  uint64_t failed = 0;    // failed for good
+  uint64_t filtered = 0;  // never scheduled: deeper than max_depth
+  uint64_t reranks = 0;   // re-ranks done since Open
+  // Of them, those that read every link of the DB: all without a kept graph
+  // (SchedulerOptions::keep_rank_graph); with one, the first and any after a change it
+  // could not account for.
+  uint64_t rank_full_reads = 0;
+  uint64_t ranked_pages = 0;  // pages the current ranks cover (rank modes)
+  std::string rerank_error;   // why the last background re-rank failed; empty: it did not
+  uint64_t hosts = 0;
+  // When the next request may be handed out (never later; now when one is ready), if no
+  // report comes in meanwhile: a host's delay ending, a retry or a lease coming due. -1
+  // when the crawl is finished.
+  int64_t next_ready_ms = -1;
+  // Nothing is queued, retrying or in flight, or max_pages is reached: the crawl is over.
+  // Never with revisits on and a page crawled: next_revisit_ms says when one is due.
+  bool finished = false;
+  int64_t next_revisit_ms = -1;  // revisits on: the earliest due (never later); -1: none
+};
+
+// The schedule as a reader sees it (page_db_schedule): what Scheduler::Inspect returns.
+struct ScheduleView {
+  int64_t now_ms = 0;  // the options' clock when it was read
+  struct Page {
+    std::string url;
+    float score = 0;
+    std::string host;
+    int32_t priority = 0;  // QueuedExtra::priority
+  };
+  // The best queued pages, best first by (priority, score), whatever their host's state.
+  std::vector<Page> next;
+  struct InFlight {
+    std::string url;
+    uint64_t lease = 0;
+    int64_t expiry_ms = 0;
+    std::string host;
+  };
+  std::vector<InFlight> in_flight;  // by lease
+  struct HostState {
+    std::string key;
+    // When the host may take a request, as far as the DB tells: a hold ends then. (The
+    // delay since the writer's last hand-out lives only in the writer's memory.)
+    int64_t ready_ms = 0;
+    int64_t hold_until_ms = 0;
+    uint32_t in_flight = 0;
+    uint64_t queued = 0;
+    uint64_t done = 0;  // crawled or failed for good
+    int64_t delay_ms = 0;
+  };
+  // Hosts with pages queued or in flight, a hold or a crawl delay; most queued first.
+  std::vector<HostState> hosts;
+  SchedulerStats stats;
+};
+
+}  // namespace crawlrank
+
+#endif  // CRAWLRANK_SCHEDULE_TYPES_H_

@@ -1,0 +1,111 @@
+// crawlrank/scheduler_options.h: every option of a Scheduler, with its default and what
+// it trades. docs/scheduler.md explains the policies behind them and has the table of
+// defaults each front end uses.
+#ifndef CRAWLRANK_SCHEDULER_OPTIONS_H_
+#define CRAWLRANK_SCHEDULER_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "crawlrank/clock.h"
+#include "crawlrank/rank.h"
+#include "crawlrank/score_mode.h"
+#include "crawlrank/url.h"
+
+namespace crawlrank {
+
+struct RevisitRule {
+  std::string pattern;
+  int64_t interval_ms = 0;  // above 0: revisit at this interval
+  double multiplier = 0;    // else: scale the estimated interval by this (above 0)
+};
+
+struct SchedulerOptions {
+  // Default: partial PageRank, which reached the hot pages soonest of all the modes on
+  // every graph measured (docs/benchmarks.md, "Crawl guidance quality").
+  ScoreMode score = ScoreMode::kPageRank;
+
+  // --- Politeness, per host key (docs/scheduler.md has the table of front-end defaults).
+  // What one politeness budget covers: the host name, or its registered domain.
+  HostKeyMode host_key = HostKeyMode::kHost;
+  // Minimum time between two requests to one host, from one hand-out to the next. 0 turns
+  // the delay off (a crawl of one's own test server). A crawl delay set with
+  // SetCrawlDelay (robots.txt) raises it for that host.
+  int64_t min_delay_ms = 1000;
+  // Requests to one host in flight at once.
+  uint32_t max_in_flight_per_host = 1;
+  // A shorter delay a host gets when no host is ready at min_delay_ms, so that a crawl
+  // left with few hosts goes faster (never below a crawl delay). -1: none. Aduana's
+  // per-domain rates map onto the pair: SOFT_CRAWL_LIMIT r (default 0.25 requests/s) is
+  // min_delay_ms = 1000 / r, HARD_CRAWL_LIMIT R (default 100) is busy_delay_ms = 1000 / R.
+  int64_t busy_delay_ms = -1;
+  // How long a 429 or 503 without Retry-After holds its host: this, doubled for every
+  // further such answer in a row (up to max_hold_ms); a success resets it. A Retry-After
+  // longer than max_hold_ms is cut to it.
+  int64_t hold_ms = 60'000;
+  int64_t max_hold_ms = 3'600'000;
+
+  // --- Leases and retries.
+  // A page handed out and not acknowledged within this time goes back to the queue.
+  int64_t lease_ms = 600'000;
+  // A retryable failure retries after retry_ms, doubled for each further failure of the
+  // page, until it has failed max_retries + 1 times; then the page is failed for good.
+  int64_t retry_ms = 60'000;
+  uint32_t max_retries = 3;
+
+  // --- Filters, applied when a page joins the schedule (a filtered page stays in the
+  // PageDB with its links; it is never handed out).
+  // URL schemes to fetch; empty: any.
+  std::vector<std::string> allowed_schemes = {"http", "https"};
+  // ECMAScript regular expressions searched in the canonical URL: a page matching a deny
+  // pattern is filtered; with allow patterns, so is one matching none of them.
+  std::vector<std::string> allow_patterns, deny_patterns;
+
+  // --- Revisits (off by default: a crawl then ends when nothing is queued or leased).
+  // Crawled pages come back at the rate their content was seen to change (see
+  // docs/scheduler.md for the estimator), within [min_revisit_ms, max_revisit_ms].
+  bool revisits = false;
+  int64_t min_revisit_ms = 3'600'000;          // an hour; also the wait after the first crawl
+  int64_t max_revisit_ms = 30 * 86'400'000LL;  // thirty days
+  // The share of each Next that goes to due revisits first (new pages fill the rest, and
+  // revisits fill what new pages leave).
+  double revisit_share = 0.2;
+  // The first rule whose pattern (ECMAScript regex) is found in the URL sets the interval
+  // (interval_ms) or scales the estimated one (multiplier), as Aduana's FREQ_SPEC did.
+  std::vector<RevisitRule> revisit_rules;
+
+  // --- Limits (0: none).
+  // Pages deeper than this (seeds are depth 0) are not scheduled.
+  uint32_t max_depth = 0;
+  // Pages handed out in all (crawled, in flight or failed), and per host.
+  uint64_t max_pages = 0;
+  uint64_t max_pages_per_host = 0;
+
+  // --- Re-ranking (the modes from the ranking engine).
+  // Recompute the ranks when the DB has this share more pages than at the last rank...
+  double rerank_growth = 0.01;
+  // ...and at least this many more; or, with pages added, after this interval (0: never).
+  uint64_t rerank_min_new_pages = 100;
+  int64_t rerank_interval_ms = 0;
+  // Re-rank in a background thread (Next keeps answering; the schedule is re-keyed in
+  // batches of rerank_batch pages, each holding the scheduler's lock briefly). False:
+  // re-rank inside the Next call that finds it due (deterministic: the crawl simulator).
+  bool background_rerank = true;
+  uint32_t rerank_batch = 16384;
+  // Keep the ranking graph in memory between re-ranks (db_rank.h, LiveDbRank): a re-rank
+  // then reads only the out-links of the pages written since the last one and starts from
+  // its scores, instead of reading every link again. Costs 8 bytes a link and about 40 a
+  // page for as long as the scheduler is open; a graph over rank.memory_budget is re-read
+  // every time, as with false. PageRank, ppr and trustrank; the other rank modes re-read.
+  bool keep_rank_graph = true;
+  // Damping, tolerance, threads and memory budget of each re-rank.
+  RankOptions rank;
+
+  // The clock every decision reads; must outlive the Scheduler. nullptr: the system clock.
+  const Clock* clock = nullptr;
+};
+
+}  // namespace crawlrank
+
+#endif  // CRAWLRANK_SCHEDULER_OPTIONS_H_

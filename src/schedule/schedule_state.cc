@@ -1,0 +1,393 @@
+#include "schedule/schedule_state.h"
+
+#include <algorithm>
+
+namespace crawlrank {
+
+Status ValidateSchedulerOptions(const SchedulerOptions& options) {
+  if (options.max_in_flight_per_host == 0 || options.min_delay_ms < 0 || options.lease_ms <= 0 ||
+      options.retry_ms < 0 || options.hold_ms < 0 || options.max_hold_ms < options.hold_ms ||
+      !(options.rerank_growth >= 0)) {
+    return InvalidArgumentError(
+        "scheduler options: max_in_flight_per_host must be at least 1, lease_ms above 0, "
+        "min_delay_ms, retry_ms, hold_ms and rerank_growth not negative, max_hold_ms at least "
+        "hold_ms");
+  }
+  return Status::Ok();
+}
+
+ScheduleState::ScheduleState(const SchedulerOptions& options, UrlFilter filter,
+                             RevisitEstimator revisits)
+    : options_(options),
+      filter_(std::move(filter)),
+      hosts_(options),
+      policy_(options.score),
+      revisits_(std::move(revisits)) {}
+
+void ScheduleState::Grow(uint32_t pages) {
+  if (slot_.size() >= pages) return;
+  slot_.resize(pages, kUnknown);
+  host_of_.resize(pages, kNoHost);
+  policy_.Grow(pages);
+  revisits_.Grow(pages);
+}
+
+int32_t ScheduleState::PriorityOf(uint32_t id) const {
+  if (priorities_.empty()) return 0;  // no caller gave any: no look-up
+  const auto it = priorities_.find(id);
+  return it == priorities_.end() ? 0 : it->second;
+}
+
+uint32_t ScheduleState::FailuresOf(uint32_t id) const {
+  const auto it = failures_.find(id);
+  return it == failures_.end() ? 0 : it->second;
+}
+
+// ---- joining the schedule
+
+void ScheduleState::Place(const NewPage& page, int64_t now) {
+  if (page.crawled) {
+    host_of_[page.id] = page.host;
+    slot_[page.id] = kCrawled;
+    ++crawled_;
+    ++hosts_[page.host].done;
+    if (page.allowed)
+      revisits_.Schedule(page.id, revisits_.NextRevisit(page.id, page.history, true));
+    return;
+  }
+  if (page.priority != 0) priorities_[page.id] = page.priority;
+  Enqueue(page.id, page.host, page.depth, page.fingerprint, page.link_score, page.allowed, now);
+}
+
+void ScheduleState::Enqueue(uint32_t id, uint32_t host, uint32_t depth, uint64_t fingerprint,
+                            float link_score, bool allowed, int64_t now) {
+  host_of_[id] = host;
+  if (!allowed || (options_.max_depth != 0 && depth > options_.max_depth)) {
+    slot_[id] = kFiltered;
+    ++filtered_;
+    return;
+  }
+  policy_.set_key(id, policy_.KeyOf(id, depth, fingerprint, link_score));
+  Requeue(id, now);
+}
+
+void ScheduleState::Requeue(uint32_t id, int64_t now) {
+  Host& h = hosts_[host_of_[id]];
+  h.queue.Push(id, policy_.key(id), PriorityOf(id), slot_);
+  ++queued_;
+  if (slot_[id] == 0) hosts_.Reschedule(host_of_[id], now);
+}
+
+void ScheduleState::SetPriority(uint32_t id, int32_t priority, int64_t now) {
+  if (priority == 0) {
+    priorities_.erase(id);
+  } else {
+    priorities_[id] = priority;
+  }
+  const uint32_t pos = slot_[id];
+  if (pos >= kFirstState) return;
+  hosts_[host_of_[id]].queue.SetPriority(pos, priority, slot_);
+  hosts_.Reschedule(host_of_[id], now);
+}
+
+// ---- keys
+
+void ScheduleState::Rekey(uint32_t id, int64_t now) {
+  const uint32_t pos = slot_[id];
+  if (pos >= kFirstState) return;
+  Host& h = hosts_[host_of_[id]];
+  h.queue.Update(pos, policy_.key(id), slot_);
+  if (pos == 0 || slot_[id] == 0) hosts_.Reschedule(host_of_[id], now);
+}
+
+void ScheduleState::ApplyRanks(std::span<const double> scores, size_t first, size_t end,
+                               int64_t now) {
+  std::vector<uint32_t> touched;
+  for (size_t id = first; id < end && id < slot_.size(); ++id) {
+    policy_.set_key(static_cast<uint32_t>(id), static_cast<float>(scores[id]));
+    const uint32_t pos = slot_[id];
+    if (pos >= kFirstState) continue;
+    hosts_[host_of_[id]].queue.Update(pos, policy_.key(static_cast<uint32_t>(id)), slot_);
+    touched.push_back(host_of_[id]);
+  }
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  // Only a ready host's entry carries its best score; a waiting host's entry (by time)
+  // stays valid as it is.
+  for (uint32_t h : touched) {
+    if (std::max(hosts_[h].ready_at_ms, hosts_[h].hold_until_ms) <= now) hosts_.Reschedule(h, now);
+  }
+  Compact(now);
+  policy_.MarkRanked(end);  // pushes stop at ranked pages
+}
+
+// ---- leases
+
+ScheduleState::Pick ScheduleState::HandOut(uint32_t id, uint32_t number, float key, bool revisit,
+                                           Lease lease, int64_t now) {
+  Host& h = hosts_[number];
+  const Pick pick{id, number, key, revisit, hosts_.Mark(number)};
+  if (revisit) {
+    slot_[id] = kLeased;
+    revisit_leases_.insert(id);
+  } else {
+    h.queue.RemoveAt(slot_[id], kLeased, slot_);
+    --queued_;
+  }
+  leases_[id] = lease;
+  lease_expiry_.push({lease.expiry_ms, id, lease.id});
+  hosts_.StartFlight(number, now);
+  hosts_.Reschedule(number, now);
+  return pick;
+}
+
+void ScheduleState::Undo(const Pick& pick, int64_t now) {
+  leases_.erase(pick.id);
+  hosts_.Undo(pick.host, pick.flight, now);
+  if (pick.revisit) {
+    revisit_leases_.erase(pick.id);
+    slot_[pick.id] = kCrawled;
+    revisits_.Refile(pick.id);
+  } else {
+    slot_[pick.id] = kUnknown;
+    hosts_[pick.host].queue.Push(pick.id, pick.key, PriorityOf(pick.id), slot_);
+    ++queued_;
+  }
+  hosts_.Reschedule(pick.host, now);
+}
+
+void ScheduleState::TakeLease(uint32_t id, Lease lease, int64_t now) {
+  const uint32_t pos = slot_[id];
+  if (pos < kFirstState) {
+    hosts_[host_of_[id]].queue.RemoveAt(pos, kLeased, slot_);
+    --queued_;
+  } else if (pos == kCrawled) {
+    slot_[id] = kLeased;
+    revisit_leases_.insert(id);
+  } else {
+    return;
+  }
+  leases_[id] = lease;
+  lease_expiry_.push({lease.expiry_ms, id, lease.id});
+  hosts_.CountFlight(host_of_[id]);
+  next_lease_ = std::max(next_lease_, lease.id + 1);
+  hosts_.Reschedule(host_of_[id], now);
+}
+
+// ---- reports
+
+void ScheduleState::MarkCrawled(uint32_t id, int64_t now) {
+  const uint32_t state = slot_[id];
+  if (state == kCrawled) return;  // a recrawl not handed out by Next
+  const uint32_t host = host_of_[id];
+  if (state == kLeased && revisit_leases_.erase(id) != 0) {  // a revisit came back
+    leases_.erase(id);
+    hosts_.EndFlight(host, now);
+    hosts_[host].holds_in_a_row = 0;
+    slot_[id] = kCrawled;
+    hosts_.Reschedule(host, now);
+    return;
+  }
+  if (state < kFirstState) {
+    Host& h = hosts_[host];
+    const bool top = state == 0;
+    h.queue.RemoveAt(state, kCrawled, slot_);
+    --queued_;
+    if (top) hosts_.Reschedule(host, now);
+  } else if (state == kLeased) {
+    leases_.erase(id);
+    hosts_.EndFlight(host, now);
+    hosts_[host].holds_in_a_row = 0;
+  } else if (state == kRetrying) {
+    --retrying_;
+  } else if (state == kFailed) {
+    --failed_;
+    --hosts_[host].done;
+  } else if (state == kFiltered) {
+    --filtered_;
+  }
+  failures_.erase(id);
+  if (!priorities_.empty()) priorities_.erase(id);
+  slot_[id] = kCrawled;
+  ++crawled_;
+  if (host != kNoHost) {
+    ++hosts_[host].done;
+    hosts_.Reschedule(host, now);
+  }
+}
+
+void ScheduleState::ApplyFailure(uint32_t id, const ScheduleEntry& entry, int64_t now) {
+  const uint32_t state = slot_[id];
+  const uint32_t host = host_of_[id];
+  if (state == kLeased) {
+    leases_.erase(id);
+    hosts_.EndFlight(host, now);
+  } else if (state < kFirstState) {
+    hosts_[host].queue.RemoveAt(state, kUnknown, slot_);
+    --queued_;
+  } else if (state == kRetrying) {
+    --retrying_;
+  } else if (state == kFailed || state == kCrawled) {
+    return;  // a late report about a page already settled
+  }
+  if (entry.state == EntryState::kFailed) {
+    slot_[id] = kFailed;
+    failures_.erase(id);
+    if (!priorities_.empty()) priorities_.erase(id);
+    ++failed_;
+    ++hosts_[host].done;
+  } else {
+    slot_[id] = kRetrying;
+    failures_[id] = entry.failures;
+    ++retrying_;
+    retry_due_.push({entry.time_ms, id, 0});
+  }
+  hosts_.Reschedule(host, now);
+}
+
+void ScheduleState::RevisitFailed(uint32_t id, int64_t due_ms, int64_t now) {
+  if (slot_[id] != kLeased || revisit_leases_.erase(id) == 0) return;
+  leases_.erase(id);
+  hosts_.EndFlight(host_of_[id], now);
+  slot_[id] = kCrawled;
+  revisits_.Schedule(id, due_ms);
+  hosts_.Reschedule(host_of_[id], now);
+}
+
+// ---- time
+
+void ScheduleState::PromoteDue(int64_t now) {
+  while (!lease_expiry_.empty() && lease_expiry_.top().time <= now) {
+    const Timed t = lease_expiry_.top();
+    lease_expiry_.pop();
+    auto it = leases_.find(t.who);
+    if (it == leases_.end() || it->second.id != t.ticket) continue;
+    leases_.erase(it);
+    hosts_.EndFlight(host_of_[t.who], now);
+    if (revisit_leases_.erase(t.who) != 0) {
+      slot_[t.who] = kCrawled;
+      revisits_.Schedule(t.who, now);
+    } else {
+      slot_[t.who] = kUnknown;
+      Requeue(t.who, now);
+    }
+    hosts_.Reschedule(host_of_[t.who], now);
+  }
+  while (!retry_due_.empty() && retry_due_.top().time <= now) {
+    const Timed t = retry_due_.top();
+    retry_due_.pop();
+    if (slot_[t.who] != kRetrying) continue;
+    --retrying_;
+    slot_[t.who] = kUnknown;
+    Requeue(t.who, now);
+  }
+  hosts_.PromoteWaiting(now);
+}
+
+// The host and lease queues drop stale entries lazily; when they hold four times more than
+// can be valid, they are rebuilt from what is (O(hosts + leases)), so that a long crawl or
+// a re-key of millions of pages keeps them small.
+void ScheduleState::Compact(int64_t now) {
+  const size_t bound = 4 * (hosts_.size() + leases_.size()) + 4096;
+  hosts_.Compact(bound, now);
+  if (lease_expiry_.size() > bound) {
+    std::vector<Timed> live;
+    live.reserve(leases_.size());
+    for (const auto& [id, lease] : leases_) live.push_back({lease.expiry_ms, id, lease.id});
+    lease_expiry_ = TimeQueue(std::greater<Timed>(), std::move(live));
+  }
+}
+
+SchedulerStats ScheduleState::Stats(int64_t now) const {
+  SchedulerStats stats;
+  stats.queued = queued_;
+  stats.in_flight = leases_.size();
+  stats.retrying = retrying_;
+  stats.crawled = crawled_;
+  stats.failed = failed_;
+  stats.filtered = filtered_;
+  stats.hosts = hosts_.size();
+  stats.ranked_pages = policy_.ranked_pages();
+  int64_t next = hosts_.NextReady(now, &stats.ready);
+  const auto consider = [&](int64_t t) { next = next < 0 ? t : std::min(next, t); };
+  // The time queues may hold stale entries (settled early): their top is a lower bound.
+  if (retrying_ > 0) consider(std::max(now, retry_due_.top().time));
+  if (!leases_.empty()) consider(std::max(now, lease_expiry_.top().time));
+  if (const int64_t revisit = revisits_.Earliest(); revisit >= 0) {
+    stats.next_revisit_ms = revisit;
+    consider(std::max(now, revisit));
+  }
+  const bool limit = options_.max_pages != 0 && Done() >= options_.max_pages;
+  stats.finished = limit || (stats.in_flight == 0 && stats.retrying == 0 && next < 0);
+  stats.next_ready_ms = stats.finished ? -1 : next;
+  return stats;
+}
+
+// ---- loading
+
+Result<std::optional<int64_t>> ScheduleState::Load(const PageDb& db, const Snapshot& snapshot,
+                                                   int64_t now, Returned* returned) {
+  Grow(static_cast<uint32_t>(snapshot.counters().pages));
+  CRAWLRANK_ASSIGN_OR_RETURN(std::optional<int64_t> ranked_at, policy_.InitialKeys(db, snapshot));
+  CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
+    Place({page.id, hosts_.NumberOfUrl(page.url), page.depth, page.fingerprint, page.link_score,
+           filter_.Allowed(page.url), page.crawled(), revisits_.HistoryOf(page), 0},
+          now);
+    return Status::Ok();
+  }));
+  const ScheduleTables tables(db);
+  if (!tables.Present()) return ranked_at;  // format version 2, read-only
+  // The scheduler's own tables, read in the snapshot's transaction: host state, then the
+  // pages whose state their records do not imply.
+  CRAWLRANK_RETURN_IF_ERROR(LoadHosts(tables, snapshot, now));
+  CRAWLRANK_RETURN_IF_ERROR(
+      tables.ForEachEntry(snapshot, [&](uint32_t id, ScheduleEntry& entry) -> Status {
+        if (id >= slot_.size() || (slot_[id] == kCrawled && entry.state != EntryState::kLeased)) {
+          return DataLossError("PageDB \"" + db.path() + "\": schedule entry of page " +
+                               std::to_string(id) + ", which is " +
+                               (id >= slot_.size() ? "not in the DB" : "crawled"));
+        }
+        return LoadEntry(id, entry, now, returned);
+      }));
+  return ranked_at;
+}
+
+Status ScheduleState::LoadHosts(const ScheduleTables& tables, const Snapshot& snapshot,
+                                int64_t now) {
+  return tables.ForEachHost(snapshot, [&](std::string_view key, HostEntry& entry) {
+    hosts_.Apply(hosts_.Number(key), entry, now);
+    return Status::Ok();
+  });
+}
+
+Status ScheduleState::LoadEntry(uint32_t id, ScheduleEntry& entry, int64_t now,
+                                Returned* returned) {
+  if (slot_[id] == kCrawled) {  // a revisit in flight
+    if (returned != nullptr) {
+      returned->revisits.push_back(id);  // its entry goes; it is due as its record says
+    } else {
+      TakeLease(id, {entry.lease, entry.time_ms}, now);
+    }
+    return Status::Ok();
+  }
+  if (entry.failures > 0) failures_[id] = entry.failures;
+  // The tier of a page not failed for good (queued, leased or retrying), whatever happens
+  // to it below: a lease or a retry that returns re-queues it there.
+  if (entry.state != EntryState::kFailed && entry.priority != 0) {
+    SetPriority(id, entry.priority, now);
+  }
+  if (entry.state == EntryState::kLeased) {
+    if (returned != nullptr) {
+      // The writer that leased it is gone (this process holds the writer lock now).
+      entry.state = EntryState::kQueued;
+      returned->leases.emplace_back(id, entry);
+    } else {
+      TakeLease(id, {entry.lease, entry.time_ms}, now);
+    }
+  } else if (entry.state != EntryState::kQueued) {
+    ApplyFailure(id, entry, now);
+  }
+  return Status::Ok();
+}
+
+}  // namespace crawlrank

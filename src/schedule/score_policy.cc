@@ -1,0 +1,104 @@
+#include "schedule/score_policy.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "crawlrank/rank_store.h"
+
+namespace crawlrank {
+
+std::optional<RankAlgorithm> RankAlgorithmOf(ScoreMode mode) {
+  switch (mode) {
+    case ScoreMode::kPageRank: return RankAlgorithm::kPageRank;
+    case ScoreMode::kPersonalized: return RankAlgorithm::kPersonalized;
+    case ScoreMode::kTrustRank: return RankAlgorithm::kTrustRank;
+    case ScoreMode::kHits: return RankAlgorithm::kHits;
+    case ScoreMode::kTopicHits: return RankAlgorithm::kTopicHits;
+    case ScoreMode::kWeightedPageRank: return RankAlgorithm::kWeightedPageRank;
+    default: return std::nullopt;
+  }
+}
+
+ScorePolicy::ScorePolicy(ScoreMode mode) : mode_(mode), ranked_(RankAlgorithmOf(mode)) {}
+
+bool ScorePolicy::Pushes() const {
+  return mode_ == ScoreMode::kOpic || mode_ == ScoreMode::kInDegree || ranked_;
+}
+
+float ScorePolicy::KeyOf(uint32_t id, uint32_t depth, uint64_t fingerprint, float link_score) {
+  switch (mode_) {
+    case ScoreMode::kLinkScore: return link_score;
+    case ScoreMode::kBreadthFirst: return -static_cast<float>(depth);
+    case ScoreMode::kRandom:
+      return static_cast<float>((fingerprint * 0x9E3779B97F4A7C15ull) >> 40) / 16777216.f;
+    default:
+      // A seed (or a page fetched before anything linked to it) starts with the cash of
+      // one, and goes before every ranked page.
+      if (depth == 0 && keys_[id] == 0) keys_[id] = 1.f;
+      return keys_[id];
+  }
+}
+
+float ScorePolicy::Share(uint32_t source, size_t targets) {
+  switch (mode_) {
+    case ScoreMode::kOpic: {
+      const float share = keys_[source] / static_cast<float>(targets);
+      keys_[source] = 0;  // its cash is passed on
+      return share;
+    }
+    case ScoreMode::kInDegree: return 1;
+    default: return keys_[source] / static_cast<float>(targets);
+  }
+}
+
+namespace {
+// InitialKeys' answer when the keys did not come from stored ranks.
+constexpr std::optional<int64_t> kNotRanked;
+}  // namespace
+
+Result<std::optional<int64_t>> ScorePolicy::InitialKeys(const PageDb& db,
+                                                        const Snapshot& snapshot) {
+  switch (mode_) {
+    case ScoreMode::kInDegree:
+      CRAWLRANK_RETURN_IF_ERROR(snapshot.ScanEdges([&](EdgeChunk& chunk) {
+        for (uint32_t t : chunk.targets) keys_[t] += 1;
+        return Status::Ok();
+      }));
+      return kNotRanked;
+    case ScoreMode::kOpic: {
+      // Replays the cash flow: seeds start with one, each crawled page passes its cash on
+      // at its first crawl, in the order of first crawls.
+      std::vector<std::pair<int64_t, uint32_t>> order;
+      CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
+        if (page.depth == 0) keys_[page.id] = 1;
+        if (page.crawled()) order.emplace_back(page.first_crawl_ms, page.id);
+        return Status::Ok();
+      }));
+      std::sort(order.begin(), order.end());
+      for (const auto& [when, id] : order) {
+        CRAWLRANK_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, snapshot.Links(id));
+        if (targets.empty()) continue;
+        const float share = keys_[id] / static_cast<float>(targets.size());
+        keys_[id] = 0;
+        for (uint32_t t : targets) keys_[t] += share;
+      }
+      return kNotRanked;
+    }
+    default: break;
+  }
+  if (!ranked_) return kNotRanked;
+  auto stored = LoadRank(db.path(), *RankAlgorithmOf(mode_));
+  if (!stored.ok()) {
+    // None yet: the first re-rank makes one. A damaged file is ranked again too.
+    const StatusCode code = stored.status().code();
+    if (code == StatusCode::kNotFound || code == StatusCode::kDataLoss) return kNotRanked;
+    return stored.status();
+  }
+  const std::vector<double>& scores = stored->rank.scores;
+  if (scores.size() > keys_.size()) return kNotRanked;  // not of this DB: rank again
+  for (size_t id = 0; id < scores.size(); ++id) keys_[id] = static_cast<float>(scores[id]);
+  ranked_pages_ = scores.size();
+  return std::optional<int64_t>(stored->created_ms);
+}
+
+}  // namespace crawlrank

@@ -1,0 +1,79 @@
+// The score each page is queued by (SchedulerOptions::score): computed when a page joins
+// the schedule, pushed along the out-links of a fetched page in the modes that grow as the
+// crawl goes (OPIC's cash, in-degree, and the rank modes' estimate for pages discovered
+// since the last rank), and replaced by the ranks of a re-rank. It keeps the key of every
+// page by id; the page state machine moves heap entries when a key changes.
+#ifndef CRAWLRANK_SRC_SCHEDULE_SCORE_POLICY_H_
+#define CRAWLRANK_SRC_SCHEDULE_SCORE_POLICY_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "crawlrank/page_db.h"
+#include "crawlrank/rank.h"
+#include "crawlrank/score_mode.h"
+
+namespace crawlrank {
+
+// The ranking engine's algorithm behind a mode; nullopt for the online modes.
+std::optional<RankAlgorithm> RankAlgorithmOf(ScoreMode mode);
+
+class ScorePolicy {
+ public:
+  explicit ScorePolicy(ScoreMode mode);
+
+  ScoreMode mode() const { return mode_; }
+  // A mode from the ranking engine: keys come from re-ranks.
+  bool ranked() const { return ranked_; }
+  // Modes whose scores grow as pages are fetched: a fetched page pushes score to its
+  // out-links.
+  bool Pushes() const;
+
+  void Grow(size_t pages) {
+    if (keys_.size() < pages) keys_.resize(pages, 0.f);
+  }
+  float key(uint32_t id) const { return keys_[id]; }
+  void set_key(uint32_t id, float key) { keys_[id] = key; }
+
+  // The key a page joining the queue gets.
+  float KeyOf(uint32_t id, uint32_t depth, uint64_t fingerprint, float link_score);
+
+  // Page `source` was fetched for the first time with these out-links: passes its score
+  // on, calling rekey(target) for each target whose key changed.
+  template <typename Rekey>
+  void PushFrom(uint32_t source, std::span<const uint32_t> targets, Rekey&& rekey) {
+    if (targets.empty()) return;
+    const float share = Share(source, targets.size());
+    for (uint32_t t : targets) {
+      // Rank modes: only pages the last rank did not cover get an estimate.
+      if (ranked_ && t < ranked_pages_) continue;
+      keys_[t] += share;
+      rekey(t);
+    }
+  }
+
+  // The keys at open, with the arrays sized to `snapshot`: what the online modes had
+  // accumulated (replayed from the DB), or the ranks stored with the DB. Returns the time
+  // the stored ranks were computed, when they were used.
+  Result<std::optional<int64_t>> InitialKeys(const PageDb& db, const Snapshot& snapshot);
+
+  // Ids below this have their key from the ranks.
+  uint64_t ranked_pages() const { return ranked_pages_; }
+  void MarkRanked(uint64_t end) { ranked_pages_ = std::max(ranked_pages_, end); }
+
+ private:
+  // What a fetched page with `targets` out-links passes to each.
+  float Share(uint32_t source, size_t targets);
+
+  ScoreMode mode_;
+  bool ranked_;
+  std::vector<float> keys_;  // by page id: the score it is queued by
+  uint64_t ranked_pages_ = 0;
+};
+
+}  // namespace crawlrank
+
+#endif  // CRAWLRANK_SRC_SCHEDULE_SCORE_POLICY_H_

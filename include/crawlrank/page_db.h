@@ -43,7 +43,7 @@
 #include <string_view>
 #include <vector>
 
-#include "crawlrank/edge_source.h"
+#include "crawlrank/edge_chunk.h"
 #include "crawlrank/page_types.h"
 #include "crawlrank/status.h"
 #include "crawlrank/url.h"

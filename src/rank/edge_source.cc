@@ -1,5 +1,6 @@
-// Edge sources over a PageDB snapshot, a text edge list, an in-memory vector and a
-// cross-group filter (edge_source.h).
+// Edge sources over a text edge list, an in-memory vector and a cross-group filter
+// (edge_source.h). SnapshotEdgeSource, which reads a PageDB, is in
+// src/rank_db/snapshot_edge_source.cc.
 #include "crawlrank/edge_source.h"
 
 #include <algorithm>
@@ -9,23 +10,7 @@
 #include <cstring>
 #include <limits>
 
-#include "crawlrank/page_db.h"
-
 namespace crawlrank {
-
-SnapshotEdgeSource::SnapshotEdgeSource(const Snapshot& snapshot) : snapshot_(snapshot) {}
-
-uint32_t SnapshotEdgeSource::num_pages() const {
-  return static_cast<uint32_t>(snapshot_.counters().pages);
-}
-
-uint64_t SnapshotEdgeSource::num_links() const {
-  return snapshot_.counters().edges;
-}
-
-Status SnapshotEdgeSource::Scan(const EdgeChunkSink& sink) {
-  return snapshot_.ScanEdges(sink);
-}
 namespace {
 
 constexpr size_t kChunkTargets = size_t{1} << 16;

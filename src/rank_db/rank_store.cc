@@ -18,7 +18,7 @@
 
 #include "base/coding.h"
 #include "base/unique_fd.h"
-#include "rank/rank_store_internal.h"
+#include "rank_db/rank_store_internal.h"
 
 namespace crawlrank {
 namespace {

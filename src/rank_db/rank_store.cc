@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/ascii.h"
 #include "base/coding.h"
 #include "base/unique_fd.h"
 #include "rank_db/rank_store_internal.h"
@@ -41,7 +42,7 @@ void RemoveLeftoverTemps(const std::string& dir) {
     if (at == std::string::npos) continue;
     const std::string digits = name.substr(at + 10);
     if (digits.empty() || digits.size() > 9 ||
-        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        !std::all_of(digits.begin(), digits.end(), IsAsciiDigit)) {
       continue;
     }
     const pid_t pid = static_cast<pid_t>(std::stol(digits));

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "base/coding.h"
+#include "base/errno_text.h"
 #include "page_db/link_block.h"
 #include "page_db/page_db_impl.h"
 #include "page_db/page_record.h"
@@ -19,10 +20,6 @@ namespace {
 
 using lmdb::Val;
 using lmdb::View;
-
-std::string ErrnoText() {
-  return std::strerror(errno);
-}
 
 // Reads a string value from `meta`; NotFound when absent.
 Result<std::string_view> GetMeta(MDB_txn* txn, MDB_dbi meta, std::string_view key,

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <limits>
 
+#include "base/errno_text.h"
+
 namespace crawlrank {
 namespace {
 
@@ -24,7 +26,7 @@ using UniqueFile = std::unique_ptr<std::FILE, FileCloser>;
 Result<UniqueFile> OpenText(const std::string& path) {
   UniqueFile file(std::fopen(path.c_str(), "r"));
   if (file == nullptr) {
-    const std::string message = "cannot open edge list \"" + path + "\": " + std::strerror(errno);
+    const std::string message = "cannot open edge list \"" + path + "\": " + ErrnoText();
     return errno == ENOENT ? NotFoundError(message) : IoError(message);
   }
   return file;

@@ -18,6 +18,7 @@
 
 #include "base/ascii.h"
 #include "base/coding.h"
+#include "base/errno_text.h"
 #include "base/unique_fd.h"
 #include "rank_db/rank_store_internal.h"
 
@@ -26,10 +27,6 @@ namespace {
 
 constexpr std::string_view kMagic = "CRWLRANK";
 constexpr size_t kHeaderBytes = 112;  // docs/format.md, "Rank files"
-
-std::string ErrnoText() {
-  return std::strerror(errno);
-}
 
 // Removes the files `*.rank.tmp.PID` in `dir` that a process which has since died left
 // behind (killed while saving): each is as big as a whole rank. Files of live processes

@@ -1,5 +1,5 @@
 // Fuzzes the rank file reader (ParseRankFile, the decoder LoadRank reads files through;
-// src/rank/rank_store_internal.h).
+// src/rank_db/rank_store_internal.h).
 //
 // Input: a selector byte, then the file's bytes. The byte's low bits pick the algorithm
 // the file is read as; with its top bit set, the target first writes valid checksums into
@@ -19,7 +19,7 @@
 #include <string>
 
 #include "fuzz_check.h"
-#include "rank/rank_store_internal.h"
+#include "rank_db/rank_store_internal.h"
 
 namespace {
 

@@ -646,7 +646,7 @@ TEST(PageDbTest, FingerprintFilingBatchGrowsWithTheTable) {
   PageDbOptions options = Fast();
   options.fingerprint_batch = 10;
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), options));
-  const PageDb::Impl& impl = PageDbInternals::Of(*db);
+  const PageDbImpl& impl = PageDbInternals::Of(*db);
   std::vector<uint64_t> filed_at;  // page counts at which a batch was filed
   uint64_t indexed = 0;
   for (int i = 0; i < 240; ++i) {
@@ -669,7 +669,7 @@ TEST(PageDbTest, FingerprintCollisionsAreReportedNeverMerged) {
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
   ASSERT_OK(db->Add(Page("http://b.com/", {})));
   {
-    PageDb::Impl& impl = PageDbInternals::Of(*db);
+    PageDbImpl& impl = PageDbInternals::Of(*db);
     std::lock_guard lock(impl.write_mutex);
     impl.index.Insert(UrlFingerprint("http://a.com/"), 0, UrlCheck("http://b.com/"));
   }

@@ -12,7 +12,7 @@
 #include <fstream>
 #include <limits>
 
-#include "rank/rank_store_internal.h"
+#include "rank_db/rank_store_internal.h"
 #include "testutil.h"
 
 namespace crawlrank {

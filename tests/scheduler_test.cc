@@ -69,7 +69,7 @@ std::vector<Handed> Extras(const std::vector<Request>& requests) {
 
 // Every row of one of the scheduler's tables keyed by page id (`schedule`, `payloads`),
 // read through a snapshot of `db`: page id -> value bytes.
-std::map<uint32_t, std::string> Rows(PageDb& db, MDB_dbi PageDb::Impl::*table) {
+std::map<uint32_t, std::string> Rows(PageDb& db, MDB_dbi PageDbImpl::*table) {
   std::map<uint32_t, std::string> rows;
   auto snapshot = db.NewSnapshot();
   EXPECT_TRUE(snapshot.ok()) << snapshot.status().ToString();
@@ -942,21 +942,21 @@ TEST_F(SchedulerTest, PayloadsGoWithTheCrawlOrTheFinalFailure) {
       scheduler_->AddSeeds({Extra("http://a.example/", "pa"), Extra("http://b.example/", "pb"),
                             Extra("http://c.example/", "pc", 3), Extra("http://d.example/", "")}));
   using Table = std::map<uint32_t, std::string>;
-  EXPECT_EQ(Rows(*db_, &PageDb::Impl::payloads), (Table{{0, "pa"}, {1, "pb"}, {2, "pc"}}));
+  EXPECT_EQ(Rows(*db_, &PageDbImpl::payloads), (Table{{0, "pa"}, {1, "pb"}, {2, "pc"}}));
   // c's tier: state 0 (queued), 0 failures, zigzag(3) = 6.
-  EXPECT_EQ(Rows(*db_, &PageDb::Impl::schedule), (Table{{2, std::string("\x00\x00\x06", 3)}}));
+  EXPECT_EQ(Rows(*db_, &PageDbImpl::schedule), (Table{{2, std::string("\x00\x00\x06", 3)}}));
   auto r = Next(10);  // c, a, b, d
   ASSERT_EQ(Urls(r), (std::vector<std::string>{"http://c.example/", "http://a.example/",
                                                "http://b.example/", "http://d.example/"}));
   Crawl(r[1]);                                                            // a
   ASSERT_OK(scheduler_->Failed({.url = r[2].url, .lease = r[2].lease}));  // b: retries
   ASSERT_OK(scheduler_->Failed({.url = r[0].url, .lease = r[0].lease, .retryable = false}));
-  EXPECT_EQ(Rows(*db_, &PageDb::Impl::payloads), (Table{{1, "pb"}}));
+  EXPECT_EQ(Rows(*db_, &PageDbImpl::payloads), (Table{{1, "pb"}}));
   clock_.Advance(1000);
   auto retry = Next(10);
   ASSERT_EQ(Extras(retry), (std::vector<Handed>{{"http://b.example/", "pb", 0}}));
   Crawl(retry[0]);
-  EXPECT_TRUE(Rows(*db_, &PageDb::Impl::payloads).empty());
+  EXPECT_TRUE(Rows(*db_, &PageDbImpl::payloads).empty());
   ASSERT_OK(db_->Check());
   scheduler_.reset();
   db_.reset();

@@ -6,7 +6,8 @@
 //   - SnapshotEdgeSource streams a PageDB read snapshot (memory O(1) beyond a chunk);
 //   - EdgeListSource streams a text file of `src dst` id pairs;
 //   - rank.h builds an in-memory CSR from any source when the memory budget allows.
-// Every pass over one source delivers the same edges in the same order.
+// Every pass over one source delivers the same edges in the same order. The chunks a pass
+// delivers (EdgeChunk, EdgeChunkSink) are declared in edge_chunk.h, which the PageDB shares.
 #ifndef CRAWLRANK_EDGE_SOURCE_H_
 #define CRAWLRANK_EDGE_SOURCE_H_
 
@@ -17,36 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "crawlrank/edge_chunk.h"
 #include "crawlrank/status.h"
 
 namespace crawlrank {
 
 class Snapshot;
-
-// A run of consecutive source pages (in increasing id order, each at most once) with their
-// targets, laid out like a small CSR: the targets of sources[i] are
-// targets[ends[i-1] .. ends[i]) (ends[-1] taken as 0). A source without links may be
-// absent. A sink may swap the vectors out to keep them (the source refills whatever it
-// gets back), which lets a pipeline decode the next chunk while the last is used.
-struct EdgeChunk {
-  std::vector<uint32_t> sources;
-  std::vector<uint32_t> ends;
-  std::vector<uint32_t> targets;
-
-  void Clear() {
-    sources.clear();
-    ends.clear();
-    targets.clear();
-  }
-  size_t size() const { return sources.size(); }
-  std::span<const uint32_t> TargetsOf(size_t i) const {
-    const uint32_t begin = i == 0 ? 0 : ends[i - 1];
-    return {targets.data() + begin, ends[i] - begin};
-  }
-};
-
-// Called with each chunk of a pass, in order; a non-OK status stops the pass.
-using EdgeChunkSink = std::function<Status(EdgeChunk&)>;
 
 class EdgeSource {
  public:
@@ -61,7 +38,8 @@ class EdgeSource {
 };
 
 // The links of a PageDB snapshot. The snapshot must outlive this source; every pass
-// reads the same snapshot, so concurrent writes to the DB are not seen.
+// reads the same snapshot, so concurrent writes to the DB are not seen. A Snapshot comes
+// from page_db.h, which this header does not include: ranking needs no PageDB otherwise.
 class SnapshotEdgeSource final : public EdgeSource {
  public:
   explicit SnapshotEdgeSource(const Snapshot& snapshot);

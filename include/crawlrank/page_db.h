@@ -43,7 +43,7 @@
 #include <string_view>
 #include <vector>
 
-#include "crawlrank/edge_source.h"
+#include "crawlrank/edge_chunk.h"
 #include "crawlrank/page_types.h"
 #include "crawlrank/status.h"
 #include "crawlrank/url.h"
@@ -307,10 +307,11 @@ class PageDb {
   enum class CheckLevel : uint8_t { kQuick, kFull };
   Status Check(CheckLevel level = CheckLevel::kFull) const;
 
-  struct Impl;
-
  private:
-  friend class PageDbInternals;  // white-box tests (src/page_db/page_db_impl.h)
+  // The private state; src/ reaches it through PageDbInternals (src/page_db/page_db_impl.h),
+  // the components that share the DB's transactions and white-box tests alike.
+  friend class PageDbInternals;
+  struct Impl;
   explicit PageDb(std::unique_ptr<Impl> impl);
   // A snapshot whose B-tree pages (a sample, or all for kFull) were checked without LMDB.
   Result<Snapshot> NewCheckedSnapshot(CheckLevel level) const;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "base/ascii.h"
 #include "crawl/utf8.h"
 
 namespace crawlrank::crawl_internal {
@@ -305,18 +306,10 @@ constexpr uint16_t kWindows1252High[32] = {
 
 constexpr std::string_view kReplacementChar = "\xEF\xBF\xBD";
 
-bool IsAsciiSpace(char c) {  // HTML's ASCII whitespace
-  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
-}
-
-char AsciiLower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
-}
-
 bool StartsWithNoCase(std::string_view text, size_t at, std::string_view prefix) {
   if (text.size() - at < prefix.size()) return false;
   for (size_t i = 0; i < prefix.size(); ++i) {
-    if (AsciiLower(text[at + i]) != prefix[i]) return false;
+    if (AsciiToLower(text[at + i]) != prefix[i]) return false;
   }
   return true;
 }
@@ -411,7 +404,7 @@ const Encoding* FindEncoding(std::string_view label) {
   while (!label.empty() && IsAsciiSpace(label.back())) label.remove_suffix(1);
   if (label.empty() || label.size() > 24) return nullptr;
   char lower[24];
-  for (size_t i = 0; i < label.size(); ++i) lower[i] = AsciiLower(label[i]);
+  for (size_t i = 0; i < label.size(); ++i) lower[i] = AsciiToLower(label[i]);
   const std::string_view key(lower, label.size());
   for (const Label& entry : kLabels) {
     if (entry.label == key) return entry.encoding;
@@ -473,7 +466,7 @@ bool GetAttribute(std::string_view s, size_t& pos, std::string& name, std::strin
       break;
     }
     if (c == '/' || c == '>') return true;
-    name += AsciiLower(c);
+    name += AsciiToLower(c);
     ++pos;
   }
   while (pos < s.size() && IsAsciiSpace(s[pos])) ++pos;  // the value
@@ -487,16 +480,12 @@ bool GetAttribute(std::string_view s, size_t& pos, std::string& name, std::strin
         ++pos;
         return true;
       }
-      value += AsciiLower(s[pos++]);
+      value += AsciiToLower(s[pos++]);
     }
   }
   if (quote == '>') return true;
-  while (pos < s.size() && !IsAsciiSpace(s[pos]) && s[pos] != '>') value += AsciiLower(s[pos++]);
+  while (pos < s.size() && !IsAsciiSpace(s[pos]) && s[pos] != '>') value += AsciiToLower(s[pos++]);
   return pos < s.size();
-}
-
-bool IsAsciiAlpha(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
 }  // namespace

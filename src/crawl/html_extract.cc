@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/ascii.h"
 #include "crawl/charset.h"
 #include "crawl/words.h"
 
@@ -61,16 +62,11 @@ class GumboArena {
   size_t next_block_ = kMinBlock;
 };
 
-bool IsAsciiSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
-}
-
+// Whether `a`, its ASCII letters lower-cased, equals `b` (lower-case already).
 bool EqualsNoCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    char c = a[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-    if (c != b[i]) return false;
+    if (AsciiToLower(a[i]) != b[i]) return false;
   }
   return true;
 }
@@ -376,10 +372,9 @@ bool HasOtherScheme(std::string_view href) {
       if (scheme.empty()) return false;
       return !(scheme == "http" || scheme == "https");
     }
-    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-    const bool other = (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
-    if (!(alpha || (!scheme.empty() && other))) return false;
-    scheme += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    const bool other = IsAsciiDigit(c) || c == '+' || c == '-' || c == '.';
+    if (!(IsAsciiAlpha(c) || (!scheme.empty() && other))) return false;
+    scheme += AsciiToLower(c);
   }
   return false;
 }
@@ -393,8 +388,6 @@ struct WordIds {
 }  // namespace
 
 namespace {
-
-bool IsAsciiAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 // Whether the lower-cased tag name opens no element that stays open: void elements, and
 // those whose end tag HTML lets one omit (the next sibling closes them).
@@ -434,9 +427,8 @@ size_t DeepNestingCut(std::string_view html, size_t max_depth) {
     if (end_tag) ++i;
     if (i >= html.size() || !IsAsciiAlpha(html[i])) continue;
     std::string name;
-    while (i < html.size() && name.size() < 16 &&
-           (IsAsciiAlpha(html[i]) || (html[i] >= '0' && html[i] <= '9'))) {
-      name += static_cast<char>(html[i] | 0x20);
+    while (i < html.size() && name.size() < 16 && IsAsciiAlnum(html[i])) {
+      name += AsciiToLower(html[i]);
       ++i;
     }
     const size_t close = html.find('>', i);

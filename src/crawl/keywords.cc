@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/errno_text.h"
 #include "crawl/utf8.h"
 #include "crawl/words.h"
 #include "crawlrank/html_extract.h"
@@ -126,7 +127,7 @@ KeywordScorer::KeywordScorer(const std::vector<std::string>& keywords) {
 Result<KeywordScorer> KeywordScorer::FromFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return IoError("read keywords " + QuoteForMessage(path) + ": " + std::strerror(errno));
+    return IoError("read keywords " + QuoteForMessage(path) + ": " + ErrnoText());
   }
   std::vector<std::string> lines;
   std::string line;
@@ -135,7 +136,7 @@ Result<KeywordScorer> KeywordScorer::FromFile(const std::string& path) {
     lines.push_back(std::move(line));
   }
   if (in.bad()) {
-    return IoError("read keywords " + QuoteForMessage(path) + ": " + std::strerror(errno));
+    return IoError("read keywords " + QuoteForMessage(path) + ": " + ErrnoText());
   }
   KeywordScorer scorer(lines);
   if (scorer.empty()) {

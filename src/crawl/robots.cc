@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/ascii.h"
 #include "base/coding.h"
 #include "crawl/robots_internal.h"
 
@@ -16,18 +17,6 @@ namespace {
 
 using robots_internal::RobotsKey;
 using robots_internal::RobotsLine;
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    char y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
 
 // "*" alone, or followed by a space or tab: the global group (RFC 9309 §2.2.1).
 bool IsGlobalAgent(std::string_view value) {
@@ -63,7 +52,7 @@ class GroupSelector : public robots_internal::RobotsHandler {
         if (IsGlobalAgent(line.value)) {
           names_global_ = global_.seen = true;
         } else if (const std::string_view t = robots_internal::RobotsProductToken(line.value);
-                   !t.empty() && EqualsIgnoreCase(t, token_)) {
+                   !t.empty() && AsciiEqualsIgnoreCase(t, token_)) {
           names_token_ = specific_.seen = true;
         }
         break;

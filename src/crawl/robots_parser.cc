@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/ascii.h"
 #include "crawl/robots_internal.h"
 #include "crawlrank/robots.h"
 
@@ -19,18 +20,6 @@ std::string_view Trim(std::string_view s) {
   while (!s.empty() && IsBlank(s.front())) s.remove_prefix(1);
   while (!s.empty() && IsBlank(s.back())) s.remove_suffix(1);
   return s;
-}
-
-char Lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (Lower(a[i]) != Lower(b[i])) return false;
-  }
-  return true;
 }
 
 struct Spelling {
@@ -72,7 +61,7 @@ bool SplitLine(std::string_view line, RobotsLine* out) {
   // Lenient: "Disallow /x", a known key, then a space or tab, then the value.
   for (const Spelling& s : kSpellings) {
     if (s.text.empty() || line.size() <= s.text.size()) continue;
-    if (!EqualsIgnoreCase(line.substr(0, s.text.size()), s.text)) continue;
+    if (!AsciiEqualsIgnoreCase(line.substr(0, s.text.size()), s.text)) continue;
     if (!IsBlank(line[s.text.size()])) continue;
     out->name = line.substr(0, s.text.size());
     out->value = Trim(line.substr(s.text.size()));
@@ -83,17 +72,8 @@ bool SplitLine(std::string_view line, RobotsLine* out) {
   return false;
 }
 
-bool IsHex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f');
-}
-int HexValue(char c) {
-  if (c <= '9') return c - '0';
-  return Lower(c) - 'a' + 10;
-}
-
 bool IsUnreserved(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '.' || c == '_' || c == '~';
+  return IsAsciiAlnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
 }
 
 // RFC 3986 §2.2 gen-delims and sub-delims: compared as written.
@@ -134,9 +114,9 @@ void AppendNormalized(std::string_view text, std::string* out) {
   for (size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c == '%') {
-      if (i + 2 < text.size() && IsHex(text[i + 1]) && IsHex(text[i + 2])) {
-        const auto decoded =
-            static_cast<unsigned char>(HexValue(text[i + 1]) * 16 + HexValue(text[i + 2]));
+      if (i + 2 < text.size() && IsAsciiHexDigit(text[i + 1]) && IsAsciiHexDigit(text[i + 2])) {
+        const auto decoded = static_cast<unsigned char>(AsciiHexValue(text[i + 1]) * 16 +
+                                                        AsciiHexValue(text[i + 2]));
         if (IsUnreserved(decoded)) {
           out->push_back(static_cast<char>(decoded));
         } else {
@@ -158,7 +138,7 @@ void AppendNormalized(std::string_view text, std::string* out) {
 
 RobotsKey ClassifyRobotsKey(std::string_view name) {
   for (const Spelling& s : kSpellings) {
-    if (!s.text.empty() && EqualsIgnoreCase(name, s.text)) return s.key;
+    if (!s.text.empty() && AsciiEqualsIgnoreCase(name, s.text)) return s.key;
   }
   return RobotsKey::kUnknown;
 }
@@ -197,7 +177,7 @@ std::string_view RobotsProductToken(std::string_view value) {
   size_t n = 0;
   while (n < value.size()) {
     const char c = value[n];
-    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == '-')) break;
+    if (!(IsAsciiAlpha(c) || c == '_' || c == '-')) break;
     ++n;
   }
   return value.substr(0, n);
@@ -229,10 +209,12 @@ bool IsNormalRobotsPath(std::string_view path) {
       if (i + 2 >= path.size()) return false;
       const char h = path[i + 1];
       const char l = path[i + 2];
-      if (!IsHex(h) || !IsHex(l) || (h >= 'a' && h <= 'f') || (l >= 'a' && l <= 'f')) {
+      if (!IsAsciiHexDigit(h) || !IsAsciiHexDigit(l) || IsAsciiLower(h) || IsAsciiLower(l)) {
         return false;
       }
-      if (IsUnreserved(static_cast<unsigned char>(HexValue(h) * 16 + HexValue(l)))) return false;
+      if (IsUnreserved(static_cast<unsigned char>(AsciiHexValue(h) * 16 + AsciiHexValue(l)))) {
+        return false;
+      }
       i += 2;
     } else if (!IsUnreserved(c) && !IsReserved(c)) {
       return false;
@@ -269,9 +251,7 @@ bool RobotsPatternMatches(std::string_view pattern, std::string_view path) {
 
 std::optional<int64_t> ParseCrawlDelayMs(std::string_view value) {
   constexpr int64_t kMaxSeconds = kMaxCrawlDelayMs / 1000;
-  const auto digit = [&](size_t i) {
-    return i < value.size() && value[i] >= '0' && value[i] <= '9';
-  };
+  const auto digit = [&](size_t i) { return i < value.size() && IsAsciiDigit(value[i]); };
   bool any_digit = false;
   size_t i = 0;
   int64_t seconds = 0;

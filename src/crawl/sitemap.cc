@@ -1,8 +1,9 @@
 #include "crawl/sitemap.h"
 
-#include "crawl/utf8.h"
-
 #include <cstdint>
+
+#include "base/ascii.h"
+#include "crawl/utf8.h"
 
 namespace crawlrank {
 namespace {
@@ -36,10 +37,7 @@ std::string DecodeXmlText(std::string_view in) {
       const bool hex = name[1] == 'x' || name[1] == 'X';
       bool ok = name.size() > (hex ? 2u : 1u);
       for (char c : name.substr(hex ? 2 : 1)) {
-        const int d = c >= '0' && c <= '9'   ? c - '0'
-                      : hex && c >= 'a' && c <= 'f' ? c - 'a' + 10
-                      : hex && c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                                    : -1;
+        const int d = (hex ? IsAsciiHexDigit(c) : IsAsciiDigit(c)) ? AsciiHexValue(c) : -1;
         if (d < 0) ok = false;
         else cp = cp * (hex ? 16 : 10) + static_cast<uint32_t>(d);
       }

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/ascii.h"
+
 namespace crawlrank::crawl_internal {
 
 // Decodes the UTF-8 code point at text[i] and advances i past it; an invalid or truncated
@@ -33,13 +35,9 @@ void ForEachWord(std::string_view text, F&& f) {
     bool is_word = false;
     if (c < 0x80) {  // ASCII fast path
       ++i;
-      if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_') {
+      if (IsAsciiAlnum(static_cast<char>(c)) || c == '_') {
         if (word.empty()) begin = at;
-        word += static_cast<char>(c);
-        is_word = true;
-      } else if (c >= 'A' && c <= 'Z') {
-        if (word.empty()) begin = at;
-        word += static_cast<char>(c + ('a' - 'A'));
+        word += AsciiToLower(static_cast<char>(c));
         is_word = true;
       }
     } else {

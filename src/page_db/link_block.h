@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "crawlrank/edge_source.h"
+#include "crawlrank/edge_chunk.h"
 #include "crawlrank/status.h"
 
 namespace crawlrank {

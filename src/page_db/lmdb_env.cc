@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "base/errno_text.h"
 #include "base/unique_fd.h"
 
 namespace crawlrank::lmdb {
@@ -58,7 +59,7 @@ Status PrepareLockFile(const std::string& path, const std::string& where) {
   const std::string lock_path = path + "/lock.mdb";
   const UniqueFd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
   if (!fd.valid()) {
-    const std::string cause = where + ": \"" + lock_path + "\": " + std::strerror(errno);
+    const std::string cause = where + ": \"" + lock_path + "\": " + ErrnoText();
     if (errno == EACCES || errno == EROFS || errno == EPERM) {
       return FailedPreconditionError(
           cause + " (every process that opens a PageDB, a reader too, writes its lock.mdb)");
@@ -68,7 +69,7 @@ Status PrepareLockFile(const std::string& path, const std::string& where) {
   }
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) {
-    return IoError(where + ": stat \"" + lock_path + "\": " + std::strerror(errno));
+    return IoError(where + ": stat \"" + lock_path + "\": " + ErrnoText());
   }
   const off_t size = st.st_size == 0 ? kLockFileBytes : st.st_size;
   const int rc = ::posix_fallocate(fd.get(), 0, size);

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/errno_text.h"
 #include "base/unique_fd.h"
 #include "page_db/lmdb_env.h"
 
@@ -86,7 +87,7 @@ Result<size_t> ReadAt(int fd, const std::string& path, uint64_t offset, char* ou
   while (done < size) {
     const ssize_t n = ::pread(fd, out + done, size - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return IoError("read \"" + path + "\": " + std::strerror(errno));
+    if (n < 0) return IoError("read \"" + path + "\": " + ErrnoText());
     if (n == 0) break;
     done += static_cast<size_t>(n);
   }
@@ -469,11 +470,11 @@ Status VerifyStructure(MDB_txn* txn, const std::string& data_path, VerifyScope s
     return Error(rc, "read the page size of", data_path);
   }
   const UniqueFd fd(::open(data_path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return IoError("open \"" + data_path + "\": " + std::strerror(errno));
+  if (!fd.valid()) return IoError("open \"" + data_path + "\": " + ErrnoText());
   const int raw_fd = fd.get();
   struct stat st;
   if (::fstat(raw_fd, &st) != 0) {
-    return IoError("stat \"" + data_path + "\": " + std::strerror(errno));
+    return IoError("stat \"" + data_path + "\": " + ErrnoText());
   }
   const uint32_t page_size = stat.ms_psize;
   const uint64_t file_pages = static_cast<uint64_t>(st.st_size) / page_size;

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "base/coding.h"
+#include "base/errno_text.h"
 #include "page_db/link_block.h"
 #include "page_db/page_db_impl.h"
 #include "page_db/page_record.h"
@@ -19,10 +20,6 @@ namespace {
 
 using lmdb::Val;
 using lmdb::View;
-
-std::string ErrnoText() {
-  return std::strerror(errno);
-}
 
 // Reads a string value from `meta`; NotFound when absent.
 Result<std::string_view> GetMeta(MDB_txn* txn, MDB_dbi meta, std::string_view key,
@@ -324,7 +321,7 @@ void EdgeCursor::Next() {
 }
 
 Status Snapshot::ScanEdges(const EdgeChunkSink& sink) const {
-  const PageDb::Impl& db = *impl_->db;
+  const PageDbImpl& db = *impl_->db;
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
                              lmdb::Cursor::Open(impl_->txn.get(), db.links, db.path));
   const auto pages = static_cast<uint32_t>(impl_->pages);
@@ -409,7 +406,7 @@ Status OpenTable(MDB_txn* txn, const char* name, unsigned flags, MDB_dbi* dbi,
 
 // The scheduler's tables, new in format version 3 (docs/format.md).
 constexpr uint32_t kFirstScheduleVersion = 3;
-Status CreateScheduleTables(PageDb::Impl& db, MDB_txn* txn) {
+Status CreateScheduleTables(PageDbImpl& db, MDB_txn* txn) {
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "schedule", MDB_CREATE, &db.schedule, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "hosts", MDB_CREATE, &db.hosts, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "payloads", MDB_CREATE, &db.payloads, db.path));
@@ -418,7 +415,7 @@ Status CreateScheduleTables(PageDb::Impl& db, MDB_txn* txn) {
 }
 
 // Creates the tables and header of a new DB inside `txn`.
-Status CreateTables(PageDb::Impl& db, MDB_txn* txn) {
+Status CreateTables(PageDbImpl& db, MDB_txn* txn) {
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "meta", MDB_CREATE, &db.meta, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "pages", MDB_CREATE, &db.pages, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "fingerprints", MDB_CREATE, &db.fingerprints, db.path));
@@ -445,7 +442,7 @@ Status CreateTables(PageDb::Impl& db, MDB_txn* txn) {
 }
 
 // Opens the tables of an existing DB and checks its header.
-Status OpenTables(PageDb::Impl& db, MDB_txn* txn) {
+Status OpenTables(PageDbImpl& db, MDB_txn* txn) {
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "meta", 0, &db.meta, db.path));
   auto magic = GetMeta(txn, db.meta, kMetaMagic, db.path);
   if (!magic.ok() || *magic != kMagicValue) return NotAPageDb(db.path, "no crawlrank header");
@@ -512,7 +509,7 @@ Status OpenTables(PageDb::Impl& db, MDB_txn* txn) {
 }
 
 // Builds the writer's in-memory mirror of the committed pages.
-Status LoadWriterState(PageDb::Impl& db, MDB_txn* txn) {
+Status LoadWriterState(PageDbImpl& db, MDB_txn* txn) {
   CRAWLRANK_ASSIGN_OR_RETURN(db.writer.counters, db.ReadCounters(txn));
   CRAWLRANK_ASSIGN_OR_RETURN(db.writer.indexed_pages,
                              GetMetaU64(txn, db.meta, kMetaIndexedPages, db.path));
@@ -563,7 +560,7 @@ Status LoadWriterState(PageDb::Impl& db, MDB_txn* txn) {
   return Status::Ok();
 }
 
-void SyncLoop(PageDb::Impl* db, std::stop_token stop) {
+void SyncLoop(PageDbImpl* db, std::stop_token stop) {
   std::unique_lock lock(db->sync_mutex);
   while (db->sync_cv.wait(lock, stop, [db] { return db->dirty; })) {
     // Let commits accumulate for one interval, then make them all durable at once.

@@ -80,6 +80,23 @@ inline uint64_t FingerprintFilingThreshold(const PageDbOptions& options, uint64_
 
 class WriteHook;
 
+// The one way into the private state of a PageDb and its snapshots (page_db.h keeps
+// PageDb::Impl and Snapshot::Impl private): for the src/ components that share the DB's
+// transactions (the writer, the scheduler's tables) and for white-box tests that must plant
+// what cannot happen naturally (a 64-bit fingerprint collision).
+class PageDbInternals {
+ public:
+  using Impl = PageDb::Impl;
+  static Impl& Of(PageDb& db);
+  static const Impl& Of(const PageDb& db);
+  // The LMDB read transaction of a snapshot, for src/ components reading their own tables
+  // consistently with the pages.
+  static MDB_txn* TxnOf(const Snapshot& snapshot);
+};
+
+// How src/ names a PageDb's private state.
+using PageDbImpl = PageDbInternals::Impl;
+
 // The writer's scalar state. A write transaction saves it whole and a rollback restores
 // it whole, so a field added here needs no rollback code.
 struct WriterState {
@@ -158,7 +175,7 @@ struct Snapshot::Impl {
   // Destroyed in reverse order: the transaction ends before the lock is released.
   std::shared_lock<std::shared_timed_mutex> lock;
   lmdb::Txn txn;
-  const PageDb::Impl* db = nullptr;
+  const PageDbImpl* db = nullptr;
   uint64_t pages = 0;          // ids [0, pages) exist in this snapshot
   uint64_t indexed_pages = 0;  // ids [0, indexed_pages) are in `fingerprints`
 
@@ -184,20 +201,21 @@ struct Snapshot::Impl {
   mutable bool unindexed_loaded = false;
 };
 
-// Reaches a PageDb's private state, for tests that must plant what cannot happen
-// naturally (a 64-bit fingerprint collision).
+inline PageDbImpl& PageDbInternals::Of(PageDb& db) {
+  return *db.impl_;
+}
+
+inline const PageDbImpl& PageDbInternals::Of(const PageDb& db) {
+  return *db.impl_;
+}
+
+inline MDB_txn* PageDbInternals::TxnOf(const Snapshot& snapshot) {
+  return snapshot.impl_->txn.get();
+}
+
 // Decodes the first and last 64 page records of `snapshot` and their link blocks: the
 // data half of PageDb::Check(kQuick).
 Status CheckSampledRecords(const Snapshot& snapshot);
-
-class PageDbInternals {
- public:
-  static PageDb::Impl& Of(PageDb& db) { return *db.impl_; }
-  static const PageDb::Impl& Of(const PageDb& db) { return *db.impl_; }
-  // The LMDB read transaction of a snapshot, for src/ components reading their own tables
-  // consistently with the pages.
-  static MDB_txn* TxnOf(const Snapshot& snapshot) { return snapshot.impl_->txn.get(); }
-};
 
 }  // namespace crawlrank
 

@@ -51,7 +51,7 @@ PreparedBatch::PreparedBatch(std::span<const std::pair<const CrawledPage*, bool>
 
 // ---- PageCache
 
-Result<PageRecord*> PageCache::Touch(const PageDb::Impl& db, MDB_txn* txn, uint32_t id) {
+Result<PageRecord*> PageCache::Touch(const PageDbImpl& db, MDB_txn* txn, uint32_t id) {
   if (id >= first_new_id_) return &created_[id - first_new_id_];
   auto it = changed_.find(id);
   if (it != changed_.end()) return &it->second;
@@ -95,7 +95,7 @@ Status PageCache::Write(WriteTxn& write) const {
 
 // ---- LinkBuffer
 
-Result<LinkBuffer::Block*> LinkBuffer::Load(const PageDb::Impl& db, MDB_txn* txn, uint32_t block,
+Result<LinkBuffer::Block*> LinkBuffer::Load(const PageDbImpl& db, MDB_txn* txn, uint32_t block,
                                             int64_t max_block) {
   auto [it, inserted] = blocks_.try_emplace(block);
   Block& dirty = it->second;
@@ -111,7 +111,7 @@ Result<LinkBuffer::Block*> LinkBuffer::Load(const PageDb::Impl& db, MDB_txn* txn
   return &dirty;
 }
 
-Result<LinkBuffer::Counts> LinkBuffer::Put(const PageDb::Impl& db, MDB_txn* txn, uint32_t source,
+Result<LinkBuffer::Counts> LinkBuffer::Put(const PageDbImpl& db, MDB_txn* txn, uint32_t source,
                                            std::span<const uint32_t> sorted_targets, bool merge) {
   CRAWLRANK_ASSIGN_OR_RETURN(Block * block,
                              Load(db, txn, source >> kLinkBlockShift, db.writer.max_links_block));
@@ -172,7 +172,7 @@ Status LinkBuffer::Write(WriteTxn& write) const {
 
 // ---- WriteTxn
 
-WriteTxn::WriteTxn(PageDb::Impl& db, lmdb::Txn txn, AddReport* report)
+WriteTxn::WriteTxn(PageDbImpl& db, lmdb::Txn txn, AddReport* report)
     : db_(db),
       txn_(std::move(txn)),
       report_(report),
@@ -404,7 +404,7 @@ void WriteTxn::Rollback() {
 
 Status AttachWriteHook(PageDb& db, WriteHook* hook, const std::function<Status()>& load,
                        const std::function<Status(WriteTxn&)>& join) {
-  PageDb::Impl& impl = PageDbInternals::Of(db);
+  PageDbImpl& impl = PageDbInternals::Of(db);
   if (impl.read_only()) {
     return FailedPreconditionError(impl.Where() +
                                    ": opened read-only; nothing can join its writes");
@@ -422,7 +422,7 @@ Status AttachWriteHook(PageDb& db, WriteHook* hook, const std::function<Status()
 }
 
 void DetachWriteHook(PageDb& db, const WriteHook* hook) {
-  PageDb::Impl& impl = PageDbInternals::Of(db);
+  PageDbImpl& impl = PageDbInternals::Of(db);
   std::lock_guard guard(impl.write_mutex);
   if (impl.write_hook == hook) impl.write_hook = nullptr;
 }
@@ -437,7 +437,7 @@ namespace {
 
 // Doubles the map of the writer's environment. Needs every transaction of this process
 // finished: waits for them (map_mutex), and gives up if a Snapshot stays open.
-Status GrowMap(PageDb::Impl& db) {
+Status GrowMap(PageDbImpl& db) {
   std::unique_lock lock(db.map_mutex, std::defer_lock);
   if (!lock.try_lock_for(std::chrono::seconds(30))) {
     return ResourceExhaustedError("grow map of " + db.Where() +
@@ -454,7 +454,7 @@ Status GrowMap(PageDb::Impl& db) {
 
 }  // namespace
 
-Status ReserveMapHeadroom(PageDb::Impl& db) {
+Status ReserveMapHeadroom(PageDbImpl& db) {
   if (db.read_only()) return Status::Ok();
   std::lock_guard guard(db.write_mutex);
   for (;;) {
@@ -472,14 +472,14 @@ Status ReserveMapHeadroom(PageDb::Impl& db) {
   }
 }
 
-Status RunWrite(PageDb::Impl& db, AddReport* report, const std::function<Status(WriteTxn&)>& body) {
+Status RunWrite(PageDbImpl& db, AddReport* report, const std::function<Status(WriteTxn&)>& body) {
   if (db.read_only())
     return FailedPreconditionError("write to " + db.Where() + ": opened read-only");
   std::lock_guard guard(db.write_mutex);
   return RunWriteLocked(db, report, body);
 }
 
-Status RunWriteLocked(PageDb::Impl& db, AddReport* report,
+Status RunWriteLocked(PageDbImpl& db, AddReport* report,
                       const std::function<Status(WriteTxn&)>& body) {
   for (;;) {
     AddReport local;

@@ -103,14 +103,20 @@ Status DecodeHostEntry(std::string_view host, std::string_view in, HostEntry* en
   return Status::Ok();
 }
 
-ScheduleTables::ScheduleTables(const PageDb& db) : db_(PageDbInternals::Of(db)) {}
+ScheduleTables::ScheduleTables(const PageDb& db) : db_(db) {}
+
+namespace {
+
+const PageDbImpl& Of(const PageDb& db) { return PageDbInternals::Of(db); }
+
+}  // namespace
 
 Status ScheduleTables::PutEntry(WriteTxn& write, uint32_t id, const ScheduleEntry& entry) const {
   std::string value;
   EncodeScheduleEntry(entry, &value);
   Key32 key(id);
   MDB_val k = key.val(), v = lmdb::Val(value);
-  return write.Check(mdb_put(write.txn(), db_.schedule, &k, &v, 0), "write a schedule entry to");
+  return write.Check(mdb_put(write.txn(), Of(db_).schedule, &k, &v, 0), "write a schedule entry to");
 }
 
 namespace {
@@ -126,23 +132,23 @@ Status Erase(WriteTxn& write, MDB_dbi table, uint32_t id, std::string_view op) {
 }  // namespace
 
 Status ScheduleTables::EraseEntry(WriteTxn& write, uint32_t id) const {
-  return Erase(write, db_.schedule, id, "end the schedule entry in");
+  return Erase(write, Of(db_).schedule, id, "end the schedule entry in");
 }
 
 Status ScheduleTables::PutPayload(WriteTxn& write, uint32_t id, std::string_view payload) const {
   Key32 key(id);
   MDB_val k = key.val(), v = lmdb::Val(payload);
-  return write.Check(mdb_put(write.txn(), db_.payloads, &k, &v, 0), "write a payload to");
+  return write.Check(mdb_put(write.txn(), Of(db_).payloads, &k, &v, 0), "write a payload to");
 }
 
 Status ScheduleTables::ErasePayload(WriteTxn& write, uint32_t id) const {
-  return Erase(write, db_.payloads, id, "delete the payload in");
+  return Erase(write, Of(db_).payloads, id, "delete the payload in");
 }
 
 Result<std::string> ScheduleTables::Payload(WriteTxn& write, uint32_t id) const {
   Key32 key(id);
   MDB_val k = key.val(), v;
-  const int rc = mdb_get(write.txn(), db_.payloads, &k, &v);
+  const int rc = mdb_get(write.txn(), Of(db_).payloads, &k, &v);
   if (rc == MDB_NOTFOUND) return std::string();
   CRAWLRANK_RETURN_IF_ERROR(write.Check(rc, "read the payload of a leased page of"));
   return std::string(lmdb::View(v));
@@ -153,35 +159,35 @@ Status ScheduleTables::PutHost(WriteTxn& write, std::string_view key,
   std::string value;
   EncodeHostEntry(entry, &value);
   MDB_val k = lmdb::Val(key), v = lmdb::Val(value);
-  return write.Check(mdb_put(write.txn(), db_.hosts, &k, &v, 0), "write a host entry to");
+  return write.Check(mdb_put(write.txn(), Of(db_).hosts, &k, &v, 0), "write a host entry to");
 }
 
 Result<PageRecord> ScheduleTables::Page(WriteTxn& write, uint32_t id) const {
   Key32 key(id);
   MDB_val k = key.val(), v;
   CRAWLRANK_RETURN_IF_ERROR(
-      write.Check(mdb_get(write.txn(), db_.pages, &k, &v), "read a leased page of"));
+      write.Check(mdb_get(write.txn(), Of(db_).pages, &k, &v), "read a leased page of"));
   PageRecord record;
   CRAWLRANK_RETURN_IF_ERROR(
-      DecodePageRecord(id, lmdb::View(v), &record).WithContext(db_.Where()));
+      DecodePageRecord(id, lmdb::View(v), &record).WithContext(Of(db_).Where()));
   return record;
 }
 
-bool ScheduleTables::Present() const { return db_.has_schedule; }
+bool ScheduleTables::Present() const { return Of(db_).has_schedule; }
 
 Status ScheduleTables::ForEachHost(
     const Snapshot& snapshot,
     const std::function<Status(std::string_view key, HostEntry& entry)>& fn) const {
   CRAWLRANK_ASSIGN_OR_RETURN(
       lmdb::Cursor cursor,
-      lmdb::Cursor::Open(PageDbInternals::TxnOf(snapshot), db_.hosts, db_.path));
+      lmdb::Cursor::Open(PageDbInternals::TxnOf(snapshot), Of(db_).hosts, Of(db_).path));
   MDB_val k, v;
   for (;;) {
     CRAWLRANK_ASSIGN_OR_RETURN(bool more, cursor.Next(&k, &v));
     if (!more) return Status::Ok();
     HostEntry entry;
     CRAWLRANK_RETURN_IF_ERROR(
-        DecodeHostEntry(lmdb::View(k), lmdb::View(v), &entry).WithContext(db_.Where()));
+        DecodeHostEntry(lmdb::View(k), lmdb::View(v), &entry).WithContext(Of(db_).Where()));
     CRAWLRANK_RETURN_IF_ERROR(fn(lmdb::View(k), entry));
   }
 }
@@ -191,16 +197,16 @@ Status ScheduleTables::ForEachEntry(
     const std::function<Status(uint32_t id, ScheduleEntry& entry)>& fn) const {
   CRAWLRANK_ASSIGN_OR_RETURN(
       lmdb::Cursor cursor,
-      lmdb::Cursor::Open(PageDbInternals::TxnOf(snapshot), db_.schedule, db_.path));
+      lmdb::Cursor::Open(PageDbInternals::TxnOf(snapshot), Of(db_).schedule, Of(db_).path));
   MDB_val k, v;
   for (;;) {
     CRAWLRANK_ASSIGN_OR_RETURN(bool more, cursor.Next(&k, &v));
     if (!more) return Status::Ok();
-    if (k.mv_size != 4) return DataLossError(db_.Where() + ": schedule key of wrong size");
+    if (k.mv_size != 4) return DataLossError(Of(db_).Where() + ": schedule key of wrong size");
     const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
     ScheduleEntry entry;
     CRAWLRANK_RETURN_IF_ERROR(
-        DecodeScheduleEntry(id, lmdb::View(v), &entry).WithContext(db_.Where()));
+        DecodeScheduleEntry(id, lmdb::View(v), &entry).WithContext(Of(db_).Where()));
     CRAWLRANK_RETURN_IF_ERROR(fn(id, entry));
   }
 }

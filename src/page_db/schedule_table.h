@@ -92,7 +92,7 @@ class ScheduleTables {
                       const std::function<Status(uint32_t id, ScheduleEntry& entry)>& fn) const;
 
  private:
-  const PageDb::Impl& db_;
+  const PageDb& db_;
 };
 
 }  // namespace crawlrank

@@ -104,7 +104,7 @@ class PageCache {
   explicit PageCache(uint32_t first_new_id) : first_new_id_(first_new_id) {}
   uint32_t first_new_id() const { return first_new_id_; }
   // The record of page `id`, read from `pages` the first time.
-  Result<PageRecord*> Touch(const PageDb::Impl& db, MDB_txn* txn, uint32_t id);
+  Result<PageRecord*> Touch(const PageDbImpl& db, MDB_txn* txn, uint32_t id);
   // A new page's record; ids are handed out in order from first_new_id().
   PageRecord& Create() { return created_.emplace_back(); }
   std::span<const PageRecord> created() const { return created_; }
@@ -129,7 +129,7 @@ class LinkBuffer {
     uint64_t before = 0;
     uint64_t after = 0;
   };
-  Result<Counts> Put(const PageDb::Impl& db, MDB_txn* txn, uint32_t source,
+  Result<Counts> Put(const PageDbImpl& db, MDB_txn* txn, uint32_t source,
                      std::span<const uint32_t> sorted_targets, bool merge = false);
   // Writes the changed blocks in key order, moving the writer's max_links_block.
   Status Write(WriteTxn& write) const;
@@ -141,7 +141,7 @@ class LinkBuffer {
     std::array<bool, kLinkBlockSources> replaced{};
     std::array<std::vector<uint32_t>, kLinkBlockSources> lists;  // where replaced
   };
-  Result<Block*> Load(const PageDb::Impl& db, MDB_txn* txn, uint32_t block, int64_t max_block);
+  Result<Block*> Load(const PageDbImpl& db, MDB_txn* txn, uint32_t block, int64_t max_block);
   std::map<uint32_t, Block> blocks_;
 };
 
@@ -151,10 +151,10 @@ class LinkBuffer {
 // WriterState is restored without a line here.
 class WriteTxn {
  public:
-  WriteTxn(PageDb::Impl& db, lmdb::Txn txn, AddReport* report);
+  WriteTxn(PageDbImpl& db, lmdb::Txn txn, AddReport* report);
 
   MDB_txn* txn() const { return txn_.get(); }
-  PageDb::Impl& db() const { return db_; }
+  PageDbImpl& db() const { return db_; }
   bool map_full() const { return map_full_; }
   // Status of an LMDB call on this DB, noting a full map (RunWrite grows it and retries).
   Status Check(int rc, std::string_view op);
@@ -208,7 +208,7 @@ class WriteTxn {
   // Writes the pages not yet in `fingerprints` there once they are a batch.
   Status FileFingerprints();
 
-  PageDb::Impl& db_;
+  PageDbImpl& db_;
   lmdb::Txn txn_;
   AddReport* report_;
   const WriterState saved_;
@@ -226,13 +226,13 @@ class WriteTxn {
 // Grows the writer's map until at most half of it is used. A component about to hold a
 // snapshot for long (a re-rank) calls it first: the map can only grow once every
 // snapshot of the process is closed, so a write that filled it meanwhile would wait.
-Status ReserveMapHeadroom(PageDb::Impl& db);
+Status ReserveMapHeadroom(PageDbImpl& db);
 
 // Runs `body` in a write transaction and commits it; on a full map, grows it and runs
 // `body` again from the start. FailedPrecondition on a read-only DB.
-Status RunWrite(PageDb::Impl& db, AddReport* report, const std::function<Status(WriteTxn&)>& body);
+Status RunWrite(PageDbImpl& db, AddReport* report, const std::function<Status(WriteTxn&)>& body);
 // The same with the writer's lock already held by the caller (the read-only check too).
-Status RunWriteLocked(PageDb::Impl& db, AddReport* report,
+Status RunWriteLocked(PageDbImpl& db, AddReport* report,
                       const std::function<Status(WriteTxn&)>& body);
 
 }  // namespace crawlrank

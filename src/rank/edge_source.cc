@@ -1,5 +1,6 @@
-// Edge sources over a PageDB snapshot, a text edge list, an in-memory vector and a
-// cross-group filter (edge_source.h).
+// Edge sources over a text edge list, an in-memory vector and a cross-group filter
+// (edge_source.h). SnapshotEdgeSource, which reads a PageDB, is in
+// src/rank_db/snapshot_edge_source.cc.
 #include "crawlrank/edge_source.h"
 
 #include <algorithm>
@@ -9,23 +10,9 @@
 #include <cstring>
 #include <limits>
 
-#include "crawlrank/page_db.h"
+#include "base/errno_text.h"
 
 namespace crawlrank {
-
-SnapshotEdgeSource::SnapshotEdgeSource(const Snapshot& snapshot) : snapshot_(snapshot) {}
-
-uint32_t SnapshotEdgeSource::num_pages() const {
-  return static_cast<uint32_t>(snapshot_.counters().pages);
-}
-
-uint64_t SnapshotEdgeSource::num_links() const {
-  return snapshot_.counters().edges;
-}
-
-Status SnapshotEdgeSource::Scan(const EdgeChunkSink& sink) {
-  return snapshot_.ScanEdges(sink);
-}
 namespace {
 
 constexpr size_t kChunkTargets = size_t{1} << 16;
@@ -39,7 +26,7 @@ using UniqueFile = std::unique_ptr<std::FILE, FileCloser>;
 Result<UniqueFile> OpenText(const std::string& path) {
   UniqueFile file(std::fopen(path.c_str(), "r"));
   if (file == nullptr) {
-    const std::string message = "cannot open edge list \"" + path + "\": " + std::strerror(errno);
+    const std::string message = "cannot open edge list \"" + path + "\": " + ErrnoText();
     return errno == ENOENT ? NotFoundError(message) : IoError(message);
   }
   return file;

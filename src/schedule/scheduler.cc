@@ -29,7 +29,7 @@ namespace crawlrank {
 
 struct Scheduler::Impl final : WriteHook, RerankTarget {
   PageDb& db;
-  PageDb::Impl& store;
+  PageDbImpl& store;
   const ScheduleTables tables;
   const SchedulerOptions options;
   SystemClock system_clock;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <optional>
 
+#include "base/ascii.h"
 #include "url/url_fast_path.h"
 #include "url/url_internal.h"
 
@@ -51,16 +52,6 @@ Status BadUrl(std::string_view url, std::string_view why) {
   message += ": ";
   message.append(why);
   return InvalidArgumentError(std::move(message));
-}
-
-bool IsHexDigit(unsigned char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-int HexValue(unsigned char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return c - 'A' + 10;
 }
 
 void AppendEscape(std::string& out, unsigned char c) {
@@ -109,7 +100,7 @@ std::string EncodeUnsafeBytes(std::string_view url) {
     if (i >= authority_begin && i < authority_end) {
       out += static_cast<char>(c);
     } else if (c == '%') {
-      if (i + 2 < url.size() && IsHexDigit(url[i + 1]) && IsHexDigit(url[i + 2])) {
+      if (i + 2 < url.size() && IsAsciiHexDigit(url[i + 1]) && IsAsciiHexDigit(url[i + 2])) {
         out += '%';
       } else {
         out += "%25";
@@ -139,7 +130,7 @@ Result<std::string> HostToAscii(std::string_view host, IdnaMode mode,
     out = converted;
     idn2_free(converted);
   }
-  LowerAscii(out);
+  AsciiStrToLower(out);
   return out;
 }
 
@@ -185,14 +176,12 @@ bool AllowedRaw(unsigned char c, Component component) {
 // RFC 3986 §6.2.2.2: decodes escapes of unreserved characters, upper-cases the hex of the
 // others, and encodes any byte that may not appear raw in the component.
 std::string NormalizePercent(std::string_view in, Component component) {
-  using url_internal::HexValue;
-  using url_internal::IsHexDigit;
   std::string out;
   out.reserve(in.size());
   for (size_t i = 0; i < in.size(); ++i) {
     auto c = static_cast<unsigned char>(in[i]);
-    if (c == '%' && i + 2 < in.size() && IsHexDigit(in[i + 1]) && IsHexDigit(in[i + 2])) {
-      c = static_cast<unsigned char>(HexValue(in[i + 1]) * 16 + HexValue(in[i + 2]));
+    if (c == '%' && i + 2 < in.size() && IsAsciiHexDigit(in[i + 1]) && IsAsciiHexDigit(in[i + 2])) {
+      c = static_cast<unsigned char>(AsciiHexValue(in[i + 1]) * 16 + AsciiHexValue(in[i + 2]));
       i += 2;
       if (url_internal::IsUnreserved(c)) {
         out += static_cast<char>(c);
@@ -253,7 +242,7 @@ Status CheckScheme(std::string_view url, std::string_view original) {
                           std::isalpha(static_cast<unsigned char>(head[0]));
   if (!has_scheme) return BadUrl(original, "no scheme (a relative URL needs a base URL)");
   std::string scheme(head);
-  url_internal::LowerAscii(scheme);
+  AsciiStrToLower(scheme);
   if (scheme != "http" && scheme != "https") {
     return BadUrl(original,
                   "scheme " + QuoteForMessage(scheme) + " is not allowed (only http and https)");
@@ -284,7 +273,7 @@ Status CheckHostLabels(std::string_view host, std::string_view raw_host,
   if (name.empty() || name.starts_with('.') || name.ends_with('.') ||
       name.find("..") != std::string_view::npos) {
     return BadUrl(original, "host " + QuoteForMessage(host) +
-                                (url_internal::IsAscii(raw_host) ? "" : " (after IDNA mapping)") +
+                                (IsAscii(raw_host) ? "" : " (after IDNA mapping)") +
                                 " has an empty label");
   }
   return Status::Ok();
@@ -318,7 +307,7 @@ Result<std::string> CanonicalizeRfc3986(std::string_view clean, std::string_view
     return BadUrl(original, "host " + QuoteForMessage(host) +
                                 " has a character that is not allowed in a host name");
   }
-  url_internal::LowerAscii(*scheme);
+  AsciiStrToLower(*scheme);
 
   std::string out = *scheme + "://";
   if (auto user = url.Get(CURLUPART_USER, 0); user.ok()) {
@@ -509,14 +498,11 @@ Result<uint64_t> ParseFingerprint(std::string_view hex) {
   }
   uint64_t value = 0;
   for (char c : hex) {
-    if (!std::isxdigit(static_cast<unsigned char>(c))) {
+    if (!IsAsciiHexDigit(c)) {
       return InvalidArgumentError("hash \"" + std::string(hex) + "\": '" + std::string(1, c) +
                                   "' is not a hex digit");
     }
-    value = value * 16 +
-            static_cast<uint64_t>(std::isdigit(static_cast<unsigned char>(c))
-                                      ? c - '0'
-                                      : std::tolower(static_cast<unsigned char>(c)) - 'a' + 10);
+    value = value * 16 + static_cast<uint64_t>(AsciiHexValue(c));
   }
   return value;
 }
@@ -524,8 +510,8 @@ Result<uint64_t> ParseFingerprint(std::string_view hex) {
 namespace {
 bool IsIpLiteral(std::string_view host) {
   if (host.starts_with('[')) return true;
-  return !host.empty() && std::all_of(host.begin(), host.end(),
-                                      [](unsigned char c) { return std::isdigit(c) || c == '.'; });
+  return !host.empty() &&
+         std::all_of(host.begin(), host.end(), [](char c) { return IsAsciiDigit(c) || c == '.'; });
 }
 }  // namespace
 

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "base/ascii.h"
+
 namespace crawlrank::url_internal {
 namespace {
 
@@ -34,16 +36,12 @@ bool Is(char ch, CharClass cls) {
   return kClasses[static_cast<unsigned char>(ch)] & cls;
 }
 
-int HexDigit(char ch) {
-  return ch <= '9' ? ch - '0' : ch - 'A' + 10;
-}
-
 // Checks a port: digits without a leading zero, below 65536, not the scheme's default.
 bool IsPlainPort(std::string_view port, bool https) {
   if (port.empty() || port.size() > 5 || port.front() == '0') return false;
   unsigned value = 0;
   for (char ch : port) {
-    if (ch < '0' || ch > '9') return false;
+    if (!IsAsciiDigit(ch)) return false;
     value = value * 10 + static_cast<unsigned>(ch - '0');
   }
   return value <= 65535 && value != (https ? 443u : 80u);
@@ -59,7 +57,7 @@ size_t PlainHostLength(std::string_view s) {
   for (size_t i = 0;; ++i) {
     const char ch = i < s.size() ? s[i] : '\0';
     if (Is(ch, kHostChar)) {
-      digits_only = digits_only && ch <= '9' && ch != '-';
+      digits_only = digits_only && IsAsciiDigit(ch);
       continue;
     }
     const size_t length = i - label_start;
@@ -82,7 +80,7 @@ size_t CanonicalIpv4Length(std::string_view s) {
     }
     const size_t start = i;
     unsigned value = 0;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9' && i - start < 3) {
+    while (i < s.size() && IsAsciiDigit(s[i]) && i - start < 3) {
       value = value * 10 + static_cast<unsigned>(s[i] - '0');
       ++i;
     }
@@ -113,7 +111,7 @@ bool IsPlainPathAndQuery(std::string_view rest) {
       if (i + 2 >= rest.size() || !Is(rest[i + 1], kUpperHex) || !Is(rest[i + 2], kUpperHex)) {
         return false;
       }
-      const int byte = HexDigit(rest[i + 1]) * 16 + HexDigit(rest[i + 2]);
+      const int byte = AsciiHexValue(rest[i + 1]) * 16 + AsciiHexValue(rest[i + 2]);
       if (kClasses[byte] & kUnreserved) return false;
       i += 2;
     } else if (ch == '?') {
@@ -132,7 +130,7 @@ bool IsPlainPathAndQuery(std::string_view rest) {
         !Is(rest[i + 2], kUpperHex)) {
       return false;
     }
-    const int byte = HexDigit(rest[i + 1]) * 16 + HexDigit(rest[i + 2]);
+    const int byte = AsciiHexValue(rest[i + 1]) * 16 + AsciiHexValue(rest[i + 2]);
     if (kClasses[byte] & kUnreserved) return false;
     i += 2;
   }

@@ -13,21 +13,6 @@
 
 namespace crawlrank::url_internal {
 
-// True when every byte of `s` is ASCII.
-inline bool IsAscii(std::string_view s) {
-  for (unsigned char c : s) {
-    if (c >= 0x80) return false;
-  }
-  return true;
-}
-
-// Lower-cases ASCII letters in place; other bytes stay (no locale is consulted).
-inline void LowerAscii(std::string& s) {
-  for (char& c : s) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-}
-
 // Returns InvalidArgument `URL "<url>": <why>`, the URL quoted by QuoteForMessage.
 Status BadUrl(std::string_view url, std::string_view why);
 
@@ -40,9 +25,6 @@ Result<std::string> CleanInput(std::string_view url);
 // which rejects them, can parse what browsers accept. The authority is left alone.
 std::string EncodeUnsafeBytes(std::string_view url);
 
-bool IsHexDigit(unsigned char c);
-// Returns the value of a hex digit. REQUIRES: IsHexDigit(c).
-int HexValue(unsigned char c);
 // Appends "%XX" with upper-case hex.
 void AppendEscape(std::string& out, unsigned char c);
 

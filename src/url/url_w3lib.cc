@@ -48,26 +48,14 @@
 #include <utility>
 #include <vector>
 
+#include "base/ascii.h"
 #include "url/url_internal.h"
 
 namespace crawlrank {
 namespace {
 
-using url_internal::IsAscii;
-using url_internal::LowerAscii;
-
 using url_internal::AppendEscape;
 using url_internal::BadUrl;
-using url_internal::HexValue;
-using url_internal::IsHexDigit;
-
-bool IsAsciiAlpha(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-bool IsAsciiAlnum(unsigned char c) {
-  return IsAsciiAlpha(c) || (c >= '0' && c <= '9');
-}
 
 bool IsSubDelim(unsigned char c) {
   return c != 0 && std::strchr("!$&'()*+,;=", c) != nullptr;
@@ -147,8 +135,9 @@ std::string UnquoteToBytes(std::string_view in) {
   std::string out;
   out.reserve(in.size());
   for (size_t i = 0; i < in.size(); ++i) {
-    if (in[i] == '%' && i + 2 < in.size() && IsHexDigit(in[i + 1]) && IsHexDigit(in[i + 2])) {
-      out += static_cast<char>(HexValue(in[i + 1]) * 16 + HexValue(in[i + 2]));
+    if (in[i] == '%' && i + 2 < in.size() && IsAsciiHexDigit(in[i + 1]) &&
+        IsAsciiHexDigit(in[i + 2])) {
+      out += static_cast<char>(AsciiHexValue(in[i + 1]) * 16 + AsciiHexValue(in[i + 2]));
       i += 2;
     } else {
       out += in[i];
@@ -201,12 +190,11 @@ ParsedUrl SplitLikeUrlparse(std::string_view url, std::string_view default_schem
   const auto is_scheme_char = [](unsigned char c) {
     return IsAsciiAlnum(c) || c == '+' || c == '-' || c == '.';
   };
-  if (colon != std::string_view::npos && colon > 0 &&
-      IsAsciiAlpha(static_cast<unsigned char>(url[0])) &&
+  if (colon != std::string_view::npos && colon > 0 && IsAsciiAlpha(url[0]) &&
       std::all_of(url.begin(), url.begin() + colon, is_scheme_char)) {
     parts.has_scheme = true;
     parts.scheme = std::string(url.substr(0, colon));
-    LowerAscii(parts.scheme);
+    AsciiStrToLower(parts.scheme);
     url.remove_prefix(colon + 1);
   }
   if (url.starts_with("//")) {
@@ -425,7 +413,7 @@ Result<std::string> CanonicalNetloc(std::string_view netloc, std::string_view ur
   if (netloc.empty()) return BadUrl(url, "no host");
   CRAWLRANK_ASSIGN_OR_RETURN(NetlocParts parts, SplitNetloc(netloc, url));
   CRAWLRANK_ASSIGN_OR_RETURN(std::string out, NetlocToIdna(netloc, parts, url));
-  LowerAscii(out);
+  AsciiStrToLower(out);
   while (out.ends_with(':')) out.pop_back();
   return out;
 }
@@ -444,8 +432,8 @@ std::string CanonicalPath(std::string_view raw_path) {
     const std::string_view next = std::string_view(path).substr(i, 3);
     if (next == "%2f" || next == "%2F" || next == "%3f" || next == "%3F") {
       protected_path += "%25";
-      protected_path += static_cast<char>(std::toupper(static_cast<unsigned char>(next[1])));
-      protected_path += static_cast<char>(std::toupper(static_cast<unsigned char>(next[2])));
+      protected_path += AsciiToUpper(next[1]);
+      protected_path += AsciiToUpper(next[2]);
       i += 2;
     } else {
       protected_path += path[i];

@@ -69,8 +69,7 @@ Result<std::optional<StoredRank>> WarmStart(const PageDb& db, RankAlgorithm algo
 
 Result<StoredRank> RankPageDb(const PageDb& db, RankAlgorithm algorithm,
                               const DbRankOptions& options) {
-  CRAWLRANK_ASSIGN_OR_RETURN(std::optional<StoredRank> previous,
-                             WarmStart(db, algorithm, options));
+  CRAWLRANK_ASSIGN_OR_RETURN(std::optional<StoredRank> previous, WarmStart(db, algorithm, options));
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
   CRAWLRANK_ASSIGN_OR_RETURN(PageInputs inputs, ReadPageInputs(snapshot, algorithm, options));
   RankInput input;
@@ -101,7 +100,9 @@ LiveDbRank::LiveDbRank(LiveDbRank&&) noexcept = default;
 LiveDbRank& LiveDbRank::operator=(LiveDbRank&&) noexcept = default;
 LiveDbRank::~LiveDbRank() = default;
 
-uint64_t LiveDbRank::Bytes() const { return live_ == nullptr ? 0 : live_->Bytes(); }
+uint64_t LiveDbRank::Bytes() const {
+  return live_ == nullptr ? 0 : live_->Bytes();
+}
 
 Result<StoredRank> LiveDbRank::Rank(const PageDb& db, const Snapshot& snapshot,
                                     std::span<const uint32_t> relinked) {

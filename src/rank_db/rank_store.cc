@@ -16,19 +16,17 @@
 #include <utility>
 #include <vector>
 
+#include "base/ascii.h"
 #include "base/coding.h"
+#include "base/errno_text.h"
 #include "base/unique_fd.h"
-#include "rank/rank_store_internal.h"
+#include "rank_db/rank_store_internal.h"
 
 namespace crawlrank {
 namespace {
 
 constexpr std::string_view kMagic = "CRWLRANK";
 constexpr size_t kHeaderBytes = 112;  // docs/format.md, "Rank files"
-
-std::string ErrnoText() {
-  return std::strerror(errno);
-}
 
 // Removes the files `*.rank.tmp.PID` in `dir` that a process which has since died left
 // behind (killed while saving): each is as big as a whole rank. Files of live processes
@@ -41,7 +39,7 @@ void RemoveLeftoverTemps(const std::string& dir) {
     if (at == std::string::npos) continue;
     const std::string digits = name.substr(at + 10);
     if (digits.empty() || digits.size() > 9 ||
-        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        !std::all_of(digits.begin(), digits.end(), IsAsciiDigit)) {
       continue;
     }
     const pid_t pid = static_cast<pid_t>(std::stol(digits));

@@ -1,0 +1,142 @@
+"""scripts/check_layers.py on small made-up trees: each rule fails on the file and line that
+break it, and passes a tree that keeps it."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "check_layers.py"
+
+
+def run(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), str(root), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def write(root: Path, path: str, text: str) -> None:
+    file = root / path
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(text)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A src/ whose includes all point down."""
+    write(tmp_path, "src/base/bits.h", "#include <cstdint>\n")
+    write(tmp_path, "src/url/url.cc", '#include "crawlrank/url.h"\n#include "base/bits.h"\n')
+    write(tmp_path, "src/page_db/db.cc", '#include "crawlrank/page_db.h"\n#include "url/x.h"\n')
+    write(tmp_path, "src/rank/kernel.cc", '#include "crawlrank/rank.h"\n#include "base/bits.h"\n')
+    write(tmp_path, "src/rank_db/rank.cc", '#include "crawlrank/db_rank.h"\n#include "rank/k.h"\n')
+    write(tmp_path, "include/crawlrank/page_db.h", '#include "crawlrank/edge_chunk.h"\n')
+    return tmp_path
+
+
+def test_a_tree_that_points_down_passes(tree: Path) -> None:
+    result = run(tree)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout == ""
+
+
+def test_page_db_including_the_rank_layer_fails_naming_file_and_line(tree: Path) -> None:
+    write(tree, "src/page_db/bad.cc", '#include <vector>\n\n#include "rank/rank_graph.h"\n')
+    result = run(tree)
+    assert result.returncode == 1
+    expected = 'src/page_db/bad.cc:3: layers: page_db includes "rank/rank_graph.h" (rank)'
+    assert expected in result.stdout
+
+
+def test_an_installed_header_of_a_higher_floor_fails(tree: Path) -> None:
+    write(tree, "src/url/bad.cc", '// uses the scheduler\n#include "crawlrank/scheduler.h"\n')
+    result = run(tree)
+    assert result.returncode == 1
+    assert "src/url/bad.cc:2: layers: url includes" in result.stdout
+    assert "(schedule)" in result.stdout
+
+
+def test_rank_kernels_may_not_include_the_page_db(tree: Path) -> None:
+    write(tree, "src/rank/bad.cc", '#include "crawlrank/page_db.h"\n')
+    result = run(tree)
+    assert result.returncode == 1
+    assert "src/rank/bad.cc:1: layers: rank includes" in result.stdout
+
+
+def test_includes_in_comments_do_not_count(tree: Path) -> None:
+    write(tree, "src/page_db/ok.cc", '// #include "crawl/x.h"\n/*\n#include "rank/y.h"\n*/\n')
+    assert run(tree).returncode == 0
+
+
+def test_an_installed_header_including_a_higher_one_or_src_fails(tree: Path) -> None:
+    write(tree, "include/crawlrank/url.h", '#include "crawlrank/rank.h"\n#include "base/bits.h"\n')
+    result = run(tree)
+    assert result.returncode == 1
+    assert 'include/crawlrank/url.h:1: layers: url includes "crawlrank/rank.h"' in result.stdout
+    expected = 'include/crawlrank/url.h:2: layers: installed header includes "base/bits.h"'
+    assert expected in result.stdout
+
+
+def test_unknown_folders_and_headers_fail(tree: Path) -> None:
+    write(tree, "src/extra/thing.cc", "int x;\n")
+    write(tree, "include/crawlrank/new_thing.h", "\n")
+    result = run(tree)
+    assert result.returncode == 1
+    assert "src/extra/thing.cc:1: layers: not in a folder of LAYERS" in result.stdout
+    assert "include/crawlrank/new_thing.h:1: public-headers: not in PUBLIC_HEADERS" in result.stdout
+
+
+def test_a_header_implemented_on_another_floor_fails(tree: Path) -> None:
+    write(tree, "src/rank/db_rank.cc", '#include "crawlrank/db_rank.h"\n')
+    result = run(tree)
+    assert result.returncode == 1
+    assert "src/rank/db_rank.cc:1: public-headers: implements crawlrank/db_rank.h" in result.stdout
+
+
+def test_files_over_800_lines_fail(tree: Path) -> None:
+    write(tree, "src/base/long.cc", "int x;\n" * 800)
+    assert run(tree).returncode == 0
+    write(tree, "src/base/long.cc", "int x;\n" * 801)
+    result = run(tree)
+    assert result.returncode == 1
+    assert "src/base/long.cc:801: max-lines: 801 lines, over 800" in result.stdout
+
+
+def test_an_allowed_long_file_back_within_the_limit_is_reported(tree: Path) -> None:
+    write(tree, "src/schedule/scheduler.cc", "int x;\n" * 900)
+    assert run(tree).returncode == 0
+    write(tree, "src/schedule/scheduler.cc", "int x;\n" * 700)
+    result = run(tree)
+    assert result.returncode == 1
+    assert "remove it from LONG_FILES_ALLOWED" in result.stdout
+
+
+def test_forbid_call_flags_calls_only(tree: Path) -> None:
+    write(
+        tree,
+        "src/schedule/s.cc",
+        "// mdb_put(txn) in a comment\n"
+        'const char* k = "mdb_get(";\n'
+        "int n = 1'000;\n"
+        "int y = obj.mdb_del(1);\n"
+        "int z = mdb_put (txn, dbi, &k, &v, 0);\n",
+    )
+    assert run(tree).returncode == 0  # the rule is off unless asked for
+    result = run(tree, "--forbid-call", "mdb_", "--under", "src/schedule")
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines == [
+        "src/schedule/s.cc:5: forbid-call: calls mdb_put: nothing under src/schedule calls mdb_*"
+    ]
+
+
+def test_forbid_call_needs_its_folder() -> None:
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "--forbid-call", "mdb_"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2

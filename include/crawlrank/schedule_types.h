@@ -92,6 +92,28 @@ struct SchedulerStats {
   int64_t next_revisit_ms = -1;  // revisits on: the earliest due (never later); -1: none
 };
 
+// Calls fn(name, &SchedulerStats::field) for every field, in declaration order: the one
+// list of names that conversions of the stats to other forms (the Python bindings'
+// attributes and dict) walk, so that a field added above reaches them all.
+template <typename Fn>
+constexpr void ForEachStatsField(Fn&& fn) {
+  fn("queued", &SchedulerStats::queued);
+  fn("ready", &SchedulerStats::ready);
+  fn("in_flight", &SchedulerStats::in_flight);
+  fn("retrying", &SchedulerStats::retrying);
+  fn("crawled", &SchedulerStats::crawled);
+  fn("failed", &SchedulerStats::failed);
+  fn("filtered", &SchedulerStats::filtered);
+  fn("reranks", &SchedulerStats::reranks);
+  fn("rank_full_reads", &SchedulerStats::rank_full_reads);
+  fn("ranked_pages", &SchedulerStats::ranked_pages);
+  fn("rerank_error", &SchedulerStats::rerank_error);
+  fn("hosts", &SchedulerStats::hosts);
+  fn("next_ready_ms", &SchedulerStats::next_ready_ms);
+  fn("finished", &SchedulerStats::finished);
+  fn("next_revisit_ms", &SchedulerStats::next_revisit_ms);
+}
+
 // The schedule as a reader sees it (page_db_schedule): what Scheduler::Inspect returns.
 struct ScheduleView {
   int64_t now_ms = 0;  // the options' clock when it was read

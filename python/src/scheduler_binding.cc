@@ -116,21 +116,7 @@ std::vector<CrawlReport> ReportsOf(const py::iterable& items) {
 
 py::dict StatsDict(const SchedulerStats& s) {
   py::dict d;
-  d["queued"] = s.queued;
-  d["ready"] = s.ready;
-  d["in_flight"] = s.in_flight;
-  d["retrying"] = s.retrying;
-  d["crawled"] = s.crawled;
-  d["failed"] = s.failed;
-  d["filtered"] = s.filtered;
-  d["reranks"] = s.reranks;
-  d["rank_full_reads"] = s.rank_full_reads;
-  d["ranked_pages"] = s.ranked_pages;
-  d["hosts"] = s.hosts;
-  d["next_ready_ms"] = s.next_ready_ms;
-  d["finished"] = s.finished;
-  d["next_revisit_ms"] = s.next_revisit_ms;
-  d["rerank_error"] = s.rerank_error;
+  ForEachStatsField([&](const char* name, auto field) { d[name] = s.*field; });
   return d;
 }
 
@@ -229,23 +215,12 @@ void BindValues(py::module_& m) {
       .def_readwrite("lease", &CrawlReport::lease)
       .def_readwrite("extras", &CrawlReport::extras);
 
-  py::class_<SchedulerStats>(m, "SchedulerStats", "Scheduler.stats(): counts and times.")
-      .def_readonly("queued", &SchedulerStats::queued)
-      .def_readonly("ready", &SchedulerStats::ready)
-      .def_readonly("in_flight", &SchedulerStats::in_flight)
-      .def_readonly("retrying", &SchedulerStats::retrying)
-      .def_readonly("crawled", &SchedulerStats::crawled)
-      .def_readonly("failed", &SchedulerStats::failed)
-      .def_readonly("filtered", &SchedulerStats::filtered)
-      .def_readonly("reranks", &SchedulerStats::reranks)
-      .def_readonly("rank_full_reads", &SchedulerStats::rank_full_reads)
-      .def_readonly("ranked_pages", &SchedulerStats::ranked_pages)
-      .def_readonly("rerank_error", &SchedulerStats::rerank_error)
-      .def_readonly("hosts", &SchedulerStats::hosts)
-      .def_readonly("next_ready_ms", &SchedulerStats::next_ready_ms,
-                    "when the next request may be handed out; -1 when finished")
-      .def_readonly("finished", &SchedulerStats::finished)
-      .def_readonly("next_revisit_ms", &SchedulerStats::next_revisit_ms)
+  py::class_<SchedulerStats> stats(m, "SchedulerStats", "Scheduler.stats(): counts and times.");
+  ForEachStatsField([&](const char* name, auto field) { stats.def_readonly(name, field); });
+  // The one field a reader needs told: what -1 means.
+  stats.def_readonly("next_ready_ms", &SchedulerStats::next_ready_ms,
+                     "when the next request may be handed out; -1 when finished");
+  stats
       .def("to_dict", &StatsDict)
       .def("__repr__", [](const SchedulerStats& s) {
         return "SchedulerStats(queued=" + std::to_string(s.queued) +

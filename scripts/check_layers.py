@@ -18,6 +18,11 @@ The rules, each a function in RULES below fed by the tables above it:
   max-lines       no file under src/ is longer than MAX_LINES, but those in
                   LONG_FILES_ALLOWED; an allowed file back within the limit is reported
                   too, so the list only shrinks.
+  max-function-lines
+                  no function defined under src/ (at namespace scope or as a class member;
+                  lambdas and blocks inside a function are part of it) is longer than
+                  MAX_FUNCTION_LINES, counted from the first line of its signature to its
+                  closing brace; comments and literals are blanked first.
   forbid-call     no code under a folder calls a function whose name starts with a prefix
                   (FORBIDDEN_CALLS, or --forbid-call PREFIX --under DIR); comments and
                   string literals do not count.
@@ -80,6 +85,10 @@ MAX_LINES = 800
 # Files allowed over MAX_LINES for now, each with the reason. Remove an entry once its file
 # is within the limit (the check says when).
 LONG_FILES_ALLOWED: dict[str, str] = {}
+
+# Functions longer than this are to be split into steps (issue #22), signature to closing
+# brace.
+MAX_FUNCTION_LINES = 80
 
 
 @dataclasses.dataclass(frozen=True)
@@ -334,6 +343,184 @@ def check_max_lines(tree: Tree) -> list[Violation]:
     return found
 
 
+# ---- function bodies -------------------------------------------------------------------
+
+# What may stand between a function's parameter list and its body (a trailing return type
+# aside), stripped from either side to see whether a declaration ends with `)`.
+QUALIFIERS = r"(?:\b(?:const|volatile|override|final|noexcept|mutable|try)\b|&&?)"
+TRAILING_QUALIFIER = re.compile(QUALIFIERS + r"\s*$")
+LEADING_QUALIFIERS = re.compile(r"(?:\s|" + QUALIFIERS + r")*")
+ACCESS_SPECIFIER = re.compile(r"\s*(?:public|private|protected)\s*$")
+TEMPLATE_HEAD = re.compile(r"^\s*template\s*<")
+CLASS_HEAD = re.compile(r"^\s*(?:class|struct|union|enum)\b")
+NAMESPACE_HEAD = re.compile(r'(?:^|\s)(?:inline\s+)?namespace\b|^\s*extern\s*"[^"]*"\s*$')
+FUNCTION_NAME = re.compile(r"((?:[\w~]+::)*(?:operator\s*(?:\(\)|[^\s(]+)|~?\w+))\s*\(")
+NOT_A_NAME = {"alignas", "decltype", "__attribute__", "noexcept", "sizeof", "alignof"}
+
+# What an open brace outside a function body opens.
+FUNCTION = "function"  # a function's body: the braces inside it are its own
+SCOPE = "scope"  # a namespace, class or enum body, which declares more
+INITIALIZER = "initializer"  # anything else: a braced initializer, an array's values
+
+
+def blank_preprocessor(code: list[str]) -> list[str]:
+    """`code` with each preprocessor directive (and its continuation lines) blanked."""
+    out, continued = [], False
+    for line in code:
+        directive = continued or line.lstrip().startswith("#")
+        continued = directive and line.rstrip().endswith("\\")
+        out.append(" " * len(line) if directive else line)
+    return out
+
+
+def matching_paren(text: str, close: int) -> int:
+    """The index of the `(` that the `)` at text[close] closes; -1 if none."""
+    depth = 0
+    for i in range(close, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+    return -1
+
+
+def skip_template_head(text: str) -> str:
+    """`text` without a leading `template <...>`."""
+    match = TEMPLATE_HEAD.match(text)
+    if not match:
+        return text
+    depth = 0
+    for i in range(match.end() - 1, len(text)):
+        depth += {"<": 1, ">": -1}.get(text[i], 0)
+        if depth == 0:
+            return skip_template_head(text[i + 1 :])
+    return text
+
+
+def strip_trailers(text: str) -> str:
+    """A declaration `text` without what may follow its parameter list: qualifiers,
+    noexcept(...) and a trailing return type (`->` after a closed parenthesis)."""
+    depth, closed = 0, False
+    for i, c in enumerate(text):
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            closed = closed or depth == 0
+        elif text.startswith("->", i) and depth == 0 and closed:
+            text = text[:i]
+            break
+    while True:
+        text = text.rstrip()
+        match = TRAILING_QUALIFIER.search(text)
+        if match:
+            text = text[: match.start()]
+            continue
+        if text.endswith(")"):
+            start = matching_paren(text, len(text) - 1)
+            if start > 0 and re.search(r"\bnoexcept\s*$", text[:start]):
+                text = text[:start]
+                continue
+        return text
+
+
+def has_constructor_initializers(text: str) -> bool:
+    """Whether `text` holds `) :` at parenthesis depth 0, as a constructor's does."""
+    depth = 0
+    for i, c in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        if c == ")" and depth == 0:
+            rest = text[LEADING_QUALIFIERS.match(text, i + 1).end() :]
+            if rest.startswith(":") and not rest.startswith("::"):
+                return True
+    return False
+
+
+def brace_kind(declaration: str) -> str:
+    """What a `{` after `declaration` (outside any function body) opens."""
+    head = strip_trailers(declaration)
+    if head.endswith(")"):
+        return FUNCTION
+    if NAMESPACE_HEAD.search(declaration) or CLASS_HEAD.match(skip_template_head(declaration)):
+        return SCOPE
+    if head.endswith("}") and has_constructor_initializers(head):
+        return FUNCTION  # Foo::Foo() : a_{1} {
+    return INITIALIZER
+
+
+def function_name(declaration: str) -> str:
+    for match in FUNCTION_NAME.finditer(skip_template_head(declaration)):
+        if match.group(1) not in NOT_A_NAME:
+            return match.group(1)
+    return "function"
+
+
+@dataclasses.dataclass(frozen=True)
+class FunctionBody:
+    name: str
+    first_line: int  # the first line of its signature (template head included)
+    last_line: int  # the line of its closing brace
+
+    @property
+    def lines(self) -> int:
+        return self.last_line - self.first_line + 1
+
+
+def function_bodies(code: list[str]) -> list[FunctionBody]:
+    """The functions defined in `code` (lines with comments and literals blanked) at
+    namespace or class scope, in order. A declaration is read from the last `;`, `{`, `}`
+    or access specifier before its brace; the braces inside a body belong to the body."""
+    text = "\n".join(blank_preprocessor(code))
+    found = []
+    scopes: list[str] = []  # the kinds of the open braces outside function bodies
+    start = 0  # where the declaration being read begins
+    body: tuple[str, int] | None = None  # the open function's declaration and first line
+    body_depth = 0  # braces open inside it, its own included
+    line = 1
+    for i, c in enumerate(text):
+        if c == "\n":
+            line += 1
+        elif body is not None:
+            body_depth += {"{": 1, "}": -1}.get(c, 0)
+            if body_depth == 0:
+                found.append(FunctionBody(function_name(body[0]), body[1], line))
+                body, start = None, i + 1
+        elif c == "{":
+            declaration = text[start:i]
+            kind = brace_kind(declaration)
+            if kind == FUNCTION:
+                leading = len(declaration) - len(declaration.lstrip())
+                body, body_depth = (declaration, line - text.count("\n", start + leading, i)), 1
+                continue
+            scopes.append(kind)
+            if kind == SCOPE:
+                start = i + 1
+        elif c == "}":
+            if (scopes.pop() if scopes else SCOPE) == SCOPE:
+                start = i + 1
+        elif c == ";" and (not scopes or scopes[-1] == SCOPE):
+            start = i + 1
+        elif c == ":" and text[i + 1 : i + 2] != ":" and ACCESS_SPECIFIER.match(text, start, i):
+            start = i + 1
+    return found
+
+
+def check_function_lengths(tree: Tree) -> list[Violation]:
+    found = []
+    for file in tree.src:
+        for body in function_bodies(file.code):
+            if body.lines > MAX_FUNCTION_LINES:
+                found.append(
+                    Violation(
+                        file.path,
+                        body.first_line,
+                        "max-function-lines",
+                        f"{body.name}: {body.lines} lines, over {MAX_FUNCTION_LINES}: "
+                        "split it into steps",
+                    )
+                )
+    return found
+
+
 def check_forbidden_calls(tree: Tree) -> list[Violation]:
     found = []
     for rule in tree.forbidden_calls:
@@ -369,6 +556,7 @@ RULES: list[Rule] = [
     Rule("layers", check_layers),
     Rule("public-headers", check_public_headers),
     Rule("max-lines", check_max_lines),
+    Rule("max-function-lines", check_function_lengths),
     Rule("forbid-call", check_forbidden_calls),
 ]
 

@@ -465,19 +465,9 @@ size_t DeepNestingCut(std::string_view html, size_t max_depth) {
   return std::string_view::npos;
 }
 
-}  // namespace
-
-Result<HtmlPage> ExtractHtml(std::string_view body, std::string_view page_url,
-                             std::string_view content_type_header,
-                             const HtmlExtractOptions& options) {
-  if (Result<std::string> page = CanonicalizeUrl(page_url, options.profile); !page.ok()) {
-    return page.status().WithContext("extract HTML");
-  }
-  HtmlPage result;
-  const crawl_internal::DecodedBody decoded = crawl_internal::DecodeBody(body, content_type_header);
-  result.charset = decoded.encoding->name;
-
-  GumboArena arena;
+// Parses `text` with Gumbo, its memory from `arena`, cut where it nests deeper than
+// kMaxHtmlNesting (which `result` notes).
+const GumboOutput* ParseHtml(std::string_view text, GumboArena& arena, HtmlPage& result) {
   GumboOptions gumbo_options = kGumboDefaultOptions;
   gumbo_options.allocator = &GumboArena::Allocate;
   gumbo_options.deallocator = &GumboArena::Deallocate;
@@ -486,72 +476,124 @@ Result<HtmlPage> ExtractHtml(std::string_view body, std::string_view page_url,
   // quadratic in time and memory for deep nesting (4 000 unclosed <span>: 130 MB).
   gumbo_options.max_errors = 0;
   // Not gumbo_destroy_output: the arena frees everything when it goes.
-  std::string_view html = decoded.text;
+  std::string_view html = text;
   if (const size_t cut = DeepNestingCut(html, kMaxHtmlNesting); cut != std::string_view::npos) {
     html = html.substr(0, cut);
     result.nesting_cut = true;
   }
-  const GumboOutput* output = gumbo_parse_with_options(&gumbo_options, html.data(), html.size());
+  return gumbo_parse_with_options(&gumbo_options, html.data(), html.size());
+}
 
-  Walker walker;
-  walker.text.reserve(decoded.text.size() / 2);
-  walker.Walk(output->document);
-
-  result.title = std::move(walker.title);
-  result.noindex = walker.noindex;
-  result.nofollow = walker.nofollow;
-  result.text_bytes = walker.text.size();
-  result.content_hash = XXH3_64bits(walker.text.data(), walker.text.size());
-
-  // The base URL: the first <base href>, resolved against the page URL, if it resolves.
+// The base URL: the first <base href>, resolved against the page URL, if it resolves.
+std::string BaseUrl(std::string_view page_url, const Walker& walker, UrlProfile profile) {
   std::string base(page_url);
   if (walker.has_base) {
-    if (Result<std::string> resolved = ResolveUrl(page_url, walker.base_href, options.profile);
+    if (Result<std::string> resolved = ResolveUrl(page_url, walker.base_href, profile);
         resolved.ok()) {
       base = std::move(resolved).value();
     }
   }
-  if (walker.has_canonical) {
-    if (Result<std::string> resolved = ResolveUrl(base, walker.canonical_href, options.profile);
-        resolved.ok()) {
-      result.canonical = std::move(resolved).value();
-    }
-  }
+  return base;
+}
 
-  // Keyword ids of the visible text's words, for the scores.
-  const KeywordScorer* keywords =
-      options.keywords != nullptr && !options.keywords->empty() ? options.keywords : nullptr;
-  WordIds words;
-  std::vector<uint32_t> stamp;  // stamp[id] == mark: keyword id already counted
-  uint32_t mark = 0;
-  size_t found = 0;
-  const auto count = [&](int id) {
-    if (id >= 0 && stamp[id] != mark) {
-      stamp[id] = mark;
-      ++found;
-    }
-  };
-  if (keywords != nullptr) {
-    stamp.assign(keywords->size(), 0);
-    crawl_internal::ForEachWord(walker.text, [&](std::string_view word, size_t begin, size_t) {
-      words.begin.push_back(static_cast<uint32_t>(begin));
-      words.id.push_back(keywords->Find(word));
+// Scores text by the share of the keywords it holds, each counted once: the page by its
+// visible text and title, a link by the words in and around it.
+class KeywordCounter {
+ public:
+  // Null `keywords`: nothing is scored.
+  explicit KeywordCounter(const KeywordScorer* keywords) : keywords_(keywords) {}
+
+  bool enabled() const { return keywords_ != nullptr; }
+
+  // The page's score, from its visible `text` and its `title`; keeps the text's words
+  // for ScoreLink. REQUIRES: enabled(), called once, before ScoreLink.
+  float ScorePage(std::string_view text, std::string_view title) {
+    stamp_.assign(keywords_->size(), 0);
+    crawl_internal::ForEachWord(text, [&](std::string_view word, size_t begin, size_t) {
+      words_.begin.push_back(static_cast<uint32_t>(begin));
+      words_.id.push_back(keywords_->Find(word));
     });
-    mark = 1;
-    found = 0;
-    for (const int id : words.id) count(id);
+    mark_ = 1;
+    found_ = 0;
+    for (const int id : words_.id) Count(id);
     crawl_internal::ForEachWord(
-        result.title, [&](std::string_view word, size_t, size_t) { count(keywords->Find(word)); });
-    result.content_score =
-        static_cast<float>(static_cast<double>(found) / static_cast<double>(keywords->size()));
+        title, [&](std::string_view word, size_t, size_t) { Count(keywords_->Find(word)); });
+    return Share();
   }
 
-  // The links, in document order.
+  // A link's score, from the words of the visible text around it and an <area>'s alt
+  // text. REQUIRES: enabled(), after ScorePage.
+  float ScoreLink(const LinkSite& site, size_t context_words) {
+    ++mark_;
+    found_ = 0;
+    const auto& b = words_.begin;
+    // Words that start inside the link, then context_words on each side.
+    const size_t first = std::lower_bound(b.begin(), b.end(), site.text_begin) - b.begin();
+    const size_t last = std::lower_bound(b.begin(), b.end(), site.text_end) - b.begin();
+    const size_t from = first - std::min(first, context_words);
+    const size_t to = last + std::min(b.size() - last, context_words);
+    for (size_t i = from; i < to; ++i) Count(words_.id[i]);
+    if (site.is_area) {
+      crawl_internal::ForEachWord(
+          site.alt, [&](std::string_view word, size_t, size_t) { Count(keywords_->Find(word)); });
+    }
+    return Share();
+  }
+
+ private:
+  void Count(int id) {
+    if (id >= 0 && stamp_[id] != mark_) {
+      stamp_[id] = mark_;
+      ++found_;
+    }
+  }
+  float Share() const {
+    return static_cast<float>(static_cast<double>(found_) / static_cast<double>(keywords_->size()));
+  }
+
+  const KeywordScorer* keywords_;
+  WordIds words_;                // of the visible text
+  std::vector<uint32_t> stamp_;  // stamp_[id] == mark_: keyword id already counted
+  uint32_t mark_ = 0;
+  size_t found_ = 0;
+};
+
+// Resolves hrefs against the base URL. Pages repeat hrefs (navigation, "#fragment" links
+// to themselves): each distinct one is resolved once. A reference that is only a fragment
+// is the base itself.
+class HrefResolver {
+ public:
+  HrefResolver(const std::string& base, UrlProfile profile) : base_(base), profile_(profile) {}
+
+  // The URL `href` resolves to, or null when it does not resolve. `href` must outlive
+  // the resolver (it is a key).
+  const std::string* Resolve(std::string_view href) {
+    auto [cached, fresh] = resolved_.try_emplace(href);
+    if (fresh) {
+      if (!href.empty() && href.front() == '#') {
+        cached->second = base_;
+      } else if (Result<std::string> r = ResolveUrl(base_, href, profile_); r.ok()) {
+        cached->second = std::move(r).value();
+      }
+    }
+    return cached->second ? &*cached->second : nullptr;
+  }
+
+ private:
+  const std::string& base_;
+  UrlProfile profile_;
+  // href -> its resolved URL, or nullopt when it does not resolve.
+  std::unordered_map<std::string_view, std::optional<std::string>> resolved_;
+};
+
+// Adds the links the walk found to `result.links` in document order, each URL once with
+// the best score of its sites, and counts those it leaves out.
+void AddLinks(Walker& walker, const std::string& base, const HtmlExtractOptions& options,
+              KeywordCounter& keywords, HtmlPage& result) {
   const bool page_nofollow = walker.nofollow && !options.follow_nofollow;
   constexpr uint32_t kDropped = UINT32_MAX;
   std::unordered_map<std::string, uint32_t> seen;  // URL -> index in links, or kDropped
-  // href -> its resolved URL, or nullopt when it does not resolve (keys view walker.sites).
-  std::unordered_map<std::string_view, std::optional<std::string>> resolved;
+  HrefResolver resolver(base, options.profile);    // its keys view walker.sites
   for (LinkSite& site : walker.sites) {
     if (!options.follow_nofollow && (page_nofollow || site.nofollow)) {
       ++result.nofollow_links;
@@ -561,39 +603,13 @@ Result<HtmlPage> ExtractHtml(std::string_view body, std::string_view page_url,
       ++result.other_scheme_links;
       continue;
     }
-    // Pages repeat hrefs (navigation, "#fragment" links to themselves): each distinct
-    // one is resolved once. A reference that is only a fragment is the base itself.
-    auto [cached, fresh] = resolved.try_emplace(site.href);
-    if (fresh) {
-      if (!site.href.empty() && site.href.front() == '#') {
-        cached->second = base;
-      } else if (Result<std::string> r = ResolveUrl(base, site.href, options.profile); r.ok()) {
-        cached->second = std::move(r).value();
-      }
-    }
-    if (!cached->second) {
+    const std::string* url = resolver.Resolve(site.href);
+    if (url == nullptr) {
       ++result.bad_links;
       continue;
     }
-    const std::string* url = &*cached->second;
-    float score = 0.f;
-    if (keywords != nullptr) {
-      ++mark;
-      found = 0;
-      const auto& b = words.begin;
-      // Words that start inside the link, then link_context_words on each side.
-      const size_t first = std::lower_bound(b.begin(), b.end(), site.text_begin) - b.begin();
-      const size_t last = std::lower_bound(b.begin(), b.end(), site.text_end) - b.begin();
-      const size_t from = first - std::min(first, options.link_context_words);
-      const size_t to = last + std::min(b.size() - last, options.link_context_words);
-      for (size_t i = from; i < to; ++i) count(words.id[i]);
-      if (site.is_area) {
-        crawl_internal::ForEachWord(
-            site.alt, [&](std::string_view word, size_t, size_t) { count(keywords->Find(word)); });
-      }
-      score =
-          static_cast<float>(static_cast<double>(found) / static_cast<double>(keywords->size()));
-    }
+    const float score =
+        keywords.enabled() ? keywords.ScoreLink(site, options.link_context_words) : 0.f;
     const auto [it, inserted] = seen.try_emplace(*url, kDropped);
     if (!inserted) {
       if (it->second != kDropped) {
@@ -618,6 +634,46 @@ Result<HtmlPage> ExtractHtml(std::string_view body, std::string_view page_url,
     }
     CapUtf8(link.anchor_text, kMaxAnchorTextBytes);
   }
+}
+
+}  // namespace
+
+Result<HtmlPage> ExtractHtml(std::string_view body, std::string_view page_url,
+                             std::string_view content_type_header,
+                             const HtmlExtractOptions& options) {
+  if (Result<std::string> page = CanonicalizeUrl(page_url, options.profile); !page.ok()) {
+    return page.status().WithContext("extract HTML");
+  }
+  HtmlPage result;
+  const crawl_internal::DecodedBody decoded = crawl_internal::DecodeBody(body, content_type_header);
+  result.charset = decoded.encoding->name;
+
+  GumboArena arena;  // holds the DOM, and so the hrefs the walk keeps, until the end
+  const GumboOutput* output = ParseHtml(decoded.text, arena, result);
+  Walker walker;
+  walker.text.reserve(decoded.text.size() / 2);
+  walker.Walk(output->document);
+
+  result.title = std::move(walker.title);
+  result.noindex = walker.noindex;
+  result.nofollow = walker.nofollow;
+  result.text_bytes = walker.text.size();
+  result.content_hash = XXH3_64bits(walker.text.data(), walker.text.size());
+
+  const std::string base = BaseUrl(page_url, walker, options.profile);
+  if (walker.has_canonical) {
+    if (Result<std::string> resolved = ResolveUrl(base, walker.canonical_href, options.profile);
+        resolved.ok()) {
+      result.canonical = std::move(resolved).value();
+    }
+  }
+
+  // Keyword ids of the visible text's words, for the scores.
+  KeywordCounter keywords(
+      options.keywords != nullptr && !options.keywords->empty() ? options.keywords : nullptr);
+  if (keywords.enabled()) result.content_score = keywords.ScorePage(walker.text, result.title);
+  // The links, in document order.
+  AddLinks(walker, base, options, keywords, result);
   return result;
 }
 

@@ -246,6 +246,12 @@ class Walker {
     return Status::Ok();
   }
 
+  // Where a page's free space ends and how many nodes it holds.
+  struct PageLayout {
+    uint16_t upper;
+    size_t nodes;
+  };
+
   // Checks page `page` at `depth` (the root is 1) and, in full scope, everything below it;
   // in sampled scope, `path` says which child to descend into.
   Status VisitPage(Tree& tree, uint64_t page, int depth, KeyRange range, int path) {
@@ -253,6 +259,17 @@ class Walker {
     std::string& buffer = buffers_[depth - 1];
     CRAWLRANK_RETURN_IF_ERROR(ReadPage(tree, page, buffer));
     const char* p = buffer.data();
+    const bool leaf = depth == tree.db->depth;
+    CRAWLRANK_ASSIGN_OR_RETURN(const PageLayout layout, CheckPageHeader(tree, page, depth, p));
+    std::vector<std::pair<uint64_t, std::string_view>> children;  // branch: (page, key)
+    CRAWLRANK_RETURN_IF_ERROR(CheckNodes(tree, page, p, layout, leaf, range, children));
+    if (leaf) return Status::Ok();
+    return VisitChildren(tree, depth, range, path, children);
+  }
+
+  // Checks the header of `page` (read into `p`), at `depth`: its flags say leaf or branch
+  // as its depth does, its free-space bounds fit the page, it holds entries. Counts it.
+  Result<PageLayout> CheckPageHeader(Tree& tree, uint64_t page, int depth, const char* p) {
     const bool leaf = depth == tree.db->depth;
     const uint16_t flags = Load<uint16_t>(p + 10) & ~kInMemoryFlags;
     const uint16_t expected = leaf ? kLeafPage : kBranchPage;
@@ -276,17 +293,25 @@ class Walker {
     } else {
       ++tree.branch_pages;
     }
+    return PageLayout{upper, nodes};
+  }
 
-    // Every node lies inside the page, after the free space; keys increase.
+  // Checks the nodes of `page` (read into `p`): every node lies inside the page, after the
+  // free space; keys increase and lie in `range`. A leaf's entries are checked here, a
+  // branch's (child page, key) are added to `children`.
+  Status CheckNodes(Tree& tree, uint64_t page, const char* p, PageLayout layout, bool leaf,
+                    KeyRange range, std::vector<std::pair<uint64_t, std::string_view>>& children) {
+    const size_t nodes = layout.nodes;
     std::string_view previous;
-    std::vector<std::pair<uint64_t, std::string_view>> children;  // branch: (page, key)
     for (size_t i = 0; i < nodes; ++i) {
       const size_t at = Load<uint16_t>(p + kPageHeader + 2 * i);
       auto node_error = [&](const std::string& what) {
         return BrokenPage(
             tree, page, "entry " + std::to_string(i) + " of " + std::to_string(nodes) + " " + what);
       };
-      if (at < upper || at + kNodeHeader > psize_) return node_error("starts outside the page");
+      if (at < layout.upper || at + kNodeHeader > psize_) {
+        return node_error("starts outside the page");
+      }
       const uint16_t lo = Load<uint16_t>(p + at), hi = Load<uint16_t>(p + at + 2);
       const uint16_t node_flags = Load<uint16_t>(p + at + 4);
       const size_t key_size = Load<uint16_t>(p + at + 6);
@@ -315,8 +340,13 @@ class Walker {
       CRAWLRANK_RETURN_IF_ERROR(
           CheckLeafNode(tree, page, i, nodes, p, at, lo | (uint32_t{hi} << 16), node_flags, key));
     }
-    if (leaf) return Status::Ok();
+    return Status::Ok();
+  }
 
+  // Visits the `children` of a branch page at `depth` whose keys lie in `range`: all of
+  // them for a tree walked whole, else the one `path` picks.
+  Status VisitChildren(Tree& tree, int depth, KeyRange range, int path,
+                       const std::vector<std::pair<uint64_t, std::string_view>>& children) {
     // Child i holds the keys from key i (none for the first) up to key i + 1.
     std::vector<std::string> bounds(children.size());
     for (size_t i = 1; i < children.size(); ++i) bounds[i] = std::string(children[i].second);

@@ -614,14 +614,10 @@ Status RefuseToWrite(const std::string& where, const Status& cause) {
                        "); run page_db_check on it for the full report");
 }
 
-}  // namespace
-
-Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
-                                             const PageDbOptions& options) {
-  auto impl = std::make_unique<Impl>();
-  impl->path = path;
-  impl->options = options;
-  const std::string where = "open " + PageDbName(path);
+// Checks the directory `path` (making it when asked to create) and its data.mdb before
+// LMDB sees them; returns whether data.mdb exists.
+Result<bool> CheckDirectory(const std::string& path, const PageDbOptions& options,
+                            const std::string& where) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     if (errno != ENOENT) return IoError(where + ": " + ErrnoText());
@@ -645,31 +641,39 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
   if (exists && ::access(data_path.c_str(), options.read_only ? R_OK : R_OK | W_OK) != 0) {
     return FailedPreconditionError(where + ": \"" + data_path + "\": " + ErrnoText());
   }
+  return exists;
+}
 
-  if (!options.read_only) {
-    UniqueFd lock(::open((path + "/writer.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-    if (lock.get() < 0) return IoError(where + ": writer.lock: " + ErrnoText());
-    if (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
-      if (errno == EWOULDBLOCK) {
-        return FailedPreconditionError(
-            where +
-            " for writing: another process is writing it (writer.lock is held); "
-            "open it read-only to inspect it");
-      }
-      return IoError(where + ": lock writer.lock: " + ErrnoText());
+// Takes writer.lock in `path`, held by the one writer process for as long as the lock
+// is open.
+Result<UniqueFd> LockWriter(const std::string& path, const std::string& where) {
+  UniqueFd lock(::open((path + "/writer.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (lock.get() < 0) return IoError(where + ": writer.lock: " + ErrnoText());
+  if (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) {
+      return FailedPreconditionError(
+          where +
+          " for writing: another process is writing it (writer.lock is held); "
+          "open it read-only to inspect it");
     }
-    impl->writer_lock = std::move(lock);
+    return IoError(where + ": lock writer.lock: " + ErrnoText());
   }
+  return lock;
+}
 
+// Opens the LMDB environment of `db` and checks the file's structure before LMDB reads
+// any of it.
+Status OpenEnvironment(PageDbImpl& db, const std::string& where) {
+  const PageDbOptions& options = db.options;
   unsigned flags = MDB_NOTLS;
   if (options.read_only) flags |= MDB_RDONLY;
   if (options.durability != Durability::kSync) flags |= MDB_NOSYNC;
   CRAWLRANK_ASSIGN_OR_RETURN(
-      impl->env,
-      lmdb::Env::Open(path, flags, options.read_only ? 0 : options.initial_map_size, kMaxTables));
+      db.env, lmdb::Env::Open(db.path, flags, options.read_only ? 0 : options.initial_map_size,
+                              kMaxTables));
   int dead = 0;
-  mdb_reader_check(impl->env.get(), &dead);  // clear slots of readers that died
-  CRAWLRANK_RETURN_IF_ERROR(CheckFileSize(impl->env.get(), path));
+  mdb_reader_check(db.env.get(), &dead);  // clear slots of readers that died
+  CRAWLRANK_RETURN_IF_ERROR(CheckFileSize(db.env.get(), db.path));
   // LMDB reads its pages through the map and trusts them. Before it reads any (the table
   // list, the header), the pages on a sample of paths through every table, the main tree
   // and `meta` whole, are read with pread and checked; for a writer, which reads every
@@ -678,9 +682,9 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
   const auto whole = options.read_only ? std::span<const std::string_view>()
                                        : std::span<const std::string_view>(kWriterReadsWhole);
   lmdb::Txn reading;
-  Status structure = impl->VerifyFile(
+  Status structure = db.VerifyFile(
       [&]() -> Result<MDB_txn*> {
-        CRAWLRANK_ASSIGN_OR_RETURN(reading, lmdb::Txn::Begin(impl->env.get(), MDB_RDONLY, path));
+        CRAWLRANK_ASSIGN_OR_RETURN(reading, lmdb::Txn::Begin(db.env.get(), MDB_RDONLY, db.path));
         return reading.get();
       },
       lmdb::VerifyScope::kSample, whole);
@@ -690,31 +694,53 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
     return DataLossError(where + ": it is damaged (" + structure.message() +
                          "); run page_db_check on it for the full report");
   }
-  CRAWLRANK_RETURN_IF_ERROR(structure);
+  return structure;
+}
 
-  CRAWLRANK_ASSIGN_OR_RETURN(
-      lmdb::Txn txn, lmdb::Txn::Begin(impl->env.get(), options.read_only ? MDB_RDONLY : 0, path));
+// Opens the tables of `db` in `txn`, or creates them in an empty environment; a writer
+// then loads its in-memory state from them.
+Status OpenOrCreateTables(PageDbImpl& db, MDB_txn* txn, const std::string& where) {
   MDB_dbi probe;
-  const int rc = mdb_dbi_open(txn.get(), "meta", 0, &probe);
-  if (rc == MDB_NOTFOUND && !options.read_only) {
+  const int rc = mdb_dbi_open(txn, "meta", 0, &probe);
+  if (rc == MDB_NOTFOUND && !db.read_only()) {
     MDB_dbi main;
     MDB_stat stat;
-    if (mdb_dbi_open(txn.get(), nullptr, 0, &main) != 0 || mdb_stat(txn.get(), main, &stat) != 0 ||
+    if (mdb_dbi_open(txn, nullptr, 0, &main) != 0 || mdb_stat(txn, main, &stat) != 0 ||
         stat.ms_entries != 0) {
-      return NotAPageDb(path, "an LMDB environment without a \"meta\" table");
+      return NotAPageDb(db.path, "an LMDB environment without a \"meta\" table");
     }
-    CRAWLRANK_RETURN_IF_ERROR(CreateTables(*impl, txn.get()));
-    impl->profile = options.url_profile;
+    CRAWLRANK_RETURN_IF_ERROR(CreateTables(db, txn));
+    db.profile = db.options.url_profile;
   } else if (rc != 0 && rc != MDB_NOTFOUND) {
-    return lmdb::Error(rc, "open table meta of", path);
+    return lmdb::Error(rc, "open table meta of", db.path);
   } else {
-    CRAWLRANK_RETURN_IF_ERROR(OpenTables(*impl, txn.get()));
+    CRAWLRANK_RETURN_IF_ERROR(OpenTables(db, txn));
   }
-  if (!options.read_only) {
-    if (Status loaded = LoadWriterState(*impl, txn.get()); !loaded.ok()) {
+  if (!db.read_only()) {
+    if (Status loaded = LoadWriterState(db, txn); !loaded.ok()) {
       return loaded.code() == StatusCode::kDataLoss ? RefuseToWrite(where, loaded) : loaded;
     }
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
+                                             const PageDbOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  impl->options = options;
+  const std::string where = "open " + PageDbName(path);
+  CRAWLRANK_ASSIGN_OR_RETURN(const bool exists, CheckDirectory(path, options, where));
+  if (!options.read_only) {
+    CRAWLRANK_ASSIGN_OR_RETURN(impl->writer_lock, LockWriter(path, where));
+  }
+  CRAWLRANK_RETURN_IF_ERROR(OpenEnvironment(*impl, where));
+
+  CRAWLRANK_ASSIGN_OR_RETURN(
+      lmdb::Txn txn, lmdb::Txn::Begin(impl->env.get(), options.read_only ? MDB_RDONLY : 0, path));
+  CRAWLRANK_RETURN_IF_ERROR(OpenOrCreateTables(*impl, txn.get(), where));
   CRAWLRANK_RETURN_IF_ERROR(txn.Commit(path));  // keeps the table handles open
 
   if (!options.read_only && options.durability == Durability::kPeriodic) {

@@ -57,12 +57,26 @@ Status PageDb::Check(CheckLevel level) const {
   return CheckStoredData(snapshot);
 }
 
-Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
-  const std::string& path = impl_->path;
+namespace {
+
+// The error of a full check of the PageDB at `path` that found damage.
+Status StoredDataError(const std::string& path, const std::string& what) {
+  return DataLossError("check " + PageDbName(path) + ": " + what);
+}
+
+// The pages of a snapshot, as the full check reads them once.
+struct StoredPages {
+  uint64_t pages = 0, crawled = 0;
+  std::vector<std::pair<uint64_t, uint32_t>> fingerprints;  // (fingerprint, id), sorted
+  std::vector<bool> is_crawled;                             // by id
+};
+
+// Reads every page record of `snapshot` (its transaction `txn`) and checks that the pages
+// table and the header count them, and that no two share a fingerprint.
+Result<StoredPages> CheckPages(const PageDbImpl& db, const Snapshot& snapshot, MDB_txn* txn) {
+  const std::string& path = db.path;
   const PageDbCounters& counters = snapshot.counters();
-  auto broken = [&path](const std::string& what) {
-    return DataLossError("check " + PageDbName(path) + ": " + what);
-  };
+  auto broken = [&path](const std::string& what) { return StoredDataError(path, what); };
 
   uint64_t pages = 0, crawled = 0;
   std::vector<std::pair<uint64_t, uint32_t>> fingerprints;  // (fingerprint, id) of each page
@@ -75,9 +89,8 @@ Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
     fingerprints.emplace_back(record.fingerprint, record.id);
     return Status::Ok();
   }));
-  MDB_txn* txn = snapshot.impl_->txn.get();
   MDB_stat stat;
-  if (const int rc = mdb_stat(txn, impl_->pages, &stat); rc != 0) {
+  if (const int rc = mdb_stat(txn, db.pages, &stat); rc != 0) {
     return lmdb::Error(rc, "read the size of the pages table of", path);
   }
   if (stat.ms_entries != pages) {
@@ -96,19 +109,26 @@ Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
       twin != fingerprints.end()) {
     return broken("two pages share fingerprint " + FormatFingerprint(twin->first));
   }
+  return StoredPages{pages, crawled, std::move(fingerprints), std::move(is_crawled)};
+}
 
-  // The fingerprint table lists exactly the pages [0, indexed_pages), each under its own.
-  // Its keys come in fingerprint order, so one merge with the sorted pages checks it.
-  const uint64_t indexed = snapshot.impl_->indexed_pages;
-  if (const int rc = mdb_stat(txn, impl_->fingerprints, &stat); rc != 0) {
+// Checks that the fingerprint table lists exactly the pages [0, indexed), each under its
+// own fingerprint. Its keys come in fingerprint order, so one merge with the sorted
+// `fingerprints` of the pages checks it.
+Status CheckFingerprints(const PageDbImpl& db, const Snapshot& snapshot, MDB_txn* txn,
+                         const std::vector<std::pair<uint64_t, uint32_t>>& fingerprints,
+                         uint64_t indexed) {
+  const std::string& path = db.path;
+  auto broken = [&path](const std::string& what) { return StoredDataError(path, what); };
+  MDB_stat stat;
+  if (const int rc = mdb_stat(txn, db.fingerprints, &stat); rc != 0) {
     return lmdb::Error(rc, "read the size of the fingerprints table of", path);
   }
   if (stat.ms_entries != indexed) {
     return broken("the fingerprints table holds " + std::to_string(stat.ms_entries) +
                   " entries, the header says " + std::to_string(indexed));
   }
-  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor entries,
-                             lmdb::Cursor::Open(txn, impl_->fingerprints, path));
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor entries, lmdb::Cursor::Open(txn, db.fingerprints, path));
   MDB_val k, v;
   auto page = fingerprints.begin();
   for (;;) {
@@ -128,6 +148,13 @@ Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
                     ", which is not its page");
     }
   }
+  return Status::Ok();
+}
+
+// Checks that every link of `snapshot` joins two of its `pages` pages and that the header
+// counts them.
+Status CheckLinks(const PageDbImpl& db, const Snapshot& snapshot, uint64_t pages) {
+  auto broken = [&db](const std::string& what) { return StoredDataError(db.path, what); };
   uint64_t edges = 0;
   EdgeCursor cursor = snapshot.Edges();
   for (; cursor.Valid(); cursor.Next()) {
@@ -144,16 +171,24 @@ Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
     edges += cursor.targets().size();
   }
   CRAWLRANK_RETURN_IF_ERROR(cursor.status());
+  const PageDbCounters& counters = snapshot.counters();
   if (edges != counters.edges) {
     return broken("header counts " + std::to_string(counters.edges) + " links, found " +
                   std::to_string(edges));
   }
-  if (!impl_->has_schedule) return Status::Ok();
+  return Status::Ok();
+}
 
-  // The scheduler's tables: every entry decodes; a schedule entry belongs to a page of
-  // the DB that is not crawled (a crawled page's state is implied by its record).
+// Checks the scheduler's tables: every entry decodes; a schedule entry belongs to a page
+// of the DB that is not crawled (a crawled page's state is implied by its record).
+Status CheckSchedulerTables(const PageDbImpl& db, MDB_txn* txn, const StoredPages& stored) {
+  const std::string& path = db.path;
+  auto broken = [&path](const std::string& what) { return StoredDataError(path, what); };
+  const uint64_t pages = stored.pages;
+  const std::vector<bool>& is_crawled = stored.is_crawled;
+  MDB_val k, v;
   std::vector<uint32_t> failed;  // pages failed for good, in id order (the table's)
-  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor schedule, lmdb::Cursor::Open(txn, impl_->schedule, path));
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor schedule, lmdb::Cursor::Open(txn, db.schedule, path));
   for (;;) {
     CRAWLRANK_ASSIGN_OR_RETURN(bool more, schedule.Next(&k, &v));
     if (!more) break;
@@ -172,7 +207,7 @@ Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
   }
   // A payload belongs to a page of the DB still to be handed out: the transaction that
   // records a crawl, or a failure for good, deletes it.
-  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor payloads, lmdb::Cursor::Open(txn, impl_->payloads, path));
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor payloads, lmdb::Cursor::Open(txn, db.payloads, path));
   for (;;) {
     CRAWLRANK_ASSIGN_OR_RETURN(bool more, payloads.Next(&k, &v));
     if (!more) break;
@@ -186,7 +221,7 @@ Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
       return broken("payload of page " + std::to_string(id) + ", which failed for good");
     }
   }
-  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor hosts, lmdb::Cursor::Open(txn, impl_->hosts, path));
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor hosts, lmdb::Cursor::Open(txn, db.hosts, path));
   for (;;) {
     CRAWLRANK_ASSIGN_OR_RETURN(bool more, hosts.Next(&k, &v));
     if (!more) break;
@@ -196,6 +231,18 @@ Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
     }
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
+  MDB_txn* txn = snapshot.impl_->txn.get();
+  CRAWLRANK_ASSIGN_OR_RETURN(const StoredPages stored, CheckPages(*impl_, snapshot, txn));
+  CRAWLRANK_RETURN_IF_ERROR(
+      CheckFingerprints(*impl_, snapshot, txn, stored.fingerprints, snapshot.impl_->indexed_pages));
+  CRAWLRANK_RETURN_IF_ERROR(CheckLinks(*impl_, snapshot, stored.pages));
+  if (!impl_->has_schedule) return Status::Ok();
+  return CheckSchedulerTables(*impl_, txn, stored);
 }
 
 Result<PageDbInfo> PageDb::Info() const {

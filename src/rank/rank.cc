@@ -322,6 +322,55 @@ struct PatchSums {
 // behind (each step contracts the error by c).
 constexpr double kFloatUntil = 1.0 / (1 << 19);
 
+// The iterations of CsrPageRankFamily, on π (`pi`): `contribute(x)` fills x (a vector of
+// floats or doubles) with the contributions of π, `iterate(x, next)` runs one step from x
+// and returns its residual. Gathers floats while the last change is above kFloatUntil and
+// doubles below it, and extrapolates every extrapolation_period iterations.
+template <typename Contribute, typename Iterate>
+Status IterateCsr(Run& run, std::vector<double>& pi, Contribute& contribute, Iterate& iterate) {
+  // The first step of a warm start gathers doubles: its change may be tiny.
+  std::vector<float> x32, next32;
+  std::vector<double> x64, next64;
+  double last_residual = run.warm ? 0 : std::numeric_limits<double>::infinity();
+  bool single = last_residual > kFloatUntil;
+  // Contributions of the current π in floats or doubles (the other pair freed).
+  const auto use = [&](bool floats) {
+    single = floats;
+    if (single) {
+      std::vector<double>().swap(x64);
+      std::vector<double>().swap(next64);
+      contribute(x32);
+      next32.resize(run.n);
+    } else {
+      std::vector<float>().swap(x32);
+      std::vector<float>().swap(next32);
+      contribute(x64);
+      next64.resize(run.n);
+    }
+  };
+  use(single);
+  const uint32_t period = run.options.extrapolation_period;
+  std::vector<std::vector<double>> past;  // π of the last iterations, oldest first
+  return run.Loop([&]() -> Result<double> {
+    if (single != (last_residual > kFloatUntil)) use(!single);
+    const double residual = single ? iterate(x32, next32) : iterate(x64, next64);
+    last_residual = residual;
+    if (period > 0 && residual > run.options.tolerance) {  // the last vector is a step's
+      const uint32_t iteration = run.report.iterations + 1;
+      if (past.size() == 3 && iteration % period == 0) {
+        QuadraticExtrapolation(run, past, residual, pi);
+        past.clear();
+        use(single);
+      } else if (period <= 3 || iteration % period >= period - 3) {
+        // Only the three iterations before an extrapolation are kept.
+        if (past.size() == 3) past.erase(past.begin());
+        past.push_back(pi);
+      }
+    }
+    return residual;
+  });
+}
+
 // The PageRank family over the in-link CSR, one pass over the pages per iteration:
 //   y_u = factor_u · Σ_{v→u} x_v,   π_u ← c·y_u + r_u·(1 − c·P)
 // with x_v = π_v / denominator_v gathered from the last iteration's array and
@@ -399,48 +448,7 @@ Result<std::vector<double>> CsrPageRankFamily(Run& run, const Teleport& r, const
   const auto iterate = [&]<typename T>(std::vector<T>& x, std::vector<T>& next) {
     return plain ? step(x, next, std::true_type{}) : step(x, next, std::false_type{});
   };
-
-  // The first step of a warm start gathers doubles: its change may be tiny.
-  std::vector<float> x32, next32;
-  std::vector<double> x64, next64;
-  double last_residual = run.warm ? 0 : std::numeric_limits<double>::infinity();
-  bool single = last_residual > kFloatUntil;
-  // Contributions of the current π in floats or doubles (the other pair freed).
-  const auto use = [&](bool floats) {
-    single = floats;
-    if (single) {
-      std::vector<double>().swap(x64);
-      std::vector<double>().swap(next64);
-      contribute(x32);
-      next32.resize(n);
-    } else {
-      std::vector<float>().swap(x32);
-      std::vector<float>().swap(next32);
-      contribute(x64);
-      next64.resize(n);
-    }
-  };
-  use(single);
-  const uint32_t period = run.options.extrapolation_period;
-  std::vector<std::vector<double>> past;  // π of the last iterations, oldest first
-  CRAWLRANK_RETURN_IF_ERROR(run.Loop([&]() -> Result<double> {
-    if (single != (last_residual > kFloatUntil)) use(!single);
-    const double residual = single ? iterate(x32, next32) : iterate(x64, next64);
-    last_residual = residual;
-    if (period > 0 && residual > run.options.tolerance) {  // the last vector is a step's
-      const uint32_t iteration = run.report.iterations + 1;
-      if (past.size() == 3 && iteration % period == 0) {
-        QuadraticExtrapolation(run, past, residual, pi);
-        past.clear();
-        use(single);
-      } else if (period <= 3 || iteration % period >= period - 3) {
-        // Only the three iterations before an extrapolation are kept.
-        if (past.size() == 3) past.erase(past.begin());
-        past.push_back(pi);
-      }
-    }
-    return residual;
-  }));
+  CRAWLRANK_RETURN_IF_ERROR(IterateCsr(run, pi, contribute, iterate));
   return pi;
 }
 

@@ -168,3 +168,67 @@ def test_forbid_call_needs_its_folder() -> None:
         check=False,
     )
     assert result.returncode == 2
+
+
+def function(signature: str, lines: int, indent: str = "") -> str:
+    """A function definition of exactly `lines` lines, signature to closing brace."""
+    body = "".join(f"{indent}  x += {k};\n" for k in range(lines - 2))
+    return f"{indent}{signature} {{\n{body}{indent}}}\n"
+
+
+def test_functions_over_80_lines_fail(tree: Path) -> None:
+    write(tree, "src/base/long_fn.cc", "// a\n\n" + function("int Eighty(int x)", 80))
+    assert run(tree).returncode == 0
+    write(tree, "src/base/long_fn.cc", "// a\n\n" + function("int EightyOne(int x)", 81))
+    result = run(tree)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        "src/base/long_fn.cc:3: max-function-lines: EightyOne: 81 lines, over 80: "
+        "split it into steps"
+    ]
+
+
+def test_function_length_counts_members_from_the_signature_line(tree: Path) -> None:
+    member = (
+        "namespace crawlrank {\n"
+        "class Foo {\n"
+        " public:\n"
+        "  explicit Foo(int a) : a_{a}, b_(a) {}\n"
+        + function("template <typename T>\n  auto Get(T t) const noexcept -> int", 80, "  ")
+        + " private:\n  int a_{0};\n  int b_ = 0;\n};\n"
+        "Foo::Foo(int a, int b)\n    : a_{a},\n      b_{b} {\n  x += 1;\n}\n"
+        + function("Result<int> Foo::Make(\n    int a)", 81)
+        + "}  // namespace crawlrank\n"
+    )
+    write(tree, "src/base/member.h", member)
+    result = run(tree)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        "src/base/member.h:5: max-function-lines: Get: 81 lines, over 80: split it into steps",
+        "src/base/member.h:95: max-function-lines: Foo::Make: 82 lines, over 80: "
+        "split it into steps",
+    ]
+
+
+def test_blocks_lambdas_comments_and_literals_inside_a_function_are_part_of_it(
+    tree: Path,
+) -> None:
+    inside = (
+        "int Outer(int x) {\n"
+        '  const char* s = "{ not a brace";\n'
+        "  // } nor this\n"
+        "  char c = '}';\n"
+        "  auto f = [&](int y) {\n"
+        "    if (y) {\n"
+        "      return y;\n"
+        "    }\n"
+        "    return 0;\n"
+        "  };\n"
+        "#define BRACE {\n" + "".join(f"  x += f({k});\n" for k in range(68)) + "  return x;\n}\n"
+    )
+    assert len(inside.splitlines()) == 81
+    write(tree, "src/base/inside.cc", "static const int kTable[] = {1, 2};\n" + inside)
+    result = run(tree)
+    assert result.stdout.splitlines() == [
+        "src/base/inside.cc:2: max-function-lines: Outer: 81 lines, over 80: split it into steps"
+    ]

@@ -19,14 +19,11 @@ from scrapy.utils.request import request_from_dict
 
 import crawlrank
 from crawlrank._http import redirect_status, retry_after_ms
+from crawlrank.scrapy._protocol import LEASE_KEY, SEED_KEY, ReportReceiver
 from crawlrank.scrapy.engine import EngineWakeup
+from crawlrank.scrapy.middlewares import ErrorMiddleware, LinkGraphMiddleware
 
 logger = logging.getLogger(__name__)
-
-# The meta key of a request the scheduler handed out: (lease, canonical URL).
-LEASE_KEY = "crawlrank_lease"
-# The meta key LinkGraphMiddleware puts on the spider's start requests.
-SEED_KEY = "crawlrank_seed"
 
 # A report waiting for its batch: (page, lease, extras), as crawled_batch takes it.
 _Report = Tuple[crawlrank.CrawledPage, int, List[crawlrank.QueuedExtra]]
@@ -128,7 +125,7 @@ class _Page:
         self.done = False
 
 
-class Scheduler:
+class Scheduler(ReportReceiver):
     """Scrapy's scheduler interface over crawlrank's best-first, polite scheduler.
 
     * Order: pages go out best first by the score mode (``CRAWLRANK_SCORE``, default
@@ -211,8 +208,6 @@ class Scheduler:
             self.db = None
 
     def _check_middlewares(self) -> None:
-        from crawlrank.scrapy.middlewares import ErrorMiddleware, LinkGraphMiddleware
-
         engine = self.crawler.engine
         spider_mws = engine.scraper.spidermw.middlewares
         download_mws = engine.downloader.middleware.middlewares

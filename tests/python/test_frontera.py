@@ -384,6 +384,64 @@ def test_a_wrong_setting_is_named(cf, tmp_path, name, value):
     assert not (tmp_path / "db").exists()
 
 
+def test_crawlrank_options_is_the_options_setting(cf, tmp_path):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        manager = manager_of(tmp_path / "db", CRAWLRANK_SCHEDULER_OPTIONS=None,
+                             CRAWLRANK_OPTIONS=dict(FAST, max_pages=1))
+    assert not [w for w in warned if "CRAWLRANK" in str(w.message)]
+    manager.backend.add_seeds(["http://a.test/", "http://b.test/"])
+    assert len(next_requests(manager)) == 1 and next_requests(manager) == []
+    manager.stop()
+
+
+def test_the_old_options_setting_warns_and_still_applies(cf, tmp_path):
+    with pytest.warns(DeprecationWarning) as warned:
+        manager = manager_of(tmp_path / "db", CRAWLRANK_SCHEDULER_OPTIONS=dict(FAST, max_pages=1))
+    assert [str(w.message) for w in warned] == [
+        "CRAWLRANK_SCHEDULER_OPTIONS is deprecated: rename it CRAWLRANK_OPTIONS (the same dict "
+        "of crawlrank.SchedulerOptions fields, the setting crawlrank.scrapy reads too)"]
+    manager.backend.add_seeds(["http://a.test/", "http://b.test/"])
+    assert len(next_requests(manager)) == 1 and next_requests(manager) == []  # max_pages
+    manager.stop()
+    # Through Scrapy's settings too, as a JSON object from the command line (-s NAME=...).
+    from frontera.contrib.scrapy.settings_adapter import ScrapySettingsAdapter
+    from scrapy.settings import Settings as ScrapySettings
+
+    with pytest.warns(DeprecationWarning, match="CRAWLRANK_SCHEDULER_OPTIONS is deprecated"):
+        settings = cf.BackendSettings.from_settings(ScrapySettingsAdapter(ScrapySettings(
+            {"CRAWLRANK_SCHEDULER_OPTIONS": '{"lease_ms": 1234}'})))
+    assert settings.scheduler_options().lease_ms == 1234
+
+
+def test_with_both_options_settings_the_new_one_wins(cf):
+    from frontera.settings import Settings
+
+    with pytest.warns(DeprecationWarning) as warned:
+        settings = cf.BackendSettings.from_settings(Settings(attributes={
+            "CRAWLRANK_OPTIONS": {"lease_ms": 1234},
+            "CRAWLRANK_SCHEDULER_OPTIONS": {"lease_ms": 99, "max_retries": 9}}))
+    assert [str(w.message) for w in warned] == [
+        "CRAWLRANK_SCHEDULER_OPTIONS is deprecated and ignored here: CRAWLRANK_OPTIONS is set "
+        "too, and wins; remove CRAWLRANK_SCHEDULER_OPTIONS"]
+    options = settings.scheduler_options()
+    import crawlrank
+
+    assert (options.lease_ms, options.max_retries) == (1234,
+                                                       crawlrank.SchedulerOptions().max_retries)
+    # An error in the ignored one is not raised; one in the old one alone names it.
+    with pytest.warns(DeprecationWarning):
+        cf.BackendSettings.from_settings(Settings(attributes={
+            "CRAWLRANK_OPTIONS": {}, "CRAWLRANK_SCHEDULER_OPTIONS": {"no_such": 1}}))
+    with pytest.warns(DeprecationWarning), pytest.raises(cf.SettingsError) as error:
+        cf.BackendSettings.from_settings(Settings(attributes={
+            "CRAWLRANK_SCHEDULER_OPTIONS": {"no_such": 1}}))
+    assert str(error.value) == ("CRAWLRANK_SCHEDULER_OPTIONS: unknown scheduler option "
+                                "'no_such' (see crawlrank.SchedulerOptions)")
+
+
 def test_local_mode_is_refused(cf, tmp_path):
     from frontera.core.manager import LocalFrontierManager
     from frontera.settings import Settings

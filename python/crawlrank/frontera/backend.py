@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import os
 import shutil
 import tempfile
 import time
+import warnings
 from collections import deque
 from typing import Any, Deque, Dict, Iterable, List, Optional, Tuple, Union
 
@@ -18,6 +18,13 @@ from frontera.core.manager import LocalFrontierManager, SpiderFrontierManager
 from frontera.core.models import Request as FrontierRequest
 
 import crawlrank
+from crawlrank._frontend import (
+    OPTIONS_SETTING,
+    OptionsError,
+    ReportBuffer,
+    options_dict,
+    scheduler_options,
+)
 from crawlrank._http import redirect_status, retry_after_ms
 
 logger = logging.getLogger(__name__)
@@ -30,6 +37,9 @@ ADUANA_SCORERS = {
     "PageRankScorer": ("pagerank", "ppr"),
     "HitsScorer": ("hits", "topic-hits"),
 }
+
+# The name CRAWLRANK_OPTIONS had here before crawlrank.scrapy and this backend shared it.
+DEPRECATED_OPTIONS_SETTING = "CRAWLRANK_SCHEDULER_OPTIONS"
 
 _REPORTS_BEFORE_FLUSH = 1024  # a bound on memory; get_next_requests flushes far sooner
 
@@ -56,7 +66,7 @@ class BackendSettings:
     rank_damping: Optional[float] = None  # PAGE_RANK_DAMPING
     url_profile: str = "w3lib"  # CRAWLRANK_URL_PROFILE (a new DB only)
     durability: str = "periodic"  # CRAWLRANK_DURABILITY
-    options: Dict[str, Any] = dataclasses.field(default_factory=dict)  # CRAWLRANK_SCHEDULER_OPTIONS
+    options: Dict[str, Any] = dataclasses.field(default_factory=dict)  # CRAWLRANK_OPTIONS
 
     @classmethod
     def from_settings(cls, settings: Any) -> "BackendSettings":
@@ -85,20 +95,20 @@ class BackendSettings:
         if damping is not None and damping >= 1:
             raise SettingsError(f"PAGE_RANK_DAMPING={damping!r}: expected a number in (0, 1)")
         out.rank_damping = damping
-        options = get("CRAWLRANK_SCHEDULER_OPTIONS") or {}
-        if isinstance(options, str):  # a JSON object, as `scrapy crawl -s NAME=...` gives it
-            try:
-                options = json.loads(options)
-            except ValueError:
-                pass
-        if not isinstance(options, dict):
-            raise SettingsError(f"CRAWLRANK_SCHEDULER_OPTIONS={options!r}: expected a dict of "
-                                "crawlrank.SchedulerOptions fields")
-        out.options = dict(options)
-        out.scheduler_options()  # every error now, with the setting's name
+        setting = _options_setting(get)
+        try:
+            out.options = options_dict(get(setting), setting)
+        except OptionsError as error:
+            raise SettingsError(str(error)) from None
+        out._scheduler_options(setting)  # every error now, with the setting's name
         return out
 
     def scheduler_options(self) -> crawlrank.SchedulerOptions:
+        """The settings above, with CRAWLRANK_OPTIONS over them (SettingsError, naming the
+        setting, for a value crawlrank cannot use)."""
+        return self._scheduler_options(OPTIONS_SETTING)
+
+    def _scheduler_options(self, setting: str) -> crawlrank.SchedulerOptions:
         options = crawlrank.SchedulerOptions()
         if self.score is not None:
             try:
@@ -112,16 +122,10 @@ class BackendSettings:
             value = getattr(self, name)
             if value is not None:
                 setattr(options, name, value)
-        for name, value in self.options.items():
-            if not isinstance(name, str) or name.startswith("_") or not hasattr(options, name):
-                raise SettingsError(f"CRAWLRANK_SCHEDULER_OPTIONS: unknown scheduler option "
-                                    f"{name!r} (see crawlrank.SchedulerOptions)")
-            try:
-                setattr(options, name, value)
-            except (TypeError, ValueError) as error:
-                raise SettingsError(f"CRAWLRANK_SCHEDULER_OPTIONS[{name!r}]={value!r}: "
-                                    f"{error}") from None
-        return options
+        try:
+            return scheduler_options(self.options, setting=setting, base=options)
+        except OptionsError as error:
+            raise SettingsError(str(error)) from None
 
 
 class _Page:
@@ -211,7 +215,7 @@ class Backend(_FronteraBackend):
         except BaseException:
             self._close()
             raise
-        self._reports: List[Tuple[crawlrank.CrawledPage, int, list]] = []
+        self._buffer = ReportBuffer(_REPORTS_BEFORE_FLUSH)
         self._page: Optional[_Page] = None
         self._held: Deque[_Held] = deque()
         self._stopped = False
@@ -364,15 +368,15 @@ class Backend(_FronteraBackend):
                 return False
         except crawlrank.InvalidArgumentError:
             pass  # crawlrank drops a link it cannot take: the page is recorded without it
-        self._reports.append((  # (page, lease, extras): crawled_batch copies it once
+        self._buffer.add_report(
             crawlrank.CrawledPage(request.url, [(target, 0.0)], http_status=status),
-            int(request.meta.get(LEASE_KEY) or 0), []))
+            int(request.meta.get(LEASE_KEY) or 0))
         return True
 
     def has_news(self) -> bool:
         """True when a call to get_next_requests may have something new to hand out:
         reports not yet written (their links), or held requests."""
-        return bool(self._reports or self._page or self._held)
+        return bool(self._buffer or self._page or self._held)
 
     def next_ready_time(self) -> Optional[float]:
         """When crawlrank may next hand out a page (Unix seconds), None when nothing is
@@ -398,14 +402,14 @@ class Backend(_FronteraBackend):
         lease = page.lease
         hops = page.redirects + [(page.url, page.status)]
         for (url, status), (target, _) in zip(hops, hops[1:]):
-            self._reports.append((
-                crawlrank.CrawledPage(url, [(target, 0.0)], http_status=status), lease, []))
+            self._buffer.add_report(
+                crawlrank.CrawledPage(url, [(target, 0.0)], http_status=status), lease)
             lease = 0  # the lease is the first URL's; the others were never handed out
-        self._reports.append((
+        self._buffer.add_report(
             crawlrank.CrawledPage(page.url, links, content_score=page.score,
                                   content_hash=page.content_hash, http_status=page.status),
-            lease, []))
-        if len(self._reports) >= _REPORTS_BEFORE_FLUSH:
+            lease)
+        if self._buffer.full:
             self._flush()
 
     def _finish_page(self) -> None:
@@ -417,19 +421,8 @@ class Backend(_FronteraBackend):
 
     def _flush(self) -> None:
         self._finish_page()
-        if not self._reports:
-            return
-        reports, self._reports = self._reports, []
-        try:
-            self.scheduler.crawled_batch(reports)
-        except crawlrank.InvalidArgumentError:
-            # One page crawlrank cannot take (a URL it cannot parse) fails the whole
-            # transaction: record the others one by one.
-            for page, lease, extras in reports:
-                try:
-                    self.scheduler.crawled(page, lease, extras)
-                except crawlrank.InvalidArgumentError as error:
-                    logger.warning("crawlrank.frontera: page not recorded: %s", error)
+        for error in self._buffer.flush(self.scheduler):
+            logger.warning("crawlrank.frontera: page not recorded: %s", error)
 
     def _fail(self, url: str, lease: int, *, retryable: bool = True, http_status: int = 0,
               retry_after_ms: Optional[int] = None, reason: str = "") -> None:
@@ -471,6 +464,24 @@ def check_spider_mode(manager: Any) -> None:
 
 
 # ---- helpers
+
+
+def _options_setting(get: Any) -> str:
+    """The name of the setting that holds the scheduler options: CRAWLRANK_OPTIONS, or
+    the deprecated CRAWLRANK_SCHEDULER_OPTIONS when only that one is set. Setting the old
+    name warns (DeprecationWarning), and says which one wins when both are set."""
+    if get(DEPRECATED_OPTIONS_SETTING) is None:
+        return OPTIONS_SETTING
+    if get(OPTIONS_SETTING) is None:
+        warnings.warn(f"{DEPRECATED_OPTIONS_SETTING} is deprecated: rename it "
+                      f"{OPTIONS_SETTING} (the same dict of crawlrank.SchedulerOptions "
+                      "fields, the setting crawlrank.scrapy reads too)",
+                      DeprecationWarning, stacklevel=3)
+        return DEPRECATED_OPTIONS_SETTING
+    warnings.warn(f"{DEPRECATED_OPTIONS_SETTING} is deprecated and ignored here: "
+                  f"{OPTIONS_SETTING} is set too, and wins; remove "
+                  f"{DEPRECATED_OPTIONS_SETTING}", DeprecationWarning, stacklevel=3)
+    return OPTIONS_SETTING
 
 
 def _redirect_chain(url: str, meta: dict) -> Tuple[List[Tuple[str, int]], str]:

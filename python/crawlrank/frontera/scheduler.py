@@ -7,9 +7,9 @@ from typing import Any, Optional
 from frontera.contrib.scrapy.schedulers.frontier import FronteraScheduler as _FronteraScheduler
 from scrapy import Request, signals
 
+from crawlrank._frontend import EngineWakeup
 from crawlrank._http import redirect_status
 from crawlrank.frontera.backend import Backend
-from crawlrank.scrapy.engine import EngineWakeup
 
 _REPORTED = b"crawlrank_reported"  # response.meta: the page went to the backend
 

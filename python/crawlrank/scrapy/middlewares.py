@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Optional
 
 from scrapy import Request
 from scrapy.crawler import Crawler
 from scrapy.http import Response
 from scrapy.spiders import Spider
 
+from crawlrank.scrapy._protocol import SEED_KEY, ReportReceiver
 
-def _scheduler(crawler: Crawler):
-    from crawlrank.scrapy.scheduler import Scheduler
 
+def _scheduler(crawler: Crawler) -> Optional[ReportReceiver]:
+    """The engine's scheduler when it is crawlrank's, else None."""
     engine = crawler.engine
     scheduler = getattr(getattr(engine, "slot", None), "scheduler", None)
-    return scheduler if isinstance(scheduler, Scheduler) else None
+    return scheduler if isinstance(scheduler, ReportReceiver) else None
 
 
 class LinkGraphMiddleware:
@@ -39,8 +40,6 @@ class LinkGraphMiddleware:
         """Marks the spider's start requests as seeds: a seed the crawl already has is not
         fetched again, whatever its dont_filter says (start_urls sets it), so that a rerun
         goes on with the crawl instead of starting it over."""
-        from crawlrank.scrapy.scheduler import SEED_KEY
-
         for request in start_requests:
             request.meta[SEED_KEY] = True
             yield request

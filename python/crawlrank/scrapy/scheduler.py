@@ -18,18 +18,22 @@ from scrapy.utils.misc import create_instance, load_object
 from scrapy.utils.request import request_from_dict
 
 import crawlrank
+from crawlrank._frontend import (
+    OPTIONS_SETTING,
+    EngineWakeup,
+    OptionsError,
+    ReportBuffer,
+    options_dict,
+    scheduler_options,
+)
 from crawlrank._http import redirect_status, retry_after_ms
-from crawlrank.scrapy.engine import EngineWakeup
+from crawlrank.scrapy._protocol import LEASE_KEY, SEED_KEY, ReportReceiver
+from crawlrank.scrapy.middlewares import ErrorMiddleware, LinkGraphMiddleware
 
 logger = logging.getLogger(__name__)
 
-# The meta key of a request the scheduler handed out: (lease, canonical URL).
-LEASE_KEY = "crawlrank_lease"
-# The meta key LinkGraphMiddleware puts on the spider's start requests.
-SEED_KEY = "crawlrank_seed"
-
-# A report waiting for its batch: (page, lease, extras), as crawled_batch takes it.
-_Report = Tuple[crawlrank.CrawledPage, int, List[crawlrank.QueuedExtra]]
+# Reports are written when the engine next asks for work, or once this many wait.
+_REPORTS_BEFORE_FLUSH = 64
 
 
 @dataclasses.dataclass
@@ -97,21 +101,35 @@ class SchedulerSettings:
             durability=settings.get("CRAWLRANK_DURABILITY", "periodic"),
             content_scorer=scorer("CRAWLRANK_CONTENT_SCORER", "content_score"),
             link_scorer=scorer("CRAWLRANK_LINK_SCORER", "link_score"),
-            options=dict(settings.getdict("CRAWLRANK_OPTIONS")),
+            options=_options_dict(settings.get(OPTIONS_SETTING)),
         )
         if out.per_host < 1 or out.batch < 1:
             raise NotConfigured("CRAWLRANK_PER_HOST and CRAWLRANK_BATCH must be at least 1")
         return out
 
     def scheduler_options(self) -> crawlrank.SchedulerOptions:
+        """The CRAWLRANK_* settings above, with CRAWLRANK_OPTIONS over them (NotConfigured,
+        naming the option, for one crawlrank cannot use)."""
         fields = dict(score=self.score, min_delay_ms=self.delay_ms,
                       max_in_flight_per_host=self.per_host, host_key=self.host_key,
                       max_depth=self.max_depth, max_pages=self.max_pages,
                       max_retries=self.max_retries, lease_ms=self.lease_ms)
-        try:  # SchedulerOptions names an unknown field itself
-            return crawlrank.SchedulerOptions(**{**fields, **self.options})
-        except TypeError as error:
-            raise NotConfigured(f"CRAWLRANK_OPTIONS: {error}") from None
+        try:
+            base = crawlrank.SchedulerOptions(
+                **{name: value for name, value in fields.items() if name not in self.options})
+        except TypeError as error:  # a CRAWLRANK_* setting above of the wrong type
+            raise NotConfigured(f"CRAWLRANK_* settings: {error}") from None
+        try:
+            return scheduler_options(self.options, base=base)
+        except OptionsError as error:
+            raise NotConfigured(str(error)) from None
+
+
+def _options_dict(value: Any) -> Dict[str, Any]:
+    try:
+        return options_dict(value)
+    except OptionsError as error:
+        raise NotConfigured(str(error)) from None
 
 
 class _Page:
@@ -128,7 +146,7 @@ class _Page:
         self.done = False
 
 
-class Scheduler:
+class Scheduler(ReportReceiver):
     """Scrapy's scheduler interface over crawlrank's best-first, polite scheduler.
 
     * Order: pages go out best first by the score mode (``CRAWLRANK_SCORE``, default
@@ -171,9 +189,10 @@ class Scheduler:
         self._memory: Deque[Request] = deque()  # what crawlrank cannot keep
         self._pages: Dict[int, _Page] = {}  # by lease
         self._links: Dict[int, Tuple[_Page, float]] = {}  # id(request) -> its page, score
-        self._reports: List[_Report] = []
-        self._seeds: List[crawlrank.QueuedExtra] = []
-        self._pending: Set[str] = set()  # canonical URLs in _reports/_seeds
+        self._buffer = ReportBuffer(_REPORTS_BEFORE_FLUSH)
+        # Canonical URLs accepted since the last flush: in the buffer, or in the extras of a
+        # page being scraped; a second request for one is a duplicate.
+        self._pending: Set[str] = set()
         self._warned_unserializable = False
         self._wakeup = EngineWakeup(crawler)
 
@@ -211,8 +230,6 @@ class Scheduler:
             self.db = None
 
     def _check_middlewares(self) -> None:
-        from crawlrank.scrapy.middlewares import ErrorMiddleware, LinkGraphMiddleware
-
         engine = self.crawler.engine
         spider_mws = engine.scraper.spidermw.middlewares
         download_mws = engine.downloader.middleware.middlewares
@@ -233,7 +250,7 @@ class Scheduler:
     # ---- the engine's calls
 
     def has_pending_requests(self) -> bool:
-        if self._ready or self._memory or self._reports or self._seeds:
+        if self._ready or self._memory or self._buffer:
             return True
         if self._pages and self._engine_idle():
             self._fail_lost_pages()
@@ -289,7 +306,7 @@ class Scheduler:
         if link is not None:
             page.extras.append(extra)
         else:
-            self._seeds.append(extra)
+            self._buffer.add_seeds([extra])
         self.stats.inc_value("crawlrank/enqueued", spider=self.spider)
         return True
 
@@ -310,7 +327,7 @@ class Scheduler:
 
     def __len__(self) -> int:
         queued = self.core.stats().queued if self.core is not None else 0
-        return len(self._ready) + len(self._memory) + len(self._seeds) + queued
+        return len(self._ready) + len(self._memory) + self._buffer.seed_count + queued
 
     # ---- reports from the middlewares
 
@@ -341,19 +358,19 @@ class Scheduler:
         if status == 429 or status >= 500:
             # A spider that parses such pages (handle_httpstatus_list) had its links
             # accepted: they join the crawl as seeds, since the page is not recorded.
-            self._seeds.extend(page.extras)
+            self._buffer.add_seeds(page.extras)
             self._fail(page.url, page.lease, http_status=status,
                        retry_after_ms=retry_after_ms(response.headers), reason=f"HTTP {status}")
             return
         scorer = self.settings.content_scorer
         content_score = float(scorer(response)) if scorer is not None and status < 300 else 0.0
-        self._reports.append((  # (page, lease, extras): crawled_batch copies it once
+        self._buffer.add_report(
             crawlrank.CrawledPage(page.url, page.links, content_score=content_score,
                                   http_status=status),
-            page.lease, page.extras))
+            page.lease, page.extras)
         self.stats.inc_value("crawlrank/crawled", spider=self.spider)
         self.stats.inc_value(f"crawlrank/crawled/{status}", spider=self.spider)
-        if len(self._reports) >= 64:
+        if self._buffer.full:
             self._flush()
 
     def download_failed(self, request: Request, exception: BaseException) -> None:
@@ -398,8 +415,8 @@ class Scheduler:
                 extras.append(crawlrank.QueuedExtra(target, payload, fresh.priority))
                 self._pending.add(target)
             accepted = not known
-        self._reports.append((
-            crawlrank.CrawledPage(url, links, http_status=status), number, extras))
+        self._buffer.add_report(crawlrank.CrawledPage(url, links, http_status=status), number,
+                                extras)
         if not accepted:
             self.stats.inc_value("crawlrank/duplicates", spider=self.spider)
         return accepted
@@ -446,13 +463,10 @@ class Scheduler:
         self.stats.inc_value(f"crawlrank/failed/{reason or 'error'}", spider=self.spider)
 
     def _flush(self) -> None:
-        if self._seeds:
-            self.core.add_seeds(self._seeds)
-            self._seeds = []
-        if self._reports:
-            self.core.crawled_batch(self._reports)
-            self._reports = []
         self._pending.clear()
+        for error in self._buffer.flush(self.core):
+            logger.warning("crawlrank: page not recorded: %s", error,
+                           extra={"spider": self.spider})
 
     def _wake_when_ready(self) -> None:
         stats = self.core.stats()

@@ -1,0 +1,185 @@
+"""What both front ends (crawlrank.scrapy, crawlrank.frontera) share: the reader of the
+``CRAWLRANK_OPTIONS`` setting, the buffer of crawl reports, and the engine's wake-up call.
+
+Neither Scrapy nor Frontera is imported here (Twisted only when a wake-up is set), and nothing
+here imports a front end back: both front ends import this module, never each other.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+import crawlrank
+
+# The setting both front ends read: a dict of crawlrank.SchedulerOptions fields, applied
+# over what their other settings set.
+OPTIONS_SETTING = "CRAWLRANK_OPTIONS"
+
+
+class OptionsError(ValueError):
+    """A ``CRAWLRANK_OPTIONS`` value crawlrank cannot use; the message names the setting, the
+    field and the value. Each front end raises it again as its own settings error."""
+
+
+def options_dict(value: Any, setting: str = OPTIONS_SETTING) -> Dict[str, Any]:
+    """The dict of SchedulerOptions fields a setting holds: a mapping, or a JSON object (as
+    ``scrapy crawl -s NAME=...`` gives it). None, an empty string and other empty values
+    mean no options. Raises OptionsError naming `setting` for anything else. The names and
+    values are checked by :func:`scheduler_options`."""
+    if not value:
+        return {}
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError as error:
+            raise OptionsError(f"{setting}={value!r}: not a JSON object ({error})") from None
+    if not isinstance(value, Mapping):
+        raise OptionsError(f"{setting}={value!r}: expected a dict of crawlrank.SchedulerOptions "
+                           "fields")
+    return dict(value)
+
+
+def scheduler_options(options: Mapping, *, setting: str = OPTIONS_SETTING,
+                      base: Optional[crawlrank.SchedulerOptions] = None
+                      ) -> crawlrank.SchedulerOptions:
+    """Sets each field named in `options` on `base` (a new SchedulerOptions when None) and
+    returns it; `base` is changed in place. Raises OptionsError, naming `setting`, the field
+    and the value, for a name SchedulerOptions does not have and for a value its field
+    refuses (the wrong type, or a name crawlrank does not know, e.g. a score mode)."""
+    out = crawlrank.SchedulerOptions() if base is None else base
+    for name, value in options.items():
+        if not isinstance(name, str) or name.startswith("_") or not hasattr(out, name):
+            raise OptionsError(f"{setting}: unknown scheduler option {name!r} (see "
+                               "crawlrank.SchedulerOptions)")
+        try:
+            setattr(out, name, value)
+        except TypeError:  # pybind11's message lists signatures: say what the field takes
+            default = getattr(crawlrank.SchedulerOptions(), name)
+            raise OptionsError(f"{setting}[{name!r}]={value!r}: expected "
+                               f"{_expected(default, value)} (the default is "
+                               f"{default!r})") from None
+        except ValueError as error:  # crawlrank.InvalidArgumentError: its cause says why
+            raise OptionsError(f"{setting}[{name!r}]={value!r}: {error}") from None
+    return out
+
+
+def _expected(default: Any, value: Any) -> str:
+    """What a field whose default is `default` takes, when it refused `value` by type."""
+    if isinstance(default, bool):
+        return "True or False"
+    if isinstance(default, int):
+        if isinstance(value, int) and not isinstance(value, bool):
+            # The field took no integer of this size: an unsigned field, or out of range.
+            return "an integer >= 0" if value < 0 else "a smaller integer"
+        return "an integer"
+    if isinstance(default, float):
+        return "a number"
+    if isinstance(default, str):
+        return "a string"
+    if isinstance(default, list):
+        return "a list of strings"
+    return f"a {type(default).__name__}"
+
+
+# A report waiting for its batch: (page, lease, extras), as Scheduler.crawled_batch takes it.
+Report = Tuple[crawlrank.CrawledPage, int, List[crawlrank.QueuedExtra]]
+
+
+class ReportBuffer:
+    """Crawl reports and seeds on their way to a crawlrank.Scheduler, written by
+    :meth:`flush` in one transaction each.
+
+    A front end adds what its engine reports between two requests for work and flushes
+    when the engine next asks (and before a failure is reported, since the failed page may
+    be one a buffered report creates). ``full`` turns true at `limit` reports: a bound on
+    memory, not a batch size. Not thread-safe: one front end, on the engine's thread.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._reports: List[Report] = []
+        self._seeds: List[crawlrank.QueuedExtra] = []
+
+    def __bool__(self) -> bool:
+        """True while anything waits to be written."""
+        return bool(self._reports or self._seeds)
+
+    @property
+    def full(self) -> bool:
+        return len(self._reports) >= self.limit
+
+    @property
+    def seed_count(self) -> int:
+        """Seeds waiting to be written (they count as queued pages)."""
+        return len(self._seeds)
+
+    def add_report(self, page: crawlrank.CrawledPage, lease: int,
+                   extras: Optional[List[crawlrank.QueuedExtra]] = None) -> None:
+        """Adds a crawled page with the lease it was handed out under (0: none) and the
+        payloads of the links it queues; Scheduler.crawled_batch copies it once."""
+        self._reports.append((page, lease, extras if extras is not None else []))
+
+    def add_seeds(self, extras: Iterable[crawlrank.QueuedExtra]) -> None:
+        """Adds pages to queue at depth 0."""
+        self._seeds.extend(extras)
+
+    def flush(self, scheduler: crawlrank.Scheduler) -> List[crawlrank.Error]:
+        """Writes the seeds, then the reports, each in one transaction, and empties the
+        buffer. Seeds go first: a report may link to a buffered seed, which must be queued
+        with its payload before the link creates its page without one. What the buffer held
+        is taken out before it is written: a write that raises loses it rather than raising
+        again at every later flush (its pages come back when their leases expire; its seeds
+        are gone).
+
+        One report crawlrank refuses (InvalidArgumentError: a URL it cannot parse) would
+        fail the whole transaction: the reports are then written one by one, and the errors
+        of those refused are returned for the front end to log."""
+        refused: List[crawlrank.Error] = []
+        if self._seeds:
+            seeds, self._seeds = self._seeds, []
+            scheduler.add_seeds(seeds)
+        if self._reports:
+            reports, self._reports = self._reports, []
+            try:
+                scheduler.crawled_batch(reports)
+            except crawlrank.InvalidArgumentError:
+                for page, lease, extras in reports:
+                    try:
+                        scheduler.crawled(page, lease, extras)
+                    except crawlrank.InvalidArgumentError as error:
+                        refused.append(error)
+        return refused
+
+
+class EngineWakeup:
+    """Asks Scrapy's engine to call its scheduler again at a given time. Without it, a
+    crawl whose hosts are all waiting for their delay would wait for the engine's 5-second
+    heartbeat (or, through Frontera, for DELAY_ON_EMPTY). One call is pending at a time; an
+    earlier time replaces a later one."""
+
+    MIN_DELAY_S = 0.01  # never a tight loop, even for a time already past
+
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+        self._call: Any = None
+
+    def at(self, unix_s: float) -> None:
+        from twisted.internet import reactor
+
+        delay = max(self.MIN_DELAY_S, unix_s - reactor.seconds())
+        if self._call is not None and self._call.active():
+            if self._call.getTime() - reactor.seconds() <= delay:
+                return
+            self._call.cancel()
+        self._call = reactor.callLater(delay, self._wake)
+
+    def cancel(self) -> None:
+        if self._call is not None and self._call.active():
+            self._call.cancel()
+
+    def _wake(self) -> None:
+        slot = getattr(self.crawler.engine, "slot", None)
+        if slot is not None:
+            slot.nextcall.schedule()

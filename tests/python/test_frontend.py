@@ -1,0 +1,171 @@
+"""crawlrank._frontend, shared by the Scrapy scheduler and the Frontera backend: the reader of
+CRAWLRANK_OPTIONS (each front end raises its errors, word for word, as its own settings
+error) and the buffer of crawl reports."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+pytestmark = pytest.mark.needs_crawlrank
+
+UNKNOWN = "CRAWLRANK_OPTIONS: unknown scheduler option 'no_such' (see crawlrank.SchedulerOptions)"
+# What each field takes is said from its default (crawlrank.SchedulerOptions(), the values
+# of include/crawlrank/scheduler.h); pybind11's own message lists C++ signatures instead.
+BAD_TYPES = [
+    ({"lease_ms": "long"}, "CRAWLRANK_OPTIONS['lease_ms']='long': expected an integer "
+                           "(the default is 600000)"),
+    ({"max_retries": -1}, "CRAWLRANK_OPTIONS['max_retries']=-1: expected an integer >= 0 "
+                          "(the default is 3)"),
+    ({"revisit_share": "a fifth"}, "CRAWLRANK_OPTIONS['revisit_share']='a fifth': expected a "
+                                   "number (the default is 0.2)"),
+    ({"revisits": "yes"}, "CRAWLRANK_OPTIONS['revisits']='yes': expected True or False "
+                          "(the default is False)"),
+    ({"allowed_schemes": "https"}, "CRAWLRANK_OPTIONS['allowed_schemes']='https': expected a "
+                                   "list of strings (the default is ['http', 'https'])"),
+]
+
+
+@pytest.fixture(scope="module")
+def fe():
+    pytest.importorskip("crawlrank")
+    import crawlrank._frontend
+
+    return crawlrank._frontend
+
+
+# ---- the options reader
+
+
+def test_options_are_set_over_the_base(fe):
+    import crawlrank
+
+    base = crawlrank.SchedulerOptions(min_delay_ms=5, lease_ms=7)
+    options = fe.scheduler_options({"lease_ms": 1234, "score": "opic"}, base=base)
+    assert options is base
+    assert (options.min_delay_ms, options.lease_ms, options.score) == (5, 1234, "opic")
+    assert fe.scheduler_options({}).lease_ms == crawlrank.SchedulerOptions().lease_ms
+
+
+def test_an_unknown_option_is_named(fe):
+    with pytest.raises(fe.OptionsError) as error:
+        fe.scheduler_options({"lease_ms": 1, "no_such": 1})
+    assert str(error.value) == UNKNOWN
+    for name in ("_private", 3):  # not a field either
+        with pytest.raises(fe.OptionsError, match="unknown scheduler option"):
+            fe.scheduler_options({name: 1})
+
+
+@pytest.mark.parametrize("options, message", BAD_TYPES)
+def test_a_value_of_the_wrong_type_is_named_with_what_the_field_takes(fe, options, message):
+    with pytest.raises(fe.OptionsError) as error:
+        fe.scheduler_options(options)
+    assert str(error.value) == message
+
+
+def test_a_name_crawlrank_refuses_keeps_crawlrank_s_reason(fe):
+    with pytest.raises(fe.OptionsError) as error:
+        fe.scheduler_options({"score": "fancy"}, setting="MY_SETTING")
+    assert str(error.value).startswith("MY_SETTING['score']='fancy': score mode \"fancy\": "
+                                       "expected one of ")
+
+
+def test_the_setting_holds_a_dict_or_a_json_object(fe):
+    assert fe.options_dict(None) == {} and fe.options_dict("") == {}
+    assert fe.options_dict({"lease_ms": 1}) == {"lease_ms": 1}
+    assert fe.options_dict('{"max_pages": 25}') == {"max_pages": 25}  # scrapy crawl -s
+    with pytest.raises(fe.OptionsError) as error:
+        fe.options_dict(["lease_ms"])
+    assert str(error.value) == ("CRAWLRANK_OPTIONS=['lease_ms']: expected a dict of "
+                                "crawlrank.SchedulerOptions fields")
+    with pytest.raises(fe.OptionsError, match=r"^OLD='\{max_pages': not a JSON object \("):
+        fe.options_dict("{max_pages", "OLD")
+
+
+def test_the_scrapy_scheduler_raises_the_same_messages(fe):
+    pytest.importorskip("scrapy")
+    from scrapy.exceptions import NotConfigured
+    from scrapy.settings import Settings
+
+    from crawlrank.scrapy import SchedulerSettings
+
+    def error_of(options):
+        settings = SchedulerSettings.from_settings(Settings({"CRAWLRANK_OPTIONS": options}))
+        with pytest.raises(NotConfigured) as error:
+            settings.scheduler_options()
+        return str(error.value)
+
+    assert error_of({"no_such": 1}) == UNKNOWN
+    for options, message in BAD_TYPES:
+        assert error_of(options) == message
+    with pytest.raises(NotConfigured, match="expected a dict"):
+        SchedulerSettings.from_settings(Settings({"CRAWLRANK_OPTIONS": '["lease_ms"]'}))
+
+
+def test_the_frontera_backend_raises_the_same_messages(fe):
+    if importlib.util.find_spec("frontera") is None:
+        pytest.skip("Frontera is not on the path (CRAWLRANK_FRONTERA_DIR)")
+    from frontera.settings import Settings
+
+    from crawlrank.frontera import BackendSettings, SettingsError
+
+    def error_of(options):
+        with pytest.raises(SettingsError) as error:
+            BackendSettings.from_settings(Settings(attributes={"CRAWLRANK_OPTIONS": options}))
+        return str(error.value)
+
+    assert error_of({"no_such": 1}) == UNKNOWN
+    for options, message in BAD_TYPES:
+        assert error_of(options) == message
+
+
+# ---- the report buffer
+
+
+@pytest.fixture()
+def scheduler(tmp_path):
+    import crawlrank
+
+    with crawlrank.PageDb(str(tmp_path / "db")) as db:
+        with crawlrank.Scheduler(db, crawlrank.SchedulerOptions(min_delay_ms=0)) as scheduler:
+            yield db, scheduler
+
+
+def test_the_buffer_writes_seeds_then_reports(fe, scheduler):
+    import crawlrank
+
+    db, core = scheduler
+    buffer = fe.ReportBuffer(limit=2)
+    assert not buffer and not buffer.full
+    # A seed with its payload, and a report linking to it whose extra would give it another:
+    # the seed is written first, so its payload wins.
+    buffer.add_seeds([crawlrank.QueuedExtra("http://a.test/x", b"seed", 1)])
+    buffer.add_report(crawlrank.CrawledPage("http://a.test/", [("http://a.test/x", 0.0)]), 0,
+                      [crawlrank.QueuedExtra("http://a.test/x", b"link", 0)])
+    assert buffer and buffer.seed_count == 1 and not buffer.full
+    assert "http://a.test/" not in db  # nothing written before the flush
+    assert buffer.flush(core) == []
+    assert not buffer and buffer.seed_count == 0
+    assert db.find_url("http://a.test/").crawled
+    [request] = core.next(5)
+    assert (request.url, request.payload, request.priority) == ("http://a.test/x", b"seed", 1)
+    assert db.find_url("http://a.test/x").depth == 0
+    buffer.add_report(crawlrank.CrawledPage("http://b.test/", []), 0)
+    buffer.add_report(crawlrank.CrawledPage("http://c.test/", []), 0)
+    assert buffer.full  # at its limit: the front end flushes
+    assert buffer.flush(core) == [] and core.stats().crawled == 3
+
+
+def test_a_report_crawlrank_refuses_leaves_the_others_written(fe, scheduler):
+    import crawlrank
+
+    db, core = scheduler
+    buffer = fe.ReportBuffer(limit=64)
+    buffer.add_report(crawlrank.CrawledPage("http://a.test/", []), 0)
+    buffer.add_report(crawlrank.CrawledPage("not a url", []), 0)
+    buffer.add_report(crawlrank.CrawledPage("http://b.test/", []), 0)
+    [error] = buffer.flush(core)
+    assert isinstance(error, crawlrank.InvalidArgumentError) and "not a url" in str(error)
+    assert db.find_url("http://a.test/").crawled and db.find_url("http://b.test/").crawled
+    assert not buffer and buffer.flush(core) == []

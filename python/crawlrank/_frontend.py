@@ -128,28 +128,36 @@ class ReportBuffer:
     def flush(self, scheduler: crawlrank.Scheduler) -> List[crawlrank.Error]:
         """Writes the seeds, then the reports, each in one transaction, and empties the
         buffer. Seeds go first: a report may link to a buffered seed, which must be queued
-        with its payload before the link creates its page without one. What the buffer held
-        is taken out before it is written: a write that raises loses it rather than raising
-        again at every later flush (its pages come back when their leases expire; its seeds
-        are gone).
+        with its payload before the link creates its page without one. A write that raises
+        (a full disk) leaves what it did not write in the buffer, to be written at the next
+        flush: nothing fetched is lost while the process lives, and a transaction that
+        failed wrote nothing, so writing it again records each page once.
 
         One report crawlrank refuses (InvalidArgumentError: a URL it cannot parse) would
         fail the whole transaction: the reports are then written one by one, and the errors
         of those refused are returned for the front end to log."""
         refused: List[crawlrank.Error] = []
         if self._seeds:
-            seeds, self._seeds = self._seeds, []
-            scheduler.add_seeds(seeds)
-        if self._reports:
-            reports, self._reports = self._reports, []
-            try:
-                scheduler.crawled_batch(reports)
-            except crawlrank.InvalidArgumentError:
-                for page, lease, extras in reports:
-                    try:
-                        scheduler.crawled(page, lease, extras)
-                    except crawlrank.InvalidArgumentError as error:
-                        refused.append(error)
+            scheduler.add_seeds(self._seeds)
+            self._seeds = []
+        if not self._reports:
+            return refused
+        try:
+            scheduler.crawled_batch(self._reports)
+            self._reports = []
+            return refused
+        except crawlrank.InvalidArgumentError:
+            pass
+        written = 0
+        try:
+            for page, lease, extras in self._reports:
+                try:
+                    scheduler.crawled(page, lease, extras)
+                except crawlrank.InvalidArgumentError as error:
+                    refused.append(error)
+                written += 1
+        finally:
+            del self._reports[:written]
         return refused
 
 

@@ -469,19 +469,25 @@ def check_spider_mode(manager: Any) -> None:
 def _options_setting(get: Any) -> str:
     """The name of the setting that holds the scheduler options: CRAWLRANK_OPTIONS, or
     the deprecated CRAWLRANK_SCHEDULER_OPTIONS when only that one is set. Setting the old
-    name warns (DeprecationWarning), and says which one wins when both are set."""
+    name warns (DeprecationWarning, and in the log), and says which one wins when both are
+    set."""
     if get(DEPRECATED_OPTIONS_SETTING) is None:
         return OPTIONS_SETTING
     if get(OPTIONS_SETTING) is None:
-        warnings.warn(f"{DEPRECATED_OPTIONS_SETTING} is deprecated: rename it "
-                      f"{OPTIONS_SETTING} (the same dict of crawlrank.SchedulerOptions "
-                      "fields, the setting crawlrank.scrapy reads too)",
-                      DeprecationWarning, stacklevel=3)
+        _deprecated(f"{DEPRECATED_OPTIONS_SETTING} is deprecated: rename it "
+                    f"{OPTIONS_SETTING} (the same dict of crawlrank.SchedulerOptions "
+                    "fields, the setting crawlrank.scrapy reads too)")
         return DEPRECATED_OPTIONS_SETTING
-    warnings.warn(f"{DEPRECATED_OPTIONS_SETTING} is deprecated and ignored here: "
-                  f"{OPTIONS_SETTING} is set too, and wins; remove "
-                  f"{DEPRECATED_OPTIONS_SETTING}", DeprecationWarning, stacklevel=3)
+    _deprecated(f"{DEPRECATED_OPTIONS_SETTING} is deprecated and ignored here: "
+                f"{OPTIONS_SETTING} is set too, and wins; remove {DEPRECATED_OPTIONS_SETTING}")
     return OPTIONS_SETTING
+
+
+def _deprecated(message: str) -> None:
+    """A DeprecationWarning for code that checks for them, and the same in the log, which
+    a crawl's user reads (Python hides DeprecationWarning outside __main__ by default)."""
+    warnings.warn(message, DeprecationWarning, stacklevel=4)
+    logger.warning(message)
 
 
 def _redirect_chain(url: str, meta: dict) -> Tuple[List[Tuple[str, int]], str]:

@@ -107,7 +107,9 @@ ScheduleTables::ScheduleTables(const PageDb& db) : db_(db) {}
 
 namespace {
 
-const PageDbImpl& Of(const PageDb& db) { return PageDbInternals::Of(db); }
+const PageDbImpl& Of(const PageDb& db) {
+  return PageDbInternals::Of(db);
+}
 
 }  // namespace
 
@@ -116,7 +118,8 @@ Status ScheduleTables::PutEntry(WriteTxn& write, uint32_t id, const ScheduleEntr
   EncodeScheduleEntry(entry, &value);
   Key32 key(id);
   MDB_val k = key.val(), v = lmdb::Val(value);
-  return write.Check(mdb_put(write.txn(), Of(db_).schedule, &k, &v, 0), "write a schedule entry to");
+  return write.Check(mdb_put(write.txn(), Of(db_).schedule, &k, &v, 0),
+                     "write a schedule entry to");
 }
 
 namespace {
@@ -173,42 +176,49 @@ Result<PageRecord> ScheduleTables::Page(WriteTxn& write, uint32_t id) const {
   return record;
 }
 
-bool ScheduleTables::Present() const { return Of(db_).has_schedule; }
+bool ScheduleTables::Present() const {
+  return Of(db_).has_schedule;
+}
 
-Status ScheduleTables::ForEachHost(
-    const Snapshot& snapshot,
-    const std::function<Status(std::string_view key, HostEntry& entry)>& fn) const {
-  CRAWLRANK_ASSIGN_OR_RETURN(
-      lmdb::Cursor cursor,
-      lmdb::Cursor::Open(PageDbInternals::TxnOf(snapshot), Of(db_).hosts, Of(db_).path));
+namespace {
+
+// Calls fn(key, value) on every row of `table` in the snapshot's transaction, in key order.
+Status ForEachRow(const Snapshot& snapshot, MDB_dbi table, const std::string& path,
+                  const std::function<Status(std::string_view key, std::string_view value)>& fn) {
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
+                             lmdb::Cursor::Open(PageDbInternals::TxnOf(snapshot), table, path));
   MDB_val k, v;
   for (;;) {
     CRAWLRANK_ASSIGN_OR_RETURN(bool more, cursor.Next(&k, &v));
     if (!more) return Status::Ok();
-    HostEntry entry;
-    CRAWLRANK_RETURN_IF_ERROR(
-        DecodeHostEntry(lmdb::View(k), lmdb::View(v), &entry).WithContext(Of(db_).Where()));
-    CRAWLRANK_RETURN_IF_ERROR(fn(lmdb::View(k), entry));
+    CRAWLRANK_RETURN_IF_ERROR(fn(lmdb::View(k), lmdb::View(v)));
   }
+}
+
+}  // namespace
+
+Status ScheduleTables::ForEachHost(
+    const Snapshot& snapshot,
+    const std::function<Status(std::string_view key, HostEntry& entry)>& fn) const {
+  const PageDbImpl& db = Of(db_);
+  return ForEachRow(snapshot, db.hosts, db.path, [&](std::string_view k, std::string_view v) {
+    HostEntry entry;
+    CRAWLRANK_RETURN_IF_ERROR(DecodeHostEntry(k, v, &entry).WithContext(db.Where()));
+    return fn(k, entry);
+  });
 }
 
 Status ScheduleTables::ForEachEntry(
     const Snapshot& snapshot,
     const std::function<Status(uint32_t id, ScheduleEntry& entry)>& fn) const {
-  CRAWLRANK_ASSIGN_OR_RETURN(
-      lmdb::Cursor cursor,
-      lmdb::Cursor::Open(PageDbInternals::TxnOf(snapshot), Of(db_).schedule, Of(db_).path));
-  MDB_val k, v;
-  for (;;) {
-    CRAWLRANK_ASSIGN_OR_RETURN(bool more, cursor.Next(&k, &v));
-    if (!more) return Status::Ok();
-    if (k.mv_size != 4) return DataLossError(Of(db_).Where() + ": schedule key of wrong size");
-    const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
+  const PageDbImpl& db = Of(db_);
+  return ForEachRow(snapshot, db.schedule, db.path, [&](std::string_view k, std::string_view v) {
+    if (k.size() != 4) return DataLossError(db.Where() + ": schedule key of wrong size");
+    const uint32_t id = coding::DecodeBigEndian32(k.data());
     ScheduleEntry entry;
-    CRAWLRANK_RETURN_IF_ERROR(
-        DecodeScheduleEntry(id, lmdb::View(v), &entry).WithContext(Of(db_).Where()));
-    CRAWLRANK_RETURN_IF_ERROR(fn(id, entry));
-  }
+    CRAWLRANK_RETURN_IF_ERROR(DecodeScheduleEntry(id, v, &entry).WithContext(db.Where()));
+    return fn(id, entry);
+  });
 }
 
 }  // namespace crawlrank

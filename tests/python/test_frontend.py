@@ -169,3 +169,45 @@ def test_a_report_crawlrank_refuses_leaves_the_others_written(fe, scheduler):
     assert isinstance(error, crawlrank.InvalidArgumentError) and "not a url" in str(error)
     assert db.find_url("http://a.test/").crawled and db.find_url("http://b.test/").crawled
     assert not buffer and buffer.flush(core) == []
+
+
+class FailingOnce:
+    """A scheduler whose write named by `fail` fails once, as on a full disk; the others,
+    and later ones, go to `core`."""
+
+    def __init__(self, core, crawlrank):
+        self.core, self.crawlrank, self.fail = core, crawlrank, None
+
+    def _maybe_fail(self, call):
+        if self.fail == call:
+            self.fail = None
+            raise self.crawlrank.ResourceExhaustedError("no space left on device")
+
+    def add_seeds(self, seeds):
+        self._maybe_fail("add_seeds")
+        self.core.add_seeds(seeds)
+
+    def crawled_batch(self, reports):
+        self._maybe_fail("crawled_batch")
+        self.core.crawled_batch(reports)
+
+
+def test_a_write_that_fails_keeps_what_it_did_not_write_for_the_next_flush(fe, scheduler):
+    import crawlrank
+
+    db, core = scheduler
+    buffer = fe.ReportBuffer(limit=64)
+    buffer.add_seeds([crawlrank.QueuedExtra("http://s.test/", b"", 0)])
+    buffer.add_report(crawlrank.CrawledPage("http://a.test/", []), 0)
+    failing = FailingOnce(core, crawlrank)
+    failing.fail = "add_seeds"
+    with pytest.raises(crawlrank.ResourceExhaustedError):
+        buffer.flush(failing)  # the seeds' write fails: nothing was written
+    assert buffer and buffer.seed_count == 1 and "http://s.test/" not in db
+    failing.fail = "crawled_batch"
+    with pytest.raises(crawlrank.ResourceExhaustedError):
+        buffer.flush(failing)  # the seeds pass, the reports' write fails
+    assert buffer and buffer.seed_count == 0 and "http://s.test/" in db
+    assert "http://a.test/" not in db
+    assert buffer.flush(failing) == []  # space again: the report is written once
+    assert not buffer and db.find_url("http://a.test/").crawled and core.stats().crawled == 1

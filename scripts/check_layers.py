@@ -100,10 +100,12 @@ class ForbiddenCall:
     why: str = ""
 
 
-# Calls forbidden for good. Disabled until the scheduler reaches LMDB only through
-# src/page_db (scheduler.cc still calls it); uncomment the entry to enforce it:
+# Calls forbidden for good: LMDB belongs to src/page_db, and every other floor reaches the
+# PageDB through its API (the scheduler's own tables through ScheduleTables).
 FORBIDDEN_CALLS: list[ForbiddenCall] = [
-    ForbiddenCall("mdb_", "src/schedule", "LMDB belongs to src/page_db (ScheduleTables)"),
+    ForbiddenCall("mdb_", f"src/{floor}", "LMDB belongs to src/page_db")
+    for floor in LAYERS
+    if floor != "page_db"
 ]
 
 # Files the checks read, by suffix.

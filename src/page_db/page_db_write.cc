@@ -51,10 +51,7 @@ PreparedBatch::PreparedBatch(std::span<const std::pair<const CrawledPage*, bool>
 
 // ---- PageCache
 
-Result<PageRecord*> PageCache::Touch(const PageDbImpl& db, MDB_txn* txn, uint32_t id) {
-  if (id >= first_new_id_) return &created_[id - first_new_id_];
-  auto it = changed_.find(id);
-  if (it != changed_.end()) return &it->second;
+Result<PageRecord> ReadStoredRecord(const PageDbImpl& db, MDB_txn* txn, uint32_t id) {
   Key32 key(id);
   MDB_val k = key.val(), v;
   if (const int rc = mdb_get(txn, db.pages, &k, &v); rc != 0) {
@@ -62,6 +59,14 @@ Result<PageRecord*> PageCache::Touch(const PageDbImpl& db, MDB_txn* txn, uint32_
   }
   PageRecord record;
   CRAWLRANK_RETURN_IF_ERROR(DecodePageRecord(id, View(v), &record).WithContext(db.Where()));
+  return record;
+}
+
+Result<PageRecord*> PageCache::Touch(const PageDbImpl& db, MDB_txn* txn, uint32_t id) {
+  if (id >= first_new_id_) return &created_[id - first_new_id_];
+  auto it = changed_.find(id);
+  if (it != changed_.end()) return &it->second;
+  CRAWLRANK_ASSIGN_OR_RETURN(PageRecord record, ReadStoredRecord(db, txn, id));
   return &changed_.emplace(id, std::move(record)).first->second;
 }
 
@@ -192,6 +197,11 @@ WriteTxn::Fetched WriteTxn::fetched(size_t i) const {
   // Apply touched every page it fetched: the cache has its record.
   return {id, std::span(fetched_targets_).subspan(begin, fetched_ends_[i] - begin),
           pages_.Find(id)};
+}
+
+Result<PageRecord> WriteTxn::Record(uint32_t id) const {
+  if (const PageRecord* touched = pages_.Find(id)) return *touched;
+  return ReadStoredRecord(db_, txn(), id);
 }
 
 Result<uint32_t> WriteTxn::Resolve(std::string_view url, uint64_t fingerprint, uint32_t check,

@@ -165,17 +165,6 @@ Status ScheduleTables::PutHost(WriteTxn& write, std::string_view key,
   return write.Check(mdb_put(write.txn(), Of(db_).hosts, &k, &v, 0), "write a host entry to");
 }
 
-Result<PageRecord> ScheduleTables::Page(WriteTxn& write, uint32_t id) const {
-  Key32 key(id);
-  MDB_val k = key.val(), v;
-  CRAWLRANK_RETURN_IF_ERROR(
-      write.Check(mdb_get(write.txn(), Of(db_).pages, &k, &v), "read a leased page of"));
-  PageRecord record;
-  CRAWLRANK_RETURN_IF_ERROR(
-      DecodePageRecord(id, lmdb::View(v), &record).WithContext(Of(db_).Where()));
-  return record;
-}
-
 bool ScheduleTables::Present() const {
   return Of(db_).has_schedule;
 }

@@ -77,8 +77,6 @@ class ScheduleTables {
   Result<std::string> Payload(WriteTxn& write, uint32_t id) const;
   // Sets the entry of host `key` (not empty).
   Status PutHost(WriteTxn& write, std::string_view key, const HostEntry& entry) const;
-  // The stored record of page `id` as the transaction sees it (read, never written back).
-  Result<PageRecord> Page(WriteTxn& write, uint32_t id) const;
 
   // ---- in a snapshot of this PageDb
   // False for a DB of format version 2 opened read-only: it has no scheduler tables, and

@@ -99,6 +99,9 @@ Result<Snapshot> NewSnapshotBetweenWrites(PageDb& db, const std::function<void()
 
 // The records one transaction reads and changes. A pointer returned by Touch or Create
 // stays valid until the next Create.
+// The record of page `id` as stored in `pages` in `txn`.
+Result<PageRecord> ReadStoredRecord(const PageDbImpl& db, MDB_txn* txn, uint32_t id);
+
 class PageCache {
  public:
   explicit PageCache(uint32_t first_new_id) : first_new_id_(first_new_id) {}
@@ -181,6 +184,9 @@ class WriteTxn {
   };
   size_t fetched_count() const { return fetched_ids_.size(); }
   Fetched fetched(size_t i) const;
+  // The record of page `id` as this transaction sees it (its own changes included), read
+  // without marking it changed: nothing is written back for it.
+  Result<PageRecord> Record(uint32_t id) const;
   // pages whose out-links it wrote (replaced or merged, by any call), in call order,
   // repeats possible;
   std::span<const uint32_t> relinked() const { return relinked_; }

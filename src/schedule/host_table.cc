@@ -11,14 +11,13 @@ HostTable::HostTable(const SchedulerOptions& options)
                options.busy_delay_ms, options.max_pages_per_host} {}
 
 uint32_t HostTable::NumberOfUrl(std::string_view url) {
-  auto key = HostKey(url, options_.host_key);
-  return Number(key.ok() ? std::string_view(*key) : std::string_view());
+  Result<std::string> key = HostKey(url, options_.host_key);
+  return Number(key.ok() ? *std::move(key) : std::string());
 }
 
-uint32_t HostTable::Number(std::string_view key) {
-  auto [it, inserted] =
-      numbers_.try_emplace(std::string(key), static_cast<uint32_t>(hosts_.size()));
-  if (inserted) hosts_.emplace_back().key = std::string(key);
+uint32_t HostTable::Number(std::string key) {
+  const auto [it, inserted] = numbers_.try_emplace(key, static_cast<uint32_t>(hosts_.size()));
+  if (inserted) hosts_.emplace_back().key = std::move(key);
   return it->second;
 }
 

@@ -52,7 +52,7 @@ class HostTable {
   // ""), created when new.
   uint32_t NumberOfUrl(std::string_view url);
   // The number of host `key`, created when new.
-  uint32_t Number(std::string_view key);
+  uint32_t Number(std::string key);
   std::optional<uint32_t> Find(std::string_view key) const;
   Host& operator[](uint32_t number) { return hosts_[number]; }
   const Host& operator[](uint32_t number) const { return hosts_[number]; }

@@ -18,7 +18,8 @@ Status ValidateSchedulerOptions(const SchedulerOptions& options) {
 
 ScheduleState::ScheduleState(const SchedulerOptions& options, UrlFilter filter,
                              RevisitEstimator revisits)
-    : options_(options),
+    : max_depth_(options.max_depth),
+      max_pages_(options.max_pages),
       filter_(std::move(filter)),
       hosts_(options),
       policy_(options.score),
@@ -62,7 +63,7 @@ void ScheduleState::Place(const NewPage& page, int64_t now) {
 void ScheduleState::Enqueue(uint32_t id, uint32_t host, uint32_t depth, uint64_t fingerprint,
                             float link_score, bool allowed, int64_t now) {
   host_of_[id] = host;
-  if (!allowed || (options_.max_depth != 0 && depth > options_.max_depth)) {
+  if (!allowed || (max_depth_ != 0 && depth > max_depth_)) {
     slot_[id] = kFiltered;
     ++filtered_;
     return;
@@ -317,7 +318,7 @@ SchedulerStats ScheduleState::Stats(int64_t now) const {
     stats.next_revisit_ms = revisit;
     consider(std::max(now, revisit));
   }
-  const bool limit = options_.max_pages != 0 && Done() >= options_.max_pages;
+  const bool limit = max_pages_ != 0 && Done() >= max_pages_;
   stats.finished = limit || (stats.in_flight == 0 && stats.retrying == 0 && next < 0);
   stats.next_ready_ms = stats.finished ? -1 : next;
   return stats;
@@ -355,7 +356,7 @@ Result<std::optional<int64_t>> ScheduleState::Load(const PageDb& db, const Snaps
 Status ScheduleState::LoadHosts(const ScheduleTables& tables, const Snapshot& snapshot,
                                 int64_t now) {
   return tables.ForEachHost(snapshot, [&](std::string_view key, HostEntry& entry) {
-    hosts_.Apply(hosts_.Number(key), entry, now);
+    hosts_.Apply(hosts_.Number(std::string(key)), entry, now);
     return Status::Ok();
   });
 }

@@ -144,7 +144,9 @@ class ScheduleState {
   Status LoadHosts(const ScheduleTables& tables, const Snapshot& snapshot, int64_t now);
   Status LoadEntry(uint32_t id, ScheduleEntry& entry, int64_t now, Returned* returned);
 
-  SchedulerOptions options_;
+  // The limits the state machine applies itself (the parts keep their own options).
+  uint32_t max_depth_;
+  uint64_t max_pages_;
   UrlFilter filter_;
   HostTable hosts_;
   ScorePolicy policy_;

@@ -467,7 +467,7 @@ Status Scheduler::Impl::LeaseOut(WriteTxn& write, uint32_t id, uint32_t number, 
   CRAWLRANK_RETURN_IF_ERROR(tables.PutEntry(write, id, entry));
   // The page's URL, depth and last crawl, from its record; its payload, if the call that
   // created it gave one.
-  CRAWLRANK_ASSIGN_OR_RETURN(PageRecord record, tables.Page(write, id));
+  CRAWLRANK_ASSIGN_OR_RETURN(PageRecord record, write.Record(id));
   CRAWLRANK_ASSIGN_OR_RETURN(std::string payload, tables.Payload(write, id));
   out->push_back({std::move(record.url), record.fingerprint, record.depth, key, lease.id,
                   state.hosts()[number].key, revisit, std::move(payload), entry.priority,
@@ -552,7 +552,7 @@ Status Scheduler::Impl::ChangeHost(std::string_view key,
   if (key.empty()) return InvalidArgumentError("change a host: empty host key");
   return RunWrite(store, nullptr, [&](WriteTxn&) -> Status {
     std::lock_guard lock(mu);
-    const uint32_t number = state.hosts().Number(key);
+    const uint32_t number = state.hosts().Number(std::string(key));
     HostEntry entry = state.hosts().EntryOf(state.hosts()[number]);
     change(entry);
     staged.host_changes.emplace_back(number, std::move(entry));

@@ -1083,6 +1083,8 @@ TEST(ScheduleTableTest, EncodesTheDocumentedExampleAndRoundTrips) {
   failed.failures = 4;
   failed.http_status = 503;
   failed.reason = "server error";
+  failed.kind = FailureKind::kHttp5xx;
+  failed.failed_ms = 1'700'000'000'000;
   for (const ScheduleEntry& entry : {leased, failed}) {
     std::string encoded;
     EncodeScheduleEntry(entry, &encoded);
@@ -1094,6 +1096,8 @@ TEST(ScheduleTableTest, EncodesTheDocumentedExampleAndRoundTrips) {
     EXPECT_EQ(decoded.time_ms, entry.time_ms);
     EXPECT_EQ(decoded.http_status, entry.http_status);
     EXPECT_EQ(decoded.reason, entry.reason);
+    EXPECT_EQ(decoded.kind, entry.kind);
+    EXPECT_EQ(decoded.failed_ms, entry.failed_ms);
     // Every shorter value is damage, named by its page.
     for (size_t cut = 0; cut < encoded.size(); ++cut) {
       const Status status = DecodeScheduleEntry(7, encoded.substr(0, cut), &decoded);
@@ -1167,7 +1171,7 @@ TEST(ScheduleTableTest, PriorityIsAnOptionalTrailingField) {
   failed.priority = 5;
   value.clear();
   EncodeScheduleEntry(failed, &value);
-  EXPECT_EQ(value, std::string("\x03\x04\x00\x04gone", 8));
+  EXPECT_EQ(value, std::string("\x03\x04\x00\x04gone\x00\x00", 10));
   EXPECT_EQ(DecodeScheduleEntry(7, value + "\x0a", &decoded).code(), StatusCode::kDataLoss);
   // A priority beyond int32 (zigzag(2^31) = 2^32: 80 80 80 80 10) is damage; so is a
   // second trailing field.
@@ -1175,6 +1179,37 @@ TEST(ScheduleTableTest, PriorityIsAnOptionalTrailingField) {
             StatusCode::kDataLoss);
   EXPECT_EQ(DecodeScheduleEntry(7, std::string("\x00\x00\x06\x06", 4), &decoded).code(),
             StatusCode::kDataLoss);
+}
+
+// Format version 4's failed entry (docs/format.md): the kind byte and the time after the
+// reason. A version 3 entry has neither and reads with the kind its status and reason give.
+TEST(ScheduleTableTest, FailedEntryKeepsItsKindAndTimeFromVersion4) {
+  ScheduleEntry failed;
+  failed.state = EntryState::kFailed;
+  failed.failures = 1;
+  failed.reason = "x";
+  failed.kind = FailureKind::kRobotsUnreachable;  // 9
+  failed.failed_ms = -1;                           // zigzag 1
+  std::string value;
+  EncodeScheduleEntry(failed, &value);
+  EXPECT_EQ(value, std::string("\x03\x01\x00\x01x\x09\x01", 7));
+  ScheduleEntry decoded;
+  // The same bytes without the two fields: damage in version 4, a version 3 entry in 3.
+  const std::string v3("\x03\x01\x00\x01x", 5);
+  EXPECT_EQ(DecodeScheduleEntry(7, v3, &decoded).code(), StatusCode::kDataLoss);
+  ASSERT_OK(DecodeScheduleEntry(7, v3, &decoded, 3));
+  EXPECT_EQ(decoded.kind, FailureKind::kOther);
+  EXPECT_EQ(decoded.failed_ms, 0);
+  ASSERT_OK(DecodeScheduleEntry(7, std::string("\x03\x01\xf7\x03\x08HTTP 503", 13), &decoded, 3));
+  EXPECT_EQ(decoded.http_status, 503);
+  EXPECT_EQ(decoded.kind, FailureKind::kHttp5xx);
+  ASSERT_OK(DecodeScheduleEntry(
+      7, std::string("\x03\x01\x00\x17robots.txt disallows it", 27), &decoded, 3));
+  EXPECT_EQ(decoded.kind, FailureKind::kRobotsDisallowed);
+  // A kind past the last known one is damage.
+  std::string unknown = value;
+  unknown[5] = static_cast<char>(kMaxFailureKind + 1);
+  EXPECT_EQ(DecodeScheduleEntry(7, unknown, &decoded).code(), StatusCode::kDataLoss);
 }
 
 }  // namespace

@@ -20,9 +20,9 @@
 namespace crawlrank::tools {
 namespace {
 
-constexpr std::string_view kTools[] = {"check", "compact", "dump",     "find", "links",
-                                       "load",  "path",    "rank",     "schedule",
-                                       "stats", "top",     "upgrade",  "url"};
+constexpr std::string_view kTools[] = {"check", "compact", "dump",    "failed",   "find",
+                                       "links", "load",    "path",    "rank",     "requeue",
+                                       "schedule", "stats", "top",    "upgrade",  "url"};
 
 std::string Duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "?";
@@ -41,16 +41,19 @@ std::string Duration(double seconds) {
 }
 
 std::string ProgressLine(const CrawlProgress& p) {
-  const double rate = p.elapsed_s > 0 ? static_cast<double>(p.pages) / p.elapsed_s : 0;
+  const double rate = p.recent_pages_per_s;
   char text[256];
   std::snprintf(text, sizeof text,
-                "crawl: %llu pages (%.1f/s), queue %llu, in flight %llu, hosts %llu, errors %llu",
+                "crawl: %llu pages (%.1f/s now), queue %llu, in flight %llu, hosts %llu, errors %llu",
                 static_cast<unsigned long long>(p.pages), rate,
                 static_cast<unsigned long long>(p.queued),
                 static_cast<unsigned long long>(p.in_flight),
                 static_cast<unsigned long long>(p.hosts),
                 static_cast<unsigned long long>(p.errors));
   std::string line = text;
+  if (p.waiting_origins > 0) {
+    line += ", " + std::to_string(p.waiting_origins) + " origins waiting for robots.txt";
+  }
   if (p.max_pages > 0 && rate > 0) {
     const double left = static_cast<double>(p.max_pages > p.pages ? p.max_pages - p.pages : 0);
     line += ", ETA " + Duration(left / rate);
@@ -142,6 +145,8 @@ nlohmann::json SummaryJson(const CrawlSummary& s, const std::vector<std::pair<st
   j["robots_unavailable"] = s.robots_unavailable;
   j["sitemap_urls"] = s.sitemap_urls;
   j["capped_crawl_delays_ms"] = s.capped_crawl_delays;
+  j["unreachable_origins"] = s.unreachable_origins;
+  j["requeued_seeds"] = s.requeued_seeds;
   j["stopped"] = s.stopped;
   j["finished"] = s.finished;
   j["rank"] = rank_name;
@@ -149,6 +154,30 @@ nlohmann::json SummaryJson(const CrawlSummary& s, const std::vector<std::pair<st
   for (const auto& [url, score] : top) pages.push_back({{"url", url}, {"score", score}});
   j["top"] = pages;
   return j;
+}
+
+// What a person may need to know after the counts: origins given up on, seeds queued
+// again, and hints for a private address refused or a crawl with nothing left to do.
+void PrintNotes(Output& out, const CrawlSummary& s, const SchedulerStats& end, const Args& a) {
+  for (const auto& [origin, detail] : s.unreachable_origins) {
+    out << "gave up on " << origin << ": robots.txt unreachable (" << detail
+        << "); its pages failed as robots-unreachable\n";
+  }
+  if (s.requeued_seeds > 0) {
+    out << "queued again " << s.requeued_seeds << " seeds that had failed before\n";
+  }
+  const auto refused = s.errors.find("private-address");
+  if (refused != s.errors.end() && !a.crawl.allow_private) {
+    out << "hint: " << refused->second
+        << " pages were refused because their host has a private address (loopback, LAN); "
+           "to crawl such hosts, run again with --allow-private and the same seeds\n";
+  }
+  if (s.finished && s.progress.pages == 0 && s.progress.errors == 0 && s.requeued_seeds == 0) {
+    out << "already complete: " << end.crawled + end.failed << " pages (" << end.crawled
+        << " crawled, " << end.failed << " failed). `crawlrank failed " << a.db_path
+        << "` lists the failures and `crawlrank requeue " << a.db_path
+        << "` queues them again; to start over, remove " << a.db_path << "\n";
+  }
 }
 
 int Crawl(int argc, char** argv) {
@@ -269,6 +298,7 @@ int Crawl(int argc, char** argv) {
       };
     }
     Result<CrawlSummary> summary = (*crawler)->Run(progress);
+    const SchedulerStats end = (*crawler)->scheduler().GetStats();
     if (!a.quiet && tty) std::fprintf(stderr, "\r\x1b[K");
     const int received = signals.received();
     signals.Release();
@@ -329,6 +359,7 @@ int Crawl(int argc, char** argv) {
         out << "crawl delay of " << h << " capped: it asks " << FormatSeconds(delay) << " s\n";
       }
       if (s.progress.queued > 0) out << s.progress.queued << " pages still queued\n";
+      PrintNotes(out, s, end, a);
       if (received != 0) {
         out << "not ranked: stopped by a signal (run `crawlrank rank " << a.db_path << "`)\n";
       } else {

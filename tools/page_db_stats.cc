@@ -1,6 +1,7 @@
 // page_db_stats: the header, counters, sizes and a few graph statistics of a PageDB.
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
@@ -57,6 +58,11 @@ Result<nlohmann::ordered_json> Collect(const PageDb& db) {
   stats["in_flight"] = schedule.stats.in_flight;
   stats["retrying"] = schedule.stats.retrying;
   stats["failed"] = schedule.stats.failed;
+  // Pages failed for good, by kind (crawlrank failed lists them).
+  CRAWLRANK_ASSIGN_OR_RETURN(std::vector<FailedPage> failed, Scheduler::FailedPages(db));
+  std::map<std::string, uint64_t> by_kind;
+  for (const FailedPage& page : failed) ++by_kind[std::string(FailureKindName(page.kind))];
+  for (const auto& [kind, n] : by_kind) stats["failed_" + kind] = n;
   stats["crawl_finished"] = schedule.stats.finished;
   return stats;
 }

@@ -26,18 +26,24 @@
 //   a 429 or 503 holds the host (Retry-After is honoured).
 // - refused before any byte is sent (robots.txt, a private address, a URL too long) or cut
 //   off (a body over max_body_bytes, headers over max_header_bytes): failed for good, with
-//   the reason kept in the PageDB.
+//   its kind (failure_kind.h) and the detail kept in the PageDB.
+// - the 21st redirect in a row (kMaxRedirectChain: a chain of 3xx pages each pointing at
+//   the next): failed for good as redirect-limit, so an endless chain of distinct
+//   redirects ends. The count lives in the run's memory: a resumed run starts it over.
 //
 // robots.txt
 // ----------
 // Fetched once per origin (scheme, host, port) before its first page, through the same
 // guards, following up to five redirects; cached in the PageDB with the scheduler's host
 // state for robots_ttl_ms. 2xx: its rules; 4xx but 429, or more than five redirects:
-// allow all; 429, 5xx or unreachable: disallow all for robots_retry_ms, then ask again
-// (RFC 9309 §2.3.1). The pages that came for such an origin meanwhile are held, with
-// their leases, until it is asked again (their retries are not spent). A Crawl-delay sets
-// the host's delay, capped at max_crawl_delay_ms (the hosts capped by a robots.txt
-// fetched in this run are reported).
+// allow all; 429, 5xx or unreachable: disallow all, then ask again with a page's
+// back-off (retry_ms, doubled for each further failure; RFC 9309 §2.3.1). The pages that
+// came for such an origin meanwhile are held, with their leases, until it is asked again
+// (their retries are not spent). After max_retries retries the origin is given up on:
+// its pages, and any later found, fail for good as robots-unreachable with the detail
+// ("connection refused", "HTTP 503"), until robots_ttl_ms has passed; the summary names
+// it. So every crawl ends. A Crawl-delay sets the host's delay, capped at
+// max_crawl_delay_ms (the hosts capped by a robots.txt fetched in this run are reported).
 //
 // Safety
 // ------
@@ -59,7 +65,8 @@
 // and pages not parsed yet are abandoned unreported, and their leases return to the queue
 // when the PageDB is next opened for writing. Stop is final: a later Run returns at once. Every page reported is in the PageDB. Running
 // again on the same PageDB goes on where the last run stopped; seeds given again are
-// known pages and change nothing, new ones join the queue.
+// known pages and keep their state, except that one failed for good is queued again
+// (with fresh retries); new ones join the queue.
 //
 // Threads: Run uses the calling thread for the network and parse_threads more for
 // parsing. One Crawler per PageDB at a time (its Scheduler is exclusive).
@@ -128,8 +135,8 @@ struct CrawlerOptions {
   // word before '/'.
   std::string robots_agent;
   int64_t max_crawl_delay_ms = 60'000;
+  // How long a robots.txt is kept; also how long an origin given up on stays so.
   int64_t robots_ttl_ms = 86'400'000;   // a day
-  int64_t robots_retry_ms = 600'000;    // after a 5xx or an unreachable robots.txt
 
   // --- Limits of one fetch.
   int64_t connect_timeout_ms = 10'000;
@@ -141,7 +148,8 @@ struct CrawlerOptions {
   size_t max_url_bytes = 4096;
   int max_redirects_robots = 5;
   // A failure that may pass (timeout, connection, 5xx) is retried after retry_ms, doubled
-  // for each further failure of the page, up to max_retries times (SchedulerOptions).
+  // for each further failure of the page, up to max_retries times (SchedulerOptions). An
+  // origin whose robots.txt cannot be fetched backs off the same way (above).
   int64_t retry_ms = 60'000;
   uint32_t max_retries = 3;
 
@@ -171,12 +179,16 @@ struct CrawlProgress {
   uint64_t in_flight = 0;    // transfers running
   uint64_t hosts = 0;        // hosts the scheduler knows
   uint64_t max_pages = 0;    // the limit left for this run (0: none), for an ETA
+  // Origins whose robots.txt failed and is to be asked again (their pages wait).
+  uint64_t waiting_origins = 0;
+  // Pages a second over about the last 10 s (the run's average before that).
+  double recent_pages_per_s = 0;
 };
 
 struct CrawlSummary {
   CrawlProgress progress;
-  // Failures by kind ("timeout", "connect", "dns", "http 503", "robots", "private
-  // address", "body too large", ...): count.
+  // Failures this run by kind (FailureKindName: "timeout", "connect", "http-5xx",
+  // "robots-unreachable", ...), retried or for good: count.
   std::map<std::string, uint64_t> errors;
   std::map<int, uint64_t> statuses;      // HTTP status of recorded pages: count
   uint64_t robots_fetched = 0;
@@ -185,6 +197,10 @@ struct CrawlSummary {
   uint64_t sitemap_urls = 0;
   // Hosts whose robots.txt Crawl-delay was over max_crawl_delay_ms, with the delay asked.
   std::map<std::string, int64_t> capped_crawl_delays;
+  // Origins given up on this run (robots.txt unreachable, retries spent): the last detail.
+  std::map<std::string, std::string> unreachable_origins;
+  // Seeds of this run that had failed for good before, put back in the queue by Open.
+  uint64_t requeued_seeds = 0;
   bool stopped = false;   // Stop() ended it
   bool finished = false;  // nothing is left to fetch
 };

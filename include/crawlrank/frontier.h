@@ -40,6 +40,16 @@ class Frontier {
   // disallows as soon as it learns of them, so that they are never handed out.
   virtual Status Failed(const FailureReport& report) = 0;
 
+  // Fails for good, as `report` says (its url, lease and retryable are ignored), every
+  // page queued for host `host` whose URL's origin (scheme://authority) is `origin`: e.g.
+  // an origin whose robots.txt cannot be fetched. Returns how many. This default fails
+  // none; the crawler then fails such pages one at a time as they are handed out.
+  virtual Result<uint64_t> FailQueued(std::string_view host, std::string_view origin,
+                                      const FailureReport& report) {
+    (void)host, (void)origin, (void)report;
+    return uint64_t{0};
+  }
+
   // Sets a host's crawl delay (robots.txt's Crawl-delay); 0 restores the default.
   virtual Status SetCrawlDelay(std::string_view host, int64_t delay_ms) = 0;
   // The crawler's robots.txt state of a host; empty when it has none.

@@ -51,9 +51,10 @@
 namespace crawlrank {
 
 // The newest on-disk format this library reads and writes. Version 3 added the
-// scheduler's tables (docs/format.md); a version 2 DB is read as it is, and written only
-// after PageDbOptions::upgrade (page_db_upgrade) adds them.
-inline constexpr uint32_t kPageDbFormatVersion = 3;
+// scheduler's tables, version 4 the kind and time of each failure (docs/format.md). A
+// version 2 or 3 DB is read as it is, and written only after PageDbOptions::upgrade
+// (page_db_upgrade) carries it over.
+inline constexpr uint32_t kPageDbFormatVersion = 4;
 
 enum class Durability : uint8_t {
   // fsync at every commit: nothing reported done is lost even on power loss. Slowest for
@@ -74,9 +75,10 @@ struct PageDbOptions {
   bool error_if_exists = false;
   // Open for reading only: takes no writer lock, so it works beside a running writer.
   bool read_only = false;
-  // Let a writer's open carry a format version 2 DB over to version 3, in place: it adds
-  // the scheduler's empty tables and nothing else, but older crawlrank releases can no
-  // longer open the DB. Without it, opening a version 2 DB for writing is
+  // Let a writer's open carry a format version 2 or 3 DB over to version 4, in place, in
+  // one transaction: it adds the scheduler's empty tables (version 2) and files each
+  // failure with its kind (version 3), and nothing else, but older crawlrank releases can
+  // no longer open the DB. Without it, opening an older DB for writing is
   // FailedPrecondition naming page_db_upgrade (which sets it). Default: false.
   bool upgrade = false;
   // Size of the LMDB map when the DB is opened for writing. The map doubles whenever it

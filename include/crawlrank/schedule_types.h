@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "crawlrank/failure_kind.h"
 #include "crawlrank/page_types.h"
 
 namespace crawlrank {
@@ -63,7 +64,28 @@ struct FailureReport {
   // A 429 or 503 holds the whole host: for Retry-After when the server sent it (in
   // milliseconds from now), or for the growing hold of SchedulerOptions.
   std::optional<int64_t> retry_after_ms;
-  std::string reason;  // kept with a page that failed for good
+  std::string reason;  // the detail, kept with a page that failed for good
+  // Why (failure_kind.h); kOther is filed as InferFailureKind(http_status, reason) says.
+  FailureKind kind = FailureKind::kOther;
+};
+
+// A page failed for good, as the PageDB keeps it (Scheduler::FailedPages).
+struct FailedPage {
+  std::string url;
+  uint32_t id = 0;
+  FailureKind kind = FailureKind::kOther;
+  std::string detail;        // FailureReport::reason
+  uint16_t http_status = 0;  // of the last attempt; 0: no answer
+  uint32_t attempts = 0;     // failures reported, the last included
+  int64_t failed_ms = 0;     // when, Unix ms; 0 when a version 3 DB kept it
+};
+
+// Which failed pages a listing or a re-queue takes: those matching every field given.
+struct FailureFilter {
+  std::optional<FailureKind> kind;
+  std::string host;       // the URL's host (HostKey), e.g. "example.com"; empty: any
+  std::string url_regex;  // ECMAScript, searched in the canonical URL; empty: any
+  std::vector<std::string> urls;  // canonicalised with the DB's profile; empty: any
 };
 
 struct SchedulerStats {

@@ -58,6 +58,11 @@ class Scheduler final : public Frontier {
   // pages, like Open.
   static Result<ScheduleView> Inspect(const PageDb& db, const SchedulerOptions& options,
                                       size_t next, size_t max_hosts);
+  // The pages of `db` failed for good that `filter` matches, in id order, read from a
+  // snapshot (the DB may be open read-only, beside a running crawl). InvalidArgument for a
+  // bad regex or URL in the filter.
+  static Result<std::vector<FailedPage>> FailedPages(const PageDb& db,
+                                                     const FailureFilter& filter = {});
   ~Scheduler() override;
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
@@ -93,6 +98,15 @@ class Scheduler final : public Frontier {
   // Ends the lease of a page that could not be fetched, and retries it or fails it.
   // NotFound when the URL is not in the DB.
   Status Failed(const FailureReport& report) override;
+
+  // Puts the pages failed for good that `filter` matches back in the queue, as if new:
+  // their retries start over, at priority 0 (a payload was dropped with the failure).
+  // Returns how many. One transaction; InvalidArgument for a bad regex or URL.
+  Result<uint64_t> Requeue(const FailureFilter& filter);
+
+  // Fails the queued pages of one origin of a host for good, in one transaction (Frontier).
+  Result<uint64_t> FailQueued(std::string_view host, std::string_view origin,
+                              const FailureReport& report) override;
 
   // Sets the crawl delay of a host (robots.txt); 0 restores min_delay_ms. Persisted.
   Status SetCrawlDelay(std::string_view host, int64_t delay_ms) override;

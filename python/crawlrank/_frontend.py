@@ -1,5 +1,6 @@
 """What both front ends (crawlrank.scrapy, crawlrank.frontera) share: the reader of the
-``CRAWLRANK_OPTIONS`` setting, the buffer of crawl reports, and the engine's wake-up call.
+``CRAWLRANK_OPTIONS`` setting, the buffer of crawl reports, the failure kind of a download
+error, and the engine's wake-up call.
 
 Neither Scrapy nor Frontera is imported here (Twisted only when a wake-up is set), and nothing
 here imports a front end back: both front ends import this module, never each other.
@@ -16,6 +17,32 @@ import crawlrank
 # The setting both front ends read: a dict of crawlrank.SchedulerOptions fields, applied
 # over what their other settings set.
 OPTIONS_SETTING = "CRAWLRANK_OPTIONS"
+
+
+# The failure kind (crawlrank.FAILURE_KINDS) of a download error, by the class name of the
+# exception Scrapy or Twisted raised; any other is filed by its HTTP status, or as "other".
+_KIND_OF_ERROR = {
+    "TimeoutError": "timeout",
+    "TCPTimedOutError": "timeout",
+    "UserTimeoutError": "timeout",
+    "DNSLookupError": "dns",
+    "ConnectionRefusedError": "connect",
+    "ConnectError": "connect",
+    "NoRouteError": "connect",
+    "ConnectionLost": "connection",
+    "ConnectionDone": "connection",
+    "ConnectionAborted": "connection",
+    "ResponseFailed": "connection",
+    "ResponseNeverReceived": "connection",
+    "PotentialDataLoss": "connection",
+    "SSLError": "tls",
+    "CertificateError": "tls",
+}
+
+
+def failure_kind(error_name: str) -> Optional[str]:
+    """The failure kind of a download error named by its exception class, or None."""
+    return _KIND_OF_ERROR.get(error_name)
 
 
 class OptionsError(ValueError):

@@ -6,14 +6,18 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <set>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "crawlrank/failure_kind.h"
 #include "crawlrank/page_db.h"
+#include "crawlrank/schedule_types.h"
 #include "crawlrank/status.h"
 #include "crawlrank/url.h"
 
@@ -48,6 +52,31 @@ inline HostKeyMode HostKeyModeOf(std::string_view name) {
   if (name == "domain") return HostKeyMode::kRegisteredDomain;
   throw StatusError(InvalidArgumentError("host key mode \"" + std::string(name) +
                                          "\": expected \"host\" or \"domain\""));
+}
+
+// The failure kind a name gives (failure_kind.h); InvalidArgument naming the known ones.
+inline FailureKind FailureKindOf(std::string_view name) {
+  if (const std::optional<FailureKind> kind = ParseFailureKind(name)) return *kind;
+  std::string known;
+  ForEachFailureKind([&](FailureKind k) {
+    known += known.empty() ? "" : ", ";
+    known += FailureKindName(k);
+  });
+  throw StatusError(
+      InvalidArgumentError("failure kind \"" + std::string(name) + "\": expected one of " + known));
+}
+
+// A FailureFilter from the keyword arguments the bindings take (None: any).
+inline FailureFilter FailureFilterOf(const std::optional<std::string>& kind,
+                                     const std::optional<std::string>& host,
+                                     const std::optional<std::string>& url_regex = std::nullopt,
+                                     std::vector<std::string> urls = {}) {
+  FailureFilter filter;
+  if (kind.has_value()) filter.kind = FailureKindOf(*kind);
+  filter.host = host.value_or("");
+  filter.url_regex = url_regex.value_or("");
+  filter.urls = std::move(urls);
+  return filter;
 }
 
 // Registers the exception classes on `m` and the translator that raises them.

@@ -12,6 +12,7 @@
 #include "core.h"
 #include "crawlrank/db_rank.h"
 #include "crawlrank/rank_store.h"
+#include "crawlrank/scheduler.h"
 
 namespace crawlrank::python {
 namespace {
@@ -498,6 +499,17 @@ void BindPageDbClass(py::module_& m) {
             });
           },
           py::arg("url"), "Whether the DB has the page of this URL.")
+      .def(
+          "failed_pages",
+          [](PyPageDb& d, std::optional<std::string> kind, std::optional<std::string> host) {
+            const FailureFilter filter = FailureFilterOf(kind, host);
+            return WithDb(d.handle(), [&](PageDb& db) {
+              return Take(Scheduler::FailedPages(db, filter));
+            });
+          },
+          py::arg("kind") = py::none(), py::arg("host") = py::none(),
+          "The pages failed for good (FailedPage), in id order, those of one kind and/or "
+          "host when given. Reads a snapshot: works on a read-only PageDb beside a crawl.")
       .def(
           "info",
           [](PyPageDb& d) {

@@ -172,7 +172,31 @@ void BindOptions(py::module_& m) {
           [](SchedulerOptions& s, double v) { s.rank.tolerance = v; });
 }
 
+void BindFailures(py::module_& m) {
+  py::list kinds;
+  ForEachFailureKind([&](FailureKind kind) { kinds.append(std::string(FailureKindName(kind))); });
+  m.attr("FAILURE_KINDS") = py::tuple(kinds);
+  py::class_<FailedPage>(m, "FailedPage",
+                         "A page failed for good (PageDb.failed_pages): url, id, kind (one of "
+                         "FAILURE_KINDS), detail, http_status (0: no answer), attempts, "
+                         "failed_ms (Unix ms; 0 when a format version 3 DB kept it).")
+      .def_readonly("url", &FailedPage::url)
+      .def_readonly("id", &FailedPage::id)
+      .def_property_readonly("kind",
+                             [](const FailedPage& p) { return std::string(FailureKindName(p.kind)); })
+      .def_readonly("detail", &FailedPage::detail)
+      .def_readonly("http_status", &FailedPage::http_status)
+      .def_readonly("attempts", &FailedPage::attempts)
+      .def_readonly("failed_ms", &FailedPage::failed_ms)
+      .def("__repr__", [](const FailedPage& p) {
+        return "FailedPage(url='" + p.url + "', kind='" + std::string(FailureKindName(p.kind)) +
+               "', http_status=" + std::to_string(p.http_status) +
+               ", attempts=" + std::to_string(p.attempts) + ")";
+      });
+}
+
 void BindValues(py::module_& m) {
+  BindFailures(m);
   py::class_<QueuedExtra>(m, "QueuedExtra",
                           "A page to queue with what the crawler wants back with it (an opaque "
                           "payload, e.g. a serialised Scrapy request) and its priority: the "
@@ -331,13 +355,15 @@ void BindSchedulerClass(py::module_& m) {
       .def(
           "failed",
           [](PyScheduler& s, std::string url, uint64_t lease, bool retryable, uint16_t http_status,
-             std::optional<int64_t> retry_after_ms, std::string reason) {
+             std::optional<int64_t> retry_after_ms, std::string reason,
+             std::optional<std::string> kind) {
             FailureReport report{.url = std::move(url),
                                  .lease = lease,
                                  .retryable = retryable,
                                  .http_status = http_status,
                                  .retry_after_ms = retry_after_ms,
-                                 .reason = std::move(reason)};
+                                 .reason = std::move(reason),
+                                 .kind = kind ? FailureKindOf(*kind) : FailureKind::kOther};
             s.With([&](Scheduler& sched) {
               Check(sched.Failed(report));
               return 0;
@@ -345,10 +371,22 @@ void BindSchedulerClass(py::module_& m) {
           },
           py::arg("url"), py::arg("lease") = 0, py::kw_only(), py::arg("retryable") = true,
           py::arg("http_status") = 0, py::arg("retry_after_ms") = std::nullopt,
-          py::arg("reason") = "",
+          py::arg("reason") = "", py::arg("kind") = py::none(),
           "Ends the lease of a page that could not be fetched: retried with back-off, or "
           "failed for good (retryable=False, or after max_retries). A 429/503 holds its host "
-          "(for retry_after_ms when given).")
+          "(for retry_after_ms when given). `kind` is one of FAILURE_KINDS ('timeout', "
+          "'connect', 'http-5xx', ...); None files it by its HTTP status.")
+      .def(
+          "requeue",
+          [](PyScheduler& s, std::optional<std::string> kind, std::optional<std::string> host,
+             std::optional<std::string> url_regex, std::vector<std::string> urls) {
+            const FailureFilter filter = FailureFilterOf(kind, host, url_regex, std::move(urls));
+            return s.With([&](Scheduler& sched) { return Take(sched.Requeue(filter)); });
+          },
+          py::kw_only(), py::arg("kind") = py::none(), py::arg("host") = py::none(),
+          py::arg("url_regex") = py::none(), py::arg("urls") = std::vector<std::string>(),
+          "Puts the pages failed for good that match every filter given back in the queue, "
+          "with fresh retries; returns how many. One transaction.")
       .def(
           "set_crawl_delay",
           [](PyScheduler& s, std::string host, int64_t delay_ms) {

@@ -26,8 +26,8 @@ Status CheckCrawlerOptions(const CrawlerOptions& options) {
   if (options.per_host == 0) return InvalidArgumentError("crawl: per-host must be above 0");
   if (options.delay_ms < 0) return InvalidArgumentError("crawl: negative delay");
   if (options.max_body_bytes == 0) return InvalidArgumentError("crawl: max body of 0 bytes");
-  if (options.robots_ttl_ms <= 0 || options.robots_retry_ms <= 0) {
-    return InvalidArgumentError("crawl: robots.txt expiry times must be above 0");
+  if (options.robots_ttl_ms <= 0) {
+    return InvalidArgumentError("crawl: robots.txt expiry time must be above 0");
   }
   if (options.timeout_ms <= 0 || options.connect_timeout_ms <= 0 || options.low_speed_ms < 0 ||
       options.retry_ms < 0 || options.max_time_ms < 0 || options.max_url_bytes == 0) {
@@ -50,8 +50,11 @@ SchedulerOptions SchedulerOptionsFor(const CrawlerOptions& options) {
   so.max_revisit_ms = std::max(options.max_revisit_ms, options.min_revisit_ms);
   so.retry_ms = options.retry_ms;
   so.max_retries = options.max_retries;
-  // A lease outlives a fetch, and a page parked until its robots.txt is asked again.
-  so.lease_ms = std::max<int64_t>({600'000, 4 * options.timeout_ms, 2 * options.robots_retry_ms});
+  // A lease outlives a fetch, and a page parked until its robots.txt is asked again (the
+  // longest back-off, retry_ms << (max_retries - 1), capped at robots_ttl_ms).
+  const int shift = static_cast<int>(std::min<uint32_t>(options.max_retries, 21)) - 1;
+  const int64_t park = shift < 0 ? 0 : std::min(options.retry_ms << shift, options.robots_ttl_ms);
+  so.lease_ms = std::max<int64_t>({600'000, 4 * options.timeout_ms, 2 * park + options.timeout_ms});
   return so;
 }
 

@@ -20,6 +20,8 @@
 #include "crawl/crawl_options.h"
 #include "crawl/fetcher.h"
 #include "crawl/parse_pool.h"
+#include "crawl/redirect_chains.h"
+#include "crawl/robots_cache.h"
 #include "crawl/sitemap.h"
 #include "crawlrank/clock.h"
 #include "crawlrank/html_extract.h"
@@ -28,14 +30,6 @@
 
 namespace crawlrank {
 namespace {
-
-// "scheme://authority" of an absolute URL: what one robots.txt covers (RFC 9309 §2.3).
-std::string OriginOf(std::string_view url) {
-  const size_t scheme_end = url.find("://");
-  if (scheme_end == std::string_view::npos) return std::string(url);
-  const size_t path = url.find_first_of("/?#", scheme_end + 3);
-  return std::string(url.substr(0, path));
-}
 
 bool IsHtml(std::string_view content_type, std::string_view body) {
   const std::string_view type = content_type.substr(0, content_type.find(';'));
@@ -49,31 +43,29 @@ bool IsHtml(std::string_view content_type, std::string_view body) {
   return lower == "text/html" || lower == "application/xhtml+xml";
 }
 
-// The robots.txt state of one origin, kept in memory and, per host key, in the PageDB's
-// `hosts` table (Scheduler::SetHostRobots) as: version byte 1, then for each origin its
-// length-prefixed text, zigzag fetched and expiry times (Unix ms), the HTTP status
-// (0: unreachable) and the length-prefixed RobotsRules::Serialize() bytes.
-struct RobotsEntry {
-  std::string host;  // the politeness key it is filed under
-  int64_t fetched_ms = 0;
-  int64_t expires_ms = 0;
-  uint32_t status = 0;
-  RobotsRules rules = RobotsRules::AllowAll();
-  bool usable() const { return status < 500 && status != 429 && status != 0; }
-};
-
-constexpr uint8_t kRobotsStateVersion = 1;
+// The window of CrawlProgress::recent_pages_per_s.
+constexpr double kRecentWindowS = 10;
 // Sitemaps fetched per robots.txt, and in all per run.
 constexpr size_t kMaxSitemapsPerRobots = 10;
 constexpr size_t kMaxSitemaps = 1000;
 
 
-bool GetBytes(std::string_view& in, std::string_view* out) {
-  uint64_t n = 0;
-  if (!coding::GetVarint64(in, &n) || n > in.size()) return false;
-  *out = in.substr(0, n);
-  in.remove_prefix(n);
-  return true;
+FailureKind KindOf(FetchError error) {
+  switch (error) {
+    case FetchError::kPrivateAddress: return FailureKind::kPrivateAddress;
+    case FetchError::kDns: return FailureKind::kDns;
+    case FetchError::kConnect: return FailureKind::kConnect;
+    case FetchError::kTimeout: return FailureKind::kTimeout;
+    case FetchError::kTls: return FailureKind::kTls;
+    case FetchError::kConnection: return FailureKind::kConnection;
+    case FetchError::kBodyTooLarge:
+    case FetchError::kHeadersTooLarge: return FailureKind::kTooLarge;
+    case FetchError::kTooManyRedirects: return FailureKind::kRedirectLimit;
+    case FetchError::kProtocol: return FailureKind::kProtocol;
+    case FetchError::kNone:
+    case FetchError::kOther: break;
+  }
+  return FailureKind::kOther;
 }
 
 }  // namespace
@@ -96,13 +88,17 @@ struct Crawler::Impl {
   // the parse threads read it under robots_mu to drop disallowed links from the queue.
   mutable std::shared_mutex robots_mu;
   std::unordered_map<std::string, RobotsEntry> robots;
-  std::unordered_set<uint64_t> disallowed;  // fingerprints failed for robots.txt (parse threads)
+  // Fingerprints of links failed at once for robots.txt (parse threads).
+  std::unordered_set<uint64_t> disallowed;
   std::unordered_set<std::string> robots_loaded_hosts;  // hosts whose stored state is read
   std::unordered_map<std::string, std::vector<Request>> waiting;  // origin -> its pages
   size_t waiting_count = 0;
   // Pages of an origin whose robots.txt could not be read (5xx, unreachable), held with
-  // their leases until it is asked again: failing them would spend their retries.
+  // their leases until it is asked again: failing them would spend their retries. The
+  // origin's own failures back off as a page's do (retry_ms, doubling, max_retries).
   std::multimap<int64_t, Request> parked;  // by the time robots.txt is due again
+  std::unordered_set<std::string> retrying_origins;  // robots.txt failed, not given up
+  RedirectChains redirects;
 
   enum class Kind : uint8_t { kPage, kRobots, kSitemap };
   struct Pending {
@@ -114,10 +110,13 @@ struct Crawler::Impl {
   std::unordered_map<uint64_t, Pending> pending;
   uint64_t next_tag = 1;
   std::unordered_set<std::string> sitemaps_seen;
+  uint64_t requeued_seeds = 0;  // by Open
 
   // Summary, shared with the parse threads.
   mutable std::mutex summary_mu;
   CrawlSummary summary;
+  // (elapsed s, pages) at the last progress reports: the recent rate's window.
+  mutable std::deque<std::pair<double, uint64_t>> rate_samples;
   std::chrono::steady_clock::time_point start;
   std::unique_ptr<ParsePool> pool;  // declared last: its threads stop first
 
@@ -132,6 +131,10 @@ struct Crawler::Impl {
   void StartSitemap(const std::string& url, int depth);
   Status OnPage(Request request, FetchResult result, std::vector<CrawlReport>& reports);
   Status OnRobots(const Pending& p, FetchResult result);
+  // Files a failed fetch of `origin`'s robots.txt in `entry`: its failures in a row, and
+  // when to ask again (retry_ms, doubling) or, past max_retries, that the origin's pages
+  // fail for good (robots-unreachable) until robots_ttl_ms.
+  void BackOff(const std::string& origin, const FetchResult& result, RobotsEntry* entry);
   Status OnSitemap(const Pending& p, const FetchResult& result);
   Status ParseBatch(std::vector<ParsePool::Job>& jobs);
   // Run's parts: one round of its loop (hands out parked and new requests, waits for
@@ -143,9 +146,9 @@ struct Crawler::Impl {
   Status DropDisallowed(const std::vector<CrawlReport>& reports);
   Status SaveRobots(const std::string& host);
   void LoadRobots(const std::string& host);
-  void CountError(const std::string& kind) {
+  void CountError(FailureKind kind) {
     std::lock_guard lock(summary_mu);
-    ++summary.errors[kind];
+    ++summary.errors[std::string(FailureKindName(kind))];
     ++summary.progress.errors;
   }
   CrawlProgress Progress() const;
@@ -153,9 +156,9 @@ struct Crawler::Impl {
   // never be fetched, and the scheduler's patterns run on every new URL).
   bool UrlTooLong(std::string_view url) const { return url.size() > options.max_url_bytes; }
   // Ends the lease of a page that was not fetched (or not recorded), and counts why.
-  Status Fail(const Request& request, std::string_view kind, bool retryable, std::string reason,
+  Status Fail(const Request& request, FailureKind kind, bool retryable, std::string reason,
               uint16_t http_status = 0, std::optional<int64_t> retry_after_ms = std::nullopt) {
-    CountError(std::string(kind));
+    CountError(kind);
     FailureReport report;
     report.url = request.url;
     report.lease = request.lease;
@@ -163,55 +166,38 @@ struct Crawler::Impl {
     report.http_status = http_status;
     report.retry_after_ms = retry_after_ms;
     report.reason = std::move(reason);
+    report.kind = kind;
     return frontier->Failed(report);
   }
+  // Fails a page of an origin whose robots.txt could not be fetched, retries spent.
+  Status FailUnreachable(const Request& request, const std::string& origin,
+                         const RobotsEntry& entry) {
+    return Fail(request, FailureKind::kRobotsUnreachable, false,
+                origin + "/robots.txt unreachable: " + entry.detail);
+  }
+
 };
 
 void Crawler::Impl::LoadRobots(const std::string& host) {
   if (!robots_loaded_hosts.insert(host).second) return;
-  const std::string bytes = frontier->HostRobots(host);
-  std::string_view in = bytes;
-  if (in.empty() || static_cast<uint8_t>(in[0]) != kRobotsStateVersion) return;
-  in.remove_prefix(1);
-  while (!in.empty()) {
-    std::string_view origin, rules;
-    uint64_t fetched = 0, expires = 0, status = 0;
-    if (!GetBytes(in, &origin) || !coding::GetVarint64(in, &fetched) ||
-        !coding::GetVarint64(in, &expires) || !coding::GetVarint64(in, &status) ||
-        !GetBytes(in, &rules)) {
-      return;  // damaged: fetched again, as if never stored
-    }
-    Result<RobotsRules> parsed = RobotsRules::Deserialize(rules);
-    if (!parsed.ok()) continue;
+  DecodeRobotsState(frontier->HostRobots(host), [&](std::string_view origin, RobotsEntry entry) {
+    entry.host = host;
     std::unique_lock lock(robots_mu);
-    RobotsEntry& e = robots[std::string(origin)];
-    e.host = host;
-    e.fetched_ms = coding::UnZigZag(fetched);
-    e.expires_ms = coding::UnZigZag(expires);
-    e.status = static_cast<uint32_t>(status);
-    e.rules = std::move(*parsed);
-  }
+    robots[std::string(origin)] = std::move(entry);
+  });
 }
 
 Status Crawler::Impl::SaveRobots(const std::string& host) {
-  std::string bytes(1, static_cast<char>(kRobotsStateVersion));
+  std::string bytes;
   for (const auto& [origin, e] : robots) {
-    if (e.host != host) continue;
-    coding::PutVarint64(bytes, origin.size());
-    bytes += origin;
-    coding::PutVarint64(bytes, coding::ZigZag(e.fetched_ms));
-    coding::PutVarint64(bytes, coding::ZigZag(e.expires_ms));
-    coding::PutVarint64(bytes, e.status);
-    const std::string rules = e.rules.Serialize();
-    coding::PutVarint64(bytes, rules.size());
-    bytes += rules;
+    if (e.host == host) AppendRobotsState(origin, e, &bytes);
   }
   return frontier->SetHostRobots(host, bytes);
 }
 
 Status Crawler::Impl::Dispatch(Request request) {
   if (request.url.size() > options.max_url_bytes) {
-    return Fail(request, "url too long", false,
+    return Fail(request, FailureKind::kBadUrl, false,
                 "URL over " + std::to_string(options.max_url_bytes) + " bytes");
   }
   const std::string origin = OriginOf(request.url);
@@ -226,6 +212,7 @@ Status Crawler::Impl::Dispatch(Request request) {
     return Status::Ok();
   }
   const RobotsEntry& entry = it->second;
+  if (entry.gave_up(options.max_retries)) return FailUnreachable(request, origin, entry);
   if (!entry.usable()) {  // 5xx or unreachable: disallow all until it is asked again
     {
       std::lock_guard lock(summary_mu);
@@ -244,6 +231,7 @@ Status Crawler::Impl::Dispatch(Request request) {
     report.lease = request.lease;
     report.retryable = false;
     report.reason = "robots.txt disallows it";
+    report.kind = FailureKind::kRobotsDisallowed;
     return frontier->Failed(report);
   }
   return StartPage(std::move(request));
@@ -258,7 +246,7 @@ Status Crawler::Impl::StartPage(Request request) {
   }
   Status started = fetcher->Start(std::move(job));
   if (!started.ok()) {
-    return Fail(request, "bad url", false, started.message());
+    return Fail(request, FailureKind::kBadUrl, false, started.message());
   }
   pending.emplace(next_tag - 1, Pending{Kind::kPage, std::move(request), {}, 0});
   return Status::Ok();
@@ -313,7 +301,7 @@ Status Crawler::Impl::OnRobots(const Pending& p, FetchResult result) {
     // Nothing on this origin can be fetched: the pages fail as the robots.txt did, and
     // nothing is cached (another page of the host may name another origin).
     for (const Request& r : pages) {
-      CRAWLRANK_RETURN_IF_ERROR(Fail(r, FetchErrorName(result.error), false, result.message));
+      CRAWLRANK_RETURN_IF_ERROR(Fail(r, KindOf(result.error), false, result.message));
     }
     return Status::Ok();
   }
@@ -330,14 +318,14 @@ Status Crawler::Impl::OnRobots(const Pending& p, FetchResult result) {
   } else if (entry.status >= 400 && entry.status < 500 && entry.status != 429) {
     entry.rules = RobotsRules::AllowAll();  // §2.3.1.3: "unavailable"
     entry.expires_ms = now + options.robots_ttl_ms;
-  } else {  // 5xx, 429, unreachable, or a redirect chain that did not end
+  } else if (entry.status >= 300 && entry.status < 400) {  // §2.3.1.2: gave up following
+    entry.rules = RobotsRules::AllowAll();
+    entry.expires_ms = now + options.robots_ttl_ms;
+  } else {  // 5xx, 429 or unreachable: disallow all, and ask again after a back-off
     entry.rules = RobotsRules::DisallowAll();
-    entry.expires_ms = now + options.robots_retry_ms;
-    if (entry.status >= 300 && entry.status < 400) {  // §2.3.1.2: gave up following: allow
-      entry.rules = RobotsRules::AllowAll();
-      entry.expires_ms = now + options.robots_ttl_ms;
-    }
+    BackOff(p.origin, result, &entry);
   }
+  if (entry.usable()) retrying_origins.erase(p.origin);
   if (entry.usable()) {  // its Crawl-delay, or none (a delay dropped from the file goes)
     int64_t applied = entry.rules.crawl_delay_ms().value_or(0);
     if (applied > options.max_crawl_delay_ms) {
@@ -356,13 +344,44 @@ Status Crawler::Impl::OnRobots(const Pending& p, FetchResult result) {
     StartSitemap(p.origin + "/sitemap.xml", 0);
   }
   const std::string host = entry.host;
+  const bool gave_up = entry.gave_up(options.max_retries);
+  FailureReport unreachable;
+  unreachable.kind = FailureKind::kRobotsUnreachable;
+  unreachable.reason = p.origin + "/robots.txt unreachable: " + entry.detail;
   {
     std::unique_lock lock(robots_mu);
     robots[p.origin] = std::move(entry);
   }
   CRAWLRANK_RETURN_IF_ERROR(SaveRobots(host));
   for (Request& r : pages) CRAWLRANK_RETURN_IF_ERROR(Dispatch(std::move(r)));
+  if (gave_up) {  // the origin's queued pages too, at once rather than one per delay
+    CRAWLRANK_ASSIGN_OR_RETURN(const uint64_t failed,
+                               frontier->FailQueued(host, p.origin, unreachable));
+    std::lock_guard lock(summary_mu);
+    summary.errors[std::string(FailureKindName(unreachable.kind))] += failed;
+    summary.progress.errors += failed;
+  }
   return Status::Ok();
+}
+
+void Crawler::Impl::BackOff(const std::string& origin, const FetchResult& result,
+                            RobotsEntry* entry) {
+  const int64_t now = entry->fetched_ms;
+  const auto previous = robots.find(origin);  // this thread is its only writer
+  entry->failures = (previous != robots.end() ? previous->second.failures : 0) + 1;
+  entry->detail = result.error != FetchError::kNone
+                      ? result.message
+                      : "HTTP " + std::to_string(entry->status);
+  if (entry->gave_up(options.max_retries)) {  // its pages fail until it is asked again
+    entry->expires_ms = now + options.robots_ttl_ms;
+    retrying_origins.erase(origin);
+    std::lock_guard lock(summary_mu);
+    summary.unreachable_origins[origin] = entry->detail;
+    return;
+  }
+  const int shift = static_cast<int>(std::min<uint32_t>(entry->failures - 1, 20));
+  entry->expires_ms = now + std::min(options.retry_ms << shift, options.robots_ttl_ms);
+  retrying_origins.insert(origin);
 }
 
 Status Crawler::Impl::OnSitemap(const Pending& p, const FetchResult& result) {
@@ -395,14 +414,17 @@ Status Crawler::Impl::OnSitemap(const Pending& p, const FetchResult& result) {
 Status Crawler::Impl::OnPage(Request request, FetchResult result,
                              std::vector<CrawlReport>& reports) {
   if (result.error != FetchError::kNone) {
-    return Fail(request, FetchErrorName(result.error), FetchErrorRetryable(result.error),
-                result.message);
+    return Fail(request, KindOf(result.error), FetchErrorRetryable(result.error), result.message);
   }
   const long status = result.status;
   if (status == 429 || status >= 500 || status < 100) {
-    return Fail(request, "http " + std::to_string(status), true, "HTTP " + std::to_string(status),
+    const FailureKind kind = status < 100   ? FailureKind::kProtocol
+                             : status < 500 ? FailureKind::kHttp4xx
+                                            : FailureKind::kHttp5xx;
+    return Fail(request, kind, true, "HTTP " + std::to_string(status),
                 static_cast<uint16_t>(std::clamp(status, 0L, 999L)), result.retry_after_ms);
   }
+  if (status < 300 || status >= 400) redirects.End(request.fingerprint);
   const int64_t now = clock.NowMs();
   {
     std::lock_guard lock(summary_mu);
@@ -419,7 +441,14 @@ Status Crawler::Impl::OnPage(Request request, FetchResult result,
   report.page.http_status = static_cast<uint16_t>(status);
   if (status >= 300 && status < 400 && status != 304 && !result.location.empty()) {
     Result<std::string> target = ResolveUrl(request.url, result.location, profile);
-    if (target.ok() && !UrlTooLong(*target)) report.page.links.push_back({std::move(*target), 0.f});
+    if (target.ok() && !UrlTooLong(*target)) {
+      if (!redirects.Follow(request.fingerprint, UrlFingerprint(*target))) {
+        return Fail(request, FailureKind::kRedirectLimit, false,
+                    "more than " + std::to_string(RedirectChains::kMaxChain) +
+                        " redirects in a row; the next is " + *target);
+      }
+      report.page.links.push_back({std::move(*target), 0.f});
+    }
   } else if (status == 304) {
     report.page.content_hash = request.content_hash;  // unchanged since the last crawl
   } else if (status >= 200 && status < 300) {
@@ -482,13 +511,19 @@ Status Crawler::Impl::ParseBatch(std::vector<ParsePool::Job>& jobs) {
 // queue hands them out: a page never fetched must not take a politeness slot of its host.
 Status Crawler::Impl::DropDisallowed(const std::vector<CrawlReport>& reports) {
   std::vector<std::string> urls;
+  std::vector<std::pair<std::string, std::string>> unreachable;  // URL, detail
   {
     std::shared_lock lock(robots_mu);
     for (const CrawlReport& report : reports) {
       for (const Link& link : report.page.links) {
         auto it = robots.find(OriginOf(link.url));
-        if (it == robots.end() || !it->second.usable()) continue;
-        if (!it->second.rules.Allowed(RobotsPath(link.url))) urls.push_back(link.url);
+        if (it == robots.end()) continue;
+        if (it->second.gave_up(options.max_retries)) {
+          unreachable.emplace_back(link.url, it->first + "/robots.txt unreachable: " +
+                                                 it->second.detail);
+        } else if (it->second.usable() && !it->second.rules.Allowed(RobotsPath(link.url))) {
+          urls.push_back(link.url);
+        }
       }
     }
   }
@@ -502,6 +537,21 @@ Status Crawler::Impl::DropDisallowed(const std::vector<CrawlReport>& reports) {
     report.url = url;
     report.retryable = false;
     report.reason = "robots.txt disallows it";
+    report.kind = FailureKind::kRobotsDisallowed;
+    CRAWLRANK_RETURN_IF_ERROR(frontier->Failed(report));
+  }
+  // Links to an origin given up on fail at once too, unless a report already did.
+  for (auto& [url, detail] : unreachable) {
+    {
+      std::lock_guard lock(summary_mu);
+      if (!disallowed.insert(UrlFingerprint(url)).second) continue;
+    }
+    FailureReport report;
+    report.url = std::move(url);
+    report.retryable = false;
+    report.kind = FailureKind::kRobotsUnreachable;
+    report.reason = std::move(detail);
+    CountError(report.kind);
     CRAWLRANK_RETURN_IF_ERROR(frontier->Failed(report));
   }
   return Status::Ok();
@@ -518,6 +568,18 @@ CrawlProgress Crawler::Impl::Progress() const {
   p.queued = stats.queued;
   p.hosts = stats.hosts;
   p.in_flight = fetcher->running();
+  p.waiting_origins = retrying_origins.size();
+  // The rate over the samples of about the last kRecentWindowS seconds.
+  rate_samples.emplace_back(p.elapsed_s, p.pages);
+  while (rate_samples.size() > 2 && rate_samples[1].first <= p.elapsed_s - kRecentWindowS) {
+    rate_samples.pop_front();
+  }
+  const auto& [since_s, since_pages] = rate_samples.front();
+  if (p.elapsed_s - since_s > 0.5) {
+    p.recent_pages_per_s = static_cast<double>(p.pages - since_pages) / (p.elapsed_s - since_s);
+  } else if (p.elapsed_s > 0) {
+    p.recent_pages_per_s = static_cast<double>(p.pages) / p.elapsed_s;
+  }
   return p;
 }
 
@@ -561,7 +623,13 @@ Result<std::unique_ptr<Crawler>> Crawler::Open(PageDb& db, const CrawlerOptions&
   if (!scope.empty()) so.deny_patterns.push_back(std::move(scope));
   CRAWLRANK_ASSIGN_OR_RETURN(impl->owned, Scheduler::Open(db, so));
   impl->frontier = impl->owned.get();
-  if (!seeds.empty()) CRAWLRANK_RETURN_IF_ERROR(impl->frontier->AddSeeds(seeds));
+  if (!seeds.empty()) {
+    CRAWLRANK_RETURN_IF_ERROR(impl->frontier->AddSeeds(seeds));
+    // A seed named again is a request to fetch it: one that failed for good goes back.
+    FailureFilter filter;
+    filter.urls = seeds;
+    CRAWLRANK_ASSIGN_OR_RETURN(impl->requeued_seeds, impl->owned->Requeue(filter));
+  }
   return std::unique_ptr<Crawler>(new Crawler(std::move(impl)));
 }
 
@@ -666,7 +734,9 @@ Result<CrawlSummary> Crawler::Run(const ProgressFn& progress) {
   {
     std::lock_guard lock(c.summary_mu);
     c.summary = CrawlSummary();
+    c.summary.requeued_seeds = std::exchange(c.requeued_seeds, 0);
   }
+  c.rate_samples.clear();
   uint32_t threads = c.options.parse_threads;
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   c.pool = std::make_unique<ParsePool>(

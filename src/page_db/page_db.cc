@@ -14,6 +14,7 @@
 #include "page_db/link_block.h"
 #include "page_db/page_db_impl.h"
 #include "page_db/page_record.h"
+#include "page_db/schedule_table.h"
 
 namespace crawlrank {
 namespace {
@@ -414,6 +415,23 @@ Status CreateScheduleTables(PageDbImpl& db, MDB_txn* txn) {
   return Status::Ok();
 }
 
+// Carries a DB of format version `from` over to the newest, in the writer's open
+// transaction: version 2 gets the scheduler's tables, version 3 its failures' kinds.
+Status Upgrade(PageDbImpl& db, MDB_txn* txn, uint32_t from) {
+  if (from < kFirstScheduleVersion) {
+    CRAWLRANK_RETURN_IF_ERROR(CreateScheduleTables(db, txn));
+  } else {
+    CRAWLRANK_RETURN_IF_ERROR(UpgradeScheduleEntries(txn, db.schedule, db.path));
+  }
+  std::string encoded;
+  coding::PutFixed32(encoded, kPageDbFormatVersion);
+  MDB_val k = Val(kMetaFormatVersion), v = Val(encoded);
+  if (const int rc = mdb_put(txn, db.meta, &k, &v, 0); rc != 0) {
+    return lmdb::Error(rc, "upgrade the format version of", db.path);
+  }
+  return Status::Ok();
+}
+
 // Creates the tables and header of a new DB inside `txn`.
 Status CreateTables(PageDbImpl& db, MDB_txn* txn) {
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "meta", MDB_CREATE, &db.meta, db.path));
@@ -464,15 +482,16 @@ Status OpenTables(PageDbImpl& db, MDB_txn* txn) {
         "; carry it over with the crawlrank that wrote it: page_db_dump info --all and "
         "page_db_dump links, then page_db_load both into a new PageDB with this one");
   }
-  // Version 2 lacks only the scheduler's tables: readable as it is, writable once upgraded.
-  const bool old_version = version < kFirstScheduleVersion;
+  // Versions 2 and 3 are read as they are, and written once upgraded (docs/format.md).
+  const bool old_version = version < kPageDbFormatVersion;
   db.format_version = old_version && db.read_only() ? version : kPageDbFormatVersion;
   if (old_version && !db.read_only() && !db.options.upgrade) {
     return FailedPreconditionError(
-        prefix + " has no scheduler tables; this crawlrank writes version " +
-        std::to_string(kPageDbFormatVersion) +
-        ". Run page_db_upgrade on it (adds the empty "
-        "tables in place; pages and links stay as they are; older releases then cannot open it)");
+        prefix + " is older than this crawlrank, which writes version " +
+        std::to_string(kPageDbFormatVersion) + ". Run page_db_upgrade on it (" +
+        (version < kFirstScheduleVersion ? "adds the scheduler's empty tables"
+                                         : "files each failure with its kind") +
+        " in place; pages and links stay as they are; older releases then cannot open it)");
   }
   CRAWLRANK_ASSIGN_OR_RETURN(std::string_view hash, GetMeta(txn, db.meta, kMetaHash, db.path));
   if (hash != kHashValue) {
@@ -491,20 +510,13 @@ Status OpenTables(PageDbImpl& db, MDB_txn* txn) {
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "pages", 0, &db.pages, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "fingerprints", 0, &db.fingerprints, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "links", 0, &db.links, db.path));
-  if (!old_version) {
+  if (version >= kFirstScheduleVersion) {
     CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "schedule", 0, &db.schedule, db.path));
     CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "hosts", 0, &db.hosts, db.path));
     CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "payloads", 0, &db.payloads, db.path));
     db.has_schedule = true;
-  } else if (!db.read_only()) {  // upgrade, as asked
-    CRAWLRANK_RETURN_IF_ERROR(CreateScheduleTables(db, txn));
-    std::string encoded;
-    coding::PutFixed32(encoded, kPageDbFormatVersion);
-    MDB_val k = Val(kMetaFormatVersion), v = Val(encoded);
-    if (const int rc = mdb_put(txn, db.meta, &k, &v, 0); rc != 0) {
-      return lmdb::Error(rc, "upgrade the format version of", db.path);
-    }
   }
+  if (old_version && !db.read_only()) return Upgrade(db, txn, version);  // as asked
   return Status::Ok();
 }
 

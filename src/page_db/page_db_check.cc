@@ -195,7 +195,8 @@ Status CheckSchedulerTables(const PageDbImpl& db, MDB_txn* txn, const StoredPage
     if (k.mv_size != 4) return broken("a schedule key is damaged");
     const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
     ScheduleEntry entry;
-    if (Status decoded = DecodeScheduleEntry(id, lmdb::View(v), &entry); !decoded.ok()) {
+    if (Status decoded = DecodeScheduleEntry(id, lmdb::View(v), &entry, db.format_version);
+        !decoded.ok()) {
       return broken(decoded.message());
     }
     if (id >= pages)

@@ -1,5 +1,8 @@
 #include "page_db/schedule_table.h"
 
+#include <utility>
+#include <vector>
+
 #include "base/coding.h"
 #include "page_db/page_db_impl.h"
 #include "page_db/page_record.h"
@@ -45,12 +48,15 @@ void EncodeScheduleEntry(const ScheduleEntry& entry, std::string* out) {
       coding::PutVarint32(*out, entry.http_status);
       coding::PutVarint64(*out, entry.reason.size());
       out->append(entry.reason);
+      out->push_back(static_cast<char>(entry.kind));
+      PutSigned(*out, entry.failed_ms);
       return;  // failed for good: never queued again, no tier
   }
   if (entry.priority != 0) PutSigned(*out, entry.priority);
 }
 
-Status DecodeScheduleEntry(uint32_t id, std::string_view in, ScheduleEntry* entry) {
+Status DecodeScheduleEntry(uint32_t id, std::string_view in, ScheduleEntry* entry,
+                           uint32_t version) {
   const auto damaged = [&] {
     return DataLossError("schedule entry of page " + std::to_string(id) + " is damaged");
   };
@@ -69,6 +75,14 @@ Status DecodeScheduleEntry(uint32_t id, std::string_view in, ScheduleEntry* entr
       uint32_t status = 0;
       ok = coding::GetVarint32(in, &status) && status <= 0xFFFF && GetBytes(in, &entry->reason);
       entry->http_status = static_cast<uint16_t>(status);
+      entry->failed_ms = 0;
+      if (ok && version < 4) {  // no kind stored: the one an upgrade would give it
+        entry->kind = InferFailureKind(entry->http_status, entry->reason);
+      } else if (ok) {
+        ok = !in.empty() && static_cast<uint8_t>(in[0]) <= kMaxFailureKind;
+        if (ok) entry->kind = static_cast<FailureKind>(in[0]);
+        ok = ok && (in.remove_prefix(1), GetSigned(in, &entry->failed_ms));
+      }
       break;
     }
   }
@@ -79,6 +93,36 @@ Status DecodeScheduleEntry(uint32_t id, std::string_view in, ScheduleEntry* entr
     entry->priority = static_cast<int32_t>(priority);
   }
   if (!ok || !in.empty()) return damaged();
+  return Status::Ok();
+}
+
+Status UpgradeScheduleEntries(MDB_txn* txn, MDB_dbi schedule, const std::string& path) {
+  // The failed entries, re-encoded; written after the walk, which they would disturb.
+  std::vector<std::pair<uint32_t, std::string>> rewritten;
+  {
+    CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor, lmdb::Cursor::Open(txn, schedule, path));
+    MDB_val k, v;
+    for (;;) {
+      CRAWLRANK_ASSIGN_OR_RETURN(bool more, cursor.Next(&k, &v));
+      if (!more) break;
+      if (k.mv_size != 4) return DataLossError(PageDbName(path) + ": schedule key of wrong size");
+      const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
+      ScheduleEntry entry;
+      CRAWLRANK_RETURN_IF_ERROR(DecodeScheduleEntry(id, lmdb::View(v), &entry, 3)
+                                    .WithContext("upgrade " + PageDbName(path)));
+      if (entry.state != EntryState::kFailed) continue;
+      rewritten.emplace_back(id, std::string());
+      EncodeScheduleEntry(entry, &rewritten.back().second);
+    }
+  }
+  for (const auto& [id, value] : rewritten) {
+    Key32 key(id);
+    MDB_val k = key.val(), v = lmdb::Val(value);
+    if (const int rc = mdb_put(txn, schedule, &k, &v, 0); rc != 0) {
+      return lmdb::Error(rc, "upgrade the schedule entry of page " + std::to_string(id) + " of",
+                         path);
+    }
+  }
   return Status::Ok();
 }
 
@@ -157,6 +201,17 @@ Result<std::string> ScheduleTables::Payload(WriteTxn& write, uint32_t id) const 
   return std::string(lmdb::View(v));
 }
 
+Result<std::optional<ScheduleEntry>> ScheduleTables::Entry(WriteTxn& write, uint32_t id) const {
+  Key32 key(id);
+  MDB_val k = key.val(), v;
+  const int rc = mdb_get(write.txn(), Of(db_).schedule, &k, &v);
+  if (rc == MDB_NOTFOUND) return std::optional<ScheduleEntry>();
+  CRAWLRANK_RETURN_IF_ERROR(write.Check(rc, "read a schedule entry of"));
+  ScheduleEntry entry;
+  CRAWLRANK_RETURN_IF_ERROR(DecodeScheduleEntry(id, lmdb::View(v), &entry).WithContext(Of(db_).Where()));
+  return std::optional<ScheduleEntry>(std::move(entry));
+}
+
 Status ScheduleTables::PutHost(WriteTxn& write, std::string_view key,
                                const HostEntry& entry) const {
   std::string value;
@@ -205,7 +260,8 @@ Status ScheduleTables::ForEachEntry(
     if (k.size() != 4) return DataLossError(db.Where() + ": schedule key of wrong size");
     const uint32_t id = coding::DecodeBigEndian32(k.data());
     ScheduleEntry entry;
-    CRAWLRANK_RETURN_IF_ERROR(DecodeScheduleEntry(id, v, &entry).WithContext(db.Where()));
+    CRAWLRANK_RETURN_IF_ERROR(
+        DecodeScheduleEntry(id, v, &entry, db.format_version).WithContext(db.Where()));
     return fn(id, entry);
   });
 }

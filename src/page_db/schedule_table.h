@@ -1,11 +1,12 @@
-// Value encodings of the scheduler's tables (docs/format.md, format version 3).
+// Value encodings of the scheduler's tables (docs/format.md, format version 4).
 //
 // `schedule`: key32 page id -> the page's state, only for a page whose state is not the
 // one its record implies (uncrawled: queued; crawled: done):
 //   u8 state (0 queued after failures or with a priority, 1 leased, 2 waiting to retry,
 //   3 failed for good), varint failures, then for 1: varint lease id, zig-zag varint
 //   expiry (Unix ms); for 2: zig-zag varint due time; for 3: varint HTTP status, varint
-//   length + reason. States 0, 1 and 2 may end with a zig-zag varint priority (the
+//   length + reason, then (version 4) u8 failure kind and zig-zag varint time of the
+//   failure (Unix ms). States 0, 1 and 2 may end with a zig-zag varint priority (the
 //   caller's tier, QueuedExtra::priority): absent is 0, and a writer omits it when 0.
 // `payloads`: key32 page id -> the caller's opaque bytes (QueuedExtra::payload), not
 //   encoded here: written with the page, deleted with its crawl or its final failure.
@@ -18,11 +19,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "crawlrank/failure_kind.h"
 #include "crawlrank/page_db.h"
 #include "crawlrank/status.h"
+#include "page_db/lmdb_env.h"
 
 namespace crawlrank {
 
@@ -34,15 +38,21 @@ struct ScheduleEntry {
   uint64_t lease = 0;        // kLeased
   int64_t time_ms = 0;       // kLeased: expiry; kRetrying: due
   uint16_t http_status = 0;  // kFailed
-  std::string reason;        // kFailed
+  std::string reason;        // kFailed: the detail text
+  FailureKind kind = FailureKind::kOther;  // kFailed
+  int64_t failed_ms = 0;     // kFailed: when (Unix ms); 0 for a failure a version 3 DB kept
   int32_t priority = 0;      // kQueued, kLeased, kRetrying: the page's tier
 };
 
-// Appends `entry`'s value to `out` (a kFailed entry's priority is not kept).
+// Appends `entry`'s value to `out` in the newest format (a kFailed entry's priority is not
+// kept).
 void EncodeScheduleEntry(const ScheduleEntry& entry, std::string* out);
-// DataLoss naming the page id when the value does not decode (a priority outside int32
-// included). A value without the trailing priority decodes with priority 0.
-Status DecodeScheduleEntry(uint32_t id, std::string_view value, ScheduleEntry* entry);
+// Decodes a value written by format version `version` (3 or 4: a version 3 kFailed entry
+// has no kind or time, and gets InferFailureKind's). DataLoss naming the page id when the
+// value does not decode (a priority outside int32, a kind past kMaxFailureKind included).
+// A value without the trailing priority decodes with priority 0.
+Status DecodeScheduleEntry(uint32_t id, std::string_view value, ScheduleEntry* entry,
+                           uint32_t version = kPageDbFormatVersion);
 
 struct HostEntry {
   int64_t hold_until_ms = 0;
@@ -51,6 +61,12 @@ struct HostEntry {
   std::string robots;
   std::string group;  // politeness group; empty: none
 };
+
+// Carries the `schedule` table of a version 3 DB over to version 4 inside the writer's
+// transaction `txn` (page_db_upgrade): every failed-for-good entry gets its inferred kind
+// and time 0; the other entries are the same in both versions. DataLoss naming the page
+// for an entry that does not decode.
+Status UpgradeScheduleEntries(MDB_txn* txn, MDB_dbi schedule, const std::string& path);
 
 void EncodeHostEntry(const HostEntry& entry, std::string* out);
 Status DecodeHostEntry(std::string_view host, std::string_view value, HostEntry* entry);
@@ -75,6 +91,8 @@ class ScheduleTables {
   Status ErasePayload(WriteTxn& write, uint32_t id) const;
   // The payload of page `id`; empty when it has none.
   Result<std::string> Payload(WriteTxn& write, uint32_t id) const;
+  // The entry of page `id`; none when its state is the one its record implies.
+  Result<std::optional<ScheduleEntry>> Entry(WriteTxn& write, uint32_t id) const;
   // Sets the entry of host `key` (not empty).
   Status PutHost(WriteTxn& write, std::string_view key, const HostEntry& entry) const;
 

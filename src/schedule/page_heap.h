@@ -35,6 +35,8 @@ class PageHeap {
   size_t size() const { return entries_.size(); }
   // REQUIRES: !empty().
   const Entry& top() const { return entries_.front(); }
+  // Every entry, in heap order.
+  const std::vector<Entry>& entries() const { return entries_; }
 
   // `slot[id]` receives the entry's position and follows it.
   void Push(uint32_t id, float key, int32_t priority, std::vector<uint32_t>& slot) {

@@ -217,6 +217,20 @@ void ScheduleState::MarkCrawled(uint32_t id, int64_t now) {
   }
 }
 
+std::vector<uint32_t> ScheduleState::QueuedAt(uint32_t number) const {
+  std::vector<uint32_t> ids;
+  for (const PageHeap::Entry& e : hosts_[number].queue.entries()) ids.push_back(e.id);
+  return ids;
+}
+
+void ScheduleState::Unfail(uint32_t id, int64_t now) {
+  if (slot_[id] != kFailed) return;
+  --failed_;
+  --hosts_[host_of_[id]].done;
+  slot_[id] = kUnknown;
+  Requeue(id, now);
+}
+
 void ScheduleState::ApplyFailure(uint32_t id, const ScheduleEntry& entry, int64_t now) {
   const uint32_t state = slot_[id];
   const uint32_t host = host_of_[id];

@@ -124,6 +124,10 @@ class ScheduleState {
   void Undo(const Pick& pick, int64_t now);
   void MarkCrawled(uint32_t id, int64_t now);
   void ApplyFailure(uint32_t id, const ScheduleEntry& entry, int64_t now);
+  // The pages queued at host `number`, in no order.
+  std::vector<uint32_t> QueuedAt(uint32_t number) const;
+  // A page failed for good goes back to the queue, its failures and priority forgotten.
+  void Unfail(uint32_t id, int64_t now);
   // A revisit lease that failed: the page stays crawled and is due again at `due_ms`.
   void RevisitFailed(uint32_t id, int64_t due_ms, int64_t now);
   // Expired leases back to the queue, retries come due, waiting hosts ready.

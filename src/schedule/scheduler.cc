@@ -22,6 +22,7 @@
 #include "page_db/page_db_impl.h"
 #include "page_db/schedule_table.h"
 #include "page_db/write_txn.h"
+#include "schedule/failed_pages.h"
 #include "schedule/reranker.h"
 #include "schedule/schedule_state.h"
 
@@ -64,6 +65,7 @@ struct Scheduler::Impl final : WriteHook, RerankTarget {
     std::vector<CrawlHistory> revisit_history;
     std::vector<uint32_t> revisit_failed;
     std::vector<uint32_t> relinked;  // pages whose out-links the transaction wrote
+    std::vector<uint32_t> requeued;  // failed pages back in the queue (Requeue)
     uint64_t next_lease = 0;
     void Clear() { *this = Staged(); }
   } staged;
@@ -253,6 +255,7 @@ void Scheduler::Impl::Committed() {
     state.Rekey(id, now);
   }
   for (const auto& change : staged.failures) state.ApplyFailure(change.id, change.entry, now);
+  for (uint32_t id : staged.requeued) state.Unfail(id, now);
   for (const auto& [number, entry] : staged.host_changes) state.hosts().Apply(number, entry, now);
   if (staged.next_lease != 0) state.RaiseNextLease(staged.next_lease);
   staged.Clear();
@@ -430,6 +433,10 @@ Status Scheduler::Impl::Fail(WriteTxn& write, uint32_t id, const FailureReport& 
     entry.state = EntryState::kFailed;
     entry.http_status = report.http_status;
     entry.reason = report.reason.empty() ? "failed" : report.reason;
+    entry.kind = report.kind != FailureKind::kOther
+                     ? report.kind
+                     : InferFailureKind(report.http_status, report.reason);
+    entry.failed_ms = now;
     // Failed for good: its payload will never be handed out.
     CRAWLRANK_RETURN_IF_ERROR(tables.ErasePayload(write, id));
   }
@@ -450,6 +457,60 @@ Status Scheduler::Impl::Fail(WriteTxn& write, uint32_t id, const FailureReport& 
     staged.host_changes.emplace_back(number, std::move(held));
   }
   return Status::Ok();
+}
+
+Result<uint64_t> Scheduler::Requeue(const FailureFilter& filter) {
+  Impl& s = *impl_;
+  CRAWLRANK_ASSIGN_OR_RETURN(const FailureMatcher matcher,
+                             FailureMatcher::Make(filter, s.db.url_profile()));
+  uint64_t requeued = 0;
+  CRAWLRANK_RETURN_IF_ERROR(RunWrite(s.store, nullptr, [&](WriteTxn& write) -> Status {
+    std::lock_guard lock(s.mu);
+    s.staged.requeued.clear();
+    for (uint32_t id = 0; id < s.state.pages(); ++id) {
+      if (s.state.state(id) != kFailed) continue;
+      CRAWLRANK_ASSIGN_OR_RETURN(std::optional<ScheduleEntry> entry, s.tables.Entry(write, id));
+      CRAWLRANK_ASSIGN_OR_RETURN(PageRecord record, write.Record(id));
+      if (!entry.has_value() || !matcher.Matches(record.url, entry->kind)) continue;
+      CRAWLRANK_RETURN_IF_ERROR(s.tables.EraseEntry(write, id));  // queued, as if new
+      s.staged.requeued.push_back(id);
+    }
+    requeued = s.staged.requeued.size();
+    return Status::Ok();
+  }));
+  return requeued;
+}
+
+Result<uint64_t> Scheduler::FailQueued(std::string_view host, std::string_view origin,
+                                       const FailureReport& report) {
+  Impl& s = *impl_;
+  FailureReport final = report;
+  final.retryable = false;
+  uint64_t failed = 0;
+  CRAWLRANK_RETURN_IF_ERROR(RunWrite(s.store, nullptr, [&](WriteTxn& write) -> Status {
+    std::vector<uint32_t> queued;
+    {
+      std::lock_guard lock(s.mu);
+      if (const std::optional<uint32_t> number = s.state.hosts().Find(host)) {
+        queued = s.state.QueuedAt(*number);
+      }
+    }
+    failed = 0;
+    for (uint32_t id : queued) {
+      CRAWLRANK_ASSIGN_OR_RETURN(PageRecord record, write.Record(id));
+      const std::string_view url = record.url;
+      if (!url.starts_with(origin) ||
+          (url.size() > origin.size() && std::string_view("/?#").find(url[origin.size()]) ==
+                                             std::string_view::npos)) {
+        continue;  // another origin of the host (another port or scheme)
+      }
+      final.url = record.url;
+      CRAWLRANK_RETURN_IF_ERROR(s.Fail(write, id, final));
+      ++failed;
+    }
+    return Status::Ok();
+  }));
+  return failed;
 }
 
 // ---- hand-outs

@@ -26,10 +26,10 @@ from local_server import LocalServer
 
 # What each hostile page does, and the error kind the crawler must record for it.
 HOSTILE = {
-    "/hostile/endless": "body too large",   # an endless chunked body
-    "/hostile/bomb": "body too large",      # 1 KiB of gzip that decodes to 64 MiB
+    "/hostile/endless": "too-large",        # an endless chunked body
+    "/hostile/bomb": "too-large",           # 1 KiB of gzip that decodes to 64 MiB
     "/hostile/slow": "timeout",             # headers, then a byte every 2 s (slow-loris)
-    "/hostile/headers": "headers too large",  # 256 KiB of headers
+    "/hostile/headers": "too-large",        # 256 KiB of headers
     "/hostile/hangup": "connection",        # closes without answering
     "/hostile/stall": "timeout",            # accepts, never answers
 }

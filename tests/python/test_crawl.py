@@ -144,10 +144,10 @@ def test_robots_404_allows_all_and_503_holds_the_pages(bin_dir, tmp_path):
               "--same-host")
         assert "/private/0.html" in site.paths()
     with CrawlSite(pages=3, robots="", robots_status=503) as site:
-        # The page waits, its lease held, for robots.txt to be asked again (not before
-        # 10 minutes): no retry is spent, nothing fails however short the retry delay.
+        # The page waits, its lease held, for robots.txt to be asked again (after
+        # --retry-delay, doubling): none of its own retries is spent meanwhile.
         proc = subprocess.Popen(crawl_cmd(bin_dir, tmp_path / "b", f"http://{site.host}/gen/0.html",
-                                          *LOCAL, "--delay", "0", "--retry-delay", "0.1"),
+                                          *LOCAL, "--delay", "0", "--retry-delay", "30"),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(1.5)
         proc.send_signal(signal.SIGINT)
@@ -198,7 +198,7 @@ def test_private_address_behind_a_public_name_is_refused(bin_dir, tmp_path):
         summary = crawl(bin_dir, tmp_path / "a", f"http://{name}/gen/0.html", "--quiet", "--json",
                         *pin, "--delay", "0")
         assert site.paths() == []
-        assert summary["errors_by_kind"] == {"private address": 1}
+        assert summary["errors_by_kind"] == {"private-address": 1}
         schedule = json.loads(subprocess.run(
             [str(bin_dir / "page_db_schedule"), str(tmp_path / "a"), "--json"],
             capture_output=True, text=True, check=True).stdout)

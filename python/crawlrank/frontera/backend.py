@@ -22,6 +22,7 @@ from crawlrank._frontend import (
     OPTIONS_SETTING,
     OptionsError,
     ReportBuffer,
+    failure_kind,
     options_dict,
     scheduler_options,
 )
@@ -429,7 +430,8 @@ class Backend(_FronteraBackend):
         self._flush()  # the page may be created by a buffered report
         try:
             self.scheduler.failed(url, lease, retryable=retryable, http_status=http_status,
-                                  retry_after_ms=retry_after_ms, reason=reason)
+                                  retry_after_ms=retry_after_ms, reason=reason,
+                                  kind=failure_kind(reason))
         except crawlrank.InvalidArgumentError as error:
             logger.warning("crawlrank.frontera: failure of %s not recorded: %s", url, error)
 

@@ -23,6 +23,7 @@ from crawlrank._frontend import (
     EngineWakeup,
     OptionsError,
     ReportBuffer,
+    failure_kind,
     options_dict,
     scheduler_options,
 )
@@ -458,7 +459,7 @@ class Scheduler(ReportReceiver):
               retry_after_ms: Optional[int] = None, reason: str = "") -> None:
         self._flush()  # the page may have been created by a buffered report
         self.core.failed(url, lease, retryable=retryable, http_status=http_status,
-                         retry_after_ms=retry_after_ms, reason=reason)
+                         retry_after_ms=retry_after_ms, reason=reason, kind=failure_kind(reason))
         self.stats.inc_value("crawlrank/failed", spider=self.spider)
         self.stats.inc_value(f"crawlrank/failed/{reason or 'error'}", spider=self.spider)
 

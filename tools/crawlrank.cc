@@ -52,7 +52,8 @@ std::string ProgressLine(const CrawlProgress& p) {
                 static_cast<unsigned long long>(p.errors));
   std::string line = text;
   if (p.waiting_origins > 0) {
-    line += ", " + std::to_string(p.waiting_origins) + " origins waiting for robots.txt";
+    line += ", waiting for robots.txt: " + std::to_string(p.waiting_origins) +
+            (p.waiting_origins == 1 ? " origin" : " origins");
   }
   if (p.max_pages > 0 && rate > 0) {
     const double left = static_cast<double>(p.max_pages > p.pages ? p.max_pages - p.pages : 0);

@@ -41,8 +41,8 @@
 // came for such an origin meanwhile are held, with their leases, until it is asked again
 // (their retries are not spent). After max_retries retries the origin is given up on:
 // its pages, and any later found, fail for good as robots-unreachable with the detail
-// ("connection refused", "HTTP 503"), until robots_ttl_ms has passed; the summary names
-// it. So every crawl ends. A Crawl-delay sets the host's delay, capped at
+// ("connection refused", "HTTP 503"), until robots_ttl_ms has passed or, in a later run,
+// until one more try fails; the summary names it. So every crawl ends. A Crawl-delay sets the host's delay, capped at
 // max_crawl_delay_ms (the hosts capped by a robots.txt fetched in this run are reported).
 //
 // Safety

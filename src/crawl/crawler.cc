@@ -182,6 +182,12 @@ void Crawler::Impl::LoadRobots(const std::string& host) {
   if (!robots_loaded_hosts.insert(host).second) return;
   DecodeRobotsState(frontier->HostRobots(host), [&](std::string_view origin, RobotsEntry entry) {
     entry.host = host;
+    if (entry.gave_up(options.max_retries)) {
+      // Given up on by an earlier run: asked once more (its pages may have been re-queued
+      // after a fix), and given up on again at the first failure.
+      entry.expires_ms = 0;
+      entry.failures = options.max_retries;
+    }
     std::unique_lock lock(robots_mu);
     robots[std::string(origin)] = std::move(entry);
   });

@@ -73,6 +73,12 @@ def test_dead_port_seed_ends_with_one_failed_page(bin_dir, tmp_path):
     stats = json.loads(subprocess.run([str(bin_dir / "page_db_stats"), str(db), "--json"],
                                       capture_output=True, text=True, check=True).stdout)
     assert stats["failed"] == 1 and stats["failed_robots-unreachable"] == 1
+    # Re-queued, the next run asks the origin once more, and gives up at the first failure.
+    assert run(bin_dir, "requeue", db).stdout == "requeued 1 pages\n"
+    again, summary = timed_crawl(bin_dir, db, *LOCAL, "--retry-delay", "0.2", "--max-retries", "2")
+    assert summary["robots_fetched"] == 1 and summary["errors_by_kind"] == {
+        "robots-unreachable": 1}, summary
+    assert again < 5
 
 
 def test_max_retries_zero_gives_up_at_once_on_every_queued_page(bin_dir, tmp_path):

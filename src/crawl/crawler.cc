@@ -50,24 +50,6 @@ constexpr size_t kMaxSitemapsPerRobots = 10;
 constexpr size_t kMaxSitemaps = 1000;
 
 
-FailureKind KindOf(FetchError error) {
-  switch (error) {
-    case FetchError::kPrivateAddress: return FailureKind::kPrivateAddress;
-    case FetchError::kDns: return FailureKind::kDns;
-    case FetchError::kConnect: return FailureKind::kConnect;
-    case FetchError::kTimeout: return FailureKind::kTimeout;
-    case FetchError::kTls: return FailureKind::kTls;
-    case FetchError::kConnection: return FailureKind::kConnection;
-    case FetchError::kBodyTooLarge:
-    case FetchError::kHeadersTooLarge: return FailureKind::kTooLarge;
-    case FetchError::kTooManyRedirects: return FailureKind::kRedirectLimit;
-    case FetchError::kProtocol: return FailureKind::kProtocol;
-    case FetchError::kNone:
-    case FetchError::kOther: break;
-  }
-  return FailureKind::kOther;
-}
-
 }  // namespace
 
 struct Crawler::Impl {
@@ -307,7 +289,7 @@ Status Crawler::Impl::OnRobots(const Pending& p, FetchResult result) {
     // Nothing on this origin can be fetched: the pages fail as the robots.txt did, and
     // nothing is cached (another page of the host may name another origin).
     for (const Request& r : pages) {
-      CRAWLRANK_RETURN_IF_ERROR(Fail(r, KindOf(result.error), false, result.message));
+      CRAWLRANK_RETURN_IF_ERROR(Fail(r, FailureKindOf(result.error), false, result.message));
     }
     return Status::Ok();
   }
@@ -420,7 +402,8 @@ Status Crawler::Impl::OnSitemap(const Pending& p, const FetchResult& result) {
 Status Crawler::Impl::OnPage(Request request, FetchResult result,
                              std::vector<CrawlReport>& reports) {
   if (result.error != FetchError::kNone) {
-    return Fail(request, KindOf(result.error), FetchErrorRetryable(result.error), result.message);
+    return Fail(request, FailureKindOf(result.error), FetchErrorRetryable(result.error),
+                result.message);
   }
   const long status = result.status;
   if (status == 429 || status >= 500 || status < 100) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "crawlrank/failure_kind.h"
 #include "crawlrank/status.h"
 
 namespace crawlrank {
@@ -60,6 +61,24 @@ enum class FetchError : uint8_t {
 const char* FetchErrorName(FetchError error);
 // Whether trying again later could help.
 bool FetchErrorRetryable(FetchError error);
+// How a page failed by `error` is filed (crawlrank/failure_kind.h).
+inline FailureKind FailureKindOf(FetchError error) {
+  switch (error) {
+    case FetchError::kPrivateAddress: return FailureKind::kPrivateAddress;
+    case FetchError::kDns: return FailureKind::kDns;
+    case FetchError::kConnect: return FailureKind::kConnect;
+    case FetchError::kTimeout: return FailureKind::kTimeout;
+    case FetchError::kTls: return FailureKind::kTls;
+    case FetchError::kConnection: return FailureKind::kConnection;
+    case FetchError::kBodyTooLarge:
+    case FetchError::kHeadersTooLarge: return FailureKind::kTooLarge;
+    case FetchError::kTooManyRedirects: return FailureKind::kRedirectLimit;
+    case FetchError::kProtocol: return FailureKind::kProtocol;
+    case FetchError::kNone:
+    case FetchError::kOther: break;
+  }
+  return FailureKind::kOther;
+}
 
 struct FetchResult {
   uint64_t tag = 0;

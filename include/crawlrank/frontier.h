@@ -37,7 +37,10 @@ class Frontier {
   virtual Status CrawledBatch(const std::vector<CrawlReport>& reports) = 0;
   // Ends the lease of a page that could not be fetched; the frontier retries or fails it.
   // With lease 0 it names a page not handed out: the crawler fails the links robots.txt
-  // disallows as soon as it learns of them, so that they are never handed out.
+  // disallows as soon as it learns of them, so that they are never handed out. Such a
+  // report may race with the page's hand-out: the page may be leased by then (the crawler
+  // then fails the lease too) or settled; a frontier must take either without error, and
+  // count the page failed once.
   virtual Status Failed(const FailureReport& report) = 0;
 
   // Fails for good, as `report` says (its url, lease and retryable are ignored), every

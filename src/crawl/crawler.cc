@@ -212,7 +212,10 @@ Status Crawler::Impl::Dispatch(Request request) {
   if (!entry.rules.Allowed(RobotsPath(request.url))) {
     {
       std::lock_guard lock(summary_mu);
-      if (disallowed.insert(request.fingerprint).second) ++summary.robots_disallowed;
+      // (A frontier other than the Scheduler may leave the fingerprint 0.)
+      const uint64_t fingerprint =
+          request.fingerprint != 0 ? request.fingerprint : UrlFingerprint(request.url);
+      if (disallowed.insert(fingerprint).second) ++summary.robots_disallowed;
     }
     FailureReport report;
     report.url = request.url;

@@ -586,6 +586,14 @@ std::shared_ptr<DbHandle> HandleOf(py::handle page_db) {
 }
 
 void BindPageDb(py::module_& m) {
+  // pybind11 2.10 looks numpy's C API up once, on the first array it makes, inside a
+  // function-local static whose initialisation imports numpy with the GIL held. The
+  // import lets the GIL go; a second thread then takes it and waits on the static's
+  // guard, which the first thread, waiting for the GIL back, never releases: threads
+  // whose first numpy call came before any `import numpy` hung. Making the two dtypes here,
+  // while the module is imported, runs that set-up once and before any thread can race it.
+  (void)py::dtype::of<double>();
+  (void)py::dtype::of<uint32_t>();
   BindRecords(m);
   BindSnapshot(m);
   BindRank(m);

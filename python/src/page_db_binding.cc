@@ -80,11 +80,12 @@ class PySnapshot final : public Dependent {
   // Opens a snapshot of `handle`'s DB and files it with the DB under one lock, so that a
   // PageDb.close() in another thread cannot come between the two.
   static std::unique_ptr<PySnapshot> Open(const std::shared_ptr<DbHandle>& handle) {
-    py::gil_scoped_release release;
-    std::unique_lock lock(handle->mu);
-    auto out = std::make_unique<PySnapshot>(Key(), handle, Take(handle->Get().NewSnapshot()));
-    handle->dependents.insert(out.get());
-    return out;
+    return WithoutGil([&] {
+      std::unique_lock lock(handle->mu);
+      auto out = std::make_unique<PySnapshot>(Key(), handle, Take(handle->Get().NewSnapshot()));
+      handle->dependents.insert(out.get());
+      return out;
+    });
   }
   ~PySnapshot() override {
     Close();
@@ -98,27 +99,30 @@ class PySnapshot final : public Dependent {
     snapshot_.reset();
   }
   void Close() {
-    py::gil_scoped_release release;
-    std::unique_lock lock(mu_);
-    snapshot_.reset();
+    WithoutGil([&] {
+      std::unique_lock lock(mu_);
+      snapshot_.reset();
+    });
   }
   bool closed() {
-    py::gil_scoped_release release;
-    std::shared_lock lock(mu_);
-    return !snapshot_.has_value();
+    return WithoutGil([&] {
+      std::shared_lock lock(mu_);
+      return !snapshot_.has_value();
+    });
   }
 
   // Runs fn(const Snapshot&) with the GIL released.
   template <typename F>
   auto With(F&& fn) {
-    py::gil_scoped_release release;
-    std::shared_lock db_lock(handle_->mu);
-    std::shared_lock lock(mu_);
-    if (!snapshot_) {
-      throw StatusError(FailedPreconditionError(
-          "snapshot of " + DbHandle::PageDbName(handle_->path) + " is closed"));
-    }
-    return fn(*snapshot_);
+    return WithoutGil([&] {
+      std::shared_lock db_lock(handle_->mu);
+      std::shared_lock lock(mu_);
+      if (!snapshot_) {
+        throw StatusError(FailedPreconditionError(
+            "snapshot of " + DbHandle::PageDbName(handle_->path) + " is closed"));
+      }
+      return fn(*snapshot_);
+    });
   }
 
  private:
@@ -147,15 +151,17 @@ class PyPageDb {
   // Closes the snapshots and the scheduler still open on the DB, then the DB.
   void Close() {
     if (handle_ == nullptr) return;
-    py::gil_scoped_release release;
-    std::unique_lock lock(handle_->mu);
-    for (Dependent* d : handle_->dependents) d->CloseForDb();
-    handle_->db.reset();
+    WithoutGil([&] {
+      std::unique_lock lock(handle_->mu);
+      for (Dependent* d : handle_->dependents) d->CloseForDb();
+      handle_->db.reset();
+    });
   }
   bool closed() {
-    py::gil_scoped_release release;
-    std::shared_lock lock(handle_->mu);
-    return handle_->db == nullptr;
+    return WithoutGil([&] {
+      std::shared_lock lock(handle_->mu);
+      return handle_->db == nullptr;
+    });
   }
 
  private:
@@ -409,10 +415,7 @@ void BindPageDbClass(py::module_& m) {
              options.initial_map_size = initial_map_size;
              auto handle = std::make_shared<DbHandle>();
              handle->path = path;
-             {
-               py::gil_scoped_release release;
-               handle->db = Take(PageDb::Open(path, options));
-             }
+             WithoutGil([&] { handle->db = Take(PageDb::Open(path, options)); });
              return std::make_unique<PyPageDb>(std::move(handle));
            }),
            py::arg("path"), py::kw_only(), py::arg("create_if_missing") = true,

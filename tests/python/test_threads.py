@@ -1,8 +1,8 @@
 """crawlrank's bindings under Python threads (issue #23): the first numpy call from
-several threads.
+several threads, a daemon thread inside a call while the interpreter exits.
 
-It runs in fresh interpreters (subprocesses with a timeout): what it checks happens once
-per process, at the first numpy call.
+Both run in fresh interpreters (subprocesses with a timeout): what they check
+happens once per process, at the first numpy call or at exit.
 """
 
 from __future__ import annotations
@@ -50,3 +50,47 @@ def test_threads_whose_first_numpy_call_races_do_not_hang(tmp_path):
         result = run_python(code, tmp_path / str(run), timeout=30)
         assert result.returncode == 0, result.stderr
         assert result.stdout.strip() == "[2, 2, 2, 2]"
+
+
+# A daemon thread calls into crawlrank in a loop while the main thread exits. CPython ends
+# such a thread when it takes the GIL back during finalization; through pybind11's
+# gil_scoped_release destructor that aborted the process (`terminate called without an
+# active exception`, rc 134), 20 runs in 20: what `scrapy shell` did at exit.
+DAEMON_CALLS = {
+    "stats": """
+        sched = crawlrank.Scheduler(db)
+        sched.add_seeds(["http://a.test/"])
+        def loop():
+            while True:
+                sched.stats()
+    """,
+    # Snapshots opened and dropped: their destructor releases the GIL too.
+    "snapshots and writes": """
+        def loop():
+            i = 0
+            while True:
+                i += 1
+                db.add(crawlrank.CrawledPage(f"http://a.test/{i}", ["http://a.test/"]))
+                with db.snapshot() as snap:
+                    len(snap)
+                db.snapshot()
+    """,
+}
+
+
+@pytest.mark.parametrize("calls", sorted(DAEMON_CALLS))
+def test_a_daemon_thread_in_a_call_does_not_abort_the_exit(tmp_path, calls):
+    code = "\n".join(textwrap.dedent(part) for part in ("""
+        import sys, threading, time
+        import crawlrank
+        db = crawlrank.PageDb(sys.argv[1] + "/db")
+    """, DAEMON_CALLS[calls], """
+        for _ in range(2):
+            threading.Thread(target=loop, daemon=True).start()
+        time.sleep(0.02)
+        print("exiting")
+    """))
+    for run in range(20):
+        result = run_python(code, tmp_path / str(run), timeout=30)
+        assert (result.returncode, result.stdout, result.stderr) == (0, "exiting\n", ""), \
+            f"run {run}"

@@ -1,7 +1,8 @@
-"""crawlrank's bindings under Python threads (issue #23): the first numpy call from
-several threads, a daemon thread inside a call while the interpreter exits.
+"""crawlrank's bindings under Python threads: the first numpy call from several threads,
+a daemon thread inside a call while the interpreter exits, and ranks saved from two
+threads at once (issue #23).
 
-Both run in fresh interpreters (subprocesses with a timeout): what they check
+The first two run in fresh interpreters (subprocesses with a timeout): what they check
 happens once per process, at the first numpy call or at exit.
 """
 
@@ -11,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
 
@@ -94,3 +96,32 @@ def test_a_daemon_thread_in_a_call_does_not_abort_the_exit(tmp_path, calls):
         result = run_python(code, tmp_path / str(run), timeout=30)
         assert (result.returncode, result.stdout, result.stderr) == (0, "exiting\n", ""), \
             f"run {run}"
+
+
+def test_two_threads_save_one_rank_at_once(tmp_path):
+    """Both saves used the temp file `ranks/pagerank.rank.tmp.<pid>`; one of the two failed
+    with IoError about half the time."""
+    import crawlrank
+
+    with crawlrank.PageDb(str(tmp_path / "db"), durability="none") as db:
+        db.add_batch([crawlrank.CrawledPage(f"http://a.test/{i}",
+                                            [f"http://a.test/{i // k}" for k in range(2, 6)])
+                      for i in range(500)])
+        expected = db.rank("pagerank", save=False).scores
+        errors: list[BaseException] = []
+
+        def rank():
+            for _ in range(20):
+                try:
+                    db.rank("pagerank")
+                except crawlrank.Error as e:
+                    errors.append(e)
+
+        threads = [threading.Thread(target=rank) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert (db.load_rank("pagerank").scores == expected).all()
+    assert sorted(p.name for p in (tmp_path / "db" / "ranks").iterdir()) == ["pagerank.rank"]

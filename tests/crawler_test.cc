@@ -1,17 +1,31 @@
-// Tests of the crawler's private pieces: the address guard (src/crawl/address_guard.h) and
-// the sitemap reader (src/crawl/sitemap.h). The crawler itself is tested end to end
-// against local servers in tests/python/test_crawl.py.
+// Tests of the crawler's private pieces: the address guard (src/crawl/address_guard.h),
+// the sitemap reader (src/crawl/sitemap.h) and the fetcher's header caps
+// (src/crawl/fetcher.h, against a tiny server on 127.0.0.1). The crawler itself is tested
+// end to end against local servers in tests/python/test_crawl.py.
 //
 // Where the expected values come from: the IANA IPv4 and IPv6 special-purpose address
 // registries (RFC 6890, RFC 6598, RFC 5737, RFC 3849, RFC 4193, RFC 4291 §2.5.5, RFC 6052),
-// and the sitemaps.org protocol's own examples, written out by hand.
+// the sitemaps.org protocol's own examples, written out by hand, and crawler.h's contract
+// (headers past max_header_bytes fail for good).
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <functional>
 #include <string>
+#include <string_view>
+#include <thread>
 #include <vector>
 
+#include "base/unique_fd.h"
 #include "crawl/address_guard.h"
+#include "crawl/fetcher.h"
 #include "crawl/sitemap.h"
+#include "testutil.h"
 
 namespace crawlrank {
 namespace {
@@ -90,6 +104,143 @@ TEST(SitemapTest, TextSitemapAndLimits) {
   // Cut off inside an element: what was complete is kept, nothing is invented.
   EXPECT_EQ(ParseSitemap("<urlset><url><loc>http://e.com/1</loc><url><loc>http://e.c").pages,
             (std::vector<std::string>{"http://e.com/1"}));
+}
+
+// Sends all of `data`; false once the peer is gone.
+bool SendAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+// An HTTP server on 127.0.0.1, one connection at a time: reads a request's head, lets
+// `respond` write the answer on the socket, closes. Counts the connections it served.
+class TinyServer {
+ public:
+  explicit TinyServer(std::function<void(int fd)> respond) : respond_(std::move(respond)) {
+    listener_ = UniqueFd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t size = sizeof(address);
+    auto* generic = reinterpret_cast<sockaddr*>(&address);
+    if (::bind(listener_.get(), generic, size) != 0 || ::listen(listener_.get(), 8) != 0 ||
+        ::getsockname(listener_.get(), generic, &size) != 0) {
+      ADD_FAILURE() << "cannot listen on 127.0.0.1";
+      return;
+    }
+    port_ = ntohs(address.sin_port);
+    thread_ = std::jthread([this] { Serve(); });
+  }
+  ~TinyServer() { ::shutdown(listener_.get(), SHUT_RDWR); }  // ends accept; thread_ joins
+  std::string Url(std::string_view path) const {
+    return "http://127.0.0.1:" + std::to_string(port_) + std::string(path);
+  }
+  int connections() const { return connections_; }
+
+ private:
+  void Serve() {
+    for (;;) {
+      UniqueFd client(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (client.get() < 0) return;
+      ++connections_;
+      std::string head;
+      char buffer[4096];
+      while (head.find("\r\n\r\n") == std::string::npos) {
+        const ssize_t n = ::recv(client.get(), buffer, sizeof(buffer), 0);
+        if (n <= 0) break;
+        head.append(buffer, static_cast<size_t>(n));
+      }
+      respond_(client.get());
+    }
+  }
+
+  std::function<void(int fd)> respond_;
+  UniqueFd listener_;
+  int port_ = 0;
+  std::atomic<int> connections_ = 0;
+  std::jthread thread_;  // last: joins before the members it uses go
+};
+
+// Fetches `url` with `options` (private addresses allowed) and returns the result.
+FetchResult FetchOne(const std::string& url, FetcherOptions options) {
+  options.allow_private = true;
+  options.timeout_ms = 20'000;
+  auto fetcher = Fetcher::Create(options);
+  EXPECT_OK(fetcher.status());
+  if (!fetcher.ok()) return {};
+  EXPECT_OK((*fetcher)->Start({.url = url}));
+  std::vector<FetchResult> done;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (done.empty() && std::chrono::steady_clock::now() < deadline) {
+    EXPECT_OK((*fetcher)->Poll(100, &done));
+  }
+  EXPECT_EQ(done.size(), 1u);
+  return done.empty() ? FetchResult{} : done.front();
+}
+
+// An answer whose second line is one header of `bytes` bytes, streamed; `sent` counts
+// what got out before the client hung up.
+std::function<void(int)> OneLongHeaderLine(uint64_t bytes, std::atomic<uint64_t>* sent) {
+  return [bytes, sent](int fd) {
+    if (!SendAll(fd, "HTTP/1.1 200 OK\r\nX-Long: ")) return;
+    const std::string chunk(64 << 10, 'a');
+    for (uint64_t left = bytes; left > 0;) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(left, chunk.size()));
+      if (!SendAll(fd, std::string_view(chunk).substr(0, n))) return;
+      *sent += n;
+      left -= n;
+    }
+    SendAll(fd, "\r\nContent-Length: 2\r\n\r\nok");
+  };
+}
+
+TEST(FetcherTest, SmallHeadersPass) {
+  std::atomic<uint64_t> sent = 0;
+  TinyServer server(OneLongHeaderLine(1000, &sent));
+  const FetchResult r = FetchOne(server.Url("/"), {});
+  EXPECT_EQ(r.error, FetchError::kNone) << r.message;
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "ok");
+}
+
+// crawler.h: headers over max_header_bytes (64 KiB) fail for good at once. A line libcurl
+// hands to the header callback (80 KiB) trips the fetcher's own count; a longer one never
+// reaches it and trips libcurl's line cap (100 KiB in 7.88), which used to come out as
+// "other", retried. 100 MB streamed: the fetch ends after the first few hundred KiB.
+TEST(FetcherTest, OneHeaderLinePastTheCapFailsForGood) {
+  for (const uint64_t bytes : {uint64_t{80} << 10, uint64_t{100'000'000}}) {
+    SCOPED_TRACE(bytes);
+    std::atomic<uint64_t> sent = 0;
+    TinyServer server(OneLongHeaderLine(bytes, &sent));
+    const FetchResult r = FetchOne(server.Url("/long"), {});
+    EXPECT_EQ(r.error, FetchError::kHeadersTooLarge) << r.message;
+    EXPECT_STREQ(FetchErrorName(r.error), "headers too large");
+    EXPECT_FALSE(FetchErrorRetryable(r.error));
+    EXPECT_NE(r.message.find("headers over"), std::string::npos) << r.message;
+    EXPECT_LT(sent, uint64_t{16} << 20);
+    EXPECT_EQ(server.connections(), 1);
+  }
+}
+
+// With max_header_bytes above libcurl's cap on a whole header block (300 KiB in 7.88),
+// that cap decides; it fails for good too, instead of as a retried connection error.
+TEST(FetcherTest, HeadersPastLibcurlsTotalCapFailForGood) {
+  TinyServer server([](int fd) {
+    std::string answer = "HTTP/1.1 200 OK\r\n";
+    for (int i = 0; i < 400; ++i) {
+      answer += "X-Filler-" + std::to_string(i) + ": " + std::string(1000, 'y') + "\r\n";
+    }
+    SendAll(fd, answer + "Content-Length: 0\r\n\r\n");
+  });
+  FetcherOptions options;
+  options.max_header_bytes = 1 << 20;
+  const FetchResult r = FetchOne(server.Url("/many"), options);
+  EXPECT_EQ(r.error, FetchError::kHeadersTooLarge) << r.message;
+  EXPECT_FALSE(FetchErrorRetryable(r.error));
 }
 
 }  // namespace

@@ -7,10 +7,14 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <array>
 #include <bit>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "rank_db/rank_store_internal.h"
 #include "testutil.h"
@@ -98,17 +102,54 @@ TEST(RankStoreTest, ASaveRemovesTheTempFilesOfDeadProcessesOnly) {
   if (dead == 0) ::_exit(0);
   ASSERT_GT(dead, 0);
   ASSERT_EQ(::waitpid(dead, nullptr, 0), dead);
-  const std::string stale = db + "/ranks/hits.rank.tmp." + std::to_string(dead);
-  const std::string live = db + "/ranks/ppr.rank.tmp." + std::to_string(::getppid());
-  const std::string other = db + "/ranks/notes.tmp.12";  // not a rank's temp file: kept
-  for (const std::string& path : {stale, live, other}) {
-    std::ofstream(path) << std::string(4096, 'x');
-  }
+  // Temp files are named PID.TID; PID alone is how saves before issue #23 named them.
+  const std::string ranks = db + "/ranks/";
+  const std::vector<std::string> stale = {ranks + "hits.rank.tmp." + std::to_string(dead),
+                                          ranks + "wpr.rank.tmp." + std::to_string(dead) + ".77"};
+  const std::vector<std::string> kept = {
+      ranks + "ppr.rank.tmp." + std::to_string(::getppid()),
+      ranks + "hits.rank.tmp." + std::to_string(::getppid()) + ".78",
+      ranks + "notes.tmp." + std::to_string(dead),                 // not a rank's temp file
+      ranks + "ppr.rank.tmp." + std::to_string(dead) + ".x",       // nor this
+      ranks + "ppr.rank.tmp." + std::to_string(dead) + ".12.13"};  // nor this
+  for (const std::string& path : stale) std::ofstream(path) << std::string(4096, 'x');
+  for (const std::string& path : kept) std::ofstream(path) << std::string(4096, 'x');
   ASSERT_OK(SaveRank(db, Example(RankAlgorithm::kPageRank, 10, false)));
-  EXPECT_FALSE(std::filesystem::exists(stale));
-  EXPECT_TRUE(std::filesystem::exists(live));
-  EXPECT_TRUE(std::filesystem::exists(other));
+  for (const std::string& path : stale) EXPECT_FALSE(std::filesystem::exists(path)) << path;
+  for (const std::string& path : kept) EXPECT_TRUE(std::filesystem::exists(path)) << path;
   EXPECT_TRUE(std::filesystem::exists(RankFilePath(db, RankAlgorithm::kPageRank)));
+}
+
+// Two threads of one process used to write the same temp file (`.tmp.PID`): one truncated
+// or renamed it under the other, which failed with IoError or left a mixed file.
+TEST(RankStoreTest, ConcurrentSavesOfOneRankAllSucceedAndLeaveAWholeFile) {
+  TempDir dir;
+  const std::string db = dir.Sub("db");
+  std::filesystem::create_directories(db);
+  const std::array<StoredRank, 2> ranks = {Example(RankAlgorithm::kPageRank, 20000, false),
+                                           Example(RankAlgorithm::kPageRank, 30000, false)};
+  constexpr int kSaves = 50;
+  std::array<std::vector<Status>, 2> results;
+  {
+    std::vector<std::jthread> threads;
+    for (size_t t = 0; t < 2; ++t) {
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < kSaves; ++i) results[t].push_back(SaveRank(db, ranks[t]));
+      });
+    }
+  }
+  for (const auto& statuses : results) {
+    ASSERT_EQ(statuses.size(), size_t{kSaves});
+    for (const Status& status : statuses) EXPECT_OK(status);
+  }
+  ASSERT_OK_AND_ASSIGN(StoredRank got, LoadRank(db, RankAlgorithm::kPageRank));
+  ExpectSame(got, got.rank.scores.size() == ranks[0].rank.scores.size() ? ranks[0] : ranks[1]);
+  size_t files = 0;  // no temp file left behind
+  for (const auto& entry : std::filesystem::directory_iterator(db + "/ranks")) {
+    ++files;
+    EXPECT_EQ(entry.path().extension(), ".rank") << entry.path();
+  }
+  EXPECT_EQ(files, 1u);
 }
 
 TEST(RankStoreTest, DamagedFilesAreDataLossNamingTheFile) {

@@ -144,7 +144,9 @@ struct CrawlerOptions {
   int64_t low_speed_bytes = 1024;        // below this many bytes/s...
   int64_t low_speed_ms = 15'000;         // ...for this long: a timeout (slow-loris)
   uint64_t max_body_bytes = 10 << 20;    // decoded bytes; more ends the fetch with an error
-  uint64_t max_header_bytes = 64 << 10;  // all response headers together
+  // All of an answer's headers together; libcurl's own caps (one line over 100 KiB, all
+  // over 300 KiB, in 7.88) fail a fetch the same way, for good, whatever this says.
+  uint64_t max_header_bytes = 64 << 10;
   size_t max_url_bytes = 4096;
   int max_redirects_robots = 5;
   // A failure that may pass (timeout, connection, 5xx) is retried after retry_ms, doubled

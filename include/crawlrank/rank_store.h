@@ -4,7 +4,8 @@
 // algorithm, its options, iterations, residual and the graph size it came from, then one
 // or two vectors of doubles by page id, with checksums. Files are replaced atomically
 // (written aside, synced, renamed), so readers (the tools, during a crawl) always see a
-// whole file, and saving needs no writer lock on the DB.
+// whole file, and saving needs no writer lock on the DB. Saves of one rank may run at once,
+// in threads or processes: each writes its own temp file, and the last rename wins.
 #ifndef CRAWLRANK_RANK_STORE_H_
 #define CRAWLRANK_RANK_STORE_H_
 

@@ -5,13 +5,16 @@
 
 #include <pybind11/pybind11.h>
 
+#include <exception>
 #include <memory>
 #include <optional>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -82,6 +85,44 @@ inline FailureFilter FailureFilterOf(const std::optional<std::string>& kind,
 // Registers the exception classes on `m` and the translator that raises them.
 void BindErrors(py::module_& m);
 
+// Takes the GIL back after PyEval_SaveThread(). While the interpreter finalizes, CPython
+// 3.11 ends any other thread that asks for the GIL (a daemon thread inside a call when the
+// main thread exits) with pthread_exit, whose forced unwind aborts the process ("terminate
+// called without an active exception") when it reaches a noexcept frame: a destructor,
+// py::gil_scoped_release's or ~PySnapshot's. This catches that unwind first and parks the
+// thread for good instead, as CPython 3.14 parks such threads itself (gh-87135); the
+// process exits around it.
+void RetakeGil(PyThreadState* state);
+
+// Runs fn() with the GIL released; returns what it returns, throws what it throws. Every
+// binding that releases the GIL does it through here, never with py::gil_scoped_release
+// (see RetakeGil). REQUIRES: the GIL held; fn touches no Python object.
+template <typename F>
+auto WithoutGil(F&& fn) -> decltype(fn()) {
+  using R = decltype(fn());
+  PyThreadState* state = PyEval_SaveThread();
+  std::exception_ptr error;
+  if constexpr (std::is_void_v<R>) {
+    try {
+      fn();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    RetakeGil(state);
+    if (error) std::rethrow_exception(error);
+  } else {
+    std::optional<R> result;
+    try {
+      result.emplace(fn());
+    } catch (...) {
+      error = std::current_exception();
+    }
+    RetakeGil(state);
+    if (error) std::rethrow_exception(error);
+    return std::move(*result);
+  }
+}
+
 // Something that uses an open PageDb and must end before it closes (a snapshot, the
 // scheduler): PageDb.close() closes them first.
 class Dependent {
@@ -109,10 +150,11 @@ struct DbHandle {
   // Called with the GIL held; releases it while it waits for `mu`.
   template <typename F>
   void Unregister(Dependent* d, F&& close) {
-    py::gil_scoped_release release;
-    std::unique_lock lock(mu);
-    dependents.erase(d);
-    close();
+    WithoutGil([&] {
+      std::unique_lock lock(mu);
+      dependents.erase(d);
+      close();
+    });
   }
   static std::string PageDbName(const std::string& path) { return "PageDB \"" + path + "\""; }
 };
@@ -120,9 +162,10 @@ struct DbHandle {
 // Runs fn(PageDb&) with the GIL released and the DB held open.
 template <typename F>
 auto WithDb(DbHandle& handle, F&& fn) {
-  py::gil_scoped_release release;
-  std::shared_lock lock(handle.mu);
-  return fn(handle.Get());
+  return WithoutGil([&] {
+    std::shared_lock lock(handle.mu);
+    return fn(handle.Get());
+  });
 }
 
 void BindPageDb(py::module_& m);

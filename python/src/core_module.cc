@@ -1,10 +1,13 @@
 // crawlrank._core: the module, its exceptions and the URL functions. The PageDB and the
 // scheduler are bound in page_db_binding.cc and scheduler_binding.cc.
 #include <Python.h>
+#include <cxxabi.h>
 
 #include <array>
+#include <chrono>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "core.h"
 #include "crawlrank/clock.h"
@@ -83,6 +86,17 @@ void BindErrors(py::module_& m) {
       PyErr_SetString(cls.ptr(), e.status().message().c_str());
     }
   });
+}
+
+void RetakeGil(PyThreadState* state) {
+  try {
+    PyEval_RestoreThread(state);
+  } catch (abi::__forced_unwind&) {
+    // The interpreter is going away under this thread, which never runs Python code again.
+    // The unwind is never finished, so it need not be rethrown; the thread holds no lock of
+    // ours (WithoutGil's callers take theirs inside fn).
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  }
 }
 
 namespace {

@@ -81,11 +81,12 @@ class PySnapshot final : public Dependent {
   // Opens a snapshot of `handle`'s DB and files it with the DB under one lock, so that a
   // PageDb.close() in another thread cannot come between the two.
   static std::unique_ptr<PySnapshot> Open(const std::shared_ptr<DbHandle>& handle) {
-    py::gil_scoped_release release;
-    std::unique_lock lock(handle->mu);
-    auto out = std::make_unique<PySnapshot>(Key(), handle, Take(handle->Get().NewSnapshot()));
-    handle->dependents.insert(out.get());
-    return out;
+    return WithoutGil([&] {
+      std::unique_lock lock(handle->mu);
+      auto out = std::make_unique<PySnapshot>(Key(), handle, Take(handle->Get().NewSnapshot()));
+      handle->dependents.insert(out.get());
+      return out;
+    });
   }
   ~PySnapshot() override {
     Close();
@@ -99,27 +100,30 @@ class PySnapshot final : public Dependent {
     snapshot_.reset();
   }
   void Close() {
-    py::gil_scoped_release release;
-    std::unique_lock lock(mu_);
-    snapshot_.reset();
+    WithoutGil([&] {
+      std::unique_lock lock(mu_);
+      snapshot_.reset();
+    });
   }
   bool closed() {
-    py::gil_scoped_release release;
-    std::shared_lock lock(mu_);
-    return !snapshot_.has_value();
+    return WithoutGil([&] {
+      std::shared_lock lock(mu_);
+      return !snapshot_.has_value();
+    });
   }
 
   // Runs fn(const Snapshot&) with the GIL released.
   template <typename F>
   auto With(F&& fn) {
-    py::gil_scoped_release release;
-    std::shared_lock db_lock(handle_->mu);
-    std::shared_lock lock(mu_);
-    if (!snapshot_) {
-      throw StatusError(FailedPreconditionError(
-          "snapshot of " + DbHandle::PageDbName(handle_->path) + " is closed"));
-    }
-    return fn(*snapshot_);
+    return WithoutGil([&] {
+      std::shared_lock db_lock(handle_->mu);
+      std::shared_lock lock(mu_);
+      if (!snapshot_) {
+        throw StatusError(FailedPreconditionError(
+            "snapshot of " + DbHandle::PageDbName(handle_->path) + " is closed"));
+      }
+      return fn(*snapshot_);
+    });
   }
 
  private:
@@ -148,15 +152,17 @@ class PyPageDb {
   // Closes the snapshots and the scheduler still open on the DB, then the DB.
   void Close() {
     if (handle_ == nullptr) return;
-    py::gil_scoped_release release;
-    std::unique_lock lock(handle_->mu);
-    for (Dependent* d : handle_->dependents) d->CloseForDb();
-    handle_->db.reset();
+    WithoutGil([&] {
+      std::unique_lock lock(handle_->mu);
+      for (Dependent* d : handle_->dependents) d->CloseForDb();
+      handle_->db.reset();
+    });
   }
   bool closed() {
-    py::gil_scoped_release release;
-    std::shared_lock lock(handle_->mu);
-    return handle_->db == nullptr;
+    return WithoutGil([&] {
+      std::shared_lock lock(handle_->mu);
+      return handle_->db == nullptr;
+    });
   }
 
  private:
@@ -410,10 +416,7 @@ void BindPageDbClass(py::module_& m) {
              options.initial_map_size = initial_map_size;
              auto handle = std::make_shared<DbHandle>();
              handle->path = path;
-             {
-               py::gil_scoped_release release;
-               handle->db = Take(PageDb::Open(path, options));
-             }
+             WithoutGil([&] { handle->db = Take(PageDb::Open(path, options)); });
              return std::make_unique<PyPageDb>(std::move(handle));
            }),
            py::arg("path"), py::kw_only(), py::arg("create_if_missing") = true,
@@ -598,6 +601,14 @@ std::shared_ptr<DbHandle> HandleOf(py::handle page_db) {
 }
 
 void BindPageDb(py::module_& m) {
+  // pybind11 2.10 looks numpy's C API up once, on the first array it makes, inside a
+  // function-local static whose initialisation imports numpy with the GIL held. The
+  // import lets the GIL go; a second thread then takes it and waits on the static's
+  // guard, which the first thread, waiting for the GIL back, never releases: threads
+  // whose first numpy call came before any `import numpy` hung. Making the two dtypes here,
+  // while the module is imported, runs that set-up once and before any thread can race it.
+  (void)py::dtype::of<double>();
+  (void)py::dtype::of<uint32_t>();
   BindRecords(m);
   BindSnapshot(m);
   BindRank(m);

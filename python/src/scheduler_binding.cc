@@ -16,12 +16,11 @@ class PyScheduler final : public Dependent {
  public:
   PyScheduler(std::shared_ptr<DbHandle> handle, const SchedulerOptions& options, py::object clock)
       : handle_(std::move(handle)), clock_(std::move(clock)) {
-    {
-      py::gil_scoped_release release;
+    WithoutGil([&] {
       std::unique_lock lock(handle_->mu);
       scheduler_ = Take(Scheduler::Open(handle_->Get(), options));
       handle_->dependents.insert(this);
-    }
+    });
   }
   ~PyScheduler() override {
     handle_->Unregister(this, [this] { scheduler_.reset(); });
@@ -31,26 +30,29 @@ class PyScheduler final : public Dependent {
 
   void CloseForDb() override { scheduler_.reset(); }
   void Close() {
-    py::gil_scoped_release release;
-    std::unique_lock lock(handle_->mu);
-    scheduler_.reset();
+    WithoutGil([&] {
+      std::unique_lock lock(handle_->mu);
+      scheduler_.reset();
+    });
   }
   bool closed() {
-    py::gil_scoped_release release;
-    std::shared_lock lock(handle_->mu);
-    return scheduler_ == nullptr;
+    return WithoutGil([&] {
+      std::shared_lock lock(handle_->mu);
+      return scheduler_ == nullptr;
+    });
   }
 
   // Runs fn(Scheduler&) with the GIL released and the DB held open.
   template <typename F>
   auto With(F&& fn) {
-    py::gil_scoped_release release;
-    std::shared_lock lock(handle_->mu);
-    if (scheduler_ == nullptr) {
-      throw StatusError(FailedPreconditionError(
-          "scheduler of " + DbHandle::PageDbName(handle_->path) + " is closed"));
-    }
-    return fn(*scheduler_);
+    return WithoutGil([&] {
+      std::shared_lock lock(handle_->mu);
+      if (scheduler_ == nullptr) {
+        throw StatusError(FailedPreconditionError(
+            "scheduler of " + DbHandle::PageDbName(handle_->path) + " is closed"));
+      }
+      return fn(*scheduler_);
+    });
   }
 
  private:

@@ -4,6 +4,8 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "crawl/address_guard.h"
@@ -137,7 +139,30 @@ curl_socket_t OnOpenSocket(void* user, curlsocktype, curl_sockaddr* address) {
   return ::socket(address->family, address->socktype, address->protocol);
 }
 
+// Whether libcurl ended the transfer on its own header caps, which OnHeader cannot see
+// coming: libcurl hands it whole lines only, so one line too long for libcurl never reaches
+// it, and max_header_bytes may be set above them. In libcurl 7.88 (Debian 12) a line over
+// CURL_MAX_HTTP_HEADER (100 KiB) is CURLE_OUT_OF_MEMORY without a message (CURLE_TOO_LARGE
+// from 8.6), and all the headers of an answer over 300 KiB are CURLE_RECV_ERROR "Too large
+// response headers: ...". Out of memory counts only while an answer's headers were arriving:
+// the request sent, the answer's header block not ended, no body byte received.
+bool LibcurlHeaderCapHit(CURLcode code, const Transfer& t) {
+  if (code == CURLE_RECV_ERROR) {
+    return std::string_view(t.error).starts_with("Too large response headers");
+  }
+  bool out_of_room = code == CURLE_OUT_OF_MEMORY;
+#if LIBCURL_VERSION_NUM >= 0x080600
+  out_of_room = out_of_room || code == CURLE_TOO_LARGE;
+#endif
+  if (!out_of_room) return false;
+  long request_bytes = 0;
+  curl_easy_getinfo(t.easy.get(), CURLINFO_REQUEST_SIZE, &request_bytes);
+  const bool in_headers = t.header_bytes == 0 || !t.headers_ended;
+  return request_bytes > 0 && in_headers && t.result.body.empty();
+}
+
 FetchError Classify(CURLcode code, const Transfer& t) {
+  if (LibcurlHeaderCapHit(code, t)) return FetchError::kHeadersTooLarge;
   switch (code) {
     case CURLE_OK: return FetchError::kNone;
     case CURLE_COULDNT_CONNECT:
@@ -256,8 +281,11 @@ FetchResult Fetcher::Impl::Finish(Transfer& t, CURLcode code) {
       cause = "refused: " + t.refused + " (allow_private is off)";
     } else if (r.error == FetchError::kBodyTooLarge) {
       cause = "body over " + std::to_string(t.body_cap) + " bytes";
-    } else if (r.error == FetchError::kHeadersTooLarge) {
+    } else if (r.error == FetchError::kHeadersTooLarge && t.header_over) {
       cause = "headers over " + std::to_string(t.max_header_bytes) + " bytes";
+    } else if (r.error == FetchError::kHeadersTooLarge) {
+      cause = "headers over libcurl's limits (100 KiB a line, 300 KiB in all)";
+      if (t.error[0] != '\0') cause += ": " + std::string(t.error);
     } else {
       cause = t.error[0] != '\0' ? std::string(t.error) : curl_easy_strerror(code);
     }

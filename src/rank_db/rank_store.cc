@@ -28,22 +28,39 @@ namespace {
 constexpr std::string_view kMagic = "CRWLRANK";
 constexpr size_t kHeaderBytes = 112;  // docs/format.md, "Rank files"
 
-// Removes the files `*.rank.tmp.PID` in `dir` that a process which has since died left
-// behind (killed while saving): each is as big as a whole rank. Files of live processes
-// (another save under way) stay.
+// The temp file a save writes before its rename: `<rank file>.tmp.PID.TID`. A thread id is
+// unique among the live threads of the whole system, and one thread runs one save at a
+// time, so concurrent saves of one rank (two threads of a process, or two processes) never
+// share a temp file. The PID lets RemoveLeftoverTemps tell whose file it is.
+std::string TempPath(const std::string& path) {
+  return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(::gettid());
+}
+
+// The PID in the name of a rank's temp file, `*.rank.tmp.PID.TID` (or `*.rank.tmp.PID`, the
+// name before issue #23); 0 for any other name.
+pid_t TempOwner(const std::string& name) {
+  const size_t at = name.rfind(".rank.tmp.");
+  if (at == std::string::npos) return 0;
+  const std::string_view rest = std::string_view(name).substr(at + 10);
+  const size_t dot = rest.find('.');
+  const std::string_view pid = rest.substr(0, dot);
+  const auto is_number = [](std::string_view d) {
+    return !d.empty() && d.size() <= 9 && std::all_of(d.begin(), d.end(), IsAsciiDigit);
+  };
+  if (!is_number(pid) || (dot != std::string_view::npos && !is_number(rest.substr(dot + 1)))) {
+    return 0;
+  }
+  return static_cast<pid_t>(std::stol(std::string(pid)));
+}
+
+// Removes the rank temp files in `dir` that a process which has since died left behind
+// (killed while saving): each is as big as a whole rank. Files of live processes (another
+// save under way) stay.
 void RemoveLeftoverTemps(const std::string& dir) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    const size_t at = name.rfind(".rank.tmp.");
-    if (at == std::string::npos) continue;
-    const std::string digits = name.substr(at + 10);
-    if (digits.empty() || digits.size() > 9 ||
-        !std::all_of(digits.begin(), digits.end(), IsAsciiDigit)) {
-      continue;
-    }
-    const pid_t pid = static_cast<pid_t>(std::stol(digits));
-    if (pid == ::getpid() || pid <= 0 || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    const pid_t pid = TempOwner(entry.path().filename().string());
+    if (pid <= 0 || pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
     std::filesystem::remove(entry.path(), ec);
   }
 }
@@ -140,7 +157,7 @@ Status SaveRank(const std::string& db_path, const StoredRank& stored) {
   }
   RemoveLeftoverTemps(dir);
   const std::string path = RankFilePath(db_path, r.algorithm);
-  const std::string temp = path + ".tmp." + std::to_string(::getpid());
+  const std::string temp = TempPath(path);
   std::vector<double> scores = r.scores, hubs = r.hubs;
   ToLittleEndian(scores);
   ToLittleEndian(hubs);

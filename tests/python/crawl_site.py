@@ -30,6 +30,7 @@ HOSTILE = {
     "/hostile/bomb": "too-large",           # 1 KiB of gzip that decodes to 64 MiB
     "/hostile/slow": "timeout",             # headers, then a byte every 2 s (slow-loris)
     "/hostile/headers": "too-large",        # 256 KiB of headers
+    "/hostile/longline": "too-large",       # one header line of 100 MB, streamed
     "/hostile/hangup": "connection",        # closes without answering
     "/hostile/stall": "timeout",            # accepts, never answers
 }
@@ -172,6 +173,13 @@ class CrawlSite(LocalServer):
                         self.send_header(f"X-Filler-{i}", "y" * 60)
                     self.send_header("Content-Length", "0")
                     self.end_headers()
+                elif path == "/hostile/longline":
+                    self.send_response(200)
+                    self.flush_headers()
+                    w.write(b"X-Long: ")
+                    chunk = b"a" * 65536
+                    for _ in range(100_000_000 // len(chunk)):
+                        w.write(chunk)
                 elif path == "/hostile/hangup":
                     self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR)

@@ -57,7 +57,7 @@ enum class FetchError : uint8_t {
   kProtocol,         // malformed HTTP, bad content encoding
   kOther,
 };
-// "private address", "dns", ... (the keys of CrawlSummary::errors).
+// "private address", "dns", ...: for messages and tests (reports file a FailureKind).
 const char* FetchErrorName(FetchError error);
 // Whether trying again later could help.
 bool FetchErrorRetryable(FetchError error);

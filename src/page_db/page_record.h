@@ -1,4 +1,7 @@
-// Value encoding of the `pages` table (docs/format.md, format version 2).
+// Value encoding of the `pages` table (docs/format.md, format version 2). Beside the
+// decoder, page_record.cc defines the bounds every write checks first
+// (ValidateCrawledPage, ValidatePageRecord in crawlrank/page_db.h), so that nothing a
+// caller sends is stored as a value the decoder refuses.
 #ifndef CRAWLRANK_SRC_PAGE_RECORD_H_
 #define CRAWLRANK_SRC_PAGE_RECORD_H_
 

@@ -278,6 +278,16 @@ def test_usage_errors(bin_dir, example_db):
     ("ffffffffffffffff 0 http://graph.invalid/0 0.000 0.000 0 0 0\n", 1, "is not the hash"),
     ("d2bb3523249ec343 0 http://graph.invalid/0 0.5 0.000 0 0 0\n", 1, "first_crawl"),
     ("d2bb3523249ec343 0 http://graph.invalid/0 0.000 0.000 0 0 0\n0 1\n", 2, "beyond"),
+    # Issue #23: the bounds every write checks, before anything is written.
+    ("d2bb3523249ec343 0 http://graph.invalid/0 -5.000 0.000 0 0 0\n", 1,
+     'page "http://graph.invalid/0": first_crawl_ms is -5000,'),
+    ("d2bb3523249ec343 0 http://graph.invalid/0 1.000 1.000 0 1 0\n"
+     "91d541e9e51a31ed 1 http://graph.invalid/1 0.000 -0.001 0 0 0\n", 2,
+     "last_crawl_ms is -1,"),
+    ("d2bb3523249ec343 0 http://graph.invalid/0 0.000 0.000 0 0 0 0 0000000000000000 0"
+     " 0000000000000000 1000 0\n", 1, "http_status is 1000,"),
+    ("d2bb3523249ec343 0 http://graph.invalid/0 1.000 1.000 1 1 0\n", 1,
+     "n_changes is 1, not fewer than n_crawls (1)"),
 ])
 def test_load_reports_bad_lines_and_writes_nothing(bin_dir, tmp_path, text, line, message):
     db = tmp_path / "db"

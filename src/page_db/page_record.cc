@@ -29,7 +29,45 @@ void EncodePageRecord(const PageRecord& r, std::string* out) {
   out->append(r.url);
 }
 
+namespace {
+
+// Why `in` does not decode as a page record: its first field that fails, for the error of
+// a read that met it (found again field by field, off the decoder's fast path).
+std::string WhyNotARecord(std::string_view in) {
+  using namespace std::string_literals;
+  uint32_t u32 = 0;
+  uint64_t u64 = 0;
+  float f = 0;
+  if (!GetVarint32(in, &u32)) return "depth truncated or overlong";
+  if (!GetFixed64(in, &u64)) return "discovered_from truncated";
+  for (const char* name : {"first_crawl_ms", "last_crawl_ms"}) {
+    if (!GetVarint64(in, &u64)) return name + " truncated or overlong"s;
+    if (u64 > INT64_MAX) {
+      return name + " is "s + std::to_string(static_cast<int64_t>(u64)) + ", a negative time";
+    }
+  }
+  for (const char* name : {"n_crawls", "n_changes"}) {
+    if (!GetVarint32(in, &u32)) return name + " truncated or overlong"s;
+  }
+  for (const char* name : {"content_score", "link_score"}) {
+    if (!GetFloat(in, &f)) return name + " truncated"s;
+  }
+  if (!GetFixed64(in, &u64)) return "content_hash truncated";
+  if (!GetVarint32(in, &u32)) return "http_status truncated or overlong";
+  if (u32 > UINT16_MAX) return "http_status is " + std::to_string(u32) + ", above 65535";
+  if (!GetVarint32(in, &u32)) return "n_errors truncated or overlong";
+  if (!GetVarint32(in, &u32)) return "url length truncated or overlong";
+  if (u32 == 0) return "url is empty";
+  if (in.size() < u32) {
+    return "url truncated: " + std::to_string(in.size()) + " of " + std::to_string(u32) + " bytes";
+  }
+  return std::to_string(in.size() - u32) + " byte(s) after the url";
+}
+
+}  // namespace
+
 Status DecodePageRecord(uint32_t id, std::string_view in, PageRecord* r) {
+  const std::string_view value = in;
   uint64_t first = 0, last = 0;
   uint32_t status = 0, url_size = 0;
   r->id = id;
@@ -42,8 +80,8 @@ Status DecodePageRecord(uint32_t id, std::string_view in, PageRecord* r) {
                   GetVarint32(in, &url_size) && in.size() == url_size && url_size > 0 &&
                   first <= INT64_MAX && last <= INT64_MAX;
   if (!ok) {
-    return DataLossError("page record of id " + std::to_string(id) +
-                         ": damaged (truncated, overlong or out-of-range field)");
+    return DataLossError("page record of id " + std::to_string(id) + ": damaged (" +
+                         WhyNotARecord(value) + ")");
   }
   r->first_crawl_ms = static_cast<int64_t>(first);
   r->last_crawl_ms = static_cast<int64_t>(last);

@@ -19,7 +19,8 @@ namespace crawlrank {
 void EncodePageRecord(const PageRecord& record, std::string* out);
 
 // Decodes a `pages` value stored under `id`, computing the fingerprint from the URL.
-// DataLoss naming the id on any truncated, overlong or trailing byte.
+// DataLoss naming the id and the first field that fails on any truncated, overlong,
+// out-of-range (a negative time) or trailing byte.
 Status DecodePageRecord(uint32_t id, std::string_view value, PageRecord* record);
 
 }  // namespace crawlrank

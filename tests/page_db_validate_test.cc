@@ -1,15 +1,20 @@
 // Issue #23, item 4: nothing a caller sends can damage a PageDB. Every write path checks a
 // page's fields against the bounds in crawlrank/page_db.h (ValidateCrawledPage,
-// ValidatePageRecord) before it writes anything.
+// ValidatePageRecord) before it writes anything; and a DB damaged all the same (by an
+// older crawlrank, or on disk) can be salvaged: the snapshot walks with a DamageSink go
+// past what does not decode.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "base/coding.h"
 #include "crawlrank/page_db.h"
 #include "crawlrank/scheduler.h"
+#include "page_db/page_record.h"
 #include "testutil.h"
 
 namespace crawlrank {
@@ -174,6 +179,95 @@ TEST(PageDbValidateTest, TheSchedulersReportsAreCheckedTheSameWay) {
     EXPECT_EQ(seed.first_crawl_ms, 5);
   }
   ExpectSoundWithPages(dir.Sub("db"), 2);  // seed.test and linked.test
+}
+
+// The record of page `id` of `db` as stored.
+std::string StoredRecord(PageDb& db, uint32_t id) {
+  PageRecord record = *db.FindId(id);
+  std::string value;
+  EncodePageRecord(record, &value);
+  return value;
+}
+
+TEST(PageDbValidateTest, SalvageWalksGoPastWhatDoesNotDecode) {
+  TempDir dir;
+  const std::string path = dir.Sub("db");
+  testing::BuildDb(path, 100);
+  std::string negative_time, block_key(4, '\0');
+  std::vector<uint32_t> kept_sources;  // those outside the block damaged below
+  size_t lost_sources = 0;             // and those in it
+  {
+    ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, Fast()));
+    ASSERT_OK_AND_ASSIGN(Snapshot before, db->NewSnapshot());
+    for (EdgeCursor c = before.Edges(); c.Valid(); c.Next()) {
+      if (c.source() < 64 || c.source() >= 96) {
+        kept_sources.push_back(c.source());
+      } else {
+        ++lost_sources;
+      }
+    }
+    ASSERT_GT(lost_sources, 0u);
+    // What an older crawlrank wrote for crawl_time_ms = -5: first_crawl_ms and
+    // last_crawl_ms as the varint of a negative int64.
+    PageRecord record = *db->FindId(7);
+    record.first_crawl_ms = record.last_crawl_ms = -5;
+    EncodePageRecord(record, &negative_time);
+    EXPECT_NE(StoredRecord(*db, 7), negative_time);
+  }
+  std::string key(4, '\0');
+  coding::EncodeBigEndian32(7, key.data());
+  testing::PutRaw(path, "pages", key, negative_time);
+  coding::EncodeBigEndian32(2, block_key.data());  // the links of pages 64 .. 95
+  testing::PutRaw(path, "links", block_key, std::string("\x01", 1));
+
+  PageDbOptions reading = Fast();
+  reading.read_only = true;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, reading));
+  const Status check = db->Check();
+  EXPECT_EQ(check.code(), StatusCode::kDataLoss);
+  EXPECT_NE(check.message().find("id 7: damaged (first_crawl_ms is -5, a negative time)"),
+            std::string::npos)
+      << check.ToString();
+  ASSERT_OK_AND_ASSIGN(Snapshot snapshot, db->NewSnapshot());
+  EXPECT_EQ(snapshot.ForEachPage([](const PageRecord&) { return Status::Ok(); }).code(),
+            StatusCode::kDataLoss);
+
+  std::vector<DamagedEntry> damaged;
+  const DamageSink note = [&](const DamagedEntry& entry) {
+    damaged.push_back(entry);
+    return Status::Ok();
+  };
+  std::vector<uint32_t> ids;
+  ASSERT_OK(snapshot.ForEachPage(
+      [&](const PageRecord& r) {
+        ids.push_back(r.id);
+        return Status::Ok();
+      },
+      note));
+  EXPECT_EQ(ids.size(), snapshot.counters().pages - 1);
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), 7u), 0);
+  ASSERT_EQ(damaged.size(), 1u);
+  EXPECT_EQ(damaged[0].table, "pages");
+  EXPECT_EQ(damaged[0].key, 7u);
+  EXPECT_EQ(damaged[0].why.code(), StatusCode::kDataLoss);
+
+  damaged.clear();
+  std::vector<uint32_t> sources;
+  EdgeCursor edges = snapshot.Edges(note);
+  for (; edges.Valid(); edges.Next()) sources.push_back(edges.source());
+  ASSERT_OK(edges.status());
+  ASSERT_EQ(damaged.size(), 1u);
+  EXPECT_EQ(damaged[0].table, "links");
+  EXPECT_EQ(damaged[0].key, 2u);
+  EXPECT_EQ(sources, kept_sources);
+  // Without a sink, the stream stops there; a sink's error stops the salvage walks.
+  EdgeCursor plain = snapshot.Edges();
+  while (plain.Valid()) plain.Next();
+  EXPECT_EQ(plain.status().code(), StatusCode::kDataLoss);
+  const Status stop =
+      snapshot.ForEachPage([](const PageRecord&) { return Status::Ok(); },
+                           [](const DamagedEntry&) { return AbortedError("enough"); });
+  EXPECT_EQ(stop.code(), StatusCode::kAborted);
 }
 
 }  // namespace

@@ -177,6 +177,17 @@ class WriteBatch {
 
 class PageDb;
 
+// A page record or link block that a salvage walk (Snapshot::ForEachPage and Edges with a
+// DamageSink) went past because it does not decode.
+struct DamagedEntry {
+  std::string_view table;  // "pages" or "links"
+  uint32_t key = 0;        // the page id; for links the block, sources 32·key .. 32·key + 31
+  Status why;              // DataLoss naming the table and key
+};
+// Told of each damaged entry a salvage walk skips; a status that is not OK ends the walk
+// with it.
+using DamageSink = std::function<Status(const DamagedEntry&)>;
+
 // Iterates the links of a Snapshot in source id order, one source page at a time.
 //   for (EdgeCursor c = snapshot.Edges(); c.Valid(); c.Next()) use(c.source(), c.targets());
 //   if (!c.status().ok()) ...
@@ -230,6 +241,16 @@ class Snapshot {
 
   // Streams every link, grouped by source, in source id order.
   EdgeCursor Edges() const;
+
+  // Salvage forms of the two walks above (page_db_dump --skip-damaged): a page record, or
+  // a block of links, that does not decode is handed to `damaged` and skipped, and the
+  // walk goes on. Damage that names no page or block (a key of the wrong size, ids out of
+  // order), an LMDB error, or a status from `fn` or `damaged` that is not OK still ends it.
+  // A skipped record's page is missing from the walk: its links, and links to it, are
+  // still streamed by Edges.
+  Status ForEachPage(const std::function<Status(const PageRecord&)>& fn,
+                     const DamageSink& damaged) const;
+  EdgeCursor Edges(const DamageSink& damaged) const;
   // The same links in chunks of whole link blocks (about 64 Ki targets each), decoded
   // straight into the chunk: the fast path of SnapshotEdgeSource (edge_source.h) and the
   // rank kernels. DataLoss when a block is damaged or names a page outside the snapshot.

@@ -201,8 +201,14 @@ Status Snapshot::ForEachPage(const std::function<Status(const PageRecord&)>& fn)
   return impl_->ForEachRecord(0, fn);
 }
 
+Status Snapshot::ForEachPage(const std::function<Status(const PageRecord&)>& fn,
+                             const DamageSink& damaged) const {
+  return impl_->ForEachRecord(0, fn, damaged);
+}
+
 Status Snapshot::Impl::ForEachRecord(uint32_t first,
-                                     const std::function<Status(const PageRecord&)>& fn) const {
+                                     const std::function<Status(const PageRecord&)>& fn,
+                                     const DamageSink& damaged) const {
   const std::string& path = db->path;
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor, lmdb::Cursor::Open(txn.get(), db->pages, path));
   Key32 key(first);
@@ -219,7 +225,12 @@ Status Snapshot::Impl::ForEachRecord(uint32_t first,
                            std::to_string(id) + " follows " + std::to_string(expected) + " pages");
     }
     PageRecord record;
-    CRAWLRANK_RETURN_IF_ERROR(DecodePageRecord(id, View(v), &record).WithContext(PageDbName(path)));
+    Status decoded = DecodePageRecord(id, View(v), &record).WithContext(PageDbName(path));
+    if (!decoded.ok() && damaged) {
+      CRAWLRANK_RETURN_IF_ERROR(damaged(DamagedEntry{"pages", id, std::move(decoded)}));
+      continue;
+    }
+    CRAWLRANK_RETURN_IF_ERROR(decoded);
     CRAWLRANK_RETURN_IF_ERROR(fn(record));
   }
   return Status::Ok();

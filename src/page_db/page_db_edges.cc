@@ -1,6 +1,8 @@
 // Snapshot's link streams: EdgeCursor (Edges) and ScanEdges, both over one cursor walk of
-// the `links` table that decodes a block per step.
+// the `links` table that decodes a block per step. The salvage variant of Edges goes past
+// a block that does not decode instead of stopping there.
 #include <algorithm>
+#include <utility>
 
 #include "base/coding.h"
 #include "crawlrank/page_db.h"
@@ -18,6 +20,7 @@ struct EdgeCursor::Impl {
   EdgeChunk block;      // the current block, decoded
   std::string scratch;  // of the block decoder
   size_t entry = 0;     // current source in `block`
+  DamageSink damaged;   // set: skip a block that does not decode, after telling it
 };
 
 EdgeCursor::EdgeCursor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -26,6 +29,10 @@ EdgeCursor& EdgeCursor::operator=(EdgeCursor&&) noexcept = default;
 EdgeCursor::~EdgeCursor() = default;
 
 EdgeCursor Snapshot::Edges() const {
+  return Edges(nullptr);
+}
+
+EdgeCursor Snapshot::Edges(const DamageSink& damaged) const {
   auto cursor = lmdb::Cursor::Open(impl_->txn.get(), impl_->db->links, impl_->db->path);
   if (!cursor.ok()) {
     EdgeCursor failed(nullptr);
@@ -36,6 +43,7 @@ EdgeCursor Snapshot::Edges() const {
   impl->cursor = std::move(cursor).value();
   impl->path = impl_->db->path;
   impl->pages = static_cast<uint32_t>(impl_->pages);
+  impl->damaged = damaged;
   EdgeCursor edges(std::move(impl));
   edges.Load(MDB_FIRST);
   return edges;
@@ -43,27 +51,36 @@ EdgeCursor Snapshot::Edges() const {
 
 namespace {
 
+// How a step of the walk over the `links` table ended.
+enum class BlockRead : uint8_t {
+  kAppended,  // a block was decoded and appended
+  kEnd,       // the table has no more blocks
+  kDamaged,   // the block under the cursor does not decode: `status` says why
+  kFailed,    // LMDB failed, or a key names no block: `status` says why
+};
+
 // Reads the block under `cursor` (after moving it by `op`) and appends it to `chunk`,
 // checking that every source and target is a page of the snapshot (`pages` of them).
-// Returns false at the end of the table; `status` tells a clean end from damage.
-bool AppendNextBlock(MDB_cursor* cursor, MDB_cursor_op op, const std::string& path, uint32_t pages,
-                     EdgeChunk* chunk, std::string& scratch, Status* status) {
+// `block` is the key read; on kDamaged the chunk may hold part of the block.
+BlockRead AppendNextBlock(MDB_cursor* cursor, MDB_cursor_op op, const std::string& path,
+                          uint32_t pages, EdgeChunk* chunk, std::string& scratch, uint32_t* block,
+                          Status* status) {
   MDB_val k, v;
   const int rc = mdb_cursor_get(cursor, &k, &v, op);
-  if (rc == MDB_NOTFOUND) return false;
+  if (rc == MDB_NOTFOUND) return BlockRead::kEnd;
   if (rc != 0) {
     *status = lmdb::Error(rc, "iterate links of", path);
-    return false;
+    return BlockRead::kFailed;
   }
   if (k.mv_size != 4) {
     *status = DataLossError("links table of \"" + path + "\": key of wrong size");
-    return false;
+    return BlockRead::kFailed;
   }
-  const uint32_t block = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
+  *block = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
   const size_t first_source = chunk->sources.size();
-  if (Status decoded = AppendLinkBlock(block, View(v), chunk, scratch); !decoded.ok()) {
+  if (Status decoded = AppendLinkBlock(*block, View(v), chunk, scratch); !decoded.ok()) {
     *status = decoded.WithContext(PageDbName(path));  // built only on failure
-    return false;
+    return BlockRead::kDamaged;
   }
   // A committed block only names pages committed with it, so a snapshot sees them all.
   // A decoded list strictly increases, so its last target is its largest.
@@ -72,22 +89,35 @@ bool AppendNextBlock(MDB_cursor* cursor, MDB_cursor_op op, const std::string& pa
     max_id = std::max({max_id, chunk->sources[i], chunk->targets[chunk->ends[i] - 1]});
   }
   if (chunk->sources.size() > first_source && max_id >= pages) {
-    *status = DataLossError("links table of \"" + path + "\": block " + std::to_string(block) +
+    *status = DataLossError("links table of \"" + path + "\": block " + std::to_string(*block) +
                             " links page ids past the " + std::to_string(pages) + " pages");
-    return false;
+    return BlockRead::kDamaged;
   }
-  return true;
+  return BlockRead::kAppended;
 }
 
 }  // namespace
 
 void EdgeCursor::Load(int op) {
   Impl& impl = *impl_;
-  impl.block.Clear();
-  impl.entry = 0;
-  // A block that decodes holds at least one source: an empty value is damaged.
-  valid_ = AppendNextBlock(impl.cursor.get(), static_cast<MDB_cursor_op>(op), impl.path, impl.pages,
-                           &impl.block, impl.scratch, &status_);
+  for (;;) {
+    impl.block.Clear();
+    impl.entry = 0;
+    uint32_t block = 0;
+    // A block that decodes holds at least one source: an empty value is damaged.
+    const BlockRead read =
+        AppendNextBlock(impl.cursor.get(), static_cast<MDB_cursor_op>(op), impl.path, impl.pages,
+                        &impl.block, impl.scratch, &block, &status_);
+    if (read == BlockRead::kDamaged && impl.damaged) {
+      status_ = impl.damaged(DamagedEntry{"links", block, std::exchange(status_, Status::Ok())});
+      if (status_.ok()) {
+        op = MDB_NEXT;
+        continue;
+      }
+    }
+    valid_ = read == BlockRead::kAppended;
+    break;
+  }
   if (!valid_) {
     targets_ = {};
     return;
@@ -116,7 +146,9 @@ Status Snapshot::ScanEdges(const EdgeChunkSink& sink) const {
   Status status;
   MDB_cursor_op op = MDB_FIRST;
   std::string scratch;
-  while (AppendNextBlock(cursor.get(), op, db.path, pages, &chunk, scratch, &status)) {
+  uint32_t block = 0;
+  while (AppendNextBlock(cursor.get(), op, db.path, pages, &chunk, scratch, &block, &status) ==
+         BlockRead::kAppended) {
     op = MDB_NEXT;
     if (chunk.targets.size() >= kChunkTargets) {
       CRAWLRANK_RETURN_IF_ERROR(sink(chunk));

@@ -7,7 +7,8 @@
 //
 // Properties of an input the reader accepts:
 //   - page lines number their pages densely from the DB's page count, with canonical URLs
-//     (under the profile) and matching hashes;
+//     (under the profile) and matching hashes, and fields within the bounds every write
+//     checks (ValidatePageRecord);
 //   - each page prints back (AppendPageLine, full form) to a line that parses to the same
 //     record;
 //   - index pairs name ids up to max_link_id, and below the page count when page lines
@@ -71,6 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const Result<std::string> canonical = CanonicalizeUrl(page.url, profile);
     FUZZ_CHECK(canonical.ok() && *canonical == page.url);
     FUZZ_CHECK(UrlFingerprint(page.url) == page.fingerprint);
+    FUZZ_CHECK(ValidatePageRecord(page).ok());
     std::string line;
     AppendPageLine(page, /*full=*/true, line);
     const std::vector<std::string_view> fields = SplitFields(line);

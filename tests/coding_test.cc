@@ -100,5 +100,28 @@ TEST(PageRecordTest, RoundTripsEveryField) {
   EXPECT_EQ(DecodePageRecord(1, value + "x", &back).code(), StatusCode::kDataLoss);
 }
 
+TEST(PageRecordTest, DamageIsNamedByItsFirstBadField) {
+  PageRecord r;
+  r.url = "http://example.com/";
+  r.n_crawls = 1;
+  r.first_crawl_ms = r.last_crawl_ms = -5;  // what crawlrank stored before the validator
+  std::string value;
+  EncodePageRecord(r, &value);
+  PageRecord back;
+  const auto why = [&](std::string_view v) { return DecodePageRecord(9, v, &back).message(); };
+  EXPECT_EQ(why(value), "page record of id 9: damaged (first_crawl_ms is -5, a negative time)");
+  r.first_crawl_ms = 0;
+  value.clear();
+  EncodePageRecord(r, &value);
+  EXPECT_EQ(why(value), "page record of id 9: damaged (last_crawl_ms is -5, a negative time)");
+  EXPECT_EQ(why(value.substr(0, 3)), "page record of id 9: damaged (discovered_from truncated)");
+  r.last_crawl_ms = 0;
+  value.clear();
+  EncodePageRecord(r, &value);
+  EXPECT_EQ(why(value + "xy"), "page record of id 9: damaged (2 byte(s) after the url)");
+  EXPECT_EQ(why(value.substr(0, value.size() - 1)),
+            "page record of id 9: damaged (url truncated: 18 of 19 bytes)");
+}
+
 }  // namespace
 }  // namespace crawlrank

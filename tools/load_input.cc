@@ -90,6 +90,8 @@ Status InputReader::Become(Kind kind) {
 Status InputReader::ReadPage(std::span<const std::string_view> fields) {
   CRAWLRANK_RETURN_IF_ERROR(Become(Kind::kPages));
   CRAWLRANK_ASSIGN_OR_RETURN(PageRecord page, ParsePageLine(fields));
+  // The bounds every write checks, here before anything is written.
+  CRAWLRANK_RETURN_IF_ERROR(ValidatePageRecord(page));
   const uint64_t expected = first_id_ + input_.pages.size();
   if (page.id != expected) {
     return InvalidArgumentError(

@@ -1,29 +1,74 @@
 // page_db_check: verifies a PageDB and says what to do when it is damaged.
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <string>
 
 #include "tool_common.h"
 
 namespace crawlrank::tools {
 namespace {
 
-// What an operator can do about a damaged DB, printed after the first broken key.
-constexpr std::string_view kWhatNext =
-    "What to do next:\n"
-    "  - keep this copy as it is: do not open it for writing (crawlrank's writers refuse a\n"
-    "    DB whose quick check fails, and page_db_load and page_db_compact run the full check);\n"
-    "  - restore the DB from a copy taken while it was sound (page_db_compact DB COPY makes\n"
-    "    one at any time, beside a running crawl);\n"
-    "  - or salvage what still reads: page_db_dump info DB --all > pages.txt and\n"
-    "    page_db_dump links DB > links.txt, then page_db_load NEW pages.txt and\n"
-    "    page_db_load NEW links.txt (each dump stops at the first damaged page it meets).\n";
+// `text` as one word of a POSIX shell: as it is when it holds nothing the shell reads
+// specially, else in single quotes.
+std::string ShellWord(std::string_view text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./+,:=@%-", c) != nullptr;
+  });
+  if (plain) return std::string(text);
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// A tool beside this one (the front door `crawlrank check` runs this binary from its
+// directory too), so that the commands of the advice run as printed.
+std::string ToolBesideThis(std::string_view name) {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return std::string(name);
+  return ShellWord((self.parent_path() / name).string());
+}
+
+// What an operator can do about the damaged DB at `db_path`, printed after the first
+// broken key: each command runs as printed, from any directory.
+std::string WhatNext(const std::string& db_path) {
+  std::error_code ec;
+  std::string base = std::filesystem::absolute(db_path, ec).lexically_normal().string();
+  if (ec) base = db_path;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  const std::string db = ShellWord(base);
+  const std::string pages = ShellWord(base + ".pages.txt");
+  const std::string links = ShellWord(base + ".links.txt");
+  const std::string salvaged = ShellWord(base + ".salvaged");
+  const std::string dump = ToolBesideThis("page_db_dump");
+  const std::string load = ToolBesideThis("page_db_load");
+  std::string advice =
+      "What to do next:\n"
+      "  - keep this copy as it is: do not open it for writing (crawlrank's writers refuse a\n"
+      "    DB whose quick check fails, and page_db_load and page_db_compact run the full check);\n"
+      "  - restore the DB from a copy taken while it was sound (page_db_compact DB COPY makes\n"
+      "    one at any time, beside a running crawl);\n"
+      "  - or salvage what still reads into a new DB. Each dump leaves out the page records\n"
+      "    and blocks of links it cannot read, names them, and then exits 3; the pages that\n"
+      "    remain are renumbered alike in both dumps:\n";
+  advice += "      " + dump + " info " + db + " --all --skip-damaged > " + pages + "\n";
+  advice += "      " + dump + " links " + db + " --skip-damaged > " + links + "\n";
+  advice += "      " + load + " " + salvaged + " " + pages + "\n";
+  advice += "      " + load + " " + salvaged + " " + links + "\n";
+  return advice;
+}
 
 int Main(int argc, char** argv) {
   CLI::App app(
       "Checks a PageDB: every B-tree page of data.mdb read and checked without LMDB, then "
       "every invariant of the stored pages and links (--quick: the header, the counts, and "
       "a bounded sample of pages and records, in milliseconds). Exits 0 when no damage is "
-      "found, 1 when it is damaged (naming the first broken page or key) or cannot be read. "
-      "Works while a crawl writes.",
+      "found, 1 when it is damaged (naming the first broken page or key, then what to do "
+      "next: the commands of a salvage with page_db_dump --skip-damaged, ready to run) or "
+      "cannot be read. Works while a crawl writes.",
       "page_db_check");
   std::string db_path;
   bool quick = false;
@@ -32,7 +77,7 @@ int Main(int argc, char** argv) {
   return Run(app, argc, argv, [&] {
     auto damaged = [&](const Status& status) {
       Fail(app, status);
-      if (status.code() == StatusCode::kDataLoss) std::cerr << kWhatNext;
+      if (status.code() == StatusCode::kDataLoss) std::cerr << WhatNext(db_path);
       return kExitFailure;
     };
     auto db = OpenForReading(db_path);

@@ -1,4 +1,12 @@
 // page_db_dump: prints every page (`info`) or every link (`links`) of a PageDB.
+//
+// --skip-damaged is the salvage of a damaged DB (page_db_check's advice): a page record or
+// a block of links that does not decode is left out, named on stderr, and the rest is
+// dumped; the tool then exits 3. Both dumps number the pages that remain densely (an index
+// after a skipped page moves down by the pages skipped before it), and `links` leaves out
+// the links from and to a skipped page, so that the two dumps load together into a new DB.
+#include <algorithm>
+#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "page_line.h"
@@ -14,7 +22,56 @@ struct Options {
   bool header = false;
   bool all = false;
   bool json = false;
+  bool skip_damaged = false;
   std::vector<std::string> ranks;  // extra rank columns
+};
+
+// What --skip-damaged left out, each entry told on stderr as the walk meets it.
+class Skipped {
+ public:
+  explicit Skipped(std::string tool) : tool_(std::move(tool)) {}
+
+  // The DamageSink of a walk; `also` says what else the dump leaves out for the entry.
+  DamageSink Sink(std::string_view also = "") {
+    return [this, also](const DamagedEntry& entry) {
+      std::cerr << tool_ << ": skipped damaged ";
+      if (entry.table == "pages") {
+        pages_.push_back(entry.key);
+        std::cerr << "page " << entry.key << " (pages table" << also << ")";
+      } else {
+        ++blocks_;
+        const uint64_t first = uint64_t{entry.key} * 32;
+        std::cerr << "link block " << entry.key << " (" << entry.table
+                  << " table: the links from pages " << first << " to " << first + 31 << ")";
+      }
+      std::cerr << ": " << entry.why.message() << "\n";
+      return Status::Ok();
+    };
+  }
+  bool any() const { return !pages_.empty() || blocks_ > 0; }
+  bool IsSkippedPage(uint32_t id) const {
+    return std::binary_search(pages_.begin(), pages_.end(), id);
+  }
+  // The index page `id` has in the dump: less the pages skipped before it (the walk meets
+  // them in id order, so `pages_` is sorted).
+  uint32_t Renumbered(uint32_t id) const {
+    if (pages_.empty()) return id;
+    const auto before = std::lower_bound(pages_.begin(), pages_.end(), id) - pages_.begin();
+    return id - static_cast<uint32_t>(before);
+  }
+  // The closing line on stderr and the exit status of a dump that skipped something.
+  int Finish() const {
+    std::cerr << tool_ << ": skipped " << pages_.size() << " damaged page record(s) and " << blocks_
+              << " damaged link block(s); "
+              << (pages_.empty() ? "" : "the pages after a skipped one are renumbered; ")
+              << "the rest is dumped (exit " << kExitSkippedDamage << ")\n";
+    return kExitSkippedDamage;
+  }
+
+ private:
+  std::string tool_;
+  std::vector<uint32_t> pages_;  // ids, in increasing order
+  uint64_t blocks_ = 0;
 };
 
 // The stored rank columns named by --rank, in order; a page newer than a rank has no value
@@ -42,45 +99,65 @@ nlohmann::ordered_json PageJson(const PageRecord& r) {
 }
 
 Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColumns& ranks,
-                Output& out) {
+                Skipped& skipped, Output& out) {
   if (options.header && !options.json) {
     out << PageLineHeader(options.all);
     for (const std::string& name : options.ranks) out << ' ' << name;
     out << '\n';
   }
   std::string line;
-  CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& record) {
+  PageRecord renumbered;
+  const auto print = [&](const PageRecord& stored) {
+    const PageRecord* record_ptr = &stored;
+    if (skipped.any()) {
+      renumbered = stored;
+      renumbered.id = skipped.Renumbered(stored.id);
+      record_ptr = &renumbered;
+    }
+    const PageRecord& record = *record_ptr;
+    const uint32_t id = stored.id;  // of the rank columns, which follow the DB's ids
     line.clear();
     if (options.json) {
       nlohmann::ordered_json json = PageJson(record);
       for (size_t c = 0; c < options.ranks.size(); ++c) {
-        json[options.ranks[c]] = ranks.Has(c, record.id)
-                                     ? nlohmann::ordered_json(ranks.values[c][record.id])
-                                     : nlohmann::ordered_json(nullptr);
+        json[options.ranks[c]] = ranks.Has(c, id) ? nlohmann::ordered_json(ranks.values[c][id])
+                                                  : nlohmann::ordered_json(nullptr);
       }
       line = json.dump();
     } else {
       AppendPageLine(record, options.all, line);
       for (size_t c = 0; c < options.ranks.size(); ++c) {
         line += ' ';
-        line += ranks.Has(c, record.id) ? FormatScore(ranks.values[c][record.id]) : "-";
+        line += ranks.Has(c, id) ? FormatScore(ranks.values[c][id]) : "-";
       }
     }
     out << line << '\n';
     return Status::Ok();
-  }));
+  };
+  CRAWLRANK_RETURN_IF_ERROR(options.skip_damaged ? snapshot.ForEachPage(print, skipped.Sink())
+                                                 : snapshot.ForEachPage(print));
   return out.Flush();
 }
 
-Status DumpLinks(const Snapshot& snapshot, const Options& options, Output& out) {
+Status DumpLinks(const Snapshot& snapshot, const Options& options, Skipped& skipped, Output& out) {
+  if (options.skip_damaged) {
+    // The pages the info dump leaves out first: their links go too.
+    CRAWLRANK_RETURN_IF_ERROR(
+        snapshot.ForEachPage([](const PageRecord&) { return Status::Ok(); },
+                             skipped.Sink("; the links from and to it are left out too")));
+  }
   if (options.header && !options.json) out << "# from_index to_index\n";
-  EdgeCursor cursor = snapshot.Edges();
+  EdgeCursor cursor = options.skip_damaged ? snapshot.Edges(skipped.Sink()) : snapshot.Edges();
   for (; cursor.Valid(); cursor.Next()) {
-    for (uint32_t target : cursor.targets()) {
+    if (skipped.IsSkippedPage(cursor.source())) continue;
+    const uint64_t source = skipped.Renumbered(cursor.source());
+    for (uint32_t stored_target : cursor.targets()) {
+      if (skipped.IsSkippedPage(stored_target)) continue;
+      const uint64_t target = skipped.Renumbered(stored_target);
       if (options.json) {
-        out << "{\"from\":" << uint64_t{cursor.source()} << ",\"to\":" << uint64_t{target} << "}\n";
+        out << "{\"from\":" << source << ",\"to\":" << target << "}\n";
       } else {
-        out << uint64_t{cursor.source()} << ' ' << uint64_t{target} << '\n';
+        out << source << ' ' << target << '\n';
       }
     }
   }
@@ -92,7 +169,8 @@ int Main(int argc, char** argv) {
   CLI::App app(
       "Prints every page of a PageDB (info: hash index url first_crawl last_crawl changes "
       "crawls score) or every link (links: from_index to_index), from one consistent "
-      "snapshot. Works while a crawl writes.",
+      "snapshot. Works while a crawl writes. Exits 0, 1 when it fails (a damaged record "
+      "ends it), 2 on bad usage, and 3 when --skip-damaged left something out.",
       "page_db_dump");
   Options options;
   app.add_option("mode", options.mode, "info or links")
@@ -103,6 +181,10 @@ int Main(int argc, char** argv) {
   app.add_flag("--all", options.all,
                "info: add depth discovered_from link_score content_hash status errors");
   app.add_flag("--json", options.json, "one JSON object per line, every field");
+  app.add_flag("--skip-damaged", options.skip_damaged,
+               "salvage: leave out each page record or block of links that does not decode, "
+               "name it on stderr, dump the rest and exit 3; pages are renumbered densely and "
+               "links leaves out those of skipped pages, so dump both with this flag");
   app.add_option("--rank", options.ranks,
                  "info: add the column of " + RankColumnHelp() +
                      " (stored by page_db_rank; "
@@ -124,9 +206,11 @@ int Main(int argc, char** argv) {
     auto snapshot = (*db)->NewSnapshot();
     if (!snapshot.ok()) return Fail(app, snapshot.status());
     Output out;
-    const Status status = options.mode == "info" ? DumpInfo(*snapshot, options, ranks, out)
-                                                 : DumpLinks(*snapshot, options, out);
-    return status.ok() ? kExitOk : Fail(app, status);
+    Skipped skipped(app.get_name());
+    const Status status = options.mode == "info" ? DumpInfo(*snapshot, options, ranks, skipped, out)
+                                                 : DumpLinks(*snapshot, options, skipped, out);
+    if (!status.ok()) return Fail(app, status);
+    return skipped.any() ? skipped.Finish() : kExitOk;
   });
 }
 

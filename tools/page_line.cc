@@ -81,20 +81,15 @@ Result<PageRecord> ParsePageLine(std::span<const std::string_view> f) {
   CRAWLRANK_RETURN_IF_ERROR(Unsigned32(f[6], "crawls", &r.n_crawls));
   CRAWLRANK_RETURN_IF_ERROR(Field(ParseScore(f[7]), "score", &r.content_score));
   if (f.size() == kFullPageFields) {
-    uint32_t status = 0;
+    uint64_t status = 0;
     CRAWLRANK_RETURN_IF_ERROR(Unsigned32(f[8], "depth", &r.depth));
     CRAWLRANK_RETURN_IF_ERROR(Field(ParseFingerprint(f[9]), "discovered_from", &r.discovered_from));
     CRAWLRANK_RETURN_IF_ERROR(Field(ParseScore(f[10]), "link_score", &r.link_score));
     CRAWLRANK_RETURN_IF_ERROR(Field(ParseFingerprint(f[11]), "content_hash", &r.content_hash));
-    CRAWLRANK_RETURN_IF_ERROR(Unsigned32(f[12], "status", &status));
-    if (status > 999)
-      return InvalidArgumentError("status: " + QuoteForMessage(f[12]) + " is not an HTTP status");
+    CRAWLRANK_RETURN_IF_ERROR(
+        Field(ParseUnsigned(f[12], std::numeric_limits<uint16_t>::max()), "status", &status));
     r.http_status = static_cast<uint16_t>(status);
     CRAWLRANK_RETURN_IF_ERROR(Unsigned32(f[13], "errors", &r.n_errors));
-  }
-  if (r.n_changes > 0 && r.n_changes >= r.n_crawls) {
-    return InvalidArgumentError("changes (" + std::to_string(r.n_changes) +
-                                ") must be fewer than crawls (" + std::to_string(r.n_crawls) + ")");
   }
   return r;
 }

@@ -28,7 +28,9 @@ std::string PageLineHeader(bool full);
 void AppendPageLine(const PageRecord& record, bool full, std::string& out);
 
 // Parses the fields of one line (kBasicPageFields or kFullPageFields of them). Fields a
-// basic line lacks are left at their defaults.
+// basic line lacks are left at their defaults. Checks the form of each field only: the
+// bounds of their values are ValidatePageRecord's (crawlrank/page_db.h), as for every
+// write.
 Result<PageRecord> ParsePageLine(std::span<const std::string_view> fields);
 
 }  // namespace crawlrank::tools

@@ -24,6 +24,8 @@ namespace crawlrank::tools {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+// page_db_dump --skip-damaged: the dump is done, but left out records it could not read.
+inline constexpr int kExitSkippedDamage = 3;
 
 // Adds `--version`, parses argv into `app`, then runs `body`. Maps CLI11's help/version to
 // exit 0 and its parse errors to exit 2 (with the usage hint on stderr).

@@ -99,6 +99,26 @@ struct PageDbOptions {
   UrlProfile url_profile = UrlProfile::kRfc3986;
 };
 
+// What a PageDB stores about a page, within the bounds every write checks (docs/format.md,
+// "pages"): the record's decoder refuses a time below 0, and a page line of page_db_dump
+// carries a status of at most three digits and finite scores only.
+//   crawl times: Unix ms from 0 (CrawledPage: now; PageRecord: never crawled) to the end
+//   of year 9999 (times later than that overflow the scheduler's revisit arithmetic).
+inline constexpr int64_t kMaxCrawlTimeMs = 253'402'300'799'999;
+inline constexpr uint16_t kMaxHttpStatus = 999;
+
+// Checks the fields of a fetched page as every write checks them before it writes
+// anything (PageDb::Add, AddBatch, Write, and the scheduler's Crawled, CrawledBatch and
+// AddSeeds): crawl_time_ms from 0 to kMaxCrawlTimeMs, content_score and every link's score
+// finite, http_status at most kMaxHttpStatus, URLs of 1 to 2^32 - 1 bytes. InvalidArgument
+// `page "URL": FIELD is VALUE, ...` naming the first field out of bounds.
+Status ValidateCrawledPage(const CrawledPage& page);
+// The same for a whole record (WriteBatch::RestorePage, page_db_load's page lines):
+// first_crawl_ms and last_crawl_ms from 0 to kMaxCrawlTimeMs, both scores finite,
+// http_status at most kMaxHttpStatus, n_changes below n_crawls (or 0), a URL of 1 to
+// 2^32 - 1 bytes. The id, hash and canonical form are the writer's to check.
+Status ValidatePageRecord(const PageRecord& record);
+
 // A set of writes applied atomically by PageDb::Write: all or none, in the order they were
 // added (a RestoreLinks may name a page a RestorePage before it created).
 class WriteBatch {
@@ -159,6 +179,17 @@ class WriteBatch {
 
 class PageDb;
 
+// A page record or link block that a salvage walk (Snapshot::ForEachPage and Edges with a
+// DamageSink) went past because it does not decode.
+struct DamagedEntry {
+  std::string_view table;  // "pages" or "links"
+  uint32_t key = 0;        // the page id; for links the block, sources 32·key .. 32·key + 31
+  Status why;              // DataLoss naming the table and key
+};
+// Told of each damaged entry a salvage walk skips; a status that is not OK ends the walk
+// with it.
+using DamageSink = std::function<Status(const DamagedEntry&)>;
+
 // Iterates the links of a Snapshot in source id order, one source page at a time.
 //   for (EdgeCursor c = snapshot.Edges(); c.Valid(); c.Next()) use(c.source(), c.targets());
 //   if (!c.status().ok()) ...
@@ -212,6 +243,16 @@ class Snapshot {
 
   // Streams every link, grouped by source, in source id order.
   EdgeCursor Edges() const;
+
+  // Salvage forms of the two walks above (page_db_dump --skip-damaged): a page record, or
+  // a block of links, that does not decode is handed to `damaged` and skipped, and the
+  // walk goes on. Damage that names no page or block (a key of the wrong size, ids out of
+  // order), an LMDB error, or a status from `fn` or `damaged` that is not OK still ends it.
+  // A skipped record's page is missing from the walk: its links, and links to it, are
+  // still streamed by Edges.
+  Status ForEachPage(const std::function<Status(const PageRecord&)>& fn,
+                     const DamageSink& damaged) const;
+  EdgeCursor Edges(const DamageSink& damaged) const;
   // The same links in chunks of whole link blocks (about 64 Ki targets each), decoded
   // straight into the chunk: the fast path of SnapshotEdgeSource (edge_source.h) and the
   // rank kernels. DataLoss when a block is damaged or names a page outside the snapshot.
@@ -263,13 +304,16 @@ class PageDb {
   // Records one fetched page and its out-links in one transaction. A link that cannot be
   // canonicalised, or whose fingerprint collides with another URL's, is skipped and listed
   // in `report` when given. The page's own URL failing is an error (InvalidArgument, or
-  // AlreadyExists for a fingerprint collision) and nothing is written.
+  // AlreadyExists for a fingerprint collision) and nothing is written; so is a field out
+  // of the bounds ValidateCrawledPage checks (InvalidArgument naming field, value and URL).
   Status Add(const CrawledPage& page, AddReport* report = nullptr);
   // Records many pages in one transaction: much faster than one Add each (a transaction
   // rewrites the B-tree pages it touches; see docs/benchmarks.md). URLs are canonicalised
   // and hashed before the write lock is taken, so threads adding batches overlap that work.
+  // One page that Add would refuse fails the whole batch before anything is written.
   Status AddBatch(std::span<const CrawledPage> pages, AddReport* report = nullptr);
-  // Applies a WriteBatch atomically.
+  // Applies a WriteBatch atomically; a page or record out of bounds (ValidateCrawledPage,
+  // ValidatePageRecord) fails it whole.
   Status Write(const WriteBatch& batch, AddReport* report = nullptr);
 
   // Forces everything committed so far to stable storage.

@@ -243,7 +243,8 @@ void BindRecords(py::module_& m) {
            py::arg("url"), py::arg("links") = py::tuple(), py::arg("content_score") = 0.f,
            py::arg("content_hash") = 0, py::arg("http_status") = 200, py::arg("crawl_time_ms") = 0)
       .def_readwrite("url", &CrawledPage::url)
-      .def_readwrite("crawl_time_ms", &CrawledPage::crawl_time_ms, "Unix ms; 0: now")
+      .def_readwrite("crawl_time_ms", &CrawledPage::crawl_time_ms,
+                     "Unix ms, 0 (now) to the end of year 9999")
       .def_readwrite("content_score", &CrawledPage::content_score)
       .def_readwrite("content_hash", &CrawledPage::content_hash)
       .def_readwrite("http_status", &CrawledPage::http_status)
@@ -448,7 +449,9 @@ void BindPageDbClass(py::module_& m) {
           },
           py::arg("page"),
           "Records one fetched page and its links in one transaction. Returns the links that "
-          "could not be stored as [(url, reason)].")
+          "could not be stored as [(url, reason)]. A field out of bounds (crawl_time_ms below "
+          "0, a score that is not finite, an http_status above 999) raises InvalidArgumentError "
+          "naming it, and nothing is written.")
       .def(
           "add_batch",
           [](PyPageDb& d, const std::vector<CrawledPage>& pages) {
@@ -459,7 +462,9 @@ void BindPageDbClass(py::module_& m) {
             });
             return RejectedList(report);
           },
-          py::arg("pages"), "Records many pages in one transaction (much faster than add each).")
+          py::arg("pages"),
+          "Records many pages in one transaction (much faster than add each); a page add "
+          "would refuse fails the whole batch, and nothing is written.")
       .def(
           "sync",
           [](PyPageDb& d) {

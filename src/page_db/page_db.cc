@@ -202,8 +202,14 @@ Status Snapshot::ForEachPage(const std::function<Status(const PageRecord&)>& fn)
   return impl_->ForEachRecord(0, fn);
 }
 
+Status Snapshot::ForEachPage(const std::function<Status(const PageRecord&)>& fn,
+                             const DamageSink& damaged) const {
+  return impl_->ForEachRecord(0, fn, damaged);
+}
+
 Status Snapshot::Impl::ForEachRecord(uint32_t first,
-                                     const std::function<Status(const PageRecord&)>& fn) const {
+                                     const std::function<Status(const PageRecord&)>& fn,
+                                     const DamageSink& damaged) const {
   const std::string& path = db->path;
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor, lmdb::Cursor::Open(txn.get(), db->pages, path));
   Key32 key(first);
@@ -220,126 +226,14 @@ Status Snapshot::Impl::ForEachRecord(uint32_t first,
                            std::to_string(id) + " follows " + std::to_string(expected) + " pages");
     }
     PageRecord record;
-    CRAWLRANK_RETURN_IF_ERROR(DecodePageRecord(id, View(v), &record).WithContext(PageDbName(path)));
+    Status decoded = DecodePageRecord(id, View(v), &record).WithContext(PageDbName(path));
+    if (!decoded.ok() && damaged) {
+      CRAWLRANK_RETURN_IF_ERROR(damaged(DamagedEntry{"pages", id, std::move(decoded)}));
+      continue;
+    }
+    CRAWLRANK_RETURN_IF_ERROR(decoded);
     CRAWLRANK_RETURN_IF_ERROR(fn(record));
   }
-  return Status::Ok();
-}
-
-struct EdgeCursor::Impl {
-  lmdb::Cursor cursor;
-  std::string path;
-  uint32_t pages = 0;   // of the snapshot: every target must be below
-  EdgeChunk block;      // the current block, decoded
-  std::string scratch;  // of the block decoder
-  size_t entry = 0;     // current source in `block`
-};
-
-EdgeCursor::EdgeCursor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-EdgeCursor::EdgeCursor(EdgeCursor&&) noexcept = default;
-EdgeCursor& EdgeCursor::operator=(EdgeCursor&&) noexcept = default;
-EdgeCursor::~EdgeCursor() = default;
-
-EdgeCursor Snapshot::Edges() const {
-  auto cursor = lmdb::Cursor::Open(impl_->txn.get(), impl_->db->links, impl_->db->path);
-  if (!cursor.ok()) {
-    EdgeCursor failed(nullptr);
-    failed.status_ = cursor.status();
-    return failed;
-  }
-  auto impl = std::make_unique<EdgeCursor::Impl>();
-  impl->cursor = std::move(cursor).value();
-  impl->path = impl_->db->path;
-  impl->pages = static_cast<uint32_t>(impl_->pages);
-  EdgeCursor edges(std::move(impl));
-  edges.Load(MDB_FIRST);
-  return edges;
-}
-
-namespace {
-
-// Reads the block under `cursor` (after moving it by `op`) and appends it to `chunk`,
-// checking that every source and target is a page of the snapshot (`pages` of them).
-// Returns false at the end of the table; `status` tells a clean end from damage.
-bool AppendNextBlock(MDB_cursor* cursor, MDB_cursor_op op, const std::string& path, uint32_t pages,
-                     EdgeChunk* chunk, std::string& scratch, Status* status) {
-  MDB_val k, v;
-  const int rc = mdb_cursor_get(cursor, &k, &v, op);
-  if (rc == MDB_NOTFOUND) return false;
-  if (rc != 0) {
-    *status = lmdb::Error(rc, "iterate links of", path);
-    return false;
-  }
-  if (k.mv_size != 4) {
-    *status = DataLossError("links table of \"" + path + "\": key of wrong size");
-    return false;
-  }
-  const uint32_t block = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
-  const size_t first_source = chunk->sources.size();
-  if (Status decoded = AppendLinkBlock(block, View(v), chunk, scratch); !decoded.ok()) {
-    *status = decoded.WithContext(PageDbName(path));  // built only on failure
-    return false;
-  }
-  // A committed block only names pages committed with it, so a snapshot sees them all.
-  // A decoded list strictly increases, so its last target is its largest.
-  uint32_t max_id = 0;
-  for (size_t i = first_source; i < chunk->sources.size(); ++i) {
-    max_id = std::max({max_id, chunk->sources[i], chunk->targets[chunk->ends[i] - 1]});
-  }
-  if (chunk->sources.size() > first_source && max_id >= pages) {
-    *status = DataLossError("links table of \"" + path + "\": block " + std::to_string(block) +
-                            " links page ids past the " + std::to_string(pages) + " pages");
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-void EdgeCursor::Load(int op) {
-  Impl& impl = *impl_;
-  impl.block.Clear();
-  impl.entry = 0;
-  // A block that decodes holds at least one source: an empty value is damaged.
-  valid_ = AppendNextBlock(impl.cursor.get(), static_cast<MDB_cursor_op>(op), impl.path, impl.pages,
-                           &impl.block, impl.scratch, &status_);
-  if (!valid_) {
-    targets_ = {};
-    return;
-  }
-  source_ = impl.block.sources[0];
-  targets_ = impl.block.TargetsOf(0);
-}
-
-void EdgeCursor::Next() {
-  Impl& impl = *impl_;
-  if (++impl.entry == impl.block.size()) {
-    Load(MDB_NEXT);
-    return;
-  }
-  source_ = impl.block.sources[impl.entry];
-  targets_ = impl.block.TargetsOf(impl.entry);
-}
-
-Status Snapshot::ScanEdges(const EdgeChunkSink& sink) const {
-  const PageDbImpl& db = *impl_->db;
-  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
-                             lmdb::Cursor::Open(impl_->txn.get(), db.links, db.path));
-  const auto pages = static_cast<uint32_t>(impl_->pages);
-  constexpr size_t kChunkTargets = size_t{1} << 16;  // about 256 KiB: stays in L2
-  EdgeChunk chunk;
-  Status status;
-  MDB_cursor_op op = MDB_FIRST;
-  std::string scratch;
-  while (AppendNextBlock(cursor.get(), op, db.path, pages, &chunk, scratch, &status)) {
-    op = MDB_NEXT;
-    if (chunk.targets.size() >= kChunkTargets) {
-      CRAWLRANK_RETURN_IF_ERROR(sink(chunk));
-      chunk.Clear();
-    }
-  }
-  CRAWLRANK_RETURN_IF_ERROR(status);
-  if (chunk.size() > 0) CRAWLRANK_RETURN_IF_ERROR(sink(chunk));
   return Status::Ok();
 }
 

@@ -184,8 +184,10 @@ struct Snapshot::Impl {
   // The page with this fingerprint; NotFound when the snapshot has none.
   Result<PageRecord> Get(uint64_t fingerprint) const;
   // Calls fn on the records of ids [first, pages) in id order; DataLoss when the ids are
-  // not dense or a record is damaged.
-  Status ForEachRecord(uint32_t first, const std::function<Status(const PageRecord&)>& fn) const;
+  // not dense or a record is damaged, but with `damaged` set, a record that does not
+  // decode goes to it instead and the walk goes on (Snapshot::ForEachPage's salvage form).
+  Status ForEachRecord(uint32_t first, const std::function<Status(const PageRecord&)>& fn,
+                       const DamageSink& damaged = nullptr) const;
 
  private:
   // Looks a fingerprint up: in the writer's index when this process writes, else in

@@ -28,6 +28,9 @@ PreparedBatch::PreparedBatch(std::span<const std::pair<const CrawledPage*, bool>
       prepared.status = url.status();
       continue;
     }
+    // Every write of a fetched page or of links passes here: the scheduler's reports too.
+    prepared.status = ValidateCrawledPage(*page);
+    if (!prepared.status.ok()) continue;
     prepared.url = *std::move(url);
     prepared.fingerprint = UrlFingerprint(prepared.url);
     prepared.check = UrlCheck(prepared.url);
@@ -47,6 +50,11 @@ PreparedBatch::PreparedBatch(std::span<const std::pair<const CrawledPage*, bool>
     }
     prepared.links = std::span(links_).subspan(first_link, links_.size() - first_link);
   }
+}
+
+Status PreparedBatch::FirstError() const {
+  for (const PreparedPage& page : pages_) CRAWLRANK_RETURN_IF_ERROR(page.status);
+  return Status::Ok();
 }
 
 // ---- PageCache
@@ -305,6 +313,9 @@ Result<uint32_t> WriteTxn::Discover(const PreparedPage& prepared, float link_sco
 }
 
 Status WriteTxn::Restore(const PageRecord& in) {
+  if (Status valid = ValidatePageRecord(in); !valid.ok()) {
+    return InvalidArgumentError("restore " + valid.message());
+  }
   CRAWLRANK_ASSIGN_OR_RETURN(std::string url, CanonicalizeUrl(in.url, db_.profile));
   if (url != in.url) {
     return InvalidArgumentError("restore page \"" + in.url + "\": not canonical under " +
@@ -529,6 +540,7 @@ Status PageDb::Write(const WriteBatch& batch, AddReport* report) {
   ops.reserve(batch.ops_.size());
   for (const WriteBatch::Op& op : batch.ops_) ops.emplace_back(&op.page, op.links_only);
   const PreparedBatch prepared(ops, impl_->profile);
+  CRAWLRANK_RETURN_IF_ERROR(prepared.FirstError());
   return RunWrite(*impl_, report, [&](WriteTxn& write) {
     for (const auto& [kind, i] : batch.order_) {
       switch (kind) {
@@ -557,6 +569,7 @@ Status PageDb::AddBatch(std::span<const CrawledPage> pages, AddReport* report) {
   ops.reserve(pages.size());
   for (const CrawledPage& page : pages) ops.emplace_back(&page, false);
   const PreparedBatch prepared(ops, impl_->profile);
+  CRAWLRANK_RETURN_IF_ERROR(prepared.FirstError());
   return RunWrite(*impl_, report, [&](WriteTxn& write) {
     for (size_t i = 0; i < prepared.size(); ++i)
       CRAWLRANK_RETURN_IF_ERROR(write.Apply(prepared.at(i)));

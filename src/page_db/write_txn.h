@@ -44,7 +44,7 @@ struct PreparedLink {
 struct PreparedPage {
   const CrawledPage* page = nullptr;
   bool links_only = false;
-  Status status;  // not OK: the page's own URL is rejected
+  Status status;  // not OK: the page's own URL or a field is rejected (ValidateCrawledPage)
   std::string url;
   uint64_t fingerprint = 0;
   uint32_t check = 0;
@@ -58,6 +58,9 @@ class PreparedBatch {
   PreparedBatch(std::span<const std::pair<const CrawledPage*, bool>> pages, UrlProfile profile);
   size_t size() const { return pages_.size(); }
   const PreparedPage& at(size_t i) const { return pages_[i]; }
+  // The status of the first page that cannot be written; OK when every page can. A batch
+  // with one writes nothing (WriteTxn::Apply returns it too, and the transaction aborts).
+  Status FirstError() const;
 
  private:
   std::vector<PreparedPage> pages_;

@@ -259,3 +259,33 @@ def test_objects_keep_their_page_db_alive(cr, tmp_path):
     assert len(snap) == 2 and not snap.closed
     snap.close()
     assert snap.closed
+
+
+def test_a_negative_crawl_time_is_refused_on_every_write_and_damages_nothing(cr, tmp_path):
+    """Issue #23: crawl_time_ms=-5 used to be stored, then read back as damage by every
+    writer and by page_db_dump. Each write path refuses it, naming field, value and URL."""
+    bad = cr.CrawledPage("http://bad.test/", ["http://bad.test/x"], crawl_time_ms=-5)
+    clock = cr.ManualClock(5_000)
+    with cr.PageDb(str(tmp_path / "db")) as db:
+        db.add(cr.CrawledPage("http://good.test/", crawl_time_ms=1_000))
+        for write in (lambda: db.add(bad),
+                      lambda: db.add_batch([cr.CrawledPage("http://other.test/"), bad])):
+            with pytest.raises(cr.InvalidArgumentError) as refused:
+                write()
+            assert all(word in str(refused.value)
+                       for word in ("crawl_time_ms", "-5", '"http://bad.test/"')), refused.value
+        assert "http://bad.test/" not in db and "http://other.test/" not in db
+        with cr.Scheduler(db, clock=clock, min_delay_ms=0) as sched:
+            sched.add_seeds(["http://seed.test/"])
+            (request,) = sched.next(1)
+            with pytest.raises(cr.InvalidArgumentError, match=r'page "http://seed\.test/": crawl_time_ms is -5,'):
+                sched.crawled(cr.CrawledPage(request.url, crawl_time_ms=-5), request.lease)
+            assert not db.find_url("http://seed.test/").crawled
+            sched.crawled(cr.CrawledPage(request.url, crawl_time_ms=6_000), request.lease)
+        db.check()
+    with cr.PageDb(str(tmp_path / "db")) as again:  # a writer opens it
+        assert again.find_url("http://seed.test/").first_crawl_ms == 6_000
+        again.add(cr.CrawledPage("http://after.test/"))
+        with again.snapshot() as snap:
+            assert [r.url for r in snap.records(0)][:2] == ["http://good.test/", "http://seed.test/"]
+        again.check()

@@ -10,6 +10,7 @@ import os
 import pathlib
 import random
 import shutil
+import struct
 import subprocess
 import tempfile
 
@@ -216,6 +217,49 @@ def test_check_passes_a_sound_db_and_names_damage_the_quick_check_misses(
     assert 'table "links" counts' in err
 
 
+def test_damaged_page_record_is_salvaged_by_the_commands_the_check_prints(
+        bin_dir, example_db, tmp_path):
+    """Issue #23: a page record that does not decode (here its URL length one too long, a
+    change LMDB's structure check cannot see) stops page_db_dump; with --skip-damaged it
+    dumps the rest, and the commands page_db_check prints, run as printed, make a sound
+    DB of every page but that one and every link not from or to it."""
+    url_of = dump_pages(bin_dir, example_db)
+    page = 5
+    url = url_of[page].encode()
+    # The record: 31 bytes of fields (all small in this DB), the URL's length, the URL.
+    # Its LMDB node: data size (lo, hi), flags 0, key size 4, then the key (big-endian id).
+    size = 32 + len(url)
+    node = struct.pack("<HHHH", size & 0xFFFF, size >> 16, 0, 4) + page.to_bytes(4, "big")
+    db = tmp_path / "damaged db"  # a space: the printed commands quote it
+    damaged_copy(bin_dir, example_db, db, node, 31)
+    err = run(bin_dir, "page_db_dump", "info", db, expect=1).stderr
+    assert f"page record of id {page}: damaged (url truncated" in err, err
+    err = run(bin_dir, "page_db_check", db, expect=1).stderr
+    commands = [line.strip() for line in err.splitlines() if line.startswith("      ")]
+    assert len(commands) == 4 and "--skip-damaged" in commands[0], err
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for command, expect in zip(commands, (3, 3, 0, 0)):
+        proc = subprocess.run(command, shell=True, cwd=elsewhere, capture_output=True, text=True,
+                              timeout=120)
+        assert proc.returncode == expect, (command, proc.stderr)
+        if expect == 3:
+            assert f"skipped damaged page {page} (pages table" in proc.stderr, proc.stderr
+            assert f"page record of id {page}: damaged" in proc.stderr, proc.stderr
+    salvaged = pathlib.Path(f"{db}.salvaged")
+    assert "no damage found" in run(bin_dir, "page_db_check", salvaged).stdout
+    assert sorted(dump_pages(bin_dir, salvaged).values()) == \
+        sorted(u for i, u in url_of.items() if i != page)
+    assert url_edges(bin_dir, salvaged) == \
+        {e for e in url_edges(bin_dir, example_db) if url_of[page] not in e}
+
+
+def test_skip_damaged_dumps_a_sound_db_whole(bin_dir, example_db):
+    for mode in ("info", "links"):
+        assert run(bin_dir, "page_db_dump", mode, example_db, "--skip-damaged").stdout == \
+            run(bin_dir, "page_db_dump", mode, example_db).stdout
+
+
 def test_a_writer_refuses_a_db_whose_quick_check_fails(bin_dir, example_db, tmp_path):
     # The header's page count one higher than the records: the `meta` entry "pages" is an
     # LMDB node with 8 bytes of data, no flags and a 5-byte key (the main tree's entry for
@@ -278,6 +322,16 @@ def test_usage_errors(bin_dir, example_db):
     ("ffffffffffffffff 0 http://graph.invalid/0 0.000 0.000 0 0 0\n", 1, "is not the hash"),
     ("d2bb3523249ec343 0 http://graph.invalid/0 0.5 0.000 0 0 0\n", 1, "first_crawl"),
     ("d2bb3523249ec343 0 http://graph.invalid/0 0.000 0.000 0 0 0\n0 1\n", 2, "beyond"),
+    # Issue #23: the bounds every write checks, before anything is written.
+    ("d2bb3523249ec343 0 http://graph.invalid/0 -5.000 0.000 0 0 0\n", 1,
+     'page "http://graph.invalid/0": first_crawl_ms is -5000,'),
+    ("d2bb3523249ec343 0 http://graph.invalid/0 1.000 1.000 0 1 0\n"
+     "91d541e9e51a31ed 1 http://graph.invalid/1 0.000 -0.001 0 0 0\n", 2,
+     "last_crawl_ms is -1,"),
+    ("d2bb3523249ec343 0 http://graph.invalid/0 0.000 0.000 0 0 0 0 0000000000000000 0"
+     " 0000000000000000 1000 0\n", 1, "http_status is 1000,"),
+    ("d2bb3523249ec343 0 http://graph.invalid/0 1.000 1.000 1 1 0\n", 1,
+     "n_changes is 1, not fewer than n_crawls (1)"),
 ])
 def test_load_reports_bad_lines_and_writes_nothing(bin_dir, tmp_path, text, line, message):
     db = tmp_path / "db"

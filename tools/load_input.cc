@@ -50,15 +50,18 @@ Status InputReader::ReadAll(std::istream& in) {
 
 Status InputReader::ReadLine(std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  std::array<std::string_view, kFullPageFields> split;
+  std::array<std::string_view, kStatePageFields> split;
   const size_t n = SplitFields(line, split);
   const std::span<const std::string_view> fields(split.data(), std::min(n, split.size()));
   if (fields.empty() || fields[0].front() == '#') return Status::Ok();
-  if (n == kBasicPageFields || n == kFullPageFields) return ReadPage(fields);
+  if (n == kBasicPageFields || n == kFullPageFields || n == kStatePageFields) {
+    return ReadPage(fields);
+  }
   if (n != 2) {
     return InvalidArgumentError("expected `src dst` or a page_db_dump info line (" +
-                                std::to_string(kBasicPageFields) + " or " +
-                                std::to_string(kFullPageFields) + " fields), got " +
+                                std::to_string(kBasicPageFields) + ", " +
+                                std::to_string(kFullPageFields) + " or " +
+                                std::to_string(kStatePageFields) + " fields), got " +
                                 std::to_string(n) + " fields");
   }
   for (std::string_view field : fields) {

@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
+
+#include "crawlrank/scheduler.h"
 
 #include "page_line.h"
 #include "rank_column.h"
@@ -81,6 +84,29 @@ struct RankColumns {
   bool Has(size_t column, uint32_t id) const { return id < values[column].size(); }
 };
 
+// The kind of every page failed for good, by id (the state column of --all and --json).
+using FailedKinds = std::unordered_map<uint32_t, FailureKind>;
+
+Result<FailedKinds> ReadFailedKinds(const PageDb& db, const Snapshot& snapshot,
+                                    const Options& options, const std::string& tool) {
+  FailedKinds kinds;
+  if (options.mode != "info" || (!options.all && !options.json)) return kinds;
+  Result<std::vector<FailedPage>> failed = Scheduler::FailedPages(db, snapshot);
+  if (!failed.ok() && options.skip_damaged) {  // salvage the pages without their states
+    std::cerr << tool << ": the schedule does not read (" << failed.status().message()
+              << "); every page not crawled is shown as pending\n";
+    return kinds;
+  }
+  CRAWLRANK_RETURN_IF_ERROR(failed.status());
+  for (const FailedPage& page : *failed) kinds.emplace(page.id, page.kind);
+  return kinds;
+}
+
+std::optional<FailureKind> KindOf(const FailedKinds& kinds, uint32_t id) {
+  const auto it = kinds.find(id);
+  return it == kinds.end() ? std::nullopt : std::optional<FailureKind>(it->second);
+}
+
 nlohmann::ordered_json PageJson(const PageRecord& r) {
   return {{"hash", FormatFingerprint(r.fingerprint)},
           {"index", r.id},
@@ -99,7 +125,7 @@ nlohmann::ordered_json PageJson(const PageRecord& r) {
 }
 
 Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColumns& ranks,
-                Skipped& skipped, Output& out) {
+                const FailedKinds& failed, Skipped& skipped, Output& out) {
   if (options.header && !options.json) {
     out << PageLineHeader(options.all);
     for (const std::string& name : options.ranks) out << ' ' << name;
@@ -119,6 +145,7 @@ Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColu
     line.clear();
     if (options.json) {
       nlohmann::ordered_json json = PageJson(record);
+      json["state"] = PageStateField(record, KindOf(failed, id));
       for (size_t c = 0; c < options.ranks.size(); ++c) {
         json[options.ranks[c]] = ranks.Has(c, id) ? nlohmann::ordered_json(ranks.values[c][id])
                                                   : nlohmann::ordered_json(nullptr);
@@ -126,6 +153,10 @@ Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColu
       line = json.dump();
     } else {
       AppendPageLine(record, options.all, line);
+      if (options.all) {
+        line += ' ';
+        line += PageStateField(record, KindOf(failed, id));
+      }
       for (size_t c = 0; c < options.ranks.size(); ++c) {
         line += ' ';
         line += ranks.Has(c, id) ? FormatScore(ranks.values[c][id]) : "-";
@@ -179,7 +210,9 @@ int Main(int argc, char** argv) {
   app.add_option("db", options.db, "PageDB directory")->required();
   app.add_flag("--header", options.header, "print a header line starting with '#'");
   app.add_flag("--all", options.all,
-               "info: add depth discovered_from link_score content_hash status errors");
+               "info: add depth discovered_from link_score content_hash status errors state "
+               "(crawled, pending, or failed:KIND for a page failed for good; page_db_load "
+               "reads it back and restores nothing of it)");
   app.add_flag("--json", options.json, "one JSON object per line, every field");
   app.add_flag("--skip-damaged", options.skip_damaged,
                "salvage: leave out each page record or block of links that does not decode, "
@@ -205,10 +238,13 @@ int Main(int argc, char** argv) {
     ranks.values = std::move(values).value();
     auto snapshot = (*db)->NewSnapshot();
     if (!snapshot.ok()) return Fail(app, snapshot.status());
+    auto failed = ReadFailedKinds(**db, *snapshot, options, app.get_name());
+    if (!failed.ok()) return Fail(app, failed.status());
     Output out;
     Skipped skipped(app.get_name());
-    const Status status = options.mode == "info" ? DumpInfo(*snapshot, options, ranks, skipped, out)
-                                                 : DumpLinks(*snapshot, options, skipped, out);
+    const Status status = options.mode == "info"
+                              ? DumpInfo(*snapshot, options, ranks, *failed, skipped, out)
+                              : DumpLinks(*snapshot, options, skipped, out);
     if (!status.ok()) return Fail(app, status);
     return skipped.any() ? skipped.Finish() : kExitOk;
   });

@@ -8,8 +8,14 @@ namespace crawlrank::tools {
 
 std::string PageLineHeader(bool full) {
   std::string header = "# hash index url first_crawl last_crawl changes crawls score";
-  if (full) header += " depth discovered_from link_score content_hash status errors";
+  if (full) header += " depth discovered_from link_score content_hash status errors state";
   return header;
+}
+
+std::string PageStateField(const PageRecord& record, const std::optional<FailureKind>& failed) {
+  if (record.crawled()) return "crawled";
+  if (failed.has_value()) return "failed:" + std::string(FailureKindName(*failed));
+  return "pending";
 }
 
 void AppendPageLine(const PageRecord& r, bool full, std::string& out) {
@@ -66,10 +72,21 @@ Status Unsigned32(std::string_view text, std::string_view name, uint32_t* out) {
 }  // namespace
 
 Result<PageRecord> ParsePageLine(std::span<const std::string_view> f) {
-  if (f.size() != kBasicPageFields && f.size() != kFullPageFields) {
-    return InvalidArgumentError("a page line has " + std::to_string(kBasicPageFields) + " or " +
-                                std::to_string(kFullPageFields) + " fields, not " +
+  if (f.size() != kBasicPageFields && f.size() != kFullPageFields &&
+      f.size() != kStatePageFields) {
+    return InvalidArgumentError("a page line has " + std::to_string(kBasicPageFields) + ", " +
+                                std::to_string(kFullPageFields) + " or " +
+                                std::to_string(kStatePageFields) + " fields, not " +
                                 std::to_string(f.size()));
+  }
+  if (f.size() == kStatePageFields) {
+    const std::string_view state = f[kFullPageFields];
+    const bool known = state == "crawled" || state == "pending" ||
+                       (state.starts_with("failed:") && ParseFailureKind(state.substr(7)));
+    if (!known) {
+      return InvalidArgumentError("state: \"" + std::string(state) +
+                                  "\" is none of crawled, pending, failed:KIND");
+    }
   }
   PageRecord r;
   CRAWLRANK_RETURN_IF_ERROR(Field(ParseFingerprint(f[0]), "hash", &r.fingerprint));
@@ -80,7 +97,7 @@ Result<PageRecord> ParsePageLine(std::span<const std::string_view> f) {
   CRAWLRANK_RETURN_IF_ERROR(Unsigned32(f[5], "changes", &r.n_changes));
   CRAWLRANK_RETURN_IF_ERROR(Unsigned32(f[6], "crawls", &r.n_crawls));
   CRAWLRANK_RETURN_IF_ERROR(Field(ParseScore(f[7]), "score", &r.content_score));
-  if (f.size() == kFullPageFields) {
+  if (f.size() >= kFullPageFields) {
     uint64_t status = 0;
     CRAWLRANK_RETURN_IF_ERROR(Unsigned32(f[8], "depth", &r.depth));
     CRAWLRANK_RETURN_IF_ERROR(Field(ParseFingerprint(f[9]), "discovered_from", &r.discovered_from));

@@ -63,6 +63,9 @@ class Scheduler final : public Frontier {
   // bad regex or URL in the filter.
   static Result<std::vector<FailedPage>> FailedPages(const PageDb& db,
                                                      const FailureFilter& filter = {});
+  // The same, from `snapshot` of `db` (to agree with other reads of it).
+  static Result<std::vector<FailedPage>> FailedPages(const PageDb& db, const Snapshot& snapshot,
+                                                     const FailureFilter& filter = {});
   ~Scheduler() override;
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;

@@ -38,12 +38,17 @@ bool FailureMatcher::Matches(std::string_view url, FailureKind kind) const {
 
 Result<std::vector<FailedPage>> Scheduler::FailedPages(const PageDb& db,
                                                        const FailureFilter& filter) {
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
+  return FailedPages(db, snapshot, filter);
+}
+
+Result<std::vector<FailedPage>> Scheduler::FailedPages(const PageDb& db, const Snapshot& snapshot,
+                                                       const FailureFilter& filter) {
   CRAWLRANK_ASSIGN_OR_RETURN(const FailureMatcher matcher,
                              FailureMatcher::Make(filter, db.url_profile()));
   std::vector<FailedPage> out;
   const ScheduleTables tables(db);
   if (!tables.Present()) return out;  // format version 2: nothing failed is kept
-  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
   CRAWLRANK_RETURN_IF_ERROR(
       tables.ForEachEntry(snapshot, [&](uint32_t id, ScheduleEntry& entry) -> Status {
         if (entry.state != EntryState::kFailed) return Status::Ok();

@@ -73,6 +73,17 @@ def test_dead_port_seed_ends_with_one_failed_page(bin_dir, tmp_path):
     stats = json.loads(subprocess.run([str(bin_dir / "page_db_stats"), str(db), "--json"],
                                       capture_output=True, text=True, check=True).stdout)
     assert stats["failed"] == 1 and stats["failed_robots-unreachable"] == 1
+    # page_db_dump --all ends each line with the page's state; a load reads it, keeps none.
+    dump = subprocess.run([str(bin_dir / "page_db_dump"), "info", "--all", str(db)],
+                          capture_output=True, text=True, check=True).stdout
+    assert dump.split()[-1] == "failed:robots-unreachable", dump
+    (tmp_path / "dump.txt").write_text(dump)
+    subprocess.run([str(bin_dir / "page_db_load"), str(tmp_path / "loaded.db"),
+                    str(tmp_path / "dump.txt")], capture_output=True, check=True)
+    again = subprocess.run([str(bin_dir / "page_db_dump"), "info", "--all",
+                            str(tmp_path / "loaded.db")], capture_output=True, text=True,
+                           check=True).stdout
+    assert again.split()[:-1] == dump.split()[:-1] and again.split()[-1] == "pending"
     # Re-queued, the next run asks the origin once more, and gives up at the first failure.
     assert run(bin_dir, "requeue", db).stdout == "requeued 1 pages\n"
     again, summary = timed_crawl(bin_dir, db, *LOCAL, "--retry-delay", "0.2", "--max-retries", "2")

@@ -532,7 +532,9 @@ Status Crawler::Impl::DropDisallowed(const std::vector<CrawlReport>& reports) {
     report.kind = FailureKind::kRobotsDisallowed;
     CRAWLRANK_RETURN_IF_ERROR(frontier->Failed(report));
   }
-  // Links to an origin given up on fail at once too, unless a report already did.
+  // Links to an origin given up on fail at once too, unless a report already did. Like the
+  // links robots.txt disallows, they are not counted as errors of the run: the frontier
+  // may have failed them already (FailQueued, or an earlier run).
   for (auto& [url, detail] : unreachable) {
     {
       std::lock_guard lock(summary_mu);
@@ -543,7 +545,6 @@ Status Crawler::Impl::DropDisallowed(const std::vector<CrawlReport>& reports) {
     report.retryable = false;
     report.kind = FailureKind::kRobotsUnreachable;
     report.reason = std::move(detail);
-    CountError(report.kind);
     CRAWLRANK_RETURN_IF_ERROR(frontier->Failed(report));
   }
   return Status::Ok();

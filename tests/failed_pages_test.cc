@@ -10,13 +10,8 @@
 namespace crawlrank {
 namespace {
 
+using testing::Fast;
 using testing::TempDir;
-
-PageDbOptions Fast() {
-  PageDbOptions options;
-  options.durability = Durability::kNone;
-  return options;
-}
 
 SchedulerOptions Options(const ManualClock& clock) {
   SchedulerOptions options;
@@ -231,7 +226,6 @@ TEST(FailedPagesTest, CommittedVersion3DbIsReadThenUpgradedInPlace) {
     EXPECT_EQ(after[i].detail, before[i].detail);
     EXPECT_EQ(after[i].attempts, before[i].attempts);
   }
-  // A newer version is refused by this build, as an older build refuses version 4.
 }
 
 }  // namespace

@@ -29,11 +29,7 @@ CrawledPage Page(std::string url, std::vector<std::string> links, int64_t time_m
   return page;
 }
 
-PageDbOptions Fast() {
-  PageDbOptions options;
-  options.durability = Durability::kNone;
-  return options;
-}
+using testing::Fast;
 
 std::set<std::string> LinkUrls(const PageDb& db, std::string_view url) {
   auto snapshot = db.NewSnapshot();

@@ -22,11 +22,7 @@ namespace {
 
 using testing::TempDir;
 
-PageDbOptions Fast() {
-  PageDbOptions options;
-  options.durability = Durability::kNone;
-  return options;
-}
+using testing::Fast;
 
 CrawledPage Fetched(std::string url, int64_t time_ms = 1000) {
   CrawledPage page;

@@ -24,11 +24,7 @@ namespace {
 
 using testing::TempDir;
 
-PageDbOptions Fast() {
-  PageDbOptions options;
-  options.durability = Durability::kNone;
-  return options;
-}
+using testing::Fast;
 
 // Opens the DB at `path` read-only and expects Check() to report DataLoss naming `what`.
 void ExpectCheckReports(const std::string& path, std::string_view what) {

@@ -40,6 +40,13 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// Options of a test's DB: no fsync (the DB is thrown away with its TempDir).
+inline PageDbOptions Fast() {
+  PageDbOptions options;
+  options.durability = Durability::kNone;
+  return options;
+}
+
 // The bytes of a file ("" when it cannot be read).
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

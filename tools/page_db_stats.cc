@@ -59,7 +59,7 @@ Result<nlohmann::ordered_json> Collect(const PageDb& db) {
   stats["retrying"] = schedule.stats.retrying;
   stats["failed"] = schedule.stats.failed;
   // Pages failed for good, by kind (crawlrank failed lists them).
-  CRAWLRANK_ASSIGN_OR_RETURN(std::vector<FailedPage> failed, Scheduler::FailedPages(db));
+  CRAWLRANK_ASSIGN_OR_RETURN(std::vector<FailedPage> failed, Scheduler::FailedPages(db, snapshot));
   std::map<std::string, uint64_t> by_kind;
   for (const FailedPage& page : failed) ++by_kind[std::string(FailureKindName(page.kind))];
   for (const auto& [kind, n] : by_kind) stats["failed_" + kind] = n;

@@ -154,10 +154,8 @@ struct Crawler::Impl {
   // Fails a page of an origin whose robots.txt could not be fetched, retries spent.
   Status FailUnreachable(const Request& request, const std::string& origin,
                          const RobotsEntry& entry) {
-    return Fail(request, FailureKind::kRobotsUnreachable, false,
-                origin + "/robots.txt unreachable: " + entry.detail);
+    return Fail(request, FailureKind::kRobotsUnreachable, false, entry.UnreachableReason(origin));
   }
-
 };
 
 void Crawler::Impl::LoadRobots(const std::string& host) {
@@ -221,7 +219,7 @@ Status Crawler::Impl::Dispatch(Request request) {
     report.url = request.url;
     report.lease = request.lease;
     report.retryable = false;
-    report.reason = "robots.txt disallows it";
+    report.reason = kRobotsDisallowedReason;
     report.kind = FailureKind::kRobotsDisallowed;
     return frontier->Failed(report);
   }
@@ -338,7 +336,7 @@ Status Crawler::Impl::OnRobots(const Pending& p, FetchResult result) {
   const bool gave_up = entry.gave_up(options.max_retries);
   FailureReport unreachable;
   unreachable.kind = FailureKind::kRobotsUnreachable;
-  unreachable.reason = p.origin + "/robots.txt unreachable: " + entry.detail;
+  unreachable.reason = entry.UnreachableReason(p.origin);
   {
     std::unique_lock lock(robots_mu);
     robots[p.origin] = std::move(entry);
@@ -502,50 +500,38 @@ Status Crawler::Impl::ParseBatch(std::vector<ParsePool::Job>& jobs) {
 // Links that a robots.txt already known disallows are failed at once, before their host's
 // queue hands them out: a page never fetched must not take a politeness slot of its host.
 Status Crawler::Impl::DropDisallowed(const std::vector<CrawlReport>& reports) {
-  std::vector<std::string> urls;
-  std::vector<std::pair<std::string, std::string>> unreachable;  // URL, detail
+  // Links to an origin given up on fail at once too. Neither kind counts as an error of
+  // the run: the frontier may have failed such a page already (FailQueued, an earlier run).
+  std::vector<FailureReport> refused;
   {
     std::shared_lock lock(robots_mu);
     for (const CrawlReport& report : reports) {
       for (const Link& link : report.page.links) {
         auto it = robots.find(OriginOf(link.url));
         if (it == robots.end()) continue;
+        FailureReport failure;
+        failure.url = link.url;
+        failure.retryable = false;
         if (it->second.gave_up(options.max_retries)) {
-          unreachable.emplace_back(link.url, it->first + "/robots.txt unreachable: " +
-                                                 it->second.detail);
+          failure.kind = FailureKind::kRobotsUnreachable;
+          failure.reason = it->second.UnreachableReason(it->first);
         } else if (it->second.usable() && !it->second.rules.Allowed(RobotsPath(link.url))) {
-          urls.push_back(link.url);
+          failure.kind = FailureKind::kRobotsDisallowed;
+          failure.reason = kRobotsDisallowedReason;
+        } else {
+          continue;
         }
+        refused.push_back(std::move(failure));
       }
     }
   }
-  for (const std::string& url : urls) {
+  for (const FailureReport& failure : refused) {
     {
       std::lock_guard lock(summary_mu);
-      if (!disallowed.insert(UrlFingerprint(url)).second) continue;
-      ++summary.robots_disallowed;
+      if (!disallowed.insert(UrlFingerprint(failure.url)).second) continue;
+      if (failure.kind == FailureKind::kRobotsDisallowed) ++summary.robots_disallowed;
     }
-    FailureReport report;
-    report.url = url;
-    report.retryable = false;
-    report.reason = "robots.txt disallows it";
-    report.kind = FailureKind::kRobotsDisallowed;
-    CRAWLRANK_RETURN_IF_ERROR(frontier->Failed(report));
-  }
-  // Links to an origin given up on fail at once too, unless a report already did. Like the
-  // links robots.txt disallows, they are not counted as errors of the run: the frontier
-  // may have failed them already (FailQueued, or an earlier run).
-  for (auto& [url, detail] : unreachable) {
-    {
-      std::lock_guard lock(summary_mu);
-      if (!disallowed.insert(UrlFingerprint(url)).second) continue;
-    }
-    FailureReport report;
-    report.url = std::move(url);
-    report.retryable = false;
-    report.kind = FailureKind::kRobotsUnreachable;
-    report.reason = std::move(detail);
-    CRAWLRANK_RETURN_IF_ERROR(frontier->Failed(report));
+    CRAWLRANK_RETURN_IF_ERROR(frontier->Failed(failure));
   }
   return Status::Ok();
 }

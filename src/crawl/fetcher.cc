@@ -12,24 +12,6 @@
 
 namespace crawlrank {
 
-const char* FetchErrorName(FetchError error) {
-  switch (error) {
-    case FetchError::kNone: return "none";
-    case FetchError::kPrivateAddress: return "private address";
-    case FetchError::kDns: return "dns";
-    case FetchError::kConnect: return "connect";
-    case FetchError::kTimeout: return "timeout";
-    case FetchError::kTls: return "tls";
-    case FetchError::kConnection: return "connection";
-    case FetchError::kBodyTooLarge: return "body too large";
-    case FetchError::kHeadersTooLarge: return "headers too large";
-    case FetchError::kTooManyRedirects: return "too many redirects";
-    case FetchError::kProtocol: return "protocol";
-    case FetchError::kOther: return "other";
-  }
-  return "other";
-}
-
 bool FetchErrorRetryable(FetchError error) {
   switch (error) {
     case FetchError::kDns:

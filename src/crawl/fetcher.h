@@ -57,8 +57,6 @@ enum class FetchError : uint8_t {
   kProtocol,         // malformed HTTP, bad content encoding
   kOther,
 };
-// "private address", "dns", ...: for messages and tests (reports file a FailureKind).
-const char* FetchErrorName(FetchError error);
 // Whether trying again later could help.
 bool FetchErrorRetryable(FetchError error);
 // How a page failed by `error` is filed (crawlrank/failure_kind.h).

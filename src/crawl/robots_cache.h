@@ -34,7 +34,13 @@ struct RobotsEntry {
   bool usable() const { return status < 500 && status != 429 && status != 0; }
   // Past its retries: the origin's pages fail for good until the entry expires.
   bool gave_up(uint32_t max_retries) const { return !usable() && failures > max_retries; }
+  // The detail a page of `origin` fails with once the origin is given up on.
+  std::string UnreachableReason(std::string_view origin) const {
+    return std::string(origin) + "/robots.txt unreachable: " + detail;
+  }
 };
+
+inline constexpr std::string_view kRobotsDisallowedReason = "robots.txt disallows it";
 
 // Appends `origin`'s entry to `bytes`, the version byte first when `bytes` is empty.
 void AppendRobotsState(std::string_view origin, const RobotsEntry& entry, std::string* bytes);

@@ -22,6 +22,8 @@ class FailureMatcher {
   static Result<FailureMatcher> Make(const FailureFilter& filter, UrlProfile profile);
   // Whether a page of canonical `url` failed with `kind` is taken.
   bool Matches(std::string_view url, FailureKind kind) const;
+  // The filter's URLs, canonical; empty when it names none.
+  const std::unordered_set<std::string>& urls() const { return urls_; }
 
  private:
   std::optional<FailureKind> kind_;

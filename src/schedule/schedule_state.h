@@ -101,6 +101,7 @@ class ScheduleState {
   bool IsRevisitLease(uint32_t id) const { return revisit_leases_.count(id) != 0; }
   // Crawled and failed for good.
   uint64_t Done() const { return crawled_ + failed_; }
+  uint64_t failed() const { return failed_; }
   const std::unordered_map<uint32_t, Lease>& leases() const { return leases_; }
   uint64_t next_lease() const { return next_lease_; }
   void RaiseNextLease(uint64_t at_least) { next_lease_ = std::max(next_lease_, at_least); }

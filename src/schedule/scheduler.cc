@@ -463,18 +463,32 @@ Result<uint64_t> Scheduler::Requeue(const FailureFilter& filter) {
   Impl& s = *impl_;
   CRAWLRANK_ASSIGN_OR_RETURN(const FailureMatcher matcher,
                              FailureMatcher::Make(filter, s.db.url_profile()));
+  {
+    std::lock_guard lock(s.mu);
+    if (s.state.failed() == 0) return uint64_t{0};  // the usual case: no write at all
+  }
   uint64_t requeued = 0;
   CRAWLRANK_RETURN_IF_ERROR(RunWrite(s.store, nullptr, [&](WriteTxn& write) -> Status {
+    // Named URLs are found through the index; otherwise every page is a candidate.
+    std::vector<uint32_t> named;
+    for (const std::string& url : matcher.urls()) {
+      const FingerprintIndex::Entry* found = s.store.index.Find(UrlFingerprint(url));
+      if (found != nullptr) named.push_back(found->id);
+    }
     std::lock_guard lock(s.mu);
     s.staged.requeued.clear();
-    for (uint32_t id = 0; id < s.state.pages(); ++id) {
-      if (s.state.state(id) != kFailed) continue;
+    const uint32_t end = matcher.urls().empty() ? static_cast<uint32_t>(s.state.pages()) : 0;
+    const auto consider = [&](uint32_t id) -> Status {
+      if (id >= s.state.pages() || s.state.state(id) != kFailed) return Status::Ok();
       CRAWLRANK_ASSIGN_OR_RETURN(std::optional<ScheduleEntry> entry, s.tables.Entry(write, id));
       CRAWLRANK_ASSIGN_OR_RETURN(PageRecord record, write.Record(id));
-      if (!entry.has_value() || !matcher.Matches(record.url, entry->kind)) continue;
+      if (!entry.has_value() || !matcher.Matches(record.url, entry->kind)) return Status::Ok();
       CRAWLRANK_RETURN_IF_ERROR(s.tables.EraseEntry(write, id));  // queued, as if new
       s.staged.requeued.push_back(id);
-    }
+      return Status::Ok();
+    };
+    for (uint32_t id : named) CRAWLRANK_RETURN_IF_ERROR(consider(id));
+    for (uint32_t id = 0; id < end; ++id) CRAWLRANK_RETURN_IF_ERROR(consider(id));
     requeued = s.staged.requeued.size();
     return Status::Ok();
   }));

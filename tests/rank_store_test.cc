@@ -45,6 +45,7 @@ StoredRank Example(RankAlgorithm algorithm, size_t pages, bool hubs) {
   }
   stored.cross_host_only = true;
   stored.created_ms = 1700000000123;
+  stored.graph = PageDbCounters{.pages = pages, .crawled_pages = pages / 2, .edges = 5678};
   return stored;
 }
 
@@ -65,6 +66,20 @@ void ExpectSame(const StoredRank& a, const StoredRank& b) {
   EXPECT_EQ(a.rank.report.links, b.rank.report.links);
   EXPECT_EQ(a.cross_host_only, b.cross_host_only);
   EXPECT_EQ(a.created_ms, b.created_ms);
+  ASSERT_EQ(a.graph.has_value(), b.graph.has_value());
+  if (a.graph.has_value()) {
+    EXPECT_EQ(a.graph->pages, b.graph->pages);
+    EXPECT_EQ(a.graph->crawled_pages, b.graph->crawled_pages);
+    EXPECT_EQ(a.graph->edges, b.graph->edges);
+  }
+}
+
+// Little-endian writers for files built by hand from docs/format.md.
+void Put32(std::string& out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+}
+void Put64(std::string& out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
 }
 
 TEST(RankStoreTest, RoundTripsAndReplaces) {
@@ -159,7 +174,7 @@ TEST(RankStoreTest, DamagedFilesAreDataLossNamingTheFile) {
   ASSERT_OK(SaveRank(db, Example(RankAlgorithm::kPageRank, 100, false)));
   const std::string path = RankFilePath(db, RankAlgorithm::kPageRank);
   const std::string good = testing::ReadFile(path);
-  ASSERT_EQ(good.size(), 112u + 800u);
+  ASSERT_EQ(good.size(), 128u + 800u);
   const auto load_with = [&](const std::string& bytes) {
     std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
     return LoadRank(db, RankAlgorithm::kPageRank).status();
@@ -175,7 +190,8 @@ TEST(RankStoreTest, DamagedFilesAreDataLossNamingTheFile) {
       EXPECT_NE(status.message().find(path), std::string::npos);
     }
   }
-  for (size_t size : {size_t{0}, size_t{5}, size_t{111}, good.size() - 1}) {
+  for (size_t size : {size_t{0}, size_t{5}, size_t{111}, size_t{112}, size_t{127}, size_t{128},
+                      good.size() - 1}) {
     EXPECT_EQ(load_with(good.substr(0, size)).code(), StatusCode::kDataLoss) << size;
   }
   EXPECT_EQ(load_with(good + "x").code(), StatusCode::kDataLoss);
@@ -204,21 +220,106 @@ TEST(RankStoreTest, ValuesThatAreNotFiniteAreRefused) {
   ASSERT_OK(SaveRank(db, Example(RankAlgorithm::kPageRank, 4, false)));
   const std::string path = RankFilePath(db, RankAlgorithm::kPageRank);
   std::string bytes = testing::ReadFile(path);
-  ASSERT_EQ(bytes.size(), 112u + 32u);
+  ASSERT_EQ(bytes.size(), 128u + 32u);
   // Page 1's score becomes NaN; then both checksums are recomputed as docs/format.md says
   // (payload: XXH3 of the hub bytes, none here, seeded with XXH3 of the score bytes;
-  // header: XXH3 of bytes 0..103), each stored little-endian.
+  // header: XXH3 of bytes 0..119), each stored little-endian.
   const uint64_t nan = std::bit_cast<uint64_t>(std::numeric_limits<double>::quiet_NaN());
   auto put64 = [&](size_t at, uint64_t v) {
     for (int i = 0; i < 8; ++i) bytes[at + i] = static_cast<char>(v >> (8 * i));
   };
-  put64(112 + 8, nan);
-  put64(96, XXH3_64bits_withSeed(nullptr, 0, XXH3_64bits(bytes.data() + 112, 32)));
-  put64(104, XXH3_64bits(bytes.data(), 104));
+  put64(128 + 8, nan);
+  put64(112, XXH3_64bits_withSeed(nullptr, 0, XXH3_64bits(bytes.data() + 128, 32)));
+  put64(120, XXH3_64bits(bytes.data(), 120));
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
   const Status load = LoadRank(db, RankAlgorithm::kPageRank).status();
   EXPECT_EQ(load.code(), StatusCode::kDataLoss) << load.ToString();
   EXPECT_NE(load.message().find("page 1 has nan"), std::string::npos) << load.ToString();
+}
+
+// A file of format version 1 (before the graph's counters), built byte by byte from
+// docs/format.md: read as it is, with the graph unknown; damaged, it is DataLoss.
+TEST(RankStoreTest, ReadsVersionOneFilesWithTheGraphUnknown) {
+  TempDir dir;
+  const std::string db = dir.Sub("db");
+  std::filesystem::create_directories(db + "/ranks");
+  const std::vector<double> scores = {0.5, 0.3, 0.2};
+  std::string v1 = "CRWLRANK";
+  for (uint32_t v : {1u, 1u, 1u, 2u, 2u, 0u, 100u, 7u}) {
+    Put32(v1, v);  // version, pagerank, 1 vector, converged, csr, threads, max, iterations
+  }
+  for (uint64_t v : {uint64_t{3}, uint64_t{4}}) Put64(v1, v);  // pages, links
+  for (double d : {0.85, 1e-6, 5e-7, 0.5}) Put64(v1, std::bit_cast<uint64_t>(d));
+  Put64(v1, 1700000000000);  // created
+  Put64(v1, XXH3_64bits_withSeed(nullptr, 0, XXH3_64bits(scores.data(), 24)));
+  Put64(v1, XXH3_64bits(v1.data(), 104));
+  ASSERT_EQ(v1.size(), 112u);
+  for (double d : scores) Put64(v1, std::bit_cast<uint64_t>(d));
+  const std::string path = RankFilePath(db, RankAlgorithm::kPageRank);
+  std::ofstream(path, std::ios::binary) << v1;
+  ASSERT_OK_AND_ASSIGN(StoredRank got, LoadRank(db, RankAlgorithm::kPageRank));
+  EXPECT_EQ(got.rank.scores, scores);
+  EXPECT_TRUE(got.rank.hubs.empty());
+  EXPECT_EQ(got.rank.report.pages, 3u);
+  EXPECT_EQ(got.rank.report.links, 4u);
+  EXPECT_EQ(got.rank.report.iterations, 7u);
+  EXPECT_EQ(got.rank.report.mode, RankMode::kCsr);
+  EXPECT_TRUE(got.rank.report.converged);
+  EXPECT_FALSE(got.cross_host_only);
+  EXPECT_EQ(got.rank.options.damping, 0.85);
+  EXPECT_EQ(got.rank.report.seconds, 0.5);
+  EXPECT_EQ(got.created_ms, 1700000000000);
+  EXPECT_FALSE(got.graph.has_value());
+  for (size_t at : {size_t{40}, size_t{100}, size_t{120}}) {
+    std::string bad = v1;
+    bad[at] ^= 1;
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bad;
+    EXPECT_EQ(LoadRank(db, RankAlgorithm::kPageRank).status().code(), StatusCode::kDataLoss) << at;
+  }
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << v1.substr(0, 130);
+  EXPECT_EQ(LoadRank(db, RankAlgorithm::kPageRank).status().code(), StatusCode::kDataLoss);
+  // Saved again, it is version 2.
+  ASSERT_OK(SaveRank(db, got));
+  EXPECT_EQ(testing::ReadFile(path)[8], 2);
+  ASSERT_OK_AND_ASSIGN(StoredRank again, LoadRank(db, RankAlgorithm::kPageRank));
+  ExpectSame(again, got);
+}
+
+// The graph's counters: unknown round-trips as unknown; counters that cannot be the
+// graph of the rank are refused by the writer and, checksums made to pass, by the reader.
+TEST(RankStoreTest, TheGraphIsKnownOrUnknownAndFitsTheRank) {
+  TempDir dir;
+  const std::string db = dir.Sub("db");
+  std::filesystem::create_directory(db);
+  StoredRank unknown = Example(RankAlgorithm::kPageRank, 4, false);
+  unknown.graph.reset();
+  ASSERT_OK(SaveRank(db, unknown));
+  ASSERT_OK_AND_ASSIGN(StoredRank got, LoadRank(db, RankAlgorithm::kPageRank));
+  EXPECT_FALSE(got.graph.has_value());
+  StoredRank wrong = Example(RankAlgorithm::kPageRank, 4, false);
+  wrong.graph->pages = 5;
+  EXPECT_EQ(SaveRank(db, wrong).code(), StatusCode::kInvalidArgument);
+  wrong.graph->pages = 4;
+  wrong.graph->crawled_pages = 5;
+  EXPECT_EQ(SaveRank(db, wrong).code(), StatusCode::kInvalidArgument);
+  // Crawled pages (offset 104) above the pages, or only one of the two counters unknown.
+  ASSERT_OK(SaveRank(db, Example(RankAlgorithm::kPageRank, 4, false)));
+  const std::string path = RankFilePath(db, RankAlgorithm::kPageRank);
+  const std::string good = testing::ReadFile(path);
+  for (const auto& [at, value] :
+       {std::pair<size_t, uint64_t>{104, 5}, {104, UINT64_MAX}, {96, UINT64_MAX}}) {
+    std::string bad = good.substr(0, at);
+    Put64(bad, value);
+    bad += good.substr(at + 8);
+    const std::string header = bad.substr(0, 120);
+    bad = header;
+    Put64(bad, XXH3_64bits(header.data(), 120));
+    bad += good.substr(128);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bad;
+    const Status status = LoadRank(db, RankAlgorithm::kPageRank).status();
+    EXPECT_EQ(status.code(), StatusCode::kDataLoss) << at << " " << status.ToString();
+    EXPECT_NE(status.message().find("out of range"), std::string::npos) << status.ToString();
+  }
 }
 
 // ParseRankFile (what the fuzz target drives) is LoadRank's decoder over bytes: the same

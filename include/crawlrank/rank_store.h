@@ -1,8 +1,9 @@
 // crawlrank/rank_store.h: rank vectors kept with a PageDB, one file per algorithm.
 //
 // A rank is stored in `DB/ranks/<algorithm>.rank` (docs/format.md, "Rank files"): the
-// algorithm, its options, iterations, residual and the graph size it came from, then one
-// or two vectors of doubles by page id, with checksums. Files are replaced atomically
+// algorithm, its options, iterations, residual and the size of the graph it came from
+// (pages, links, crawled pages: how fresh it is), then one or two vectors of doubles by page
+// id, with checksums. Files are replaced atomically
 // (written aside, synced, renamed), so readers (the tools, during a crawl) always see a
 // whole file, and saving needs no writer lock on the DB. Saves of one rank may run at once,
 // in threads or processes: each writes its own temp file, and the last rename wins.
@@ -10,21 +11,29 @@
 #define CRAWLRANK_RANK_STORE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "crawlrank/page_types.h"
 #include "crawlrank/rank.h"
 #include "crawlrank/status.h"
 
 namespace crawlrank {
 
-// The newest rank file format this library reads and writes.
-inline constexpr uint32_t kRankFileFormatVersion = 1;
+// The rank file format this library writes. It reads this one and version 1 (which did
+// not record the graph's counters: StoredRank::graph is then unknown).
+inline constexpr uint32_t kRankFileFormatVersion = 2;
 
 // A rank as stored with a DB: the result and where it came from.
 struct StoredRank {
   RankResult rank;
   bool cross_host_only = false;  // computed over links between different hosts only
   int64_t created_ms = 0;        // Unix time in ms when it was computed
+  // The DB's counters in the snapshot ranked: pages (= rank.report.pages), every stored link
+  // (rank.report.links counts the links ranked: fewer with cross_host_only) and crawled
+  // pages. Compared with PageDb::Info's counters, they say whether the graph has changed
+  // since. nullopt: unknown (a file of format version 1; saved as unknown when unset).
+  std::optional<PageDbCounters> graph;
 };
 
 // `db_path`/ranks/<RankAlgorithmName(algorithm)>.rank
@@ -34,8 +43,8 @@ std::string RankFilePath(const std::string& db_path, RankAlgorithm algorithm);
 Status SaveRank(const std::string& db_path, const StoredRank& stored);
 
 // Reads the stored rank of `algorithm`. NotFound when none was computed; DataLoss naming
-// the file when it is damaged; FailedPrecondition for any format version but
-// kRankFileFormatVersion.
+// the file when it is damaged; FailedPrecondition for a format version other than 1 and
+// kRankFileFormatVersion (a newer crawlrank's file).
 Result<StoredRank> LoadRank(const std::string& db_path, RankAlgorithm algorithm);
 
 }  // namespace crawlrank

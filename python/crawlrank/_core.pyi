@@ -99,6 +99,7 @@ class Rank:
     links: int
     cross_host_only: bool
     created_ms: int
+    graph: Optional[Counters]
 
 FAILURE_KINDS: tuple[str, ...]
 

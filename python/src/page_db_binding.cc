@@ -375,6 +375,10 @@ void BindRank(py::module_& m) {
       .def_property_readonly("cross_host_only",
                              [](const PyRank& r) { return r.get().cross_host_only; })
       .def_property_readonly("created_ms", [](const PyRank& r) { return r.get().created_ms; })
+      .def_property_readonly(
+          "graph", [](const PyRank& r) -> std::optional<PageDbCounters> { return r.get().graph; },
+          "the DB's Counters when it was ranked (pages, crawled_pages, edges: every stored "
+          "link); None when unknown (a rank file of format version 1)")
       .def("__repr__", [](const PyRank& r) {
         const auto& report = r.get().rank.report;
         return "Rank(" + std::string(RankAlgorithmName(r.get().rank.algorithm)) +

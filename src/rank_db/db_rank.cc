@@ -85,7 +85,8 @@ Result<StoredRank> RankPageDb(const PageDb& db, RankAlgorithm algorithm,
   if (options.cross_host_only) source = &cross_host.emplace(links, std::move(inputs.hosts));
   Result<RankResult> rank = ComputeRank(*source, algorithm, options.rank, input);
   if (!rank.ok()) return rank.status().WithContext("ranking \"" + db.path() + "\"");
-  StoredRank stored{std::move(rank).value(), options.cross_host_only, UnixNowMs()};
+  StoredRank stored{std::move(rank).value(), options.cross_host_only, UnixNowMs(),
+                    snapshot.counters()};
   if (options.save) CRAWLRANK_RETURN_IF_ERROR(SaveRank(db.path(), stored));
   return stored;
 }
@@ -151,7 +152,7 @@ Result<StoredRank> LiveDbRank::RankKept(const PageDb& db, const Snapshot& snapsh
   }
   Result<RankResult> rank = live_->Solve(input);
   if (!rank.ok()) return rank.status().WithContext(where());
-  StoredRank stored{std::move(rank).value(), false, UnixNowMs()};
+  StoredRank stored{std::move(rank).value(), false, UnixNowMs(), snapshot.counters()};
   if (options_.save) CRAWLRANK_RETURN_IF_ERROR(SaveRank(db.path(), stored));
   return stored;
 }

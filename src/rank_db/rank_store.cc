@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -26,7 +27,11 @@ namespace crawlrank {
 namespace {
 
 constexpr std::string_view kMagic = "CRWLRANK";
-constexpr size_t kHeaderBytes = 112;  // docs/format.md, "Rank files"
+// docs/format.md, "Rank files": version 2 adds the graph's links and crawled pages.
+constexpr size_t kHeaderBytesV1 = 112;
+constexpr size_t kHeaderBytes = 128;
+// The graph counters of a rank saved without them (StoredRank::graph unset).
+constexpr uint64_t kUnknown = UINT64_MAX;
 
 // The temp file a save writes before its rename: `<rank file>.tmp.PID.TID`. A thread id is
 // unique among the live threads of the whole system, and one thread runs one save at a
@@ -118,6 +123,8 @@ std::string EncodeHeader(const StoredRank& stored, uint64_t payload_hash) {
     coding::PutFixed64(h, std::bit_cast<uint64_t>(d));
   }
   coding::PutFixed64(h, static_cast<uint64_t>(stored.created_ms));
+  coding::PutFixed64(h, stored.graph.has_value() ? stored.graph->edges : kUnknown);
+  coding::PutFixed64(h, stored.graph.has_value() ? stored.graph->crawled_pages : kUnknown);
   coding::PutFixed64(h, payload_hash);
   coding::PutFixed64(h, XXH3_64bits(h.data(), h.size()));
   return h;
@@ -150,6 +157,14 @@ Status SaveRank(const std::string& db_path, const StoredRank& stored) {
   }
   if (const std::string bad = FirstNonFinite(r); !bad.empty()) {
     return InvalidArgumentError("rank to save: " + bad);
+  }
+  if (const auto& g = stored.graph;
+      g.has_value() &&
+      (g->pages != r.scores.size() || g->crawled_pages > g->pages || g->edges == kUnknown)) {
+    return InvalidArgumentError("rank to save: its graph of " + std::to_string(g->pages) +
+                                " pages, " + std::to_string(g->crawled_pages) + " crawled, " +
+                                std::to_string(g->edges) + " links does not fit its " +
+                                std::to_string(r.scores.size()) + " scores");
   }
   const std::string dir = db_path + "/ranks";
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
@@ -201,6 +216,66 @@ Status SaveRank(const std::string& db_path, const StoredRank& stored) {
 
 namespace {
 
+// A rank file's header fields, as stored (docs/format.md, "Rank files").
+struct Header {
+  uint32_t version = 0, algo = 0, vectors = 0, flags = 0, mode = 0, threads = 0, max_iterations = 0,
+           iterations = 0;
+  uint64_t pages = 0, links = 0, damping = 0, tolerance = 0, residual = 0, seconds = 0, created = 0,
+           graph_links = kUnknown, crawled = kUnknown, payload_hash = 0, header_hash = 0;
+};
+
+// Decodes the fields after the magic and the version from `in`, the rest of a header of
+// `h->version`; false when `in` ends first.
+bool GetHeaderFields(std::string_view in, Header* h) {
+  bool ok = coding::GetFixed32(in, &h->algo) && coding::GetFixed32(in, &h->vectors) &&
+            coding::GetFixed32(in, &h->flags) && coding::GetFixed32(in, &h->mode) &&
+            coding::GetFixed32(in, &h->threads) && coding::GetFixed32(in, &h->max_iterations) &&
+            coding::GetFixed32(in, &h->iterations) && coding::GetFixed64(in, &h->pages) &&
+            coding::GetFixed64(in, &h->links) && coding::GetFixed64(in, &h->damping) &&
+            coding::GetFixed64(in, &h->tolerance) && coding::GetFixed64(in, &h->residual) &&
+            coding::GetFixed64(in, &h->seconds) && coding::GetFixed64(in, &h->created);
+  if (h->version >= 2) {
+    ok = ok && coding::GetFixed64(in, &h->graph_links) && coding::GetFixed64(in, &h->crawled);
+  }
+  return ok && coding::GetFixed64(in, &h->payload_hash) &&
+         coding::GetFixed64(in, &h->header_hash) && in.empty();
+}
+
+// The graph counters a header records: both unknown, or both known and the crawled pages
+// no more than the pages. False for any other combination.
+bool GraphOf(const Header& h, std::optional<PageDbCounters>* graph) {
+  if (h.graph_links == kUnknown || h.crawled == kUnknown) {
+    graph->reset();
+    return h.graph_links == h.crawled;
+  }
+  *graph = PageDbCounters{.pages = h.pages, .crawled_pages = h.crawled, .edges = h.graph_links};
+  return h.crawled <= h.pages;
+}
+
+// The rank a checked header describes, with its vectors sized but not read.
+StoredRank RankOf(const Header& h, RankAlgorithm algorithm) {
+  StoredRank stored;
+  RankResult& r = stored.rank;
+  r.algorithm = algorithm;
+  r.options.damping = std::bit_cast<double>(h.damping);
+  r.options.tolerance = std::bit_cast<double>(h.tolerance);
+  r.options.max_iterations = h.max_iterations;
+  r.options.threads = h.threads;
+  r.options.mode = static_cast<RankMode>(h.mode);
+  r.report.iterations = h.iterations;
+  r.report.residual = std::bit_cast<double>(h.residual);
+  r.report.seconds = std::bit_cast<double>(h.seconds);
+  r.report.converged = (h.flags & 2) != 0;
+  r.report.mode = static_cast<RankMode>(h.mode);
+  r.report.pages = static_cast<uint32_t>(h.pages);
+  r.report.links = h.links;
+  stored.cross_host_only = (h.flags & 1) != 0;
+  stored.created_ms = static_cast<int64_t>(h.created);
+  r.scores.resize(h.pages);
+  if (h.vectors == 2) r.hubs.resize(h.pages);
+  return stored;
+}
+
 // Reads and checks a rank file of `file_size` bytes named `path`: `read(data, size)` fills
 // `data` with the file's next `size` bytes, or fails (DataLoss when the file ends first).
 // LoadRank reads the file through it, ParseRankFile a buffer.
@@ -210,7 +285,8 @@ Result<StoredRank> DecodeRankFile(uint64_t file_size, RankAlgorithm algorithm,
   const auto damaged = [&](const std::string& what) {
     return DataLossError("rank file \"" + path + "\" is damaged: " + what);
   };
-  std::string header(std::min<uint64_t>(file_size, kHeaderBytes), '\0');
+  // A version 1 header first: as long as or shorter than any other.
+  std::string header(std::min<uint64_t>(file_size, kHeaderBytesV1), '\0');
   CRAWLRANK_RETURN_IF_ERROR(read(header.data(), header.size()));
   if (header.size() < kMagic.size() ||
       std::string_view(header).substr(0, kMagic.size()) != kMagic) {
@@ -218,61 +294,44 @@ Result<StoredRank> DecodeRankFile(uint64_t file_size, RankAlgorithm algorithm,
   }
   std::string_view in(header);
   in.remove_prefix(kMagic.size());
-  uint32_t version = 0, algo = 0, vectors = 0, flags = 0, mode = 0, threads = 0, max_iterations = 0,
-           iterations = 0;
-  uint64_t pages = 0, links = 0, damping = 0, tolerance = 0, residual = 0, seconds = 0, created = 0,
-           payload_hash = 0, header_hash = 0;
-  if (!coding::GetFixed32(in, &version)) return damaged("header truncated");
-  if (version != kRankFileFormatVersion) {
+  Header h;
+  if (!coding::GetFixed32(in, &h.version)) return damaged("header truncated");
+  if (h.version != 1 && h.version != kRankFileFormatVersion) {
     return FailedPreconditionError("rank file \"" + path + "\" has format version " +
-                                   std::to_string(version) + "; this build reads version " +
+                                   std::to_string(h.version) + "; this build reads versions 1 to " +
                                    std::to_string(kRankFileFormatVersion));
   }
-  const bool header_ok = header.size() == kHeaderBytes && coding::GetFixed32(in, &algo) &&
-                         coding::GetFixed32(in, &vectors) && coding::GetFixed32(in, &flags) &&
-                         coding::GetFixed32(in, &mode) && coding::GetFixed32(in, &threads) &&
-                         coding::GetFixed32(in, &max_iterations) &&
-                         coding::GetFixed32(in, &iterations) && coding::GetFixed64(in, &pages) &&
-                         coding::GetFixed64(in, &links) && coding::GetFixed64(in, &damping) &&
-                         coding::GetFixed64(in, &tolerance) && coding::GetFixed64(in, &residual) &&
-                         coding::GetFixed64(in, &seconds) && coding::GetFixed64(in, &created) &&
-                         coding::GetFixed64(in, &payload_hash) &&
-                         coding::GetFixed64(in, &header_hash);
-  if (!header_ok) return damaged("header truncated");
-  if (XXH3_64bits(header.data(), kHeaderBytes - 8) != header_hash)
+  const size_t header_bytes = h.version == 1 ? kHeaderBytesV1 : kHeaderBytes;
+  if (header.size() == kHeaderBytesV1 && header_bytes > kHeaderBytesV1) {
+    const size_t more =
+        std::min<uint64_t>(file_size - kHeaderBytesV1, header_bytes - kHeaderBytesV1);
+    header.resize(kHeaderBytesV1 + more);
+    CRAWLRANK_RETURN_IF_ERROR(read(header.data() + kHeaderBytesV1, more));
+  }
+  if (header.size() != header_bytes ||
+      !GetHeaderFields(std::string_view(header).substr(kMagic.size() + 4), &h)) {
+    return damaged("header truncated");
+  }
+  if (XXH3_64bits(header.data(), header_bytes - 8) != h.header_hash) {
     return damaged("header checksum");
-  if (algo != static_cast<uint32_t>(algorithm) || (vectors != 1 && vectors != 2) || mode > 2 ||
-      pages > UINT32_MAX) {
+  }
+  std::optional<PageDbCounters> graph;
+  if (h.algo != static_cast<uint32_t>(algorithm) || (h.vectors != 1 && h.vectors != 2) ||
+      h.mode > 2 || h.pages > UINT32_MAX || !GraphOf(h, &graph)) {
     return damaged("header fields out of range");
   }
-  if (file_size != kHeaderBytes + pages * vectors * sizeof(double)) {
+  if (file_size != header_bytes + h.pages * h.vectors * sizeof(double)) {
     return damaged("size " + std::to_string(file_size) + " bytes does not match " +
-                   std::to_string(pages) + " pages");
+                   std::to_string(h.pages) + " pages");
   }
-  StoredRank stored;
+  StoredRank stored = RankOf(h, algorithm);
+  stored.graph = graph;
   RankResult& r = stored.rank;
-  r.algorithm = algorithm;
-  r.options.damping = std::bit_cast<double>(damping);
-  r.options.tolerance = std::bit_cast<double>(tolerance);
-  r.options.max_iterations = max_iterations;
-  r.options.threads = threads;
-  r.options.mode = static_cast<RankMode>(mode);
-  r.report.iterations = iterations;
-  r.report.residual = std::bit_cast<double>(residual);
-  r.report.seconds = std::bit_cast<double>(seconds);
-  r.report.converged = (flags & 2) != 0;
-  r.report.mode = static_cast<RankMode>(mode);
-  r.report.pages = static_cast<uint32_t>(pages);
-  r.report.links = links;
-  stored.cross_host_only = (flags & 1) != 0;
-  stored.created_ms = static_cast<int64_t>(created);
-  r.scores.resize(pages);
-  CRAWLRANK_RETURN_IF_ERROR(read(reinterpret_cast<char*>(r.scores.data()), pages * sizeof(double)));
-  if (vectors == 2) {
-    r.hubs.resize(pages);
-    CRAWLRANK_RETURN_IF_ERROR(read(reinterpret_cast<char*>(r.hubs.data()), pages * sizeof(double)));
-  }
-  if (PayloadHash(r.scores, r.hubs) != payload_hash) return damaged("vector checksum");
+  CRAWLRANK_RETURN_IF_ERROR(
+      read(reinterpret_cast<char*>(r.scores.data()), h.pages * sizeof(double)));
+  CRAWLRANK_RETURN_IF_ERROR(
+      read(reinterpret_cast<char*>(r.hubs.data()), r.hubs.size() * sizeof(double)));
+  if (PayloadHash(r.scores, r.hubs) != h.payload_hash) return damaged("vector checksum");
   ToLittleEndian(r.scores);  // the same swap reads them back on a big-endian machine
   ToLittleEndian(r.hubs);
   if (const std::string bad = FirstNonFinite(r); !bad.empty()) return damaged(bad);

@@ -10,11 +10,13 @@
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stop_token>
 #include <thread>
 
 #include "crawlrank/crawler.h"
 #include "crawlrank/db_rank.h"
+#include "rank_column.h"
 #include "tool_common.h"
 
 namespace crawlrank::tools {
@@ -124,8 +126,16 @@ struct Args {
   uint64_t top = 10;
 };
 
-nlohmann::json SummaryJson(const CrawlSummary& s, const std::vector<std::pair<std::string, double>>& top,
-                           std::string_view rank_name, const std::string& db_path) {
+// The rank at the end of a crawl: its header (no vectors), and the DB's counters after it.
+struct Ranked {
+  StoredRank rank;
+  PageDbCounters now;
+};
+
+nlohmann::json SummaryJson(const CrawlSummary& s,
+                           const std::vector<std::pair<std::string, double>>& top,
+                           std::string_view rank_name, const std::string& db_path,
+                           const std::optional<Ranked>& ranked) {
   nlohmann::json j;
   j["db"] = db_path;
   j["pages"] = s.progress.pages;
@@ -151,6 +161,7 @@ nlohmann::json SummaryJson(const CrawlSummary& s, const std::vector<std::pair<st
   j["stopped"] = s.stopped;
   j["finished"] = s.finished;
   j["rank"] = rank_name;
+  j["ranked"] = ranked.has_value() ? FreshnessJson(ranked->rank, ranked->now) : nlohmann::json();
   nlohmann::json pages = nlohmann::json::array();
   for (const auto& [url, score] : top) pages.push_back({{"url", url}, {"score", score}});
   j["top"] = pages;
@@ -311,11 +322,16 @@ int Crawl(int argc, char** argv) {
     // stop now (`crawlrank rank DB` or the next run ranks it).
     const RankAlgorithm algorithm = RankFor(o.score);
     std::vector<std::pair<std::string, double>> top;
+    std::optional<Ranked> ranked;
     if (received == 0) {
       DbRankOptions rank_options;
       Result<StoredRank> rank = RankPageDb(**db, algorithm, rank_options);
       if (!rank.ok()) return Fail(app, rank.status());
-      const std::vector<double>& scores = rank->rank.scores;
+      Result<PageDbInfo> info = (*db)->Info();
+      if (!info.ok()) return Fail(app, info.status());
+      const std::vector<double> scores = std::move(rank->rank.scores);
+      rank->rank.hubs.clear();
+      ranked = Ranked{std::move(rank).value(), info->counters};
       std::vector<uint32_t> order(scores.size());
       for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
       std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
@@ -333,7 +349,7 @@ int Crawl(int argc, char** argv) {
     const CrawlSummary& s = *summary;
     Output out;
     if (a.json) {
-      out << SummaryJson(s, top, RankAlgorithmName(algorithm), a.db_path).dump(2) << '\n';
+      out << SummaryJson(s, top, RankAlgorithmName(algorithm), a.db_path, ranked).dump(2) << '\n';
     } else {
       char line[256];
       std::snprintf(line, sizeof line, "%s %llu pages (%llu HTML) in %.1f s, %.1f pages/s; %llu errors\n",
@@ -364,6 +380,11 @@ int Crawl(int argc, char** argv) {
       if (received != 0) {
         out << "not ranked: stopped by a signal (run `crawlrank rank " << a.db_path << "`)\n";
       } else {
+        out << FreshnessLine(ranked->rank, ranked->now) << '\n';
+        if (const std::string change = GraphChange(ranked->rank, ranked->now); !change.empty()) {
+          out << "warning: the graph changed while it was ranked (" << change
+              << "): another process wrote to the DB\n";
+        }
         out << "top pages by " << RankAlgorithmName(algorithm) << ":\n";
         for (const auto& [url, score] : top) out << "  " << FormatScore(score) << "  " << url << '\n';
       }

@@ -1,5 +1,6 @@
 // page_db_top: prints the best pages of a PageDB by a stored rank.
 #include <algorithm>
+#include <iostream>
 #include <numeric>
 
 #include "rank_column.h"
@@ -8,10 +9,24 @@
 namespace crawlrank::tools {
 namespace {
 
+// On stderr: when the rank was computed and over what, and a warning when the graph has
+// changed since (the list on stdout stays one page a line).
+void PrintFreshness(const std::string& db_path, const StoredRank& rank, const PageDbCounters& now) {
+  std::cerr << FreshnessLine(rank, now) << '\n';
+  if (const std::string change = GraphChange(rank, now); !change.empty()) {
+    std::cerr << "warning: the graph has changed since this rank (" << change
+              << "): rank again with `crawlrank rank " << db_path << " --algo "
+              << RankAlgorithmName(rank.rank.algorithm)
+              << (rank.cross_host_only ? " --cross-host" : "") << "`\n";
+  }
+}
+
 int Main(int argc, char** argv) {
   CLI::App app(
       "Prints the N best pages by a rank stored with page_db_rank, best first, one per line: "
-      "hash url score (9 significant digits). Ties go to the lower page index.",
+      "hash url score (9 significant digits). Ties go to the lower page index. On stderr, "
+      "one line says when the rank was computed and over what graph, against the graph now, "
+      "and a warning follows when the graph has changed since.",
       "page_db_top");
   std::string db_path, by = "pagerank";
   uint64_t n = 20;
@@ -25,11 +40,13 @@ int Main(int argc, char** argv) {
       return UsageError(app, "unknown --by \"" + by + "\"; " + RankColumnHelp());
     auto db = OpenForReading(db_path);
     if (!db.ok()) return Fail(app, db.status());
-    auto columns = LoadRankColumns(db_path, std::span(&by, 1));
+    std::vector<StoredRank> sources;
+    auto columns = LoadRankColumns(db_path, std::span(&by, 1), &sources);
     if (!columns.ok()) return Fail(app, columns.status());
     const std::vector<double>& scores = columns->front();
     auto snapshot = (*db)->NewSnapshot();
     if (!snapshot.ok()) return Fail(app, snapshot.status());
+    PrintFreshness(db_path, sources.front(), snapshot->counters());
     // The candidates: every ranked page, or with --uncrawled those not crawled yet (one
     // pass over the records, so that only the n printed are looked up again).
     std::vector<uint32_t> order;

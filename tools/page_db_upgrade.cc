@@ -1,10 +1,37 @@
 // page_db_upgrade: carries a PageDB of an older format version over to this one, in place.
+#include <fstream>
 #include <iostream>
 
+#include "crawlrank/rank_store.h"
 #include "tool_common.h"
 
 namespace crawlrank::tools {
 namespace {
+
+// Prints a line for each rank file of the DB that is not of the current format version.
+// None is rewritten (docs/format.md, "Rank files"): a version 1 file is read as it is,
+// its crawled count unknown, until the next rank of its algorithm replaces it.
+void NoteRankFiles(const std::string& db_path) {
+  for (std::string_view name : RankAlgorithmNames()) {
+    const Result<RankAlgorithm> algorithm = ParseRankAlgorithm(name);
+    if (!algorithm.ok()) continue;
+    const std::string path = RankFilePath(db_path, *algorithm);
+    std::ifstream in(path, std::ios::binary);
+    char head[12] = {};
+    if (!in.read(head, sizeof head) || std::string_view(head, 8) != "CRWLRANK") continue;
+    uint32_t version = 0;
+    for (int i = 0; i < 4; ++i)
+      version |= uint32_t{static_cast<unsigned char>(head[8 + i])} << (8 * i);
+    if (version == 1) {
+      std::cout << path << ": rank file version 1, read as it is (crawled count unknown); "
+                << "left as it is: the next rank (`crawlrank rank " << db_path << " --algo " << name
+                << "`, or a crawl's) writes version " << kRankFileFormatVersion << "\n";
+    } else if (version > kRankFileFormatVersion) {
+      std::cout << path << ": rank file version " << version
+                << ", newer than this crawlrank reads; left as it is\n";
+    }
+  }
+}
 
 int Main(int argc, char** argv) {
   CLI::App app(
@@ -15,6 +42,10 @@ int Main(int argc, char** argv) {
       "releases that read only older versions cannot open it afterwards. Needs the writer "
       "lock: stop the crawl first. A DB already at version 4 is left as it is.",
       "page_db_upgrade");
+  app.footer(
+      "Rank files (DB/ranks/*.rank) are not rewritten: one of version 1 is read as it is, its "
+      "crawled count unknown, and the next rank of its algorithm replaces it; each is "
+      "listed.\n");
   std::string db_path;
   app.add_option("db", db_path, "PageDB directory")->required();
   return Run(app, argc, argv, [&] {
@@ -37,6 +68,7 @@ int Main(int argc, char** argv) {
     } else {
       std::cout << "format version " << before << " -> " << kPageDbFormatVersion << "\n";
     }
+    NoteRankFiles(db_path);
     return kExitOk;
   });
 }

@@ -1,7 +1,9 @@
 #include "rank_column.h"
 
 #include <algorithm>
+#include <ctime>
 #include <map>
+#include <optional>
 
 #include "crawlrank/rank_store.h"
 
@@ -29,7 +31,8 @@ std::string RankColumnHelp() {
 }
 
 Result<std::vector<std::vector<double>>> LoadRankColumns(const std::string& db_path,
-                                                         std::span<const std::string> names) {
+                                                         std::span<const std::string> names,
+                                                         std::vector<StoredRank>* sources) {
   // Each rank file is read once; a vector is moved out for the last column that names it,
   // copied only for an earlier one (a column named twice).
   std::vector<std::pair<RankAlgorithm, bool>> parsed;
@@ -48,8 +51,86 @@ Result<std::vector<std::vector<double>>> LoadRankColumns(const std::string& db_p
     std::vector<double>& vector = column->second ? it->second.rank.hubs : it->second.rank.scores;
     const bool named_again = std::find(column + 1, parsed.end(), *column) != parsed.end();
     columns.push_back(named_again ? vector : std::move(vector));
+    if (sources != nullptr) {
+      sources->push_back(it->second);
+      sources->back().rank.scores.clear();
+      sources->back().rank.hubs.clear();
+    }
   }
   return columns;
+}
+
+namespace {
+
+// Unix milliseconds as ISO 8601 UTC, to the second: "2026-11-25T19:42:24Z".
+std::string IsoTime(int64_t ms) {
+  const time_t seconds = static_cast<time_t>(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+  std::tm utc{};
+  if (gmtime_r(&seconds, &utc) == nullptr) return "?";
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+// The counters a rank recorded; links and crawled pages unknown (nullopt) in a version 1
+// file, whose links ranked are every link only when the rank was not cross-host.
+struct Recorded {
+  uint64_t pages;
+  std::optional<uint64_t> links, crawled;
+};
+
+Recorded RecordedOf(const StoredRank& stored) {
+  if (stored.graph.has_value()) {
+    return {stored.graph->pages, stored.graph->edges, stored.graph->crawled_pages};
+  }
+  Recorded r{stored.rank.report.pages, std::nullopt, std::nullopt};
+  if (!stored.cross_host_only) r.links = stored.rank.report.links;
+  return r;
+}
+
+std::string Count(uint64_t n, std::string_view what) {
+  return std::to_string(n) + " " + std::string(what);
+}
+
+}  // namespace
+
+std::string FreshnessLine(const StoredRank& stored, const PageDbCounters& now) {
+  const Recorded r = RecordedOf(stored);
+  std::string line = "ranked " + IsoTime(stored.created_ms) + " over " + Count(r.pages, "pages");
+  line += r.links.has_value() ? ", " + Count(*r.links, "links") : ", links unknown";
+  line += r.crawled.has_value() ? ", " + Count(*r.crawled, "crawled") : ", crawled count unknown";
+  if (!stored.graph.has_value()) line += " (rank file version 1)";
+  return line + "; the graph now has " + Count(now.pages, "pages") + ", " +
+         Count(now.edges, "links") + ", " + Count(now.crawled_pages, "crawled");
+}
+
+std::string GraphChange(const StoredRank& stored, const PageDbCounters& now) {
+  const Recorded r = RecordedOf(stored);
+  std::string change;
+  const auto add = [&](std::optional<uint64_t> then, uint64_t later, std::string_view what) {
+    if (!then.has_value() || *then == later) return;
+    if (!change.empty()) change += ", ";
+    change += later > *then ? std::to_string(later - *then) + " more "
+                            : std::to_string(*then - later) + " fewer ";
+    change += what;
+  };
+  add(r.pages, now.pages, "pages");
+  add(r.links, now.edges, "links");
+  add(r.crawled, now.crawled_pages, "crawled");
+  return change;
+}
+
+nlohmann::json FreshnessJson(const StoredRank& stored, const PageDbCounters& now) {
+  const Recorded r = RecordedOf(stored);
+  nlohmann::json j;
+  j["created"] = IsoTime(stored.created_ms);
+  j["created_ms"] = stored.created_ms;
+  j["pages"] = r.pages;
+  j["links"] = r.links.has_value() ? nlohmann::json(*r.links) : nlohmann::json(nullptr);
+  j["crawled"] = r.crawled.has_value() ? nlohmann::json(*r.crawled) : nlohmann::json(nullptr);
+  j["now"] = {{"pages", now.pages}, {"links", now.edges}, {"crawled", now.crawled_pages}};
+  j["changed"] = !GraphChange(stored, now).empty();
+  return j;
 }
 
 }  // namespace crawlrank::tools

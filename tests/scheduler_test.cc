@@ -338,6 +338,57 @@ TEST_F(SchedulerTest, ReranksWithoutAKeptGraphReadEveryLink) {
   }
 }
 
+// A crawl that only fetches pages it knows adds links and crawled pages, never pages: the
+// graph-growth trigger re-ranks it, the page-growth trigger alone never does. Thresholds
+// by hand: size = links + crawled pages; due when size - size at the last rank >=
+// max(rerank_min_graph_growth = 10, ceil(0.5 * size at the last rank)).
+TEST_F(SchedulerTest, GraphGrowthTriggersAReRankWithoutNewPages) {
+  for (const bool graph_trigger : {true, false}) {
+    SCOPED_TRACE(graph_trigger ? "with the graph trigger" : "without");
+    SchedulerOptions options = Unthrottled();
+    options.score = ScoreMode::kPageRank;
+    options.background_rerank = false;
+    options.rerank_min_new_pages = 1;
+    options.rerank_graph_growth = graph_trigger ? 0.5 : 0;
+    options.rerank_min_graph_growth = 10;
+    options.clock = &clock_;
+    TempDir dir;
+    ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+    ASSERT_OK_AND_ASSIGN(auto scheduler, Scheduler::Open(*db, options));
+    std::vector<std::string> seeds;
+    for (int i = 0; i < 30; ++i) seeds.push_back("http://h.example/" + std::to_string(i));
+    ASSERT_OK(scheduler->AddSeeds(seeds));
+    // Each step: the next page handed out (a Next re-ranks first when due), crawled with
+    // `links` links to known pages; then the re-ranks counted so far.
+    const auto step = [&](int links) -> uint64_t {
+      auto next = scheduler->Next(1);
+      EXPECT_TRUE(next.ok() && next->size() == 1) << next.status().ToString();
+      if (!next.ok() || next->empty()) return 0;
+      CrawledPage page = Fetched((*next)[0].url);
+      for (size_t i = 0; static_cast<int>(page.links.size()) < links; ++i) {
+        if (seeds[i] != page.url) page.links.push_back(Link{seeds[i], 0});  // no self-links
+      }
+      EXPECT_OK(scheduler->Crawled({page, (*next)[0].lease}));
+      return scheduler->GetStats().reranks;
+    };
+    const uint64_t on = graph_trigger ? 1 : 0;
+    EXPECT_EQ(step(8), 1u);           // 30 new pages: ranked over size 0
+    EXPECT_EQ(step(0), 1u);           // size 9 < 10
+    EXPECT_EQ(step(3), 1u + on);      // size 10: ranked over it
+    EXPECT_EQ(step(6), 1u + on);      // 14: 4 more
+    EXPECT_EQ(step(9), 1u + 2 * on);  // 21: 11 more >= max(10, 5): ranked over it
+    EXPECT_EQ(step(0), 1u + 2 * on);  // 31: 10 more < max(10, ceil(10.5))
+    EXPECT_EQ(step(0), 1u + 3 * on);  // 32: 11 more
+    const SchedulerStats stats = scheduler->GetStats();
+    EXPECT_EQ(stats.ranked_pages, 30u);
+    ASSERT_OK_AND_ASSIGN(StoredRank stored, LoadRank(db->path(), RankAlgorithm::kPageRank));
+    ASSERT_TRUE(stored.graph.has_value());
+    EXPECT_EQ(stored.graph->pages, 30u);
+    EXPECT_EQ(stored.graph->crawled_pages, graph_trigger ? 6u : 0u);
+    EXPECT_EQ(stored.graph->edges, graph_trigger ? 26u : 0u);
+  }
+}
+
 TEST_F(SchedulerTest, RerankRunsInTheBackgroundWhenTheGraphGrows) {
   SchedulerOptions options = Unthrottled();
   options.score = ScoreMode::kPageRank;

@@ -225,6 +225,10 @@ int Crawl(int argc, char** argv) {
                  "queue order: pagerank, ppr, trustrank, hits, topic-hits, wpr, indegree, "
                  "link-score, opic, breadth-first, random")
       ->capture_default_str();
+  app.add_option("--rerank-graph-growth", o.rerank_graph_growth,
+                 "rank modes: also re-rank when the links plus the pages crawled grew by this "
+                 "share since the last rank (0: off; new pages alone trigger re-ranks)")
+      ->capture_default_str();
   app.add_option("--keywords", o.keywords_file,
                  "file of topic keywords, one a line: content and link scores (use with "
                  "--score-mode ppr or topic-hits)");

@@ -113,6 +113,9 @@ struct CrawlerOptions {
   // How the queue is ordered (scheduler.h). With keywords, "ppr" or "topic-hits" steer
   // the crawl toward the topic.
   ScoreMode score = ScoreMode::kPageRank;
+  // Rank modes: also re-rank when the links plus the pages crawled grew by this share since
+  // the last rank (SchedulerOptions::rerank_graph_growth; 0: off, new pages alone trigger).
+  double rerank_graph_growth = 0;
 
   // Revisit crawled pages at the rate their content was seen to change, within
   // [min_revisit_ms, max_revisit_ms] (SchedulerOptions::revisits). A revisit is a

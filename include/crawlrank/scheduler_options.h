@@ -88,6 +88,14 @@ struct SchedulerOptions {
   // ...and at least this many more; or, with pages added, after this interval (0: never).
   uint64_t rerank_min_new_pages = 100;
   int64_t rerank_interval_ms = 0;
+  // Also recompute when the link graph has grown without new pages: when its size, the
+  // links stored plus the pages crawled, is this share above its size at the last rank
+  // (0: off, the default) and at least rerank_min_graph_growth above. A crawl that mostly
+  // fetches pages it already knows (links among them, recrawls) adds few pages but changes
+  // the graph the ranks come from. The size is the DB's counters, read without a pass;
+  // growth is net (a recrawl that drops links counts against it).
+  double rerank_graph_growth = 0;
+  uint64_t rerank_min_graph_growth = 100;
   // Re-rank in a background thread (Next keeps answering; the schedule is re-keyed in
   // batches of rerank_batch pages, each holding the scheduler's lock briefly). False:
   // re-rank inside the Next call that finds it due (deterministic: the crawl simulator).

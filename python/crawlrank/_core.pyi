@@ -170,6 +170,8 @@ class SchedulerOptions:
     max_pages_per_host: int
     rerank_growth: float
     rerank_min_new_pages: int
+    rerank_graph_growth: float
+    rerank_min_graph_growth: int
     rerank_interval_ms: int
     background_rerank: bool
     rerank_batch: int

@@ -160,6 +160,9 @@ void BindOptions(py::module_& m) {
       .def_readwrite("max_pages_per_host", &SchedulerOptions::max_pages_per_host)
       .def_readwrite("rerank_growth", &SchedulerOptions::rerank_growth)
       .def_readwrite("rerank_min_new_pages", &SchedulerOptions::rerank_min_new_pages)
+      .def_readwrite("rerank_graph_growth", &SchedulerOptions::rerank_graph_growth,
+                     "re-rank when links + crawled pages grew by this share (0: off)")
+      .def_readwrite("rerank_min_graph_growth", &SchedulerOptions::rerank_min_graph_growth)
       .def_readwrite("rerank_interval_ms", &SchedulerOptions::rerank_interval_ms)
       .def_readwrite("background_rerank", &SchedulerOptions::background_rerank)
       .def_readwrite("rerank_batch", &SchedulerOptions::rerank_batch)

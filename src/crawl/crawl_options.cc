@@ -39,6 +39,7 @@ Status CheckCrawlerOptions(const CrawlerOptions& options) {
 SchedulerOptions SchedulerOptionsFor(const CrawlerOptions& options) {
   SchedulerOptions so;
   so.score = options.score;
+  so.rerank_graph_growth = options.rerank_graph_growth;
   so.min_delay_ms = options.delay_ms;
   so.max_in_flight_per_host = options.per_host;
   so.max_depth = options.max_depth;

@@ -32,7 +32,18 @@ void Reranker::Stop() {
   thread_.join();
 }
 
+bool Reranker::GraphGrown() const {
+  if (!(options_.rerank_graph_growth > 0)) return false;
+  const uint64_t before = ranked_graph_.edges + ranked_graph_.crawled_pages;
+  const uint64_t size = graph_.edges + graph_.crawled_pages;
+  if (size <= before) return false;
+  const auto grown =
+      static_cast<uint64_t>(std::ceil(options_.rerank_graph_growth * static_cast<double>(before)));
+  return size - before >= std::max<uint64_t>(options_.rerank_min_graph_growth, grown);
+}
+
 bool Reranker::Due(int64_t now) const {
+  if (GraphGrown()) return true;
   const uint64_t pages = target_.KnownPages();
   const uint64_t ranked = target_.RankedPages();
   if (pages <= ranked) return false;
@@ -72,7 +83,7 @@ Status Reranker::RankAndRekey() {
   if (!live_.has_value()) {
     CRAWLRANK_ASSIGN_OR_RETURN(StoredRank stored, RankPageDb(db_, algorithm_, rank_options));
     CountFullReads(1);
-    Apply(stored.rank.scores);
+    Apply(stored);
     return Status::Ok();
   }
   // The snapshot and the pages written before it, taken together: no write commits
@@ -101,7 +112,7 @@ Status Reranker::RankAndRekey() {
     if (!stored.ok()) return stored.status();
     CountFullReads(1);
   }
-  Apply(stored->rank.scores);
+  Apply(*stored);
   return Status::Ok();
 }
 
@@ -110,7 +121,8 @@ void Reranker::CountFullReads(uint32_t reads) {
   full_reads_ += reads;
 }
 
-void Reranker::Apply(const std::vector<double>& scores) {
+void Reranker::Apply(const StoredRank& stored) {
+  const std::vector<double>& scores = stored.rank.scores;
   const size_t n = scores.size();
   const size_t batch = std::max<uint32_t>(1, options_.rerank_batch);
   for (size_t first = 0; first < n; first += batch) {
@@ -122,6 +134,7 @@ void Reranker::Apply(const std::vector<double>& scores) {
   }
   std::lock_guard lock(mu_);
   last_rank_ms_ = clock_.NowMs();
+  ranked_graph_ = stored.graph.value_or(graph_);
   ++reranks_;
 }
 

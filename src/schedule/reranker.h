@@ -58,8 +58,14 @@ class Reranker {
   // ---- REQUIRES: the scheduler's mutex held
   // The ranks are due for a recomputation.
   bool Due(int64_t now) const;
-  // The stored ranks used at open were computed at `created_ms`.
-  void Loaded(int64_t created_ms) { last_rank_ms_ = created_ms; }
+  // The stored ranks used at open were computed at `created_ms`, over `graph` (unknown: the
+  // graph as Grew last saw it).
+  void Loaded(int64_t created_ms, const std::optional<PageDbCounters>& graph) {
+    last_rank_ms_ = created_ms;
+    ranked_graph_ = graph.value_or(graph_);
+  }
+  // The DB's counters now: at open, and after each committed transaction.
+  void Grew(const PageDbCounters& counters) { graph_ = counters; }
   // A graph is kept: the pages a transaction relinked are worth reporting.
   bool keeps_graph() const { return live_.has_value(); }
   // Pages whose out-links a committed transaction wrote.
@@ -76,8 +82,10 @@ class Reranker {
  private:
   void Loop(std::stop_token stop);
   DbRankOptions RankOptions() const;
+  // REQUIRES: the scheduler's mutex held. The graph has grown past rerank_graph_growth.
+  bool GraphGrown() const;
   void CountFullReads(uint32_t reads);
-  void Apply(const std::vector<double>& scores);
+  void Apply(const StoredRank& stored);
 
   PageDb& db_;
   const SchedulerOptions& options_;
@@ -88,6 +96,8 @@ class Reranker {
 
   // Under mu_:
   int64_t last_rank_ms_ = 0;
+  // The DB's counters now, and in the snapshot of the last rank (none: all 0).
+  PageDbCounters graph_, ranked_graph_;
   uint64_t reranks_ = 0;
   uint64_t full_reads_ = 0;
   std::string error_;  // of the last background re-rank that failed

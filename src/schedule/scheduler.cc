@@ -104,7 +104,10 @@ struct Scheduler::Impl final : WriteHook, RerankTarget {
     std::lock_guard lock(mu);
     CRAWLRANK_ASSIGN_OR_RETURN(std::optional<int64_t> ranked_at,
                                state.Load(db, snapshot, now, returned));
-    if (ranked_at.has_value() && reranker.has_value()) reranker->Loaded(*ranked_at);
+    if (reranker.has_value()) {
+      reranker->Grew(snapshot.counters());
+      if (ranked_at.has_value()) reranker->Loaded(*ranked_at, state.policy().loaded_graph());
+    }
     return Status::Ok();
   }
 
@@ -231,7 +234,10 @@ Status Scheduler::Impl::WriteStaged(WriteTxn& write) const {
 void Scheduler::Impl::Committed() {
   std::lock_guard lock(mu);
   const int64_t now = clock.NowMs();
-  if (reranker.has_value()) reranker->Relinked(staged.relinked);
+  if (reranker.has_value()) {
+    reranker->Relinked(staged.relinked);
+    reranker->Grew(store.writer.counters);
+  }
   state.Grow(static_cast<uint32_t>(store.writer.counters.pages));
   for (const NewPage& page : staged.created) state.Place(page, now);
   for (size_t i = 0; i < staged.fetched.size(); ++i) {

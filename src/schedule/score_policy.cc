@@ -98,6 +98,7 @@ Result<std::optional<int64_t>> ScorePolicy::InitialKeys(const PageDb& db,
   if (scores.size() > keys_.size()) return kNotRanked;  // not of this DB: rank again
   for (size_t id = 0; id < scores.size(); ++id) keys_[id] = static_cast<float>(scores[id]);
   ranked_pages_ = scores.size();
+  loaded_graph_ = stored->graph;
   return std::optional<int64_t>(stored->created_ms);
 }
 

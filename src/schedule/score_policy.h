@@ -62,6 +62,8 @@ class ScorePolicy {
 
   // Ids below this have their key from the ranks.
   uint64_t ranked_pages() const { return ranked_pages_; }
+  // The graph the stored ranks InitialKeys used were computed over, when it recorded it.
+  const std::optional<PageDbCounters>& loaded_graph() const { return loaded_graph_; }
   void MarkRanked(uint64_t end) { ranked_pages_ = std::max(ranked_pages_, end); }
 
  private:
@@ -72,6 +74,7 @@ class ScorePolicy {
   bool ranked_;
   std::vector<float> keys_;  // by page id: the score it is queued by
   uint64_t ranked_pages_ = 0;
+  std::optional<PageDbCounters> loaded_graph_;
 };
 
 }  // namespace crawlrank

@@ -1,6 +1,6 @@
 """What both front ends (crawlrank.scrapy, crawlrank.frontera) share: the reader of the
 ``CRAWLRANK_OPTIONS`` setting, the buffer of crawl reports, the failure kind of a download
-error, and the engine's wake-up call.
+error, the rank at close, and the engine's wake-up call.
 
 Neither Scrapy nor Frontera is imported here (Twisted only when a wake-up is set), and nothing
 here imports a front end back: both front ends import this module, never each other.
@@ -9,6 +9,7 @@ here imports a front end back: both front ends import this module, never each ot
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
@@ -17,6 +18,41 @@ import crawlrank
 # The setting both front ends read: a dict of crawlrank.SchedulerOptions fields, applied
 # over what their other settings set.
 OPTIONS_SETTING = "CRAWLRANK_OPTIONS"
+
+
+# The setting both front ends read: rank the graph once more when the crawl closes, as
+# ``crawlrank crawl`` does at its end (default True).
+RANK_AT_CLOSE_SETTING = "CRAWLRANK_RANK_AT_CLOSE"
+
+
+def rank_at_close(scheduler: crawlrank.Scheduler) -> Optional[float]:
+    """Ranks the crawl's graph once more, as ``crawlrank crawl`` does at its end, and saves
+    the rank with the DB: the scheduler's re-rank (``Scheduler.rerank``: its score mode's
+    algorithm and rank options, from the graph it keeps when it keeps one), run with the GIL
+    released. Returns the seconds it took, or None when the score mode is an online one,
+    which has no rank. Raises crawlrank.Error when the rank fails."""
+    before = scheduler.stats().reranks
+    start = time.monotonic()
+    scheduler.rerank()
+    seconds = time.monotonic() - start
+    return seconds if scheduler.stats().reranks > before else None
+
+
+def flag(value: Any, setting: str) -> bool:
+    """A yes/no setting: a bool, 0 or 1, or a string "true"/"false", "1"/"0", "yes"/"no",
+    "on"/"off" (any case, as ``scrapy crawl -s NAME=...`` gives it). Raises OptionsError
+    naming `setting` for anything else."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off"):
+            return False
+    raise OptionsError(f"{setting}={value!r}: expected True or False")
 
 
 # The failure kind (crawlrank.FAILURE_KINDS) of a download error, by the class name of the

@@ -211,3 +211,48 @@ def test_a_write_that_fails_keeps_what_it_did_not_write_for_the_next_flush(fe, s
     assert "http://a.test/" not in db
     assert buffer.flush(failing) == []  # space again: the report is written once
     assert not buffer and db.find_url("http://a.test/").crawled and core.stats().crawled == 1
+
+
+# ---- the rank at close, and the options it and the re-ranks read
+
+
+@pytest.mark.parametrize("score, ranked", [("pagerank", True), ("hits", True),
+                                           ("link-score", False), ("opic", False)])
+def test_rank_at_close_ranks_by_the_score_mode_or_not_at_all(fe, tmp_path, score, ranked):
+    import crawlrank
+
+    with crawlrank.PageDb(str(tmp_path / "db")) as db:
+        with crawlrank.Scheduler(db, crawlrank.SchedulerOptions(score=score)) as scheduler:
+            scheduler.add_seeds(["http://a.test/"])
+            [request] = scheduler.next(1)
+            scheduler.crawled(crawlrank.CrawledPage(request.url, ["http://a.test/1"]),
+                              request.lease)
+            seconds = fe.rank_at_close(scheduler)
+        assert (seconds is not None) == ranked
+        assert (tmp_path / "db" / "ranks" / f"{score}.rank").exists() == ranked
+        if ranked:
+            assert seconds >= 0
+            rank = db.load_rank(score)
+            assert (rank.graph.pages, rank.graph.edges, rank.graph.crawled_pages) == (2, 1, 1)
+
+
+def test_flags_read_as_settings_give_them(fe):
+    for value in (True, 1, "1", "true", "Yes", " on "):
+        assert fe.flag(value, "S") is True, value
+    for value in (False, 0, "0", "false", "NO", "off"):
+        assert fe.flag(value, "S") is False, value
+    for value in ("maybe", 2, None, 0.5):
+        with pytest.raises(fe.OptionsError, match=r"^S=.*: expected True or False$"):
+            fe.flag(value, "S")
+
+
+def test_the_graph_growth_trigger_is_an_option_off_by_default(fe, tmp_path):
+    import crawlrank
+
+    default = crawlrank.SchedulerOptions()
+    assert (default.rerank_graph_growth, default.rerank_min_graph_growth) == (0.0, 100)
+    options = fe.scheduler_options({"rerank_graph_growth": 0.05, "rerank_min_graph_growth": 7})
+    assert (options.rerank_graph_growth, options.rerank_min_graph_growth) == (0.05, 7)
+    with crawlrank.PageDb(str(tmp_path / "db")) as db:
+        with pytest.raises(crawlrank.InvalidArgumentError, match="rerank_graph_growth"):
+            crawlrank.Scheduler(db, crawlrank.SchedulerOptions(rerank_graph_growth=-1.0))

@@ -248,6 +248,33 @@ def test_frontier_stop_is_idempotent_and_flushes(cf, tmp_path):
         assert db.find_url("http://a.test/").crawled and "http://a.test/1" in db
 
 
+@pytest.mark.parametrize("settings, ranked", [
+    ({}, True),
+    ({"CRAWLRANK_RANK_AT_CLOSE": False}, False),
+    ({"CRAWLRANK_RANK_AT_CLOSE": "off"}, False),
+    ({"SCORER": "link-score"}, False),  # an online mode: no rank
+])
+def test_frontier_stop_ranks_once_more(cf, tmp_path, caplog, settings, ranked):
+    import crawlrank
+
+    caplog.set_level(logging.INFO, logger="crawlrank.frontera")
+    manager = manager_of(tmp_path / "db", **settings)
+    manager.backend.add_seeds(["http://a.test/"])
+    [seed] = next_requests(manager)
+    crawl(manager, seed, ["http://a.test/1", "http://a.test/2"])
+    [one, _] = next_requests(manager)
+    crawl(manager, one, ["http://a.test/"])
+    rank_file = tmp_path / "db" / "ranks" / "pagerank.rank"
+    assert not rank_file.exists()  # 3 pages: no re-rank during the crawl
+    manager.stop()
+    assert rank_file.exists() == ranked
+    assert ("ranked by pagerank at close in" in caplog.text) == ranked
+    if ranked:
+        with crawlrank.PageDb(str(tmp_path / "db"), read_only=True) as db:
+            rank = db.load_rank("pagerank")
+        assert (rank.graph.pages, rank.graph.edges, rank.graph.crawled_pages) == (3, 3, 2)
+
+
 def test_without_page_db_path_a_temporary_db_is_deleted_at_stop(cf, tmp_path, caplog):
     from frontera.core.manager import SpiderFrontierManager
     from frontera.settings import Settings
@@ -374,6 +401,7 @@ def test_scrapy_settings_give_the_politeness(cf):
     ("PAGE_RANK_DAMPING", 1.5),
     ("CRAWLRANK_URL_PROFILE", "rfc"),
     ("CRAWLRANK_DURABILITY", "always"),
+    ("CRAWLRANK_RANK_AT_CLOSE", "maybe"),
     ("CRAWLRANK_SCHEDULER_OPTIONS", ["min_delay_ms"]),
     ("CRAWLRANK_SCHEDULER_OPTIONS", {"no_such_option": 1}),
     ("CRAWLRANK_SCHEDULER_OPTIONS", {"lease_ms": "long"}),

@@ -138,3 +138,33 @@ def test_an_unknown_crawlrank_option_is_named():
         settings.scheduler_options()
     assert SchedulerSettings.from_settings(Settings({"CRAWLRANK_OPTIONS": {"hold_ms": 7}})
                                            ).scheduler_options().hold_ms == 7
+
+
+def test_the_graph_is_ranked_once_more_when_the_spider_closes(crawl):
+    import crawlrank
+
+    # Too few pages for a re-rank during the crawl (rerank_min_new_pages): the stored rank
+    # is the one made at close, over the whole graph.
+    assert crawl["stderr"].count("crawlrank: ranked by pagerank at close in ") == 1
+    with crawlrank.PageDb(str(crawl["db"]), read_only=True) as db:
+        rank = db.load_rank("pagerank")
+        with db.snapshot() as snap:
+            now = snap.counters
+    assert rank.graph is not None
+    assert (rank.graph.pages, rank.graph.edges, rank.graph.crawled_pages) == (
+        now.pages, now.edges, now.crawled_pages)
+    assert rank.pages == now.pages and now.crawled_pages > 0
+
+
+def test_rank_at_close_is_a_setting():
+    from scrapy.exceptions import NotConfigured
+    from scrapy.settings import Settings
+
+    from crawlrank.scrapy import SchedulerSettings
+
+    assert SchedulerSettings.from_settings(Settings()).rank_at_close is True
+    for value, expected in ((False, False), ("0", False), ("False", False), ("on", True)):
+        settings = Settings({"CRAWLRANK_RANK_AT_CLOSE": value})
+        assert SchedulerSettings.from_settings(settings).rank_at_close is expected, value
+    with pytest.raises(NotConfigured, match="CRAWLRANK_RANK_AT_CLOSE='maybe'"):
+        SchedulerSettings.from_settings(Settings({"CRAWLRANK_RANK_AT_CLOSE": "maybe"}))

@@ -20,10 +20,13 @@ from frontera.core.models import Request as FrontierRequest
 import crawlrank
 from crawlrank._frontend import (
     OPTIONS_SETTING,
+    RANK_AT_CLOSE_SETTING,
     OptionsError,
     ReportBuffer,
     failure_kind,
+    flag,
     options_dict,
+    rank_at_close,
     scheduler_options,
 )
 from crawlrank._http import redirect_status, retry_after_ms
@@ -67,6 +70,7 @@ class BackendSettings:
     rank_damping: Optional[float] = None  # PAGE_RANK_DAMPING
     url_profile: str = "w3lib"  # CRAWLRANK_URL_PROFILE (a new DB only)
     durability: str = "periodic"  # CRAWLRANK_DURABILITY
+    rank_at_close: bool = True  # CRAWLRANK_RANK_AT_CLOSE
     options: Dict[str, Any] = dataclasses.field(default_factory=dict)  # CRAWLRANK_OPTIONS
 
     @classmethod
@@ -85,6 +89,7 @@ class BackendSettings:
             url_profile=_choice(get, "CRAWLRANK_URL_PROFILE", ("w3lib", "rfc3986"), "w3lib"),
             durability=_choice(get, "CRAWLRANK_DURABILITY", ("sync", "periodic", "none"),
                                "periodic"),
+            rank_at_close=_flag(get, RANK_AT_CLOSE_SETTING, True),
         )
         out.min_delay_ms = _per_request_ms(get, "SOFT_CRAWL_LIMIT")
         if out.min_delay_ms is None:
@@ -200,6 +205,7 @@ class Backend(_FronteraBackend):
         self._request_model = getattr(manager, "request_model", None) or FrontierRequest
         options = self.settings.scheduler_options()
         self._hold_s = options.lease_ms / 2000.0
+        self._score = options.score
         self._temp_dir: Optional[str] = None
         path = self.settings.page_db
         if path is None:
@@ -261,12 +267,27 @@ class Backend(_FronteraBackend):
         self._stopped = True
         try:
             self._flush()
+            self._rank_at_close()
             stats = self.scheduler.stats()
             logger.info("crawlrank.frontera: closing PageDB %s: %d pages crawled, %d queued, "
                         "%d failed", self.path, stats.crawled, stats.queued, stats.failed)
         finally:
             self._held.clear()
             self._close()
+
+    def _rank_at_close(self) -> None:
+        """Ranks the graph once more (CRAWLRANK_RANK_AT_CLOSE); not for a temporary PageDB,
+        deleted at once."""
+        if not self.settings.rank_at_close or self._temp_dir is not None:
+            return
+        try:
+            seconds = rank_at_close(self.scheduler)
+        except crawlrank.Error as error:
+            logger.warning("crawlrank.frontera: rank at close failed: %s", error)
+            return
+        if seconds is not None:
+            logger.info("crawlrank.frontera: ranked by %s at close in %.3f s", self._score,
+                        seconds)
 
     @property
     def stopped(self) -> bool:
@@ -578,6 +599,16 @@ def _per_request_ms(get: Any, name: str) -> Optional[int]:
     """A rate in requests per second (Aduana's crawl limits) as milliseconds between two."""
     rate = _number(get, name, minimum=0.0, inclusive=False)
     return None if rate is None else max(0, round(1000.0 / rate))
+
+
+def _flag(get: Any, name: str, default: bool) -> bool:
+    value = get(name)
+    if value is None:
+        return default
+    try:
+        return flag(value, name)
+    except OptionsError as error:
+        raise SettingsError(str(error)) from None
 
 
 def _choice(get: Any, name: str, choices: Tuple[str, ...], default: str) -> str:

@@ -20,11 +20,14 @@ from scrapy.utils.request import request_from_dict
 import crawlrank
 from crawlrank._frontend import (
     OPTIONS_SETTING,
+    RANK_AT_CLOSE_SETTING,
     EngineWakeup,
     OptionsError,
     ReportBuffer,
     failure_kind,
+    flag,
     options_dict,
+    rank_at_close,
     scheduler_options,
 )
 from crawlrank._http import redirect_status, retry_after_ms
@@ -58,6 +61,7 @@ class SchedulerSettings:
     lease_ms: int = 600_000  # CRAWLRANK_LEASE_MS
     batch: int = 16  # CRAWLRANK_BATCH: requests taken per call; default CONCURRENT_REQUESTS
     durability: str = "periodic"  # CRAWLRANK_DURABILITY: "sync", "periodic" or "none"
+    rank_at_close: bool = True  # CRAWLRANK_RANK_AT_CLOSE: rank once more when the spider closes
     content_scorer: Optional[Callable[[Response], float]] = None  # CRAWLRANK_CONTENT_SCORER
     link_scorer: Optional[Callable[[Response, Request], float]] = None  # CRAWLRANK_LINK_SCORER
     options: Dict[str, Any] = dataclasses.field(default_factory=dict)  # CRAWLRANK_OPTIONS
@@ -100,6 +104,7 @@ class SchedulerSettings:
             lease_ms=settings.getint("CRAWLRANK_LEASE_MS", 600_000),
             batch=settings.getint("CRAWLRANK_BATCH", settings.getint("CONCURRENT_REQUESTS", 16)),
             durability=settings.get("CRAWLRANK_DURABILITY", "periodic"),
+            rank_at_close=_flag(settings.get(RANK_AT_CLOSE_SETTING, True)),
             content_scorer=scorer("CRAWLRANK_CONTENT_SCORER", "content_score"),
             link_scorer=scorer("CRAWLRANK_LINK_SCORER", "link_score"),
             options=_options_dict(settings.get(OPTIONS_SETTING)),
@@ -124,6 +129,13 @@ class SchedulerSettings:
             return scheduler_options(self.options, base=base)
         except OptionsError as error:
             raise NotConfigured(str(error)) from None
+
+
+def _flag(value: Any) -> bool:
+    try:
+        return flag(value, RANK_AT_CLOSE_SETTING)
+    except OptionsError as error:
+        raise NotConfigured(str(error)) from None
 
 
 def _options_dict(value: Any) -> Dict[str, Any]:
@@ -177,6 +189,9 @@ class Scheduler(ReportReceiver):
       already has it).
     * ``has_pending_requests()`` stays true while pages wait for their host, and turns
       false when nothing is queued, retrying or in flight: the spider then closes by itself.
+    * At close the graph is ranked once more by the score mode's rank and stored with the
+      DB, as ``crawlrank crawl`` does (``CRAWLRANK_RANK_AT_CLOSE``, on by default; not after
+      a shutdown, nor for an online score mode): one log line gives the time it took.
     """
 
     def __init__(self, crawler: Crawler, settings: SchedulerSettings) -> None:
@@ -196,6 +211,7 @@ class Scheduler(ReportReceiver):
         self._pending: Set[str] = set()
         self._warned_unserializable = False
         self._wakeup = EngineWakeup(crawler)
+        self._score = ""  # the score mode, once open
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> "Scheduler":
@@ -210,7 +226,9 @@ class Scheduler(ReportReceiver):
         self.db = crawlrank.PageDb(path, url_profile=self.settings.url_profile,
                                    durability=self.settings.durability)
         try:
-            self.core = crawlrank.Scheduler(self.db, self.settings.scheduler_options())
+            options = self.settings.scheduler_options()
+            self.core = crawlrank.Scheduler(self.db, options)
+            self._score = options.score
         except Exception:
             self.db.close()
             raise
@@ -223,12 +241,32 @@ class Scheduler(ReportReceiver):
         self._wakeup.cancel()
         if self.core is not None:
             self._flush()
+            self._rank_at_close(reason)
             self._record_stats()
             self.core.close()
             self.core = None
         if self.db is not None:
             self.db.close()
             self.db = None
+
+    def _rank_at_close(self, reason: str) -> None:
+        """Ranks the graph once more (CRAWLRANK_RANK_AT_CLOSE), but not after a shutdown
+        (Ctrl-C asks to stop now: `crawlrank rank DB`, or the next run, ranks it)."""
+        if not self.settings.rank_at_close:
+            return
+        spider = {"spider": self.spider}
+        if reason == "shutdown":
+            logger.info("crawlrank: not ranked at close: the crawl was shut down (`crawlrank "
+                        "rank %s` ranks it)", self.db.path, extra=spider)
+            return
+        try:
+            seconds = rank_at_close(self.core)
+        except crawlrank.Error as error:
+            logger.warning("crawlrank: rank at close failed: %s", error, extra=spider)
+            return
+        if seconds is not None:
+            logger.info("crawlrank: ranked by %s at close in %.3f s", self._score, seconds,
+                        extra=spider)
 
     def _check_middlewares(self) -> None:
         engine = self.crawler.engine

@@ -295,6 +295,7 @@ def test_bad_usage(bin_dir, tmp_path):
     crawl(bin_dir, tmp_path / "db", "ftp://example.com/", expect=2)
     crawl(bin_dir, tmp_path / "db", "http://e.com/", "--score-mode", "nope", expect=2)
     crawl(bin_dir, tmp_path / "db", "http://e.com/", "--concurrency", "0", expect=2)
+    crawl(bin_dir, tmp_path / "db", "http://e.com/", "--rerank-graph-growth", "-1", expect=2)
     proc = subprocess.run([str(bin_dir / "crawlrank"), "dump", "info", str(tmp_path / "none")],
                           capture_output=True, text=True)
     assert proc.returncode == 1 and "page_db_dump" in proc.stderr

@@ -8,12 +8,14 @@ namespace {
 
 int Main(int argc, char** argv) {
   CLI::App app(
-      "Carries a PageDB of format version 2 or 3 over to version 4, in place, in one "
+      "Carries a PageDB of format version 2, 3 or 4 over to version 5, in place, in one "
       "transaction: version 2 gets the scheduler's empty tables, version 3 files each page "
       "failed for good with its kind (inferred from its HTTP status and reason; its time "
-      "unknown). Nothing else changes (pages, links and ranks stay as they are). Crawlrank "
-      "releases that read only older versions cannot open it afterwards. Needs the writer "
-      "lock: stop the crawl first. A DB already at version 4 is left as it is.",
+      "unknown), version 4 gets an empty table for the crawl's stored configuration (the "
+      "next crawl stores its options there). Nothing else changes (pages, links and ranks "
+      "stay as they are). Crawlrank releases that read only older versions cannot open it "
+      "afterwards. Needs the writer lock: stop the crawl first. A DB already at version 5 "
+      "is left as it is.",
       "page_db_upgrade");
   std::string db_path;
   app.add_option("db", db_path, "PageDB directory")->required();

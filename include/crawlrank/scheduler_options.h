@@ -21,6 +21,16 @@ struct RevisitRule {
   double multiplier = 0;    // else: scale the estimated interval by this (above 0)
 };
 
+// Which hosts a crawl keeps to. Pages on other hosts stay in the PageDB with their links
+// (the graph stays whole) and are never handed out.
+enum class CrawlScope : uint8_t {
+  kAny = 0,         // every host
+  kSameHost = 1,    // a host that is one of scope_hosts
+  kSameDomain = 2,  // a host that is one of scope_hosts or a name under one ("docs.x.org"
+                    // is under "x.org"): the seeds' registered domains, Scrapy's
+                    // allowed_domains
+};
+
 struct SchedulerOptions {
   // Default: partial PageRank, which reached the hot pages soonest of all the modes on
   // every graph measured (docs/benchmarks.md, "Crawl guidance quality").
@@ -54,8 +64,14 @@ struct SchedulerOptions {
   int64_t retry_ms = 60'000;
   uint32_t max_retries = 3;
 
-  // --- Filters, applied when a page joins the schedule (a filtered page stays in the
-  // PageDB with its links; it is never handed out).
+  // --- Scope and filters, applied when a page joins the schedule (a page left out stays
+  // in the PageDB with its links; it is never handed out).
+  // The scope: checked first; a page outside it counts as out_of_scope (SchedulerStats),
+  // not as filtered. scope_hosts are host names, compared without case, port or trailing
+  // dot; a scope other than kAny needs at least one. A hash set, so tens of thousands of
+  // hosts cost a look-up per name level, not a pattern.
+  CrawlScope scope = CrawlScope::kAny;
+  std::vector<std::string> scope_hosts;
   // URL schemes to fetch; empty: any.
   std::vector<std::string> allowed_schemes = {"http", "https"};
   // ECMAScript regular expressions searched in the canonical URL: a page matching a deny

@@ -1,6 +1,6 @@
 """Type stubs of crawlrank._core (the pybind11 module; docs/python.md)."""
 
-from typing import Iterable, Optional, Sequence, Tuple, Union
+from typing import Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -102,6 +102,11 @@ class Rank:
 
 FAILURE_KINDS: tuple[str, ...]
 
+def scheduler_config(options: SchedulerOptions) -> dict[str, str]: ...
+def apply_config(config: Mapping[str, str], options: SchedulerOptions) -> None: ...
+def merge_config(stored: Mapping[str, str],
+                 given: Mapping[str, str]) -> Tuple[dict[str, str], str, int]: ...
+
 class FailedPage:
     url: str
     id: int
@@ -133,6 +138,8 @@ class PageDb:
     def find_id(self, id: int) -> PageRecord: ...
     def __contains__(self, url: str) -> bool: ...
     def info(self) -> dict[str, object]: ...
+    def config(self) -> dict[str, str]: ...
+    def write_config(self, config: Mapping[str, str]) -> None: ...
     def failed_pages(self, kind: Optional[str] = None,
                      host: Optional[str] = None) -> list[FailedPage]: ...
     def check(self, full: bool = True) -> None: ...
@@ -158,6 +165,8 @@ class SchedulerOptions:
     retry_ms: int
     max_retries: int
     allowed_schemes: list[str]
+    scope: str
+    scope_hosts: list[str]
     allow_patterns: list[str]
     deny_patterns: list[str]
     revisits: bool
@@ -209,6 +218,7 @@ class SchedulerStats:
     crawled: int
     failed: int
     filtered: int
+    out_of_scope: int
     reranks: int
     rank_full_reads: int
     ranked_pages: int

@@ -519,6 +519,24 @@ void BindPageDbClass(py::module_& m) {
           "The pages failed for good (FailedPage), in id order, those of one kind and/or "
           "host when given. Reads a snapshot: works on a read-only PageDb beside a crawl.")
       .def(
+          "config",
+          [](PyPageDb& d) {
+            return WithDb(d.handle(), [](PageDb& db) { return Take(db.ReadConfig()); });
+          },
+          "The crawl's stored configuration as a dict of str (crawlrank/crawl_config.h: "
+          "numbers in decimal, lists one item a line); empty when nothing is stored.")
+      .def(
+          "write_config",
+          [](PyPageDb& d, const StoredConfig& config) {
+            WithDb(d.handle(), [&](PageDb& db) {
+              Check(db.WriteConfig(config));
+              return 0;
+            });
+          },
+          py::arg("config"),
+          "Replaces the stored configuration with `config` (a dict of str) in one "
+          "transaction; {} clears it.")
+      .def(
           "info",
           [](PyPageDb& d) {
             PageDbInfo info = WithDb(d.handle(), [](PageDb& db) { return Take(db.Info()); });

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core.h"
+#include "crawlrank/crawl_config.h"
 #include "crawlrank/scheduler.h"
 
 namespace crawlrank::python {
@@ -149,6 +150,12 @@ void BindOptions(py::module_& m) {
       .def_readwrite("retry_ms", &SchedulerOptions::retry_ms)
       .def_readwrite("max_retries", &SchedulerOptions::max_retries)
       .def_readwrite("allowed_schemes", &SchedulerOptions::allowed_schemes)
+      .def_property(
+          "scope", [](const SchedulerOptions& s) { return std::string(CrawlScopeName(s.scope)); },
+          [](SchedulerOptions& s, std::string_view name) { s.scope = Take(ParseCrawlScope(name)); },
+          "'any' (default), 'same-host' or 'same-domain': the hosts scope_hosts names, or "
+          "those and the names under them")
+      .def_readwrite("scope_hosts", &SchedulerOptions::scope_hosts)
       .def_readwrite("allow_patterns", &SchedulerOptions::allow_patterns)
       .def_readwrite("deny_patterns", &SchedulerOptions::deny_patterns)
       .def_readwrite("revisits", &SchedulerOptions::revisits)
@@ -172,6 +179,33 @@ void BindOptions(py::module_& m) {
       .def_property(
           "rank_tolerance", [](const SchedulerOptions& s) { return s.rank.tolerance; },
           [](SchedulerOptions& s, double v) { s.rank.tolerance = v; });
+}
+
+void BindConfig(py::module_& m) {
+  m.def(
+      "scheduler_config", [](const SchedulerOptions& o) { return Take(SchedulerConfig(o)); },
+      py::arg("options"),
+      "The stored configuration keys of a SchedulerOptions, as a dict of str "
+      "(crawlrank/crawl_config.h).");
+  m.def(
+      "apply_config",
+      [](const StoredConfig& config, SchedulerOptions& o) {
+        Check(ApplySchedulerConfig(config, &o));
+      },
+      py::arg("config"), py::arg("options"),
+      "Sets on `options`, in place, each scheduler key of `config`; InvalidArgumentError "
+      "naming a key whose value does not parse.");
+  m.def(
+      "merge_config",
+      [](const StoredConfig& stored, const StoredConfig& given) {
+        std::vector<ConfigChange> changes;
+        StoredConfig merged = MergeConfig(stored, given, &changes);
+        return py::make_tuple(merged, DescribeChanges(changes), changes.size());
+      },
+      py::arg("stored"), py::arg("given"),
+      "(merged, description, number of changes): `stored` with `given` over it, and one "
+      "line naming what changed ('delay_ms 1000 -> 0'). A new scope drops the stored "
+      "scope_hosts.");
 }
 
 void BindFailures(py::module_& m) {
@@ -199,6 +233,7 @@ void BindFailures(py::module_& m) {
 
 void BindValues(py::module_& m) {
   BindFailures(m);
+  BindConfig(m);
   py::class_<QueuedExtra>(m, "QueuedExtra",
                           "A page to queue with what the crawler wants back with it (an opaque "
                           "payload, e.g. a serialised Scrapy request) and its priority: the "

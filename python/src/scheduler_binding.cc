@@ -458,8 +458,14 @@ void BindSchedulerClass(py::module_& m) {
           "inspect",
           [](py::handle db, size_t next, size_t max_hosts, const py::object& options,
              const py::kwargs& kwargs) {
-            SchedulerOptions o = OptionsOf(options, kwargs);
             std::shared_ptr<DbHandle> handle = HandleOf(db);
+            py::object base = options;
+            if (options.is_none()) {  // the crawl's own options, as the tools read them
+              base = py::cast(WithDb(*handle, [&](PageDb& pdb) {
+                return Take(StoredSchedulerOptions(pdb));
+              }));
+            }
+            SchedulerOptions o = OptionsOf(base, kwargs);
             return ViewDict(WithDb(*handle, [&](PageDb& pdb) {
               return Take(Scheduler::Inspect(pdb, o, next, max_hosts));
             }));
@@ -467,7 +473,8 @@ void BindSchedulerClass(py::module_& m) {
           py::arg("db"), py::arg("next") = 10, py::arg("max_hosts") = 10,
           py::arg("options") = py::none(),
           "The schedule as `options` would order it, from a snapshot (a read-only open works "
-          "beside a crawl): a dict with next, in_flight, hosts and stats.")
+          "beside a crawl): a dict with next, in_flight, hosts and stats. Without `options`, "
+          "the crawl's stored configuration (PageDb.config), with keyword fields over it.")
       .def("close", &PyScheduler::Close, "Ends the scheduler; leases in flight stay leased.")
       .def_property_readonly("closed", &PyScheduler::closed)
       .def("__enter__", [](py::object self) { return self; })

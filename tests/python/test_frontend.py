@@ -262,3 +262,19 @@ def test_a_stored_value_that_does_not_parse_is_named(fe, tmp_path):
             fe.resolve_config(db, crawlrank.SchedulerOptions(), set(), print)
         with pytest.raises(crawlrank.InvalidArgumentError, match="Delay"):
             db.write_config({"Delay": "1"})
+
+
+def test_inspect_reads_the_schedule_with_the_stored_configuration(fe, tmp_path):
+    import crawlrank
+
+    with crawlrank.PageDb(str(tmp_path / "db")) as db:
+        db.add(crawlrank.CrawledPage("http://a.example/", ["http://a.example/x",
+                                                           "http://b.example/"]))
+        assert crawlrank.Scheduler.inspect(db)["stats"]["queued"] == 2
+        db.write_config({"scope": "same-host", "scope_hosts": "a.example"})
+        stats = crawlrank.Scheduler.inspect(db)["stats"]
+        assert stats["queued"] == 1 and stats["out_of_scope"] == 1
+        # Options given replace the stored ones; keyword fields go over the stored ones.
+        assert crawlrank.Scheduler.inspect(
+            db, options=crawlrank.SchedulerOptions())["stats"]["queued"] == 2
+        assert crawlrank.Scheduler.inspect(db, scope="any")["stats"]["queued"] == 2

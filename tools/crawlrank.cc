@@ -306,6 +306,9 @@ int Crawl(int argc, char** argv) {
                  "queue order: pagerank, ppr, trustrank, hits, topic-hits, wpr, indegree, "
                  "link-score, opic, breadth-first, random")
       ->capture_default_str();
+  app.add_flag("--template-links", o.template_links.drop,
+               "rank without the links a host puts on more than half of its pages (index, "
+               "license, copyright: docs/ranking.md, \"Template links\")");
   app.add_option("--keywords", o.keywords_file,
                  "file of topic keywords, one a line: content and link scores (use with "
                  "--score-mode ppr or topic-hits)");
@@ -412,6 +415,7 @@ int Crawl(int argc, char** argv) {
     std::vector<std::pair<std::string, double>> top;
     if (received == 0) {
       DbRankOptions rank_options;
+      rank_options.rank.template_links = o.template_links;
       Result<StoredRank> rank = RankPageDb(**db, algorithm, rank_options);
       if (!rank.ok()) return Fail(app, rank.status());
       const std::vector<double>& scores = rank->rank.scores;

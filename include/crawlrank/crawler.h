@@ -119,6 +119,9 @@ struct CrawlerOptions {
   // How the queue is ordered (scheduler.h). With keywords, "ppr" or "topic-hits" steer
   // the crawl toward the topic.
   ScoreMode score = ScoreMode::kPageRank;
+  // Template links (rank.h, TemplateLinkOptions): with `drop`, the re-ranks of the crawl
+  // and the rank after it leave out the links a host puts on most of its pages.
+  TemplateLinkOptions template_links;
 
   // Revisit crawled pages at the rate their content was seen to change, within
   // [min_revisit_ms, max_revisit_ms] (SchedulerOptions::revisits). A revisit is a

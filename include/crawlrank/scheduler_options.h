@@ -113,9 +113,13 @@ struct SchedulerOptions {
   // then reads only the out-links of the pages written since the last one and starts from
   // its scores, instead of reading every link again. Costs 8 bytes a link and about 40 a
   // page for as long as the scheduler is open; a graph over rank.memory_budget is re-read
-  // every time, as with false. PageRank, ppr and trustrank; the other rank modes re-read.
+  // every time, as with false. PageRank, ppr and trustrank; the other rank modes re-read,
+  // and so does any mode with rank.template_links.drop.
   bool keep_rank_graph = true;
-  // Damping, tolerance, threads and memory budget of each re-rank.
+  // Damping, tolerance, threads and memory budget of each re-rank, and whether it drops
+  // template links (rank.h, TemplateLinkOptions; default: no): the links a host puts on
+  // most of its pages then steer the crawl no more than the content links. Each re-rank
+  // then reads every link (keep_rank_graph does not apply) and sorts a key per link.
   RankOptions rank;
 
   // The clock every decision reads; must outlive the Scheduler. nullptr: the system clock.

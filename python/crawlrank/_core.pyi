@@ -98,6 +98,8 @@ class Rank:
     pages: int
     links: int
     cross_host_only: bool
+    template_links: bool
+    template_links_dropped: int
     created_ms: int
 
 FAILURE_KINDS: tuple[str, ...]
@@ -147,7 +149,8 @@ class PageDb:
     def rank(self, algorithm: str = "pagerank", *, damping: float = 0.85, tolerance: float = 1e-6,
              max_iterations: int = 100, threads: int = 1, mode: str = "auto",
              cross_host_only: bool = False, warm_start: bool = False, save: bool = True,
-             trusted: Sequence[int] = ...) -> Rank: ...
+             trusted: Sequence[int] = ..., template_links: bool = False,
+             template_share: float = 0.5, template_min_pages: int = 10) -> Rank: ...
     def load_rank(self, algorithm: str = "pagerank") -> Rank: ...
     def close(self) -> None: ...
     def __enter__(self) -> "PageDb": ...
@@ -184,6 +187,9 @@ class SchedulerOptions:
     rank_threads: int
     rank_damping: float
     rank_tolerance: float
+    rank_template_links: bool
+    rank_template_share: float
+    rank_template_min_pages: int
     def __init__(self, **fields: object) -> None: ...
 
 class QueuedExtra:

@@ -178,7 +178,20 @@ void BindOptions(py::module_& m) {
           [](SchedulerOptions& s, double v) { s.rank.damping = v; })
       .def_property(
           "rank_tolerance", [](const SchedulerOptions& s) { return s.rank.tolerance; },
-          [](SchedulerOptions& s, double v) { s.rank.tolerance = v; });
+          [](SchedulerOptions& s, double v) { s.rank.tolerance = v; })
+      .def_property(
+          "rank_template_links",
+          [](const SchedulerOptions& s) { return s.rank.template_links.drop; },
+          [](SchedulerOptions& s, bool v) { s.rank.template_links.drop = v; },
+          "re-ranks drop the links a host puts on most of its pages (docs/ranking.md)")
+      .def_property(
+          "rank_template_share",
+          [](const SchedulerOptions& s) { return s.rank.template_links.share; },
+          [](SchedulerOptions& s, double v) { s.rank.template_links.share = v; })
+      .def_property(
+          "rank_template_min_pages",
+          [](const SchedulerOptions& s) { return s.rank.template_links.min_pages; },
+          [](SchedulerOptions& s, uint32_t v) { s.rank.template_links.min_pages = v; });
 }
 
 void BindConfig(py::module_& m) {

@@ -28,6 +28,7 @@ Status CheckCrawlerOptions(const CrawlerOptions& options) {
 SchedulerOptions SchedulerOptionsFor(const CrawlerOptions& options) {
   SchedulerOptions so;
   so.score = options.score;
+  so.rank.template_links = options.template_links;
   so.min_delay_ms = options.delay_ms;
   so.max_in_flight_per_host = options.per_host;
   so.max_depth = options.max_depth;

@@ -244,7 +244,9 @@ struct Truth {
   RankReport report;
 };
 
-Result<Truth> ComputeTruth(const LinkGraph& graph) {
+// `template_links`: the hot pages by PageRank without the graph's template links
+// (RankOptions::template_links, each node's host from its URL).
+Result<Truth> ComputeTruth(const LinkGraph& graph, bool template_links) {
   std::vector<std::pair<uint32_t, uint32_t>> edges;
   edges.reserve(graph.links());
   for (uint32_t node = 0; node < graph.pages(); ++node) {
@@ -256,8 +258,19 @@ Result<Truth> ComputeTruth(const LinkGraph& graph) {
   // Tighter than the default 1e-6, so that the order at the hot set's edge is settled.
   options.tolerance = 1e-10;
   options.max_iterations = 1000;
+  options.template_links.drop = template_links;
+  std::vector<uint32_t> hosts;
+  if (template_links) {
+    std::unordered_map<std::string, uint32_t> number;
+    for (const std::string& url : graph.urls) {
+      CRAWLRANK_ASSIGN_OR_RETURN(std::string host, HostKey(url));
+      hosts.push_back(number.try_emplace(host, static_cast<uint32_t>(number.size())).first->second);
+    }
+  }
+  RankInput input;
+  input.hosts = hosts;
   CRAWLRANK_ASSIGN_OR_RETURN(RankResult result,
-                             ComputeRank(source, RankAlgorithm::kPageRank, options));
+                             ComputeRank(source, RankAlgorithm::kPageRank, options, input));
   Truth truth;
   truth.rank = std::move(result.scores);
   truth.report = result.report;
@@ -286,6 +299,8 @@ struct SimulationOptions {
   double rerank_growth = SchedulerOptions().rerank_growth;
   uint64_t rerank_min_new_pages = SchedulerOptions().rerank_min_new_pages;
   unsigned rank_threads = 1;
+  bool template_links = false;      // the crawl's re-ranks drop template links
+  bool hot_template_links = false;  // so does the PageRank that picks the hot pages
 
   // The score of each link of a page with `out_degree` links.
   float LinkScore(size_t out_degree) const {
@@ -302,6 +317,7 @@ struct SimulationOptions {
     options.rerank_growth = rerank_growth;
     options.rerank_min_new_pages = rerank_min_new_pages;
     options.rank.threads = rank_threads;
+    options.rank.template_links.drop = template_links;
     if (!polite) {
       // A simulation has no servers to spare: every page may go out as soon as it is the
       // best, whatever its host.
@@ -644,10 +660,12 @@ struct Report {
                 static_cast<unsigned long long>(reachable),
                 Percent(static_cast<double>(reachable) / graph.pages()).c_str());
     std::printf(
-        "hot pages: %u, the top %s of the whole graph by PageRank (damping 0.85, %u "
+        "hot pages: %u, the top %s of the whole graph by PageRank%s (damping 0.85, %u "
         "iterations, residual %.1e); %u of them reachable\n",
-        truth.hot_pages, Percent(kHotShare).c_str(), truth.report.iterations, truth.report.residual,
-        hot_reachable);
+        truth.hot_pages, Percent(kHotShare).c_str(),
+        options.hot_template_links ? " without template links" : "", truth.report.iterations,
+        truth.report.residual, hot_reachable);
+    if (options.template_links) std::printf("re-ranks drop template links\n");
     std::printf(
         "crawl: Next(%zu), clock +%lld ms a batch, link score %s; politeness %s "
         "(min_delay_ms %lld, max_in_flight_per_host %u)%s\n",
@@ -751,6 +769,8 @@ struct Report {
     j += ", \"link_score\": " +
          JsonString(options.link_score == LinkScoreRule::kConstant ? "constant" : "inverse-degree");
     j += ", \"polite\": " + std::string(options.polite ? "true" : "false");
+    j += ", \"template_links\": " + std::string(options.template_links ? "true" : "false");
+    j += ", \"hot_template_links\": " + std::string(options.hot_template_links ? "true" : "false");
     j += ", \"min_delay_ms\": " + std::to_string(scheduler.min_delay_ms);
     j += ", \"max_in_flight_per_host\": " + std::to_string(scheduler.max_in_flight_per_host);
     j += ", \"max_pages\": " + std::to_string(options.max_pages);
@@ -924,6 +944,10 @@ int Main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--rank-threads", options.rank_threads, "threads of each re-rank (0: all cores)")
       ->capture_default_str();
+  app.add_flag("--template-links", options.template_links,
+               "the rank modes' re-ranks drop template links (RankOptions::template_links)");
+  app.add_flag("--hot-template-links", options.hot_template_links,
+               "pick the hot pages by PageRank without template links");
   app.add_option("--repeats", repeats, "crawls per mode; seconds are their median")
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, size_t{100}));
@@ -943,7 +967,7 @@ int Main(int argc, char** argv) {
   const std::vector<bool> reach = Reachable(graph, seeds);
   const auto reachable = static_cast<uint64_t>(std::count(reach.begin(), reach.end(), true));
   if (options.batch == 0) options.batch = std::clamp<size_t>(graph.pages() / 1000, 1, 1000);
-  const Truth truth = Check(ComputeTruth(graph));
+  const Truth truth = Check(ComputeTruth(graph, options.hot_template_links));
   uint32_t hot_reachable = 0;
   for (uint32_t node = 0; node < graph.pages(); ++node)
     hot_reachable += truth.hot[node] && reach[node];

@@ -71,6 +71,7 @@ PUBLIC_HEADERS: dict[str, str] = {
     "rank_store.h": "rank_db",  # src/rank_db/rank_store.cc
     "db_rank.h": "rank_db",  # src/rank_db/db_rank.cc
     "score_mode.h": "schedule",  # src/schedule/score_mode.cc
+    "crawl_config.h": "schedule",  # src/schedule/crawl_config.cc
     "scheduler_options.h": "schedule",  # no code; the options scheduler.h takes
     "schedule_types.h": "schedule",  # no code; what scheduler.h and frontier.h pass
     "frontier.h": "schedule",  # no code; the seam scheduler.h implements, crawl drives

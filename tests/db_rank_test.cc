@@ -179,6 +179,55 @@ TEST(DbRankTest, CrossHostOnlyDropsLinksWithinAHost) {
   EXPECT_TRUE(LoadRank(crawl.db->path(), RankAlgorithm::kPageRank)->cross_host_only);
 }
 
+// Two hosts of 15 pages; every page links to its host's pages 0 and 1 and to h0's page 2
+// (template links: on more than half of each host's pages), and to two content pages
+// among 5-14 (each linked from at most 5 pages of a host). The hosts come from the URLs.
+TEST(DbRankTest, TemplateLinksComeFromEachPagesHostAndAreFlaggedInTheFile) {
+  TempDir dir;
+  std::unique_ptr<PageDb> db = OpenScratchDb(dir);
+  std::vector<CrawledPage> batch;
+  for (uint32_t h = 0; h < 2; ++h) {
+    for (uint32_t p = 0; p < 15; ++p) {
+      CrawledPage page;
+      page.url = Url(h, p);
+      std::vector<std::string> targets = {Url(h, 0), Url(h, 1), Url(0, 2)};
+      for (uint32_t k = 1; k <= 2; ++k) targets.push_back(Url(h, 5 + (p * k + 3) % 10));
+      for (const std::string& t : targets) {
+        if (t != page.url) page.links.push_back({t, 0.5f});
+      }
+      batch.push_back(std::move(page));
+    }
+  }
+  ASSERT_OK(db->AddBatch(batch));
+  ASSERT_OK_AND_ASSIGN(Snapshot snapshot, db->NewSnapshot());
+  const auto pages = static_cast<uint32_t>(snapshot.counters().pages);
+  ASSERT_EQ(pages, 30u);
+  testing::EdgeList kept;
+  for (const auto& [s, t] : EdgesOf(snapshot)) {
+    const std::string from = snapshot.FindId(s)->url, to = snapshot.FindId(t)->url;
+    const std::string host = from.substr(0, from.find('/', 7) + 1);
+    if (to != host + "0" && to != host + "1" && to != Url(0, 2)) kept.emplace_back(s, t);
+  }
+  DbRankOptions options;
+  options.rank.tolerance = 1e-12;
+  options.rank.template_links.drop = true;
+  ASSERT_OK_AND_ASSIGN(StoredRank got, RankPageDb(*db, RankAlgorithm::kPageRank, options));
+  const auto want = testing::PowerIterate(testing::UniformWeights(testing::Adjacency(pages, kept)),
+                                          std::vector<double>(pages, 1.0 / pages), 0.85);
+  EXPECT_LT(L1(got.rank.scores, want), 1e-10);
+  EXPECT_EQ(got.rank.report.links, kept.size());
+  EXPECT_EQ(got.rank.report.template_targets, 6u);
+  ASSERT_OK_AND_ASSIGN(StoredRank loaded, LoadRank(db->path(), RankAlgorithm::kPageRank));
+  EXPECT_TRUE(loaded.rank.options.template_links.drop);
+  EXPECT_EQ(loaded.rank.report.links, kept.size());
+  options.rank.template_links.drop = false;
+  ASSERT_OK(RankPageDb(*db, RankAlgorithm::kPageRank, options).status());
+  EXPECT_FALSE(LoadRank(db->path(), RankAlgorithm::kPageRank)->rank.options.template_links.drop);
+  // The in-memory rank of a scheduler does not drop them: it declines the option.
+  options.rank.template_links.drop = true;
+  EXPECT_FALSE(LiveDbRank::Supports(RankAlgorithm::kPageRank, options));
+}
+
 TEST(DbRankTest, WarmStartAfterTheGraphGrewSavesIterations) {
   TempDir dir;
   Crawl crawl = MakeCrawl(dir);

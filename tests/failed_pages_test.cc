@@ -205,7 +205,7 @@ TEST(FailedPagesTest, CommittedVersion3DbIsReadThenUpgradedInPlace) {
   upgrade.upgrade = true;
   {
     ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, upgrade));
-    EXPECT_EQ(db->Info()->format_version, 4u);
+    EXPECT_EQ(db->Info()->format_version, kPageDbFormatVersion);
     ManualClock clock(0);
     ASSERT_OK_AND_ASSIGN(auto s, Scheduler::Open(*db, Options(clock)));
     // The schedule the version 3 crawl left: 1 crawled, 2 failed, 1 retrying, 2 queued.
@@ -216,7 +216,7 @@ TEST(FailedPagesTest, CommittedVersion3DbIsReadThenUpgradedInPlace) {
     EXPECT_EQ(stats.queued, 2u);
   }
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, reading));
-  EXPECT_EQ(db->Info()->format_version, 4u);
+  EXPECT_EQ(db->Info()->format_version, kPageDbFormatVersion);
   ASSERT_OK(db->Check());
   ASSERT_OK_AND_ASSIGN(std::vector<FailedPage> after, Scheduler::FailedPages(*db));
   ASSERT_EQ(after.size(), before.size());

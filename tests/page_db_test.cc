@@ -461,11 +461,11 @@ TEST(PageDbTest, Version2IsReadAsItIsAndWrittenOnlyAfterAnUpgrade) {
   {
     auto db = PageDb::Open(path, upgrade);
     ASSERT_TRUE(db.ok()) << db.status().ToString();
-    EXPECT_EQ((*db)->Info()->format_version, 4u);
+    EXPECT_EQ((*db)->Info()->format_version, kPageDbFormatVersion);
   }
   auto db = PageDb::Open(path, reading);
   ASSERT_TRUE(db.ok());
-  EXPECT_EQ((*db)->Info()->format_version, 4u);
+  EXPECT_EQ((*db)->Info()->format_version, kPageDbFormatVersion);
   EXPECT_EQ((*db)->FindUrl("http://a.example/x")->id, 1u);
   EXPECT_TRUE((*db)->Check().ok());
 }

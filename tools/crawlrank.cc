@@ -120,6 +120,8 @@ struct Args {
   CrawlerOptions crawl;
   std::string score = "pagerank";
   std::string profile = "rfc3986";
+  std::string scope = "any";
+  bool show_config = false, reset_config = false;
   double revisit_s = 0, max_time_s = 0;
   double delay_s = 1, retry_delay_s = 60, timeout_s = 30, connect_timeout_s = 10, max_crawl_delay_s = 60;
   bool same_host = false, same_domain = false, quiet = false, json = false;
@@ -168,6 +170,85 @@ nlohmann::json SummaryJson(const CrawlSummary& s,
   return j;
 }
 
+// The stored configuration key (crawl_config.h) each option sets when it is given.
+constexpr std::pair<std::string_view, std::string_view> kOptionKeys[] = {
+    {"--max-pages", "max_pages"},   {"--max-depth", "max_depth"},
+    {"--max-pages-per-host", "max_pages_per_host"},
+    {"--same-host", "scope"},       {"--same-domain", "scope"},
+    {"--scope", "scope"},           {"--allow", "allow"},
+    {"--deny", "deny"},             {"--delay", "delay_ms"},
+    {"--per-host", "per_host"},     {"--user-agent", "user_agent"},
+    {"--score-mode", "score"},      {"--max-retries", "max_retries"},
+    {"--retry-delay", "retry_ms"},  {"--max-crawl-delay", "max_crawl_delay_ms"},
+    {"--revisit", "revisit_ms"},
+};
+
+// The keys of the options given on this command line, with their values in `o`.
+Result<StoredConfig> GivenConfig(const CLI::App& app, const CrawlerOptions& o) {
+  CRAWLRANK_ASSIGN_OR_RETURN(StoredConfig all, CrawlerConfig(o));
+  StoredConfig given;
+  for (const auto& [option, key] : kOptionKeys) {
+    if (app.count(std::string(option)) > 0) given[std::string(key)] = all[std::string(key)];
+  }
+  return given;
+}
+
+// Sets on `a.crawl` the configuration stored in `db` (none after --reset-config) with the
+// options given over it, and returns the line that tells a person so (empty: nothing to
+// say, as on a new DB). Crawler::Open stores the result.
+Result<std::string> ResolveConfig(const CLI::App& app, const PageDb& db, Args& a) {
+  StoredConfig stored;
+  if (!a.reset_config) {
+    CRAWLRANK_ASSIGN_OR_RETURN(stored, db.ReadConfig());
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(StoredConfig given, GivenConfig(app, a.crawl));
+  std::vector<ConfigChange> changes;
+  const StoredConfig merged = MergeConfig(stored, given, &changes);
+  if (Status applied = ApplyCrawlerConfig(merged, &a.crawl); !applied.ok()) {
+    return DataLossError("configuration stored in \"" + db.path() + "\": " +
+                         applied.message() + " (--reset-config clears it)");
+  }
+  if (a.reset_config) return "cleared the configuration stored in " + a.db_path;
+  if (stored.empty()) return std::string();
+  if (changes.empty()) {
+    return "resumed with the configuration stored in " + a.db_path +
+           " (--show-config prints it; an option given overrides it)";
+  }
+  return "changed the configuration stored in " + a.db_path + ": " + DescribeChanges(changes);
+}
+
+// --show-config: what a run with these options would use, the given ones marked; writes
+// nothing, and reads a DB that does not exist as one with nothing stored.
+int ShowConfig(const CLI::App& app, Args& a) {
+  StoredConfig stored;
+  if (std::filesystem::exists(a.db_path)) {
+    auto db = OpenForReading(a.db_path);
+    if (!db.ok()) return Fail(app, db.status());
+    Result<StoredConfig> read = (*db)->ReadConfig();
+    if (!read.ok()) return Fail(app, read.status());
+    if (!a.reset_config) stored = std::move(*read);
+  }
+  Result<StoredConfig> given = GivenConfig(app, a.crawl);
+  if (!given.ok()) return UsageError(app, given.status().message());
+  CrawlerOptions defaults = a.crawl;
+  Result<StoredConfig> all = CrawlerConfig(defaults);
+  if (!all.ok()) return UsageError(app, all.status().message());
+  StoredConfig shown = MergeConfig(*all, MergeConfig(stored, *given));
+  Output out;
+  out << (stored.empty() ? "nothing stored in " + a.db_path + "; a run would use:\n"
+                         : "configuration of " + a.db_path + " (stored unless marked):\n");
+  for (const auto& [key, value] : shown) {
+    std::string line = FormatConfig({{key, value}});
+    line.pop_back();
+    const char* mark = given->contains(key) ? "  (given now)"
+                       : stored.contains(key) ? ""
+                                              : "  (default)";
+    out << "  " << line << mark << '\n';
+  }
+  if (Status flushed = out.Flush(); !flushed.ok()) return Fail(app, flushed);
+  return kExitOk;
+}
+
 // What a person may need to know after the counts: origins given up on, seeds queued
 // again, and hints for a private address refused or a crawl with nothing left to do.
 void PrintNotes(Output& out, const CrawlSummary& s, const SchedulerStats& end, const Args& a) {
@@ -208,9 +289,20 @@ int Crawl(int argc, char** argv) {
   app.add_option("--max-depth", o.max_depth, "link distance from a seed (0: no limit)")
       ->capture_default_str();
   auto* host = app.add_flag("--same-host", a.same_host, "follow links to the seeds' hosts only");
-  app.add_flag("--same-domain", a.same_domain,
-               "follow links to the seeds' registered domains only")
-      ->excludes(host);
+  auto* domain = app.add_flag("--same-domain", a.same_domain,
+                              "follow links to the seeds' registered domains only")
+                     ->excludes(host);
+  app.add_option("--scope", a.scope, "any, same-host or same-domain (any undoes a stored scope)")
+      ->excludes(host)
+      ->excludes(domain);
+  app.add_option("--max-pages-per-host", o.max_pages_per_host,
+                 "pages to fetch from one host (0: no limit)")
+      ->capture_default_str();
+  app.add_flag("--show-config", a.show_config,
+               "print the configuration stored in DB (with the options given over it) and exit");
+  app.add_flag("--reset-config", a.reset_config,
+               "forget the stored configuration: this run's options and the defaults replace "
+               "it");
   app.add_option("--allow", o.allow_patterns, "fetch only URLs matching one of these (regex)");
   app.add_option("--deny", o.deny_patterns, "never fetch URLs matching this (regex)");
   app.add_option("--delay", a.delay_s, "seconds between two requests to one host")
@@ -229,6 +321,9 @@ int Crawl(int argc, char** argv) {
                  "rank modes: also re-rank when the links plus the pages crawled grew by this "
                  "share since the last rank (0: off; new pages alone trigger re-ranks)")
       ->capture_default_str();
+  app.add_flag("--template-links", o.template_links.drop,
+               "rank without the links a host puts on more than half of its pages (index, "
+               "license, copyright: docs/ranking.md, \"Template links\")");
   app.add_option("--keywords", o.keywords_file,
                  "file of topic keywords, one a line: content and link scores (use with "
                  "--score-mode ppr or topic-hits)");
@@ -283,16 +378,23 @@ int Crawl(int argc, char** argv) {
     o.timeout_ms = std::max<int64_t>(1, std::llround(a.timeout_s * 1000));
     o.connect_timeout_ms = std::max<int64_t>(1, std::llround(a.connect_timeout_s * 1000));
     o.max_crawl_delay_ms = std::llround(a.max_crawl_delay_s * 1000);
-    o.scope = a.same_host     ? CrawlerOptions::Scope::kSameHost
-              : a.same_domain ? CrawlerOptions::Scope::kSameDomain
-                              : CrawlerOptions::Scope::kAny;
+    Result<CrawlScope> scope = ParseCrawlScope(a.scope);
+    if (!scope.ok()) return UsageError(app, scope.status().message());
+    o.scope = a.same_host     ? CrawlScope::kSameHost
+              : a.same_domain ? CrawlScope::kSameDomain
+                              : *scope;
     o.seeds = a.seeds;
+    if (a.show_config) return ShowConfig(app, a);
 
     SignalWatcher signals;  // before any thread starts, so that all inherit the mask
     PageDbOptions db_options;
     db_options.url_profile = *profile;
     auto db = PageDb::Open(a.db_path, db_options);
     if (!db.ok()) return Fail(app, db.status());
+    Result<std::string> resolved = ResolveConfig(app, **db, a);
+    if (!resolved.ok()) return Fail(app, resolved.status());
+    // Not progress: said even with --quiet.
+    if (!resolved->empty()) std::fprintf(stderr, "%s\n", resolved->c_str());
     auto crawler = Crawler::Open(**db, o);
     if (!crawler.ok()) {
       return crawler.status().code() == StatusCode::kInvalidArgument
@@ -329,6 +431,7 @@ int Crawl(int argc, char** argv) {
     std::optional<Ranked> ranked;
     if (received == 0) {
       DbRankOptions rank_options;
+      rank_options.rank.template_links = o.template_links;
       Result<StoredRank> rank = RankPageDb(**db, algorithm, rank_options);
       if (!rank.ok()) return Fail(app, rank.status());
       Result<PageDbInfo> info = (*db)->Info();

@@ -78,6 +78,16 @@ int Main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember(renumbers));
   app.add_flag("--cross-host", options.cross_host_only, "use only links between different hosts");
+  app.add_flag("--template-links", options.rank.template_links.drop,
+               "drop the links a host puts on most of its pages (docs/ranking.md, \"Template "
+               "links\")");
+  app.add_option("--template-share", options.rank.template_links.share,
+                 "with --template-links: \"most\" is more than this share of a host's pages "
+                 "with links")
+      ->capture_default_str();
+  app.add_option("--template-min-pages", options.rank.template_links.min_pages,
+                 "with --template-links: hosts with fewer pages with links keep theirs")
+      ->capture_default_str();
   app.add_flag("--warm-start", options.warm_start, "start from the stored rank of this algorithm");
   app.add_option("--trusted", trusted_path,
                  "trustrank: file of trusted pages, one hash or URL per line "
@@ -107,6 +117,12 @@ int Main(int argc, char** argv) {
                 algo.c_str(), r.pages, r.links, std::string(RankModeName(r.mode)).c_str(),
                 r.threads, options.cross_host_only ? ", cross-host links only" : "",
                 r.renumbered ? ", renumbered" : "");
+    if (options.rank.template_links.drop) {
+      std::printf("template   %" PRIu64 " links to %" PRIu32
+                  " (host, page) pairs dropped (share %.2f, hosts of %" PRIu32 "+ pages)\n",
+                  r.template_links, r.template_targets, options.rank.template_links.share,
+                  options.rank.template_links.min_pages);
+    }
     std::printf("iterations %" PRIu32 "\n", r.iterations);
     std::printf("residual   %.3g (%s, tolerance %.3g)\n", r.residual,
                 r.converged ? "converged" : "NOT converged", options.rank.tolerance);

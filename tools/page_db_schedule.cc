@@ -4,6 +4,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "crawlrank/crawl_config.h"
 #include "crawlrank/scheduler.h"
 #include "tool_common.h"
 
@@ -57,9 +58,11 @@ int Main(int argc, char** argv) {
     if (!mode.ok()) return UsageError(app, mode.status().message());
     auto db = OpenForReading(db_path);
     if (!db.ok()) return Fail(app, db.status());
-    SchedulerOptions options;
-    options.score = *mode;
-    auto view = Scheduler::Inspect(**db, options, n, hosts ? max_hosts : 0);
+    // The crawl's stored options (scope, patterns, delays), the score given over them.
+    auto options = StoredSchedulerOptions(**db);
+    if (!options.ok()) return Fail(app, options.status());
+    if (app.count("--score") > 0) options->score = *mode;
+    auto view = Scheduler::Inspect(**db, *options, n, hosts ? max_hosts : 0);
     if (!view.ok()) return Fail(app, view.status());
     if (json) {
       nlohmann::ordered_json out;

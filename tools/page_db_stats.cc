@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
+#include "crawlrank/crawl_config.h"
 #include "crawlrank/scheduler.h"
 #include "tool_common.h"
 
@@ -41,7 +42,7 @@ Result<nlohmann::ordered_json> Collect(const PageDb& db) {
   stats["pages"] = counters.pages;
   stats["crawled_pages"] = counters.crawled_pages;
   stats["links"] = counters.edges;
-  stats["hosts"] = hosts.size();
+  stats["hosts_seen"] = hosts.size();
   stats["pages_with_links"] = sources;
   stats["max_out_degree"] = max_out;
   stats["mean_out_degree"] = sources == 0 ? 0.0 : double(counters.edges) / double(sources);
@@ -52,18 +53,34 @@ Result<nlohmann::ordered_json> Collect(const PageDb& db) {
   stats["links_table_bytes"] = info.links_bytes;
   stats["bytes_per_link"] =
       counters.edges == 0 ? 0.0 : double(info.links_bytes) / double(counters.edges);
-  // The scheduler's counters, as its default options see the DB (page_db_schedule has more).
-  CRAWLRANK_ASSIGN_OR_RETURN(ScheduleView schedule, Scheduler::Inspect(db, {}, 0, 0));
+  // The scheduler's counters, as the crawl's stored options see the DB (page_db_schedule
+  // has more).
+  CRAWLRANK_ASSIGN_OR_RETURN(SchedulerOptions options, StoredSchedulerOptions(db));
+  CRAWLRANK_ASSIGN_OR_RETURN(ScheduleView schedule, Scheduler::Inspect(db, options, 0, 0));
+  stats["hosts"] = schedule.stats.hosts;
   stats["queued"] = schedule.stats.queued;
   stats["in_flight"] = schedule.stats.in_flight;
   stats["retrying"] = schedule.stats.retrying;
   stats["failed"] = schedule.stats.failed;
+  stats["filtered"] = schedule.stats.filtered;
+  stats["out_of_scope"] = schedule.stats.out_of_scope;
   // Pages failed for good, by kind (crawlrank failed lists them).
   CRAWLRANK_ASSIGN_OR_RETURN(std::vector<FailedPage> failed, Scheduler::FailedPages(db, snapshot));
   std::map<std::string, uint64_t> by_kind;
   for (const FailedPage& page : failed) ++by_kind[std::string(FailureKindName(page.kind))];
   for (const auto& [kind, n] : by_kind) stats["failed_" + kind] = n;
   stats["crawl_finished"] = schedule.stats.finished;
+  // The crawl's stored configuration (crawl_config.h), lists as arrays.
+  CRAWLRANK_ASSIGN_OR_RETURN(StoredConfig config, snapshot.Config());
+  nlohmann::ordered_json stored = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : config) {
+    if (IsConfigListKey(key)) {
+      stored[key] = SplitConfigList(value);
+    } else {
+      stored[key] = value;
+    }
+  }
+  stats["config"] = stored;
   return stats;
 }
 
@@ -93,7 +110,16 @@ int Main(int argc, char** argv) {
     }
     for (const auto& [key, value] : stats->items()) {
       std::cout << key << ": ";
-      if (value.is_string()) {
+      if (key == "config") {  // one line a key; a long list shortened
+        std::cout << (value.empty() ? "(none stored)\n" : "\n");
+        for (const auto& [name, setting] : value.items()) {
+          StoredConfig one;
+          one[name] = setting.is_array()
+                          ? JoinConfigList(setting.get<std::vector<std::string>>())
+                          : setting.get<std::string>();
+          std::cout << "  " << FormatConfig(one);
+        }
+      } else if (value.is_string()) {
         std::cout << value.get<std::string>() << "\n";
       } else if (value.is_number_float()) {
         std::cout << FormatScore(value.get<double>()) << "\n";

@@ -1,5 +1,6 @@
 // page_db_top: prints the best pages of a PageDB by a stored rank.
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <numeric>
 
@@ -21,6 +22,14 @@ void PrintFreshness(const std::string& db_path, const StoredRank& rank, const Pa
   }
 }
 
+// A host name as --host compares it: lower case, no trailing dot.
+std::string NormalizeHostName(std::string_view host) {
+  while (!host.empty() && host.back() == '.') host.remove_suffix(1);
+  std::string out(host);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 int Main(int argc, char** argv) {
   CLI::App app(
       "Prints the N best pages by a rank stored with page_db_rank, best first, one per line: "
@@ -30,11 +39,15 @@ int Main(int argc, char** argv) {
       "page_db_top");
   std::string db_path, by = "pagerank";
   uint64_t n = 20;
-  bool uncrawled = false;
+  bool uncrawled = false, crawled = false;
+  std::string host;
   app.add_option("db", db_path, "PageDB directory")->required();
   app.add_option("--by", by, RankColumnHelp())->capture_default_str();
   app.add_option("-n", n, "how many pages")->capture_default_str();
-  app.add_flag("--uncrawled", uncrawled, "only pages not crawled yet");
+  auto* only_uncrawled = app.add_flag("--uncrawled", uncrawled, "only pages not crawled yet");
+  app.add_flag("--crawled", crawled, "only pages crawled (fetched, any status)")
+      ->excludes(only_uncrawled);
+  app.add_option("--host", host, "only pages on this host (its name, without a port)");
   return Run(app, argc, argv, [&] {
     if (!IsRankColumn(by))
       return UsageError(app, "unknown --by \"" + by + "\"; " + RankColumnHelp());
@@ -47,12 +60,21 @@ int Main(int argc, char** argv) {
     auto snapshot = (*db)->NewSnapshot();
     if (!snapshot.ok()) return Fail(app, snapshot.status());
     PrintFreshness(db_path, sources.front(), snapshot->counters());
-    // The candidates: every ranked page, or with --uncrawled those not crawled yet (one
+    // The candidates: every ranked page, or those --uncrawled, --crawled or on --host (one
     // pass over the records, so that only the n printed are looked up again).
     std::vector<uint32_t> order;
-    if (uncrawled) {
+    const std::string wanted_host = NormalizeHostName(host);
+    const auto on_host = [&](const PageRecord& page) {
+      if (wanted_host.empty()) return true;
+      Result<std::string> key = HostKey(page.url);
+      return key.ok() && NormalizeHostName(*key) == wanted_host;
+    };
+    if (uncrawled || crawled || !host.empty()) {
       const Status listed = snapshot->ForEachPage([&](const PageRecord& page) {
-        if (!page.crawled() && page.id < scores.size()) order.push_back(page.id);
+        if (page.id < scores.size() && (!uncrawled || !page.crawled()) &&
+            (!crawled || page.crawled()) && on_host(page)) {
+          order.push_back(page.id);
+        }
         return Status::Ok();
       });
       if (!listed.ok()) return Fail(app, listed);

@@ -73,7 +73,8 @@ std::string IsoTime(int64_t ms) {
 }
 
 // The counters a rank recorded; links and crawled pages unknown (nullopt) in a version 1
-// file, whose links ranked are every link only when the rank was not cross-host.
+// file, whose links ranked are every link only when the rank dropped none (not cross-host,
+// no template links dropped).
 struct Recorded {
   uint64_t pages;
   std::optional<uint64_t> links, crawled;
@@ -84,7 +85,9 @@ Recorded RecordedOf(const StoredRank& stored) {
     return {stored.graph->pages, stored.graph->edges, stored.graph->crawled_pages};
   }
   Recorded r{stored.rank.report.pages, std::nullopt, std::nullopt};
-  if (!stored.cross_host_only) r.links = stored.rank.report.links;
+  if (!stored.cross_host_only && !stored.rank.options.template_links.drop) {
+    r.links = stored.rank.report.links;
+  }
   return r;
 }
 

@@ -80,6 +80,7 @@
 #include <string>
 #include <vector>
 
+#include "crawlrank/crawl_config.h"
 #include "crawlrank/frontier.h"
 #include "crawlrank/page_db.h"
 #include "crawlrank/scheduler.h"
@@ -93,14 +94,19 @@ struct CrawlerOptions {
 
   // --- What to crawl.
   // Pages to fetch in this DB in all (0: no limit), and the deepest link distance from a
-  // seed (0: no limit).
+  // seed (0: no limit); pages to fetch from one host (0: no limit).
   uint64_t max_pages = 0;
   uint32_t max_depth = 0;
+  uint64_t max_pages_per_host = 0;
   // Which links are followed: any host, only the hosts of the seeds (of this run and of
-  // earlier ones), or only their registered domains (eTLD+1). Links to other hosts are
-  // still recorded in the graph, as pages that are never fetched.
-  enum class Scope : uint8_t { kAny, kSameHost, kSameDomain };
+  // earlier ones), or only their registered domains (eTLD+1) and the names under them.
+  // Links to other hosts are still recorded in the graph, as pages that are never fetched
+  // (SchedulerStats::out_of_scope). scope_hosts: the hosts (or domains) of earlier runs'
+  // seeds, as stored (crawl_config.h); Open adds this run's seeds' and stores the result.
+  // Empty with a scope: the DB's depth-0 pages give them.
+  using Scope = CrawlScope;
   Scope scope = Scope::kAny;
+  std::vector<std::string> scope_hosts;
   // ECMAScript regular expressions searched in the canonical URL (SchedulerOptions).
   std::vector<std::string> allow_patterns, deny_patterns;
   // False: links marked rel=nofollow, and all links of a page whose robots meta says
@@ -116,6 +122,9 @@ struct CrawlerOptions {
   // Rank modes: also re-rank when the links plus the pages crawled grew by this share since
   // the last rank (SchedulerOptions::rerank_graph_growth; 0: off, new pages alone trigger).
   double rerank_graph_growth = 0;
+  // Template links (rank.h, TemplateLinkOptions): with `drop`, the re-ranks of the crawl
+  // and the rank after it leave out the links a host puts on most of its pages.
+  TemplateLinkOptions template_links;
 
   // Revisit crawled pages at the rate their content was seen to change, within
   // [min_revisit_ms, max_revisit_ms] (SchedulerOptions::revisits). A revisit is a
@@ -210,12 +219,23 @@ struct CrawlSummary {
   bool finished = false;  // nothing is left to fetch
 };
 
+// The crawler's stored configuration (crawl_config.h): the scheduler's keys of the
+// Scheduler it would open, and user_agent and max_crawl_delay_ms. InvalidArgument for a
+// list item with a line break.
+Result<StoredConfig> CrawlerConfig(const CrawlerOptions& options);
+// Sets on `options` each key of `config` the crawler uses (the scheduler's but host_key,
+// and the crawler's own). InvalidArgument naming a key whose value does not parse.
+Status ApplyCrawlerConfig(const StoredConfig& config, CrawlerOptions* options);
+
 class Crawler {
  public:
   using ProgressFn = std::function<void(const CrawlProgress&)>;
 
   // Opens a Scheduler on `db` (opened for writing) with the options' politeness, limits and
-  // score mode, and adds the seeds. InvalidArgument for a bad option or seed, naming it.
+  // score mode, adds the seeds, and stores the configuration it runs with in the DB
+  // (CrawlerConfig, with the scope's hosts completed): to resume with what is stored,
+  // apply db.ReadConfig() to the options first (ApplyCrawlerConfig), as `crawlrank crawl`
+  // does. InvalidArgument for a bad option or seed, naming it.
   static Result<std::unique_ptr<Crawler>> Open(PageDb& db, const CrawlerOptions& options);
   // Drives `frontier` (frontier.h) instead, which outlives the Crawler: the frontier
   // applies its own politeness, limits, filters and revisits, so the options' scheduling

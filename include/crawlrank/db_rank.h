@@ -21,6 +21,7 @@
 namespace crawlrank {
 
 struct DbRankOptions {
+  // With rank.template_links.drop, each page's host is HostKey(url) (kHost) of its record.
   RankOptions rank;
   // Rank over links between different hosts only (HostKey, kHost). A page whose links all
   // stay on its host counts as dangling.
@@ -46,7 +47,8 @@ Result<StoredRank> RankPageDb(const PageDb& db, RankAlgorithm algorithm,
 // the out-links of the pages the caller says were written since, and starts from the last
 // scores. The scheduler keeps one, and learns those pages from the DB's writes.
 //
-// PageRank, ppr and trustrank over all links (Supports()); the rest go to RankPageDb.
+// PageRank, ppr and trustrank over all links (Supports(): neither cross_host_only nor
+// rank.template_links.drop); the rest go to RankPageDb.
 // Not thread-safe: one thread at a time.
 class LiveDbRank {
  public:

@@ -37,6 +37,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -51,10 +52,10 @@
 namespace crawlrank {
 
 // The newest on-disk format this library reads and writes. Version 3 added the
-// scheduler's tables, version 4 the kind and time of each failure (docs/format.md). A
-// version 2 or 3 DB is read as it is, and written only after PageDbOptions::upgrade
-// (page_db_upgrade) carries it over.
-inline constexpr uint32_t kPageDbFormatVersion = 4;
+// scheduler's tables, version 4 the kind and time of each failure, version 5 the crawl's
+// stored configuration (docs/format.md). A version 2, 3 or 4 DB is read as it is, and
+// written only after PageDbOptions::upgrade (page_db_upgrade) carries it over.
+inline constexpr uint32_t kPageDbFormatVersion = 5;
 
 enum class Durability : uint8_t {
   // fsync at every commit: nothing reported done is lost even on power loss. Slowest for
@@ -220,6 +221,15 @@ class EdgeCursor {
   Status status_;
 };
 
+// The configuration a crawl keeps with its PageDB (format version 5), so that a resumed
+// crawl, and every reading tool, applies the options it was started with: key -> value.
+// The PageDB stores it and checks only its form: a key is 1 to 64 bytes of [a-z0-9_], a
+// value at most kMaxConfigValueBytes, with no NUL byte. What the keys mean, which front
+// end writes each, and how a typed option overrides a stored one, is crawl_config.h's
+// business (docs/crawler.md, "Stored configuration").
+using StoredConfig = std::map<std::string, std::string>;
+inline constexpr size_t kMaxConfigValueBytes = size_t{16} << 20;
+
 // A consistent read-only view of a PageDb at one moment (an LMDB read transaction).
 // Move-only; keep it short-lived (see the caveats at the top of this file).
 class Snapshot {
@@ -257,6 +267,10 @@ class Snapshot {
   // straight into the chunk: the fast path of SnapshotEdgeSource (edge_source.h) and the
   // rank kernels. DataLoss when a block is damaged or names a page outside the snapshot.
   Status ScanEdges(const EdgeChunkSink& sink) const;
+
+  // The crawl's stored configuration (StoredConfig below); empty for a DB older than
+  // format version 5. DataLoss naming the key when an entry is damaged.
+  Result<StoredConfig> Config() const;
 
  private:
   friend class PageDb;
@@ -318,6 +332,13 @@ class PageDb {
 
   // Forces everything committed so far to stable storage.
   Status Sync();
+
+  // The stored configuration, in its own snapshot (Snapshot::Config).
+  Result<StoredConfig> ReadConfig() const;
+  // Replaces the stored configuration with `config`, in one transaction (an empty one
+  // clears it). InvalidArgument naming the key for an entry of the wrong form;
+  // FailedPrecondition when opened read-only.
+  Status WriteConfig(const StoredConfig& config);
 
   // Writes a compacted copy of the DB as it is now into `dir` (created; it must not exist
   // or be empty): every table rewritten in key order into full B-tree pages, with no free

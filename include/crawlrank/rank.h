@@ -72,6 +72,30 @@ enum class RankRenumber : uint8_t {
 std::string_view RankRenumberName(RankRenumber renumber);  // "auto", "never", "always"
 std::string_view RankModeName(RankMode mode);              // "auto", "stream", "csr"
 
+// Template links (docs/ranking.md, "Template links"): the links a host puts on most of its
+// pages, from its page template (navigation bar, footer: the index, license and copyright
+// pages). On a documentation site they tie those pages at the top of every rank. With
+// `drop`, before ranking, for each host with at least `min_pages` pages that have links,
+// every link from that host to a target that more than `share` of those pages link to is
+// dropped: the rank sees the graph without them, whatever the algorithm (a page whose links
+// were all template links counts as dangling). Needs each page's host: RankInput::hosts.
+//
+// Cost: one more pass over the source, and a sort of 8 bytes per link (held only while
+// the template links are found; ResourceExhausted when that exceeds memory_budget); then
+// 8 bytes per template (host, target) pair and 1 bit per page, and each later pass looks up
+// the links to pages that are some host's template target.
+struct TemplateLinkOptions {
+  bool drop = false;
+  // A host needs this many pages with links: on a smaller site "most pages" is a handful,
+  // and a site whose few pages all link to each other would lose every link.
+  uint32_t min_pages = 10;
+  // In (0, 1): "most pages" is more than this share of the host's pages with links. At 0.5
+  // the Python manual loses 9 targets (index, license, copyright, modules, general index,
+  // bugs, contents, library index, exceptions), at 0.75 the first 6, each on 529 of its 530
+  // pages (docs/benchmarks.md, "Template links").
+  double share = 0.5;
+};
+
 struct RankOptions {
   double damping = 0.85;    // c, in [0, 1]
   double tolerance = 1e-6;  // stop when the L1 norm of the change is at most this
@@ -86,6 +110,7 @@ struct RankOptions {
   uint32_t extrapolation_period = 10;
   RankRenumber renumber = RankRenumber::kAuto;
   uint64_t memory_budget = uint64_t{4} << 30;  // bytes kAuto may spend on a CSR
+  TemplateLinkOptions template_links;          // default: every link counts
 };
 
 struct RankReport {
@@ -97,7 +122,9 @@ struct RankReport {
   bool renumbered = false;          // CSR mode: the iterations ran over pages renumbered
   unsigned threads = 0;             // threads used (RankOptions::threads with 0 resolved)
   uint32_t pages = 0;
-  uint64_t links = 0;
+  uint64_t links = 0;             // links ranked over (template links dropped not counted)
+  uint64_t template_links = 0;    // links dropped as template links (TemplateLinkOptions)
+  uint32_t template_targets = 0;  // (host, target) pairs found to be template links
 };
 
 // Per-page inputs. Spans are indexed by page id and may be shorter than the graph (missing
@@ -112,6 +139,10 @@ struct RankInput {
   // then renormalised.
   std::span<const double> start;
   std::span<const double> start_hubs;
+  // TemplateLinkOptions::drop: a host number per page (pages of one host share a number,
+  // each below the number of pages; db_rank.h numbers the hosts of the pages' URLs). Pages
+  // past its end count as one-page hosts, whose links are never template links.
+  std::span<const uint32_t> hosts;
 };
 
 struct RankResult {

@@ -95,7 +95,8 @@ struct SchedulerStats {
   uint64_t retrying = 0;   // waiting for a retry
   uint64_t crawled = 0;
   uint64_t failed = 0;    // failed for good
-  uint64_t filtered = 0;  // never scheduled: deeper than max_depth
+  uint64_t filtered = 0;  // never scheduled: deeper than max_depth, or refused by a pattern
+  uint64_t out_of_scope = 0;  // never scheduled: on a host outside the scope
   uint64_t reranks = 0;   // re-ranks done since Open
   // Of them, those that read every link of the DB: all without a kept graph
   // (SchedulerOptions::keep_rank_graph); with one, the first and any after a change it
@@ -103,7 +104,7 @@ struct SchedulerStats {
   uint64_t rank_full_reads = 0;
   uint64_t ranked_pages = 0;  // pages the current ranks cover (rank modes)
   std::string rerank_error;   // why the last background re-rank failed; empty: it did not
-  uint64_t hosts = 0;
+  uint64_t hosts = 0;  // hosts with a page in the scope
   // When the next request may be handed out (never later; now when one is ready), if no
   // report comes in meanwhile: a host's delay ending, a retry or a lease coming due. -1
   // when the crawl is finished.
@@ -126,6 +127,7 @@ constexpr void ForEachStatsField(Fn&& fn) {
   fn("crawled", &SchedulerStats::crawled);
   fn("failed", &SchedulerStats::failed);
   fn("filtered", &SchedulerStats::filtered);
+  fn("out_of_scope", &SchedulerStats::out_of_scope);
   fn("reranks", &SchedulerStats::reranks);
   fn("rank_full_reads", &SchedulerStats::rank_full_reads);
   fn("ranked_pages", &SchedulerStats::ranked_pages);

@@ -21,6 +21,16 @@ struct RevisitRule {
   double multiplier = 0;    // else: scale the estimated interval by this (above 0)
 };
 
+// Which hosts a crawl keeps to. Pages on other hosts stay in the PageDB with their links
+// (the graph stays whole) and are never handed out.
+enum class CrawlScope : uint8_t {
+  kAny = 0,         // every host
+  kSameHost = 1,    // a host that is one of scope_hosts
+  kSameDomain = 2,  // a host that is one of scope_hosts or a name under one ("docs.x.org"
+                    // is under "x.org"): the seeds' registered domains, Scrapy's
+                    // allowed_domains
+};
+
 struct SchedulerOptions {
   // Default: partial PageRank, which reached the hot pages soonest of all the modes on
   // every graph measured (docs/benchmarks.md, "Crawl guidance quality").
@@ -54,8 +64,14 @@ struct SchedulerOptions {
   int64_t retry_ms = 60'000;
   uint32_t max_retries = 3;
 
-  // --- Filters, applied when a page joins the schedule (a filtered page stays in the
-  // PageDB with its links; it is never handed out).
+  // --- Scope and filters, applied when a page joins the schedule (a page left out stays
+  // in the PageDB with its links; it is never handed out).
+  // The scope: checked first; a page outside it counts as out_of_scope (SchedulerStats),
+  // not as filtered. scope_hosts are host names, compared without case, port or trailing
+  // dot; a scope other than kAny needs at least one. A hash set, so tens of thousands of
+  // hosts cost a look-up per name level, not a pattern.
+  CrawlScope scope = CrawlScope::kAny;
+  std::vector<std::string> scope_hosts;
   // URL schemes to fetch; empty: any.
   std::vector<std::string> allowed_schemes = {"http", "https"};
   // ECMAScript regular expressions searched in the canonical URL: a page matching a deny
@@ -105,9 +121,13 @@ struct SchedulerOptions {
   // then reads only the out-links of the pages written since the last one and starts from
   // its scores, instead of reading every link again. Costs 8 bytes a link and about 40 a
   // page for as long as the scheduler is open; a graph over rank.memory_budget is re-read
-  // every time, as with false. PageRank, ppr and trustrank; the other rank modes re-read.
+  // every time, as with false. PageRank, ppr and trustrank; the other rank modes re-read,
+  // and so does any mode with rank.template_links.drop.
   bool keep_rank_graph = true;
-  // Damping, tolerance, threads and memory budget of each re-rank.
+  // Damping, tolerance, threads and memory budget of each re-rank, and whether it drops
+  // template links (rank.h, TemplateLinkOptions; default: no): the links a host puts on
+  // most of its pages then steer the crawl no more than the content links. Each re-rank
+  // then reads every link (keep_rank_graph does not apply) and sorts a key per link.
   RankOptions rank;
 
   // The clock every decision reads; must outlive the Scheduler. nullptr: the system clock.

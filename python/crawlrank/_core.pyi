@@ -1,6 +1,6 @@
 """Type stubs of crawlrank._core (the pybind11 module; docs/python.md)."""
 
-from typing import Iterable, Optional, Sequence, Tuple, Union
+from typing import Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -98,10 +98,17 @@ class Rank:
     pages: int
     links: int
     cross_host_only: bool
+    template_links: bool
+    template_links_dropped: int
     created_ms: int
     graph: Optional[Counters]
 
 FAILURE_KINDS: tuple[str, ...]
+
+def scheduler_config(options: SchedulerOptions) -> dict[str, str]: ...
+def apply_config(config: Mapping[str, str], options: SchedulerOptions) -> None: ...
+def merge_config(stored: Mapping[str, str],
+                 given: Mapping[str, str]) -> Tuple[dict[str, str], str, int]: ...
 
 class FailedPage:
     url: str
@@ -134,6 +141,8 @@ class PageDb:
     def find_id(self, id: int) -> PageRecord: ...
     def __contains__(self, url: str) -> bool: ...
     def info(self) -> dict[str, object]: ...
+    def config(self) -> dict[str, str]: ...
+    def write_config(self, config: Mapping[str, str]) -> None: ...
     def failed_pages(self, kind: Optional[str] = None,
                      host: Optional[str] = None) -> list[FailedPage]: ...
     def check(self, full: bool = True) -> None: ...
@@ -141,7 +150,8 @@ class PageDb:
     def rank(self, algorithm: str = "pagerank", *, damping: float = 0.85, tolerance: float = 1e-6,
              max_iterations: int = 100, threads: int = 1, mode: str = "auto",
              cross_host_only: bool = False, warm_start: bool = False, save: bool = True,
-             trusted: Sequence[int] = ...) -> Rank: ...
+             trusted: Sequence[int] = ..., template_links: bool = False,
+             template_share: float = 0.5, template_min_pages: int = 10) -> Rank: ...
     def load_rank(self, algorithm: str = "pagerank") -> Rank: ...
     def close(self) -> None: ...
     def __enter__(self) -> "PageDb": ...
@@ -159,6 +169,8 @@ class SchedulerOptions:
     retry_ms: int
     max_retries: int
     allowed_schemes: list[str]
+    scope: str
+    scope_hosts: list[str]
     allow_patterns: list[str]
     deny_patterns: list[str]
     revisits: bool
@@ -178,6 +190,9 @@ class SchedulerOptions:
     rank_threads: int
     rank_damping: float
     rank_tolerance: float
+    rank_template_links: bool
+    rank_template_share: float
+    rank_template_min_pages: int
     def __init__(self, **fields: object) -> None: ...
 
 class QueuedExtra:
@@ -212,6 +227,7 @@ class SchedulerStats:
     crawled: int
     failed: int
     filtered: int
+    out_of_scope: int
     reranks: int
     rank_full_reads: int
     ranked_pages: int

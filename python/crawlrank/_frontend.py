@@ -81,6 +81,38 @@ def failure_kind(error_name: str) -> Optional[str]:
     return _KIND_OF_ERROR.get(error_name)
 
 
+# The SchedulerOptions fields a crawl keeps in its PageDB, by the key each is stored under
+# (crawlrank/crawl_config.h; docs/crawler.md, "Stored configuration", has the table).
+CONFIG_KEYS = {
+    "score": "score", "host_key": "host_key", "scope": "scope", "scope_hosts": "scope_hosts",
+    "allow_patterns": "allow", "deny_patterns": "deny", "max_pages": "max_pages",
+    "max_depth": "max_depth", "max_pages_per_host": "max_pages_per_host",
+    "min_delay_ms": "delay_ms", "max_in_flight_per_host": "per_host", "retry_ms": "retry_ms",
+    "max_retries": "max_retries", "revisits": "revisit_ms", "min_revisit_ms": "revisit_ms",
+}
+
+
+def resolve_config(db: crawlrank.PageDb, options: crawlrank.SchedulerOptions,
+                   given: Iterable[str], log: Any) -> crawlrank.SchedulerOptions:
+    """Applies the configuration stored in `db` to `options` (in place), with the fields
+    named in `given` (set by the user this run: a setting above default priority, or in
+    CRAWLRANK_OPTIONS) over it, and stores the result, as ``crawlrank crawl`` does. Calls
+    `log` (a logging method) with one line when a stored configuration was resumed or
+    changed. A stored value crawlrank cannot read raises crawlrank.InvalidArgumentError."""
+    stored = db.config()
+    mine = crawlrank.scheduler_config(options)
+    keys = {CONFIG_KEYS[field] for field in given if field in CONFIG_KEYS}
+    merged, description, changes = crawlrank.merge_config(stored, {k: mine[k] for k in keys})
+    crawlrank.apply_config(merged, options)
+    db.write_config(crawlrank.merge_config(merged, crawlrank.scheduler_config(options))[0])
+    if stored and changes:
+        log("crawlrank: changed the configuration stored in %s: %s", db.path, description)
+    elif stored:
+        log("crawlrank: resumed with the configuration stored in %s (settings given this run "
+            "override it)", db.path)
+    return options
+
+
 class OptionsError(ValueError):
     """A ``CRAWLRANK_OPTIONS`` value crawlrank cannot use; the message names the setting, the
     field and the value. Each front end raises it again as its own settings error."""

@@ -374,6 +374,14 @@ void BindRank(py::module_& m) {
       .def_property_readonly("links", [](const PyRank& r) { return r.get().rank.report.links; })
       .def_property_readonly("cross_host_only",
                              [](const PyRank& r) { return r.get().cross_host_only; })
+      .def_property_readonly(
+          "template_links",
+          [](const PyRank& r) { return r.get().rank.options.template_links.drop; },
+          "whether template links were dropped (also for a rank read back from its file)")
+      .def_property_readonly(
+          "template_links_dropped",
+          [](const PyRank& r) { return r.get().rank.report.template_links; },
+          "links dropped as template links by this run (0 for a rank read from its file)")
       .def_property_readonly("created_ms", [](const PyRank& r) { return r.get().created_ms; })
       .def_property_readonly(
           "graph", [](const PyRank& r) -> std::optional<PageDbCounters> { return r.get().graph; },
@@ -523,6 +531,24 @@ void BindPageDbClass(py::module_& m) {
           "The pages failed for good (FailedPage), in id order, those of one kind and/or "
           "host when given. Reads a snapshot: works on a read-only PageDb beside a crawl.")
       .def(
+          "config",
+          [](PyPageDb& d) {
+            return WithDb(d.handle(), [](PageDb& db) { return Take(db.ReadConfig()); });
+          },
+          "The crawl's stored configuration as a dict of str (crawlrank/crawl_config.h: "
+          "numbers in decimal, lists one item a line); empty when nothing is stored.")
+      .def(
+          "write_config",
+          [](PyPageDb& d, const StoredConfig& config) {
+            WithDb(d.handle(), [&](PageDb& db) {
+              Check(db.WriteConfig(config));
+              return 0;
+            });
+          },
+          py::arg("config"),
+          "Replaces the stored configuration with `config` (a dict of str) in one "
+          "transaction; {} clears it.")
+      .def(
           "info",
           [](PyPageDb& d) {
             PageDbInfo info = WithDb(d.handle(), [](PageDb& db) { return Take(db.Info()); });
@@ -562,7 +588,8 @@ void BindPageDbClass(py::module_& m) {
           "rank",
           [](PyPageDb& d, std::string_view algorithm, double damping, double tolerance,
              uint32_t max_iterations, unsigned threads, std::string_view mode, bool cross_host_only,
-             bool warm_start, bool save, std::vector<uint64_t> trusted) {
+             bool warm_start, bool save, std::vector<uint64_t> trusted, bool template_links,
+             double template_share, uint32_t template_min_pages) {
             DbRankOptions options;
             options.rank.damping = damping;
             options.rank.tolerance = tolerance;
@@ -570,6 +597,9 @@ void BindPageDbClass(py::module_& m) {
             options.rank.threads = threads;
             options.rank.mode = RankModeOf(mode);
             options.cross_host_only = cross_host_only;
+            options.rank.template_links.drop = template_links;
+            options.rank.template_links.share = template_share;
+            options.rank.template_links.min_pages = template_min_pages;
             options.warm_start = warm_start;
             options.save = save;
             options.trusted = std::move(trusted);
@@ -581,10 +611,14 @@ void BindPageDbClass(py::module_& m) {
           py::arg("tolerance") = 1e-6, py::arg("max_iterations") = 100, py::arg("threads") = 1,
           py::arg("mode") = "auto", py::arg("cross_host_only") = false,
           py::arg("warm_start") = false, py::arg("save") = true,
-          py::arg("trusted") = std::vector<uint64_t>(),
+          py::arg("trusted") = std::vector<uint64_t>(), py::arg("template_links") = false,
+          py::arg("template_share") = TemplateLinkOptions().share,
+          py::arg("template_min_pages") = TemplateLinkOptions().min_pages,
           "Ranks the DB's link graph ('pagerank', 'ppr', 'trustrank', 'hits', 'topic-hits', "
           "'wpr', 'indegree') from one snapshot, and saves it with the DB unless save=False. "
-          "Works on a read-only open beside a crawl.")
+          "Works on a read-only open beside a crawl. template_links=True drops the links a "
+          "host puts on more than template_share of its pages with links, on hosts with at "
+          "least template_min_pages of them (docs/ranking.md, \"Template links\").")
       .def(
           "load_rank",
           [](PyPageDb& d, std::string_view algorithm) {

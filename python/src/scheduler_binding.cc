@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core.h"
+#include "crawlrank/crawl_config.h"
 #include "crawlrank/scheduler.h"
 
 namespace crawlrank::python {
@@ -149,6 +150,12 @@ void BindOptions(py::module_& m) {
       .def_readwrite("retry_ms", &SchedulerOptions::retry_ms)
       .def_readwrite("max_retries", &SchedulerOptions::max_retries)
       .def_readwrite("allowed_schemes", &SchedulerOptions::allowed_schemes)
+      .def_property(
+          "scope", [](const SchedulerOptions& s) { return std::string(CrawlScopeName(s.scope)); },
+          [](SchedulerOptions& s, std::string_view name) { s.scope = Take(ParseCrawlScope(name)); },
+          "'any' (default), 'same-host' or 'same-domain': the hosts scope_hosts names, or "
+          "those and the names under them")
+      .def_readwrite("scope_hosts", &SchedulerOptions::scope_hosts)
       .def_readwrite("allow_patterns", &SchedulerOptions::allow_patterns)
       .def_readwrite("deny_patterns", &SchedulerOptions::deny_patterns)
       .def_readwrite("revisits", &SchedulerOptions::revisits)
@@ -174,7 +181,47 @@ void BindOptions(py::module_& m) {
           [](SchedulerOptions& s, double v) { s.rank.damping = v; })
       .def_property(
           "rank_tolerance", [](const SchedulerOptions& s) { return s.rank.tolerance; },
-          [](SchedulerOptions& s, double v) { s.rank.tolerance = v; });
+          [](SchedulerOptions& s, double v) { s.rank.tolerance = v; })
+      .def_property(
+          "rank_template_links",
+          [](const SchedulerOptions& s) { return s.rank.template_links.drop; },
+          [](SchedulerOptions& s, bool v) { s.rank.template_links.drop = v; },
+          "re-ranks drop the links a host puts on most of its pages (docs/ranking.md)")
+      .def_property(
+          "rank_template_share",
+          [](const SchedulerOptions& s) { return s.rank.template_links.share; },
+          [](SchedulerOptions& s, double v) { s.rank.template_links.share = v; })
+      .def_property(
+          "rank_template_min_pages",
+          [](const SchedulerOptions& s) { return s.rank.template_links.min_pages; },
+          [](SchedulerOptions& s, uint32_t v) { s.rank.template_links.min_pages = v; });
+}
+
+void BindConfig(py::module_& m) {
+  m.def(
+      "scheduler_config", [](const SchedulerOptions& o) { return Take(SchedulerConfig(o)); },
+      py::arg("options"),
+      "The stored configuration keys of a SchedulerOptions, as a dict of str "
+      "(crawlrank/crawl_config.h).");
+  m.def(
+      "apply_config",
+      [](const StoredConfig& config, SchedulerOptions& o) {
+        Check(ApplySchedulerConfig(config, &o));
+      },
+      py::arg("config"), py::arg("options"),
+      "Sets on `options`, in place, each scheduler key of `config`; InvalidArgumentError "
+      "naming a key whose value does not parse.");
+  m.def(
+      "merge_config",
+      [](const StoredConfig& stored, const StoredConfig& given) {
+        std::vector<ConfigChange> changes;
+        StoredConfig merged = MergeConfig(stored, given, &changes);
+        return py::make_tuple(merged, DescribeChanges(changes), changes.size());
+      },
+      py::arg("stored"), py::arg("given"),
+      "(merged, description, number of changes): `stored` with `given` over it, and one "
+      "line naming what changed ('delay_ms 1000 -> 0'). A new scope drops the stored "
+      "scope_hosts.");
 }
 
 void BindFailures(py::module_& m) {
@@ -202,6 +249,7 @@ void BindFailures(py::module_& m) {
 
 void BindValues(py::module_& m) {
   BindFailures(m);
+  BindConfig(m);
   py::class_<QueuedExtra>(m, "QueuedExtra",
                           "A page to queue with what the crawler wants back with it (an opaque "
                           "payload, e.g. a serialised Scrapy request) and its priority: the "
@@ -426,8 +474,14 @@ void BindSchedulerClass(py::module_& m) {
           "inspect",
           [](py::handle db, size_t next, size_t max_hosts, const py::object& options,
              const py::kwargs& kwargs) {
-            SchedulerOptions o = OptionsOf(options, kwargs);
             std::shared_ptr<DbHandle> handle = HandleOf(db);
+            py::object base = options;
+            if (options.is_none()) {  // the crawl's own options, as the tools read them
+              base = py::cast(WithDb(*handle, [&](PageDb& pdb) {
+                return Take(StoredSchedulerOptions(pdb));
+              }));
+            }
+            SchedulerOptions o = OptionsOf(base, kwargs);
             return ViewDict(WithDb(*handle, [&](PageDb& pdb) {
               return Take(Scheduler::Inspect(pdb, o, next, max_hosts));
             }));
@@ -435,7 +489,8 @@ void BindSchedulerClass(py::module_& m) {
           py::arg("db"), py::arg("next") = 10, py::arg("max_hosts") = 10,
           py::arg("options") = py::none(),
           "The schedule as `options` would order it, from a snapshot (a read-only open works "
-          "beside a crawl): a dict with next, in_flight, hosts and stats.")
+          "beside a crawl): a dict with next, in_flight, hosts and stats. Without `options`, "
+          "the crawl's stored configuration (PageDb.config), with keyword fields over it.")
       .def("close", &PyScheduler::Close, "Ends the scheduler; leases in flight stay leased.")
       .def_property_readonly("closed", &PyScheduler::closed)
       .def("__enter__", [](py::object self) { return self; })

@@ -1,25 +1,14 @@
 #include "crawl/crawl_options.h"
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 
 #include "crawlrank/url.h"
+#include "schedule/url_filter.h"
 
 namespace crawlrank {
 
-namespace {
-
-// A regular expression special character escaped, for the scope patterns.
-std::string RegexEscape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (std::string_view("\\^$.|?*+()[]{}/").find(c) != std::string_view::npos) out += '\\';
-    out += c;
-  }
-  return out;
-}
-
-}  // namespace
 
 Status CheckCrawlerOptions(const CrawlerOptions& options) {
   if (options.concurrency == 0) return InvalidArgumentError("crawl: concurrency must be above 0");
@@ -40,10 +29,14 @@ SchedulerOptions SchedulerOptionsFor(const CrawlerOptions& options) {
   SchedulerOptions so;
   so.score = options.score;
   so.rerank_graph_growth = options.rerank_graph_growth;
+  so.rank.template_links = options.template_links;
   so.min_delay_ms = options.delay_ms;
   so.max_in_flight_per_host = options.per_host;
   so.max_depth = options.max_depth;
   so.max_pages = options.max_pages;
+  so.max_pages_per_host = options.max_pages_per_host;
+  so.scope = options.scope;
+  so.scope_hosts = options.scope_hosts;
   so.allow_patterns = options.allow_patterns;
   so.deny_patterns = options.deny_patterns;
   so.revisits = options.revisits;
@@ -59,35 +52,32 @@ SchedulerOptions SchedulerOptionsFor(const CrawlerOptions& options) {
   return so;
 }
 
-Result<std::string> ScopePattern(CrawlerOptions::Scope scope, const std::vector<std::string>& seeds,
-                                 const PageDb& db) {
-  if (scope == CrawlerOptions::Scope::kAny) return std::string();
-  // The hosts (or domains) of the seeds, of this run and of the runs before (depth 0).
-  const HostKeyMode mode = scope == CrawlerOptions::Scope::kSameHost
-                               ? HostKeyMode::kHost
-                               : HostKeyMode::kRegisteredDomain;
+Result<std::vector<std::string>> ScopeHosts(const CrawlerOptions& options,
+                                            const std::vector<std::string>& seeds,
+                                            const PageDb& db) {
+  if (options.scope == CrawlScope::kAny) return std::vector<std::string>();
+  // The hosts (or registered domains) of the seeds: of this run, then those stored, or
+  // with none stored (a scope given for the first time), the depth-0 pages of the DB.
+  const HostKeyMode mode =
+      options.scope == CrawlScope::kSameHost ? HostKeyMode::kHost : HostKeyMode::kRegisteredDomain;
   std::set<std::string> keys;
-  for (const std::string& seed : seeds) {
-    if (Result<std::string> key = HostKey(seed, mode); key.ok()) keys.insert(*key);
-  }
-  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
-  CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& record) {
-    if (record.depth == 0) {
-      if (Result<std::string> key = HostKey(record.url, mode); key.ok()) keys.insert(*key);
+  const auto add = [&](std::string_view url) {
+    if (Result<std::string> key = HostKey(url, mode); key.ok()) {
+      keys.insert(NormalizeScopeHost(*key));
     }
-    return Status::Ok();
-  }));
-  if (keys.empty()) return InvalidArgumentError("crawl: --same-host/--same-domain without seeds");
-  std::string alternatives;
-  for (const std::string& key : keys) {
-    if (!alternatives.empty()) alternatives += '|';
-    alternatives += RegexEscape(key);
+  };
+  for (const std::string& seed : seeds) add(seed);
+  for (const std::string& host : options.scope_hosts) keys.insert(NormalizeScopeHost(host));
+  if (options.scope_hosts.empty()) {
+    CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
+    CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& record) {
+      if (record.depth == 0) add(record.url);
+      return Status::Ok();
+    }));
   }
-  // Out of scope: the host is none of the keys (same-domain: nor under one of them).
-  const std::string host_part = mode == HostKeyMode::kHost
-                                    ? "(?:" + alternatives + ")"
-                                    : "(?:[^/?#@]*\\.)?(?:" + alternatives + ")\\.?";
-  return "^(?!https?://" + host_part + "(?::[0-9]+)?(?:[/?#]|$))";
+  keys.erase(std::string());
+  if (keys.empty()) return InvalidArgumentError("crawl: --same-host/--same-domain without seeds");
+  return std::vector<std::string>(keys.begin(), keys.end());
 }
 
 FetcherOptions FetcherOptionsFor(const CrawlerOptions& options) {
@@ -105,6 +95,57 @@ FetcherOptions FetcherOptionsFor(const CrawlerOptions& options) {
   fo.dns_cache_ms = options.dns_cache_ms;
   fo.max_connections = std::max<uint32_t>(64, 2 * options.concurrency);
   return fo;
+}
+
+}  // namespace crawlrank
+
+namespace crawlrank {
+
+namespace {
+constexpr std::string_view kUserAgentKey = "user_agent";
+constexpr std::string_view kMaxCrawlDelayKey = "max_crawl_delay_ms";
+}  // namespace
+
+Result<StoredConfig> CrawlerConfig(const CrawlerOptions& options) {
+  CRAWLRANK_ASSIGN_OR_RETURN(StoredConfig config, SchedulerConfig(SchedulerOptionsFor(options)));
+  config.emplace(kUserAgentKey, options.user_agent);
+  config.emplace(kMaxCrawlDelayKey, std::to_string(options.max_crawl_delay_ms));
+  return config;
+}
+
+Status ApplyCrawlerConfig(const StoredConfig& config, CrawlerOptions* options) {
+  SchedulerOptions so = SchedulerOptionsFor(*options);
+  CRAWLRANK_RETURN_IF_ERROR(ApplySchedulerConfig(config, &so));
+  CrawlerOptions& o = *options;
+  o.score = so.score;
+  o.scope = so.scope;
+  o.scope_hosts = so.scope_hosts;
+  o.allow_patterns = so.allow_patterns;
+  o.deny_patterns = so.deny_patterns;
+  o.max_pages = so.max_pages;
+  o.max_depth = so.max_depth;
+  o.max_pages_per_host = so.max_pages_per_host;
+  o.delay_ms = so.min_delay_ms;
+  o.per_host = so.max_in_flight_per_host;
+  o.retry_ms = so.retry_ms;
+  o.max_retries = so.max_retries;
+  o.revisits = so.revisits;
+  o.min_revisit_ms = so.min_revisit_ms;
+  o.max_revisit_ms = so.max_revisit_ms;
+  if (const auto it = config.find(std::string(kUserAgentKey)); it != config.end()) {
+    o.user_agent = it->second;
+  }
+  if (const auto it = config.find(std::string(kMaxCrawlDelayKey)); it != config.end()) {
+    int64_t ms = -1;
+    const char* end = it->second.data() + it->second.size();
+    const auto [ptr, ec] = std::from_chars(it->second.data(), end, ms);
+    if (ec != std::errc() || ptr != end || ms < 0) {
+      return InvalidArgumentError("configuration key max_crawl_delay_ms = \"" + it->second +
+                                  "\": not an integer of 0 or more");
+    }
+    o.max_crawl_delay_ms = ms;
+  }
+  return Status::Ok();
 }
 
 }  // namespace crawlrank

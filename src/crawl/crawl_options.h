@@ -1,5 +1,5 @@
 // What CrawlerOptions become: the options of the crawler's own Scheduler (politeness,
-// limits, filters, revisits, the scope as a URL pattern) and of its Fetcher, each copied
+// limits, filters, revisits, the scope) and of its Fetcher, each copied
 // in one place. Checked first (CheckCrawlerOptions), so that a bad option fails Open
 // before anything is opened.
 #ifndef CRAWLRANK_SRC_CRAWL_CRAWL_OPTIONS_H_
@@ -19,14 +19,17 @@ namespace crawlrank {
 // InvalidArgument ("crawl: ...") naming the first option out of range.
 Status CheckCrawlerOptions(const CrawlerOptions& options);
 
-// The crawler's Scheduler options, but the scope (ScopePattern adds it).
+// The crawler's Scheduler options; the scope's hosts are options.scope_hosts (ScopeHosts
+// completes them).
 SchedulerOptions SchedulerOptionsFor(const CrawlerOptions& options);
 
-// The deny pattern that keeps a scoped crawl (same host, same domain) on the hosts or
-// domains of its seeds: `seeds` (canonical) and the seeds of earlier runs, the depth-0
-// pages of `db`. InvalidArgument when there are none; empty for Scope::kAny.
-Result<std::string> ScopePattern(CrawlerOptions::Scope scope, const std::vector<std::string>& seeds,
-                                 const PageDb& db);
+// The scope's hosts (or registered domains, for same-domain) a scoped crawl keeps to:
+// those of `seeds` (canonical) and options.scope_hosts (stored by earlier runs), or with
+// none stored, those of the DB's depth-0 pages. InvalidArgument when there are none;
+// empty for CrawlScope::kAny.
+Result<std::vector<std::string>> ScopeHosts(const CrawlerOptions& options,
+                                            const std::vector<std::string>& seeds,
+                                            const PageDb& db);
 
 FetcherOptions FetcherOptionsFor(const CrawlerOptions& options);
 

@@ -597,10 +597,11 @@ Result<std::unique_ptr<Crawler>> Crawler::Open(PageDb& db, const CrawlerOptions&
   std::vector<std::string> seeds;
   CRAWLRANK_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl,
                              Impl::Make(options, info.url_profile, &seeds));
-  SchedulerOptions so = SchedulerOptionsFor(options);
-  CRAWLRANK_ASSIGN_OR_RETURN(std::string scope, ScopePattern(options.scope, seeds, db));
-  if (!scope.empty()) so.deny_patterns.push_back(std::move(scope));
-  CRAWLRANK_ASSIGN_OR_RETURN(impl->owned, Scheduler::Open(db, so));
+  CrawlerOptions run = options;
+  CRAWLRANK_ASSIGN_OR_RETURN(run.scope_hosts, ScopeHosts(options, seeds, db));
+  CRAWLRANK_ASSIGN_OR_RETURN(StoredConfig config, CrawlerConfig(run));
+  CRAWLRANK_ASSIGN_OR_RETURN(impl->owned, Scheduler::Open(db, SchedulerOptionsFor(run)));
+  CRAWLRANK_RETURN_IF_ERROR(db.WriteConfig(config));
   impl->frontier = impl->owned.get();
   if (!seeds.empty()) {
     CRAWLRANK_RETURN_IF_ERROR(impl->frontier->AddSeeds(seeds));

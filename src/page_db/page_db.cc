@@ -309,14 +309,24 @@ Status CreateScheduleTables(PageDbImpl& db, MDB_txn* txn) {
   return Status::Ok();
 }
 
+// The stored configuration's table, new in format version 5.
+constexpr uint32_t kFirstConfigVersion = 5;
+Status CreateConfigTable(PageDbImpl& db, MDB_txn* txn) {
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "config", MDB_CREATE, &db.config, db.path));
+  db.has_config = true;
+  return Status::Ok();
+}
+
 // Carries a DB of format version `from` over to the newest, in the writer's open
-// transaction: version 2 gets the scheduler's tables, version 3 its failures' kinds.
+// transaction: version 2 gets the scheduler's tables, version 3 its failures' kinds,
+// version 4 (and older) an empty configuration table.
 Status Upgrade(PageDbImpl& db, MDB_txn* txn, uint32_t from) {
   if (from < kFirstScheduleVersion) {
     CRAWLRANK_RETURN_IF_ERROR(CreateScheduleTables(db, txn));
-  } else {
+  } else if (from == kFirstScheduleVersion) {
     CRAWLRANK_RETURN_IF_ERROR(UpgradeScheduleEntries(txn, db.schedule, db.path));
   }
+  if (from < kFirstConfigVersion) CRAWLRANK_RETURN_IF_ERROR(CreateConfigTable(db, txn));
   std::string encoded;
   coding::PutFixed32(encoded, kPageDbFormatVersion);
   MDB_val k = Val(kMetaFormatVersion), v = Val(encoded);
@@ -333,6 +343,7 @@ Status CreateTables(PageDbImpl& db, MDB_txn* txn) {
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "fingerprints", MDB_CREATE, &db.fingerprints, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "links", MDB_CREATE, &db.links, db.path));
   CRAWLRANK_RETURN_IF_ERROR(CreateScheduleTables(db, txn));
+  CRAWLRANK_RETURN_IF_ERROR(CreateConfigTable(db, txn));
   std::string version;
   coding::PutFixed32(version, kPageDbFormatVersion);
   const std::pair<std::string_view, std::string> header[] = {
@@ -376,15 +387,16 @@ Status OpenTables(PageDbImpl& db, MDB_txn* txn) {
         "; carry it over with the crawlrank that wrote it: page_db_dump info --all and "
         "page_db_dump links, then page_db_load both into a new PageDB with this one");
   }
-  // Versions 2 and 3 are read as they are, and written once upgraded (docs/format.md).
+  // Versions 2 to 4 are read as they are, and written once upgraded (docs/format.md).
   const bool old_version = version < kPageDbFormatVersion;
   db.format_version = old_version && db.read_only() ? version : kPageDbFormatVersion;
   if (old_version && !db.read_only() && !db.options.upgrade) {
     return FailedPreconditionError(
         prefix + " is older than this crawlrank, which writes version " +
         std::to_string(kPageDbFormatVersion) + ". Run page_db_upgrade on it (" +
-        (version < kFirstScheduleVersion ? "adds the scheduler's empty tables"
-                                         : "files each failure with its kind") +
+        (version < kFirstScheduleVersion    ? "adds the scheduler's empty tables"
+         : version == kFirstScheduleVersion ? "files each failure with its kind"
+                                            : "adds an empty table for the crawl's configuration") +
         " in place; pages and links stay as they are; older releases then cannot open it)");
   }
   CRAWLRANK_ASSIGN_OR_RETURN(std::string_view hash, GetMeta(txn, db.meta, kMetaHash, db.path));
@@ -409,6 +421,10 @@ Status OpenTables(PageDbImpl& db, MDB_txn* txn) {
     CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "hosts", 0, &db.hosts, db.path));
     CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "payloads", 0, &db.payloads, db.path));
     db.has_schedule = true;
+  }
+  if (version >= kFirstConfigVersion) {
+    CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "config", 0, &db.config, db.path));
+    db.has_config = true;
   }
   if (old_version && !db.read_only()) return Upgrade(db, txn, version);  // as asked
   return Status::Ok();

@@ -242,6 +242,7 @@ Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
   CRAWLRANK_RETURN_IF_ERROR(
       CheckFingerprints(*impl_, snapshot, txn, stored.fingerprints, snapshot.impl_->indexed_pages));
   CRAWLRANK_RETURN_IF_ERROR(CheckLinks(*impl_, snapshot, stored.pages));
+  CRAWLRANK_RETURN_IF_ERROR(snapshot.Config().status());  // each entry of its form
   if (!impl_->has_schedule) return Status::Ok();
   return CheckSchedulerTables(*impl_, txn, stored);
 }

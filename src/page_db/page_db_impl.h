@@ -40,8 +40,8 @@ inline std::string PageDbName(std::string_view path) {
   return "PageDB \"" + std::string(path) + "\"";
 }
 
-// LMDB's named-table limit for a PageDB environment: its seven tables, with room to grow.
-inline constexpr unsigned kMaxTables = 8;
+// LMDB's named-table limit for a PageDB environment: its eight tables, with room to grow.
+inline constexpr unsigned kMaxTables = 16;
 
 // LMDB keys: big-endian, so byte order is numeric order (docs/format.md).
 struct Key32 {
@@ -117,6 +117,10 @@ struct PageDb::Impl {
   // opened read-only: its schedule is the one derived from the pages alone.
   MDB_dbi schedule = 0, hosts = 0, payloads = 0;
   bool has_schedule = false;
+  // The stored configuration (format version 5); has_config is false for an older DB
+  // opened read-only, whose configuration reads as empty.
+  MDB_dbi config = 0;
+  bool has_config = false;
   uint32_t format_version = kPageDbFormatVersion;
 
   // Every live transaction of this process holds this shared; resizing the map (which

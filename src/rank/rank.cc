@@ -10,6 +10,7 @@
 
 #include "base/parallel.h"
 #include "rank/rank_graph.h"
+#include "rank/template_links.h"
 
 namespace crawlrank {
 namespace {
@@ -645,9 +646,12 @@ std::string_view RankModeName(RankMode mode) {
   return "unknown";
 }
 
-Result<RankResult> ComputeRank(EdgeSource& graph, RankAlgorithm algorithm,
-                               const RankOptions& options, const RankInput& input) {
-  const auto started = std::chrono::steady_clock::now();
+namespace {
+
+// ComputeRank over `graph` as given, timed from `started`.
+Result<RankResult> RankSource(EdgeSource& graph, RankAlgorithm algorithm,
+                              const RankOptions& options, const RankInput& input,
+                              std::chrono::steady_clock::time_point started) {
   CRAWLRANK_RETURN_IF_ERROR(CheckOptions(options));
   if (RankAlgorithmName(algorithm) == "unknown") {
     return InvalidArgumentError("unknown rank algorithm " + std::to_string(int(algorithm)));
@@ -719,11 +723,33 @@ Result<RankResult> ComputeRank(EdgeSource& graph, RankAlgorithm algorithm,
   return result;
 }
 
+}  // namespace
+
+Result<RankResult> ComputeRank(EdgeSource& graph, RankAlgorithm algorithm,
+                               const RankOptions& options, const RankInput& input) {
+  const auto started = std::chrono::steady_clock::now();
+  if (!options.template_links.drop) return RankSource(graph, algorithm, options, input, started);
+  CRAWLRANK_RETURN_IF_ERROR(CheckOptions(options));
+  CRAWLRANK_ASSIGN_OR_RETURN(
+      TemplateLinkFilter filter,
+      TemplateLinkFilter::Find(graph, input.hosts, options.template_links, options.memory_budget));
+  CRAWLRANK_ASSIGN_OR_RETURN(RankResult result,
+                             RankSource(filter, algorithm, options, input, started));
+  result.report.template_links = filter.dropped();
+  result.report.template_targets = static_cast<uint32_t>(filter.pairs().size());
+  return result;
+}
+
 Result<RankResult> RankCsrGraph(const CsrGraph& csr, uint32_t pages, const CsrPatch& patch,
                                 RankAlgorithm algorithm, const RankOptions& options,
                                 const RankInput& input) {
   const auto started = std::chrono::steady_clock::now();
   CRAWLRANK_RETURN_IF_ERROR(CheckOptions(options));
+  if (options.template_links.drop) {
+    return InvalidArgumentError(
+        "a graph kept in memory ranks over all its links: "
+        "template links are dropped only by ComputeRank");
+  }
   if (!RanksOverPatchedCsr(algorithm)) {
     return InvalidArgumentError("a graph kept in memory ranks by pagerank, ppr or trustrank, not " +
                                 std::string(RankAlgorithmName(algorithm)));

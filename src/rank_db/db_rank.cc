@@ -12,7 +12,9 @@ namespace {
 // Per-page inputs read from the records in one pass.
 struct PageInputs {
   std::vector<double> teleport;  // empty when the algorithm needs none
-  std::vector<uint32_t> hosts;   // host number per page; empty unless cross-host only
+  // Host number per page (HostKey of its URL, kHost); empty unless cross-host only or
+  // template links are dropped.
+  std::vector<uint32_t> hosts;
 };
 
 Result<PageInputs> ReadPageInputs(const Snapshot& snapshot, RankAlgorithm algorithm,
@@ -23,8 +25,9 @@ Result<PageInputs> ReadPageInputs(const Snapshot& snapshot, RankAlgorithm algori
   const bool seeds = algorithm == RankAlgorithm::kTrustRank && options.trusted.empty();
   PageInputs inputs;
   if (scores || seeds) inputs.teleport.assign(n, 0.0);
-  if (options.cross_host_only) inputs.hosts.assign(n, 0);
-  if (scores || seeds || options.cross_host_only) {
+  const bool hosts = options.cross_host_only || options.rank.template_links.drop;
+  if (hosts) inputs.hosts.assign(n, 0);
+  if (scores || seeds || hosts) {
     std::unordered_map<std::string, uint32_t> host_numbers;
     CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) -> Status {
       if (scores) {
@@ -34,7 +37,7 @@ Result<PageInputs> ReadPageInputs(const Snapshot& snapshot, RankAlgorithm algori
       } else if (seeds) {
         inputs.teleport[page.id] = page.depth == 0 ? 1.0 : 0.0;
       }
-      if (options.cross_host_only) {
+      if (hosts) {
         CRAWLRANK_ASSIGN_OR_RETURN(std::string host, HostKey(page.url));
         inputs.hosts[page.id] =
             host_numbers.try_emplace(std::move(host), static_cast<uint32_t>(host_numbers.size()))
@@ -74,6 +77,7 @@ Result<StoredRank> RankPageDb(const PageDb& db, RankAlgorithm algorithm,
   CRAWLRANK_ASSIGN_OR_RETURN(PageInputs inputs, ReadPageInputs(snapshot, algorithm, options));
   RankInput input;
   input.teleport = inputs.teleport;
+  input.hosts = inputs.hosts;
   if (previous.has_value() && previous->cross_host_only == options.cross_host_only &&
       previous->rank.scores.size() <= snapshot.counters().pages) {
     input.start = previous->rank.scores;
@@ -82,7 +86,7 @@ Result<StoredRank> RankPageDb(const PageDb& db, RankAlgorithm algorithm,
   SnapshotEdgeSource links(snapshot);
   std::optional<CrossGroupEdgeSource> cross_host;
   EdgeSource* source = &links;
-  if (options.cross_host_only) source = &cross_host.emplace(links, std::move(inputs.hosts));
+  if (options.cross_host_only) source = &cross_host.emplace(links, inputs.hosts);
   Result<RankResult> rank = ComputeRank(*source, algorithm, options.rank, input);
   if (!rank.ok()) return rank.status().WithContext("ranking \"" + db.path() + "\"");
   StoredRank stored{std::move(rank).value(), options.cross_host_only, UnixNowMs(),
@@ -92,7 +96,8 @@ Result<StoredRank> RankPageDb(const PageDb& db, RankAlgorithm algorithm,
 }
 
 bool LiveDbRank::Supports(RankAlgorithm algorithm, const DbRankOptions& options) {
-  return !options.cross_host_only && LiveRank::Supports(algorithm);
+  return !options.cross_host_only && !options.rank.template_links.drop &&
+         LiveRank::Supports(algorithm);
 }
 
 LiveDbRank::LiveDbRank(RankAlgorithm algorithm, DbRankOptions options)

@@ -112,7 +112,8 @@ std::string EncodeHeader(const StoredRank& stored, uint64_t payload_hash) {
   coding::PutFixed32(h, kRankFileFormatVersion);
   coding::PutFixed32(h, static_cast<uint32_t>(r.algorithm));
   coding::PutFixed32(h, r.hubs.empty() ? 1 : 2);
-  coding::PutFixed32(h, (stored.cross_host_only ? 1u : 0u) | (r.report.converged ? 2u : 0u));
+  coding::PutFixed32(h, (stored.cross_host_only ? 1u : 0u) | (r.report.converged ? 2u : 0u) |
+                            (r.options.template_links.drop ? 4u : 0u));
   coding::PutFixed32(h, static_cast<uint32_t>(r.report.mode));
   coding::PutFixed32(h, r.options.threads);
   coding::PutFixed32(h, r.options.max_iterations);
@@ -262,6 +263,8 @@ StoredRank RankOf(const Header& h, RankAlgorithm algorithm) {
   r.options.max_iterations = h.max_iterations;
   r.options.threads = h.threads;
   r.options.mode = static_cast<RankMode>(h.mode);
+  // Whether template links were dropped; their share and minimum pages are not stored.
+  r.options.template_links.drop = (h.flags & 4) != 0;
   r.report.iterations = h.iterations;
   r.report.residual = std::bit_cast<double>(h.residual);
   r.report.seconds = std::bit_cast<double>(h.seconds);

@@ -47,23 +47,35 @@ uint32_t ScheduleState::FailuresOf(uint32_t id) const {
 // ---- joining the schedule
 
 void ScheduleState::Place(const NewPage& page, int64_t now) {
+  if (page.verdict != UrlFilter::Verdict::kOutOfScope) {
+    if (page.host >= host_in_scope_.size()) host_in_scope_.resize(page.host + 1);
+    if (!host_in_scope_[page.host]) {
+      host_in_scope_[page.host] = true;
+      ++hosts_in_scope_;
+    }
+  }
   if (page.crawled) {
     host_of_[page.id] = page.host;
     slot_[page.id] = kCrawled;
     ++crawled_;
     ++hosts_[page.host].done;
-    if (page.allowed)
+    if (page.verdict == UrlFilter::Verdict::kAllowed)
       revisits_.Schedule(page.id, revisits_.NextRevisit(page.id, page.history, true));
     return;
   }
   if (page.priority != 0) priorities_[page.id] = page.priority;
-  Enqueue(page.id, page.host, page.depth, page.fingerprint, page.link_score, page.allowed, now);
+  Enqueue(page.id, page.host, page.depth, page.fingerprint, page.link_score, page.verdict, now);
 }
 
 void ScheduleState::Enqueue(uint32_t id, uint32_t host, uint32_t depth, uint64_t fingerprint,
-                            float link_score, bool allowed, int64_t now) {
+                            float link_score, UrlFilter::Verdict verdict, int64_t now) {
   host_of_[id] = host;
-  if (!allowed || (max_depth_ != 0 && depth > max_depth_)) {
+  if (verdict == UrlFilter::Verdict::kOutOfScope) {
+    slot_[id] = kOutOfScope;
+    ++out_of_scope_;
+    return;
+  }
+  if (verdict != UrlFilter::Verdict::kAllowed || (max_depth_ != 0 && depth > max_depth_)) {
     slot_[id] = kFiltered;
     ++filtered_;
     return;
@@ -206,6 +218,8 @@ void ScheduleState::MarkCrawled(uint32_t id, int64_t now) {
     --hosts_[host].done;
   } else if (state == kFiltered) {
     --filtered_;
+  } else if (state == kOutOfScope) {
+    --out_of_scope_;
   }
   failures_.erase(id);
   if (!priorities_.empty()) priorities_.erase(id);
@@ -244,6 +258,10 @@ void ScheduleState::ApplyFailure(uint32_t id, const ScheduleEntry& entry, int64_
     --retrying_;
   } else if (state == kFailed || state == kCrawled) {
     return;  // a late report about a page already settled
+  } else if (state == kFiltered || state == kOutOfScope) {
+    // Never handed out again: a retry would fetch it. Failed for good, it is listed so.
+    if (entry.state != EntryState::kFailed) return;
+    --(state == kFiltered ? filtered_ : out_of_scope_);
   }
   if (entry.state == EntryState::kFailed) {
     slot_[id] = kFailed;
@@ -321,7 +339,8 @@ SchedulerStats ScheduleState::Stats(int64_t now) const {
   stats.crawled = crawled_;
   stats.failed = failed_;
   stats.filtered = filtered_;
-  stats.hosts = hosts_.size();
+  stats.out_of_scope = out_of_scope_;
+  stats.hosts = hosts_in_scope_;
   stats.ranked_pages = policy_.ranked_pages();
   int64_t next = hosts_.NextReady(now, &stats.ready);
   const auto consider = [&](int64_t t) { next = next < 0 ? t : std::min(next, t); };
@@ -346,7 +365,7 @@ Result<std::optional<int64_t>> ScheduleState::Load(const PageDb& db, const Snaps
   CRAWLRANK_ASSIGN_OR_RETURN(std::optional<int64_t> ranked_at, policy_.InitialKeys(db, snapshot));
   CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
     Place({page.id, hosts_.NumberOfUrl(page.url), page.depth, page.fingerprint, page.link_score,
-           filter_.Allowed(page.url), page.crawled(), revisits_.HistoryOf(page), 0},
+           filter_.Judge(page.url), page.crawled(), revisits_.HistoryOf(page), 0},
           now);
     return Status::Ok();
   }));

@@ -43,7 +43,8 @@ inline constexpr uint32_t kCrawled = kFirstState + 1;
 inline constexpr uint32_t kLeased = kFirstState + 2;
 inline constexpr uint32_t kRetrying = kFirstState + 3;
 inline constexpr uint32_t kFailed = kFirstState + 4;
-inline constexpr uint32_t kFiltered = kFirstState + 5;
+inline constexpr uint32_t kFiltered = kFirstState + 5;    // by depth or a pattern
+inline constexpr uint32_t kOutOfScope = kFirstState + 6;  // on a host outside the scope
 inline constexpr uint32_t kNoHost = UINT32_MAX;
 
 // InvalidArgument naming the options out of range (Open and Inspect check them first).
@@ -59,7 +60,7 @@ struct NewPage {
   uint32_t id, host, depth;
   uint64_t fingerprint;
   float link_score;
-  bool allowed;          // passes the URL filter
+  UrlFilter::Verdict verdict;  // the URL filter's
   bool crawled;          // joins as crawled (a restored page, or one loaded from the DB)
   CrawlHistory history;  // a crawled page's counters (revisits)
   int32_t priority;      // an uncrawled page's tier (QueuedExtra::priority)
@@ -141,7 +142,7 @@ class ScheduleState {
 
  private:
   void Enqueue(uint32_t id, uint32_t host, uint32_t depth, uint64_t fingerprint, float link_score,
-               bool allowed, int64_t now);
+               UrlFilter::Verdict verdict, int64_t now);
   void Requeue(uint32_t id, int64_t now);
   void SetPriority(uint32_t id, int32_t priority, int64_t now);
   // A reader found page `id` leased under `lease`.
@@ -169,6 +170,11 @@ class ScheduleState {
   std::unordered_set<uint32_t> revisit_leases_;
   uint64_t next_lease_ = 1;
   uint64_t queued_ = 0, retrying_ = 0, crawled_ = 0, failed_ = 0, filtered_ = 0;
+  uint64_t out_of_scope_ = 0;
+  // By host number: whether a page in the scope was placed on it (SchedulerStats::hosts
+  // counts those, not the hosts only out-of-scope links named).
+  std::vector<bool> host_in_scope_;
+  uint64_t hosts_in_scope_ = 0;
 };
 
 }  // namespace crawlrank

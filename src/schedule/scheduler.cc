@@ -191,7 +191,7 @@ Status Scheduler::Impl::StageCreated(WriteTxn& write) {
     if (extra != nullptr) CRAWLRANK_RETURN_IF_ERROR(WriteExtra(write, record.id, *extra));
     staged.created.push_back(
         {record.id, state.hosts().NumberOfUrl(record.url), record.depth, record.fingerprint,
-         record.link_score, state.filter().Allowed(record.url),
+         record.link_score, state.filter().Judge(record.url),
          record.crawled() && !fetched_new[record.id - write.first_new_id()],
          state.revisits().HistoryOf(record), extra != nullptr ? extra->priority : 0});
   }

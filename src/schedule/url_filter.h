@@ -1,11 +1,13 @@
-// Which URLs a schedule may hand out: SchedulerOptions' schemes and URL patterns, applied
-// when a page joins the schedule (a page filtered out stays in the PageDB with its links).
+// Which URLs a schedule may hand out: SchedulerOptions' scope, schemes and URL patterns,
+// applied when a page joins the schedule (a page left out stays in the PageDB with its
+// links).
 #ifndef CRAWLRANK_SRC_SCHEDULE_URL_FILTER_H_
 #define CRAWLRANK_SRC_SCHEDULE_URL_FILTER_H_
 
 #include <regex>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "crawlrank/scheduler_options.h"
@@ -15,18 +17,29 @@ namespace crawlrank {
 
 class UrlFilter {
  public:
-  // Compiles allow_patterns and deny_patterns (ECMAScript); InvalidArgument naming a
-  // pattern that does not compile.
+  enum class Verdict : uint8_t { kAllowed, kFiltered, kOutOfScope };
+
+  // Compiles allow_patterns and deny_patterns (ECMAScript) and the scope's host set;
+  // InvalidArgument naming a pattern that does not compile, or a scope without hosts.
   static Result<UrlFilter> Compile(const SchedulerOptions& options);
 
-  // True when the canonical `url` has an allowed scheme (any, when the list is empty),
-  // matches no deny pattern, and matches an allow pattern when there are any.
-  bool Allowed(std::string_view url) const;
+  // kOutOfScope when the canonical `url`'s host is outside the scope; else kFiltered when
+  // its scheme is not allowed (any, when the list is empty), it matches a deny pattern, or
+  // there are allow patterns and it matches none; else kAllowed.
+  Verdict Judge(std::string_view url) const;
+  bool Allowed(std::string_view url) const { return Judge(url) == Verdict::kAllowed; }
 
  private:
+  bool InScope(std::string_view url) const;
+
+  CrawlScope scope_ = CrawlScope::kAny;
+  std::unordered_set<std::string> scope_hosts_;
   std::vector<std::string> schemes_;
   std::vector<std::regex> allow_, deny_;
 };
+
+// A scope host as UrlFilter compares it: lower case, without a trailing dot or a port.
+std::string NormalizeScopeHost(std::string_view host);
 
 }  // namespace crawlrank
 

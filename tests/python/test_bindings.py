@@ -92,7 +92,7 @@ def test_page_db_records_links_and_snapshots(cr, tmp_path):
             snap.find_id(0)
         with pytest.raises(cr.NotFoundError):
             db.find_url("http://nowhere.test/")
-        assert db.info()["format_version"] == 4
+        assert db.info()["format_version"] == 5
         db.check()
         open_snapshot = db.snapshot()
     # Leaving the block closed the DB and the snapshot still open on it.
@@ -126,6 +126,45 @@ def test_pagerank_matches_networkx(cr, tmp_path):
         assert a.sum() == pytest.approx(1.0)  # the view keeps the result alive
         stored = db.load_rank("pagerank")
         assert np.array_equal(stored.scores, a)
+
+
+def test_template_links_match_networkx_without_them(cr, tmp_path):
+    # Hosts h0, h1, h2 (page n is on h{n % 3}); every page links to its host's first page
+    # and to p5 (template links), and to 3 random pages. The rule of docs/ranking.md,
+    # written again here: per source host with >= 10 pages with links, a target linked
+    # from more than half of them loses all its links from that host.
+    rng = np.random.default_rng(24)
+    print("seed 24")
+    edges = {(n, n % 3) for n in range(60)} | {(n, 5) for n in range(60)}
+    edges |= {(n, int(t)) for n in range(60) for t in rng.integers(0, 60, size=3)}
+    edges = sorted((s, t) for s, t in edges if s != t)
+    pages = build_db(cr, tmp_path / "db", edges)
+    sources = {h: {s for s, _ in edges if s % 3 == h} for h in range(3)}
+    count = {}
+    for s, t in edges:
+        count[(s % 3, t)] = count.get((s % 3, t), 0) + 1
+    kept = [(s, t) for s, t in edges
+            if not (len(sources[s % 3]) >= 10 and count[(s % 3, t)] > 0.5 * len(sources[s % 3]))]
+    assert len(edges) - len(kept) >= 110
+    graph = nx.DiGraph()
+    graph.add_nodes_from(pages)
+    graph.add_edges_from(kept)
+    expected = nx.pagerank(graph, alpha=0.85, tol=1e-13, max_iter=1000)
+    with cr.PageDb(str(tmp_path / "db")) as db:
+        ids = {db.find_url(f"http://h{n % 3}.test/p{n}").id: n for n in pages}
+        for mode in ("stream", "csr"):
+            rank = db.rank("pagerank", tolerance=1e-12, max_iterations=500, mode=mode,
+                           template_links=True)
+            assert rank.template_links and rank.links == len(kept)
+            assert rank.template_links_dropped == len(edges) - len(kept)
+            got = {ids[i]: rank.scores[i] for i in range(len(pages))}
+            assert sum(abs(got[n] - expected[n]) for n in pages) < 1e-8
+        assert db.load_rank("pagerank").template_links
+        with pytest.raises(cr.InvalidArgumentError):
+            db.rank("pagerank", template_links=True, template_share=1.0)
+    options = cr.SchedulerOptions(rank_template_links=True, rank_template_share=0.75)
+    assert options.rank_template_links and options.rank_template_share == 0.75
+    assert options.rank_template_min_pages == 10
 
 
 def test_scheduler_is_polite_and_finishes(cr, tmp_path):

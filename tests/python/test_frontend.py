@@ -256,3 +256,70 @@ def test_the_graph_growth_trigger_is_an_option_off_by_default(fe, tmp_path):
     with crawlrank.PageDb(str(tmp_path / "db")) as db:
         with pytest.raises(crawlrank.InvalidArgumentError, match="rerank_graph_growth"):
             crawlrank.Scheduler(db, crawlrank.SchedulerOptions(rerank_graph_growth=-1.0))
+
+
+# ---- the stored configuration (docs/crawler.md, "Stored configuration")
+
+
+def test_resolve_config_resumes_what_is_stored_and_stores_what_is_given(fe, tmp_path):
+    import crawlrank
+
+    lines = []
+
+    def log(message, *args):
+        lines.append(message % args)
+
+    path = str(tmp_path / "db")
+    with crawlrank.PageDb(path) as db:
+        first = crawlrank.SchedulerOptions(min_delay_ms=0, scope="same-host",
+                                           scope_hosts=["a.example"], deny_patterns=["/x/"])
+        fe.resolve_config(db, first, {"min_delay_ms", "scope", "scope_hosts", "deny_patterns"},
+                          log)
+        assert lines == []  # nothing was stored
+        stored = db.config()
+        assert stored["delay_ms"] == "0" and stored["scope"] == "same-host"
+        assert stored["scope_hosts"] == "a.example" and stored["deny"] == "/x/"
+        # Nothing given: the stored values come back over the front end's defaults.
+        resumed = fe.resolve_config(db, crawlrank.SchedulerOptions(), set(), log)
+        assert (resumed.min_delay_ms, resumed.scope, resumed.scope_hosts,
+                resumed.deny_patterns) == (0, "same-host", ["a.example"], ["/x/"])
+        assert lines == [f"crawlrank: resumed with the configuration stored in {path} "
+                         "(settings given this run override it)"]
+        # Given: overrides, is stored, and one line names the change.
+        given = fe.resolve_config(db, crawlrank.SchedulerOptions(min_delay_ms=250),
+                                  {"min_delay_ms"}, log)
+        assert given.min_delay_ms == 250 and given.scope == "same-host"
+        assert lines[-1] == (f"crawlrank: changed the configuration stored in {path}: "
+                             "delay_ms 0 -> 250")
+        assert db.config()["delay_ms"] == "250"
+        # A key only another front end writes (the crawler's user agent) stays stored.
+        db.write_config({**db.config(), "user_agent": "bot/1"})
+        fe.resolve_config(db, crawlrank.SchedulerOptions(), set(), log)
+        assert db.config()["user_agent"] == "bot/1"
+
+
+def test_a_stored_value_that_does_not_parse_is_named(fe, tmp_path):
+    import crawlrank
+
+    with crawlrank.PageDb(str(tmp_path / "db")) as db:
+        db.write_config({"delay_ms": "soon"})
+        with pytest.raises(crawlrank.InvalidArgumentError, match='delay_ms = "soon"'):
+            fe.resolve_config(db, crawlrank.SchedulerOptions(), set(), print)
+        with pytest.raises(crawlrank.InvalidArgumentError, match="Delay"):
+            db.write_config({"Delay": "1"})
+
+
+def test_inspect_reads_the_schedule_with_the_stored_configuration(fe, tmp_path):
+    import crawlrank
+
+    with crawlrank.PageDb(str(tmp_path / "db")) as db:
+        db.add(crawlrank.CrawledPage("http://a.example/", ["http://a.example/x",
+                                                           "http://b.example/"]))
+        assert crawlrank.Scheduler.inspect(db)["stats"]["queued"] == 2
+        db.write_config({"scope": "same-host", "scope_hosts": "a.example"})
+        stats = crawlrank.Scheduler.inspect(db)["stats"]
+        assert stats["queued"] == 1 and stats["out_of_scope"] == 1
+        # Options given replace the stored ones; keyword fields go over the stored ones.
+        assert crawlrank.Scheduler.inspect(
+            db, options=crawlrank.SchedulerOptions())["stats"]["queued"] == 2
+        assert crawlrank.Scheduler.inspect(db, scope="any")["stats"]["queued"] == 2

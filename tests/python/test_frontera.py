@@ -578,3 +578,23 @@ def test_frontera_crawl_of_the_doc_site(cf, tmp_path):
     graph.add_edges_from(edges)
     expected = nx.pagerank(graph, alpha=0.85, tol=1e-13, max_iter=1000)
     assert sum(abs(scores[u] - expected[u]) for u in status) < 1e-8
+
+
+def test_the_backend_stores_its_configuration_and_a_setting_overrides_it(cf, tmp_path, caplog):
+    import crawlrank
+
+    caplog.set_level(logging.INFO, logger="crawlrank.frontera")
+    path = tmp_path / "db"
+    manager_of(path, MAX_CRAWL_DEPTH=3).stop()
+    with crawlrank.PageDb(str(path), read_only=True) as db:
+        config = db.config()
+    assert config["max_depth"] == "3" and config["delay_ms"] == "0" and config["per_host"] == "8"
+    # Without the setting, the stored depth is resumed; with another, it changes.
+    manager = manager_of(path)
+    assert manager.backend.scheduler.stats() is not None
+    manager.stop()
+    assert f"resumed with the configuration stored in {path}" in caplog.text
+    manager_of(path, MAX_CRAWL_DEPTH=5).stop()
+    assert f"changed the configuration stored in {path}: max_depth 3 -> 5" in caplog.text
+    with crawlrank.PageDb(str(path), read_only=True) as db:
+        assert db.config()["max_depth"] == "5"

@@ -184,3 +184,12 @@ def test_top_uncrawled_skips_crawled_pages(bin_dir, tmp_path):
     out = run(bin_dir, "page_db_top", db, "--by", "pagerank", "-n", 8, "--uncrawled").splitlines()
     want = [i for i in best if i not in crawled][:8]
     assert [line.split(" ")[1] for line in out] == [f"http://graph.invalid/{i}" for i in want]
+    # --crawled: the others; --host: a name compared without case or trailing dot.
+    out = run(bin_dir, "page_db_top", db, "--by", "pagerank", "-n", 4, "--crawled").splitlines()
+    want = [i for i in best if i in crawled][:4]
+    assert [line.split(" ")[1] for line in out] == [f"http://graph.invalid/{i}" for i in want]
+    everything = run(bin_dir, "page_db_top", db, "--by", "pagerank", "-n", 5)
+    assert run(bin_dir, "page_db_top", db, "--by", "pagerank", "-n", 5,
+               "--host", "GRAPH.invalid.") == everything
+    assert run(bin_dir, "page_db_top", db, "--by", "pagerank", "--host", "other.invalid") == ""
+    assert "excludes" in run(bin_dir, "page_db_top", db, "--crawled", "--uncrawled", expect=2)

@@ -92,6 +92,18 @@ def test_outcomes_are_recorded_in_the_page_db(crawl):
         assert db.info()["url_profile"] == "w3lib/1"
 
 
+def test_the_crawl_stores_its_configuration(crawl):
+    import crawlrank as cr
+
+    with cr.PageDb(str(crawl["db"]), read_only=True) as db:
+        config = db.config()
+    # From the project's settings (CONCURRENT_REQUESTS_PER_DOMAIN, the default delay), the
+    # scheduler's own defaults for the rest.
+    assert config["per_host"] == "1" and config["delay_ms"] == "0"
+    assert config["score"] == "pagerank" and config["scope"] == "any"
+    assert config["max_retries"] == "0"
+
+
 def test_keyword_scores_reach_the_page_db(crawl):
     """KeywordScorer: /b's anchor text has one of the two keywords ("special"), its URL
     none; its body has both ("Special", "page"). /low has neither."""

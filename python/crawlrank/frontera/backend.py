@@ -10,7 +10,7 @@ import tempfile
 import time
 import warnings
 from collections import deque
-from typing import Any, Deque, Dict, Iterable, List, Optional, Tuple, Union
+from typing import Any, Deque, Dict, Iterable, List, Optional, Set, Tuple, Union
 
 from frontera.core import get_slot_key
 from frontera.core.components import Backend as _FronteraBackend
@@ -27,6 +27,7 @@ from crawlrank._frontend import (
     flag,
     options_dict,
     rank_at_close,
+    resolve_config,
     scheduler_options,
 )
 from crawlrank._http import redirect_status, retry_after_ms
@@ -108,6 +109,14 @@ class BackendSettings:
             raise SettingsError(str(error)) from None
         out._scheduler_options(setting)  # every error now, with the setting's name
         return out
+
+    def given(self) -> Set[str]:
+        """The SchedulerOptions fields these settings set (the others resume the
+        configuration stored in the PageDB)."""
+        fields = {name for name in ("score", "min_delay_ms", "max_in_flight_per_host",
+                                    "busy_delay_ms", "max_depth", "rerank_interval_ms")
+                  if getattr(self, name) is not None}
+        return fields | set(self.options)
 
     def scheduler_options(self) -> crawlrank.SchedulerOptions:
         """The settings above, with CRAWLRANK_OPTIONS over them (SettingsError, naming the
@@ -205,7 +214,6 @@ class Backend(_FronteraBackend):
         self._request_model = getattr(manager, "request_model", None) or FrontierRequest
         options = self.settings.scheduler_options()
         self._hold_s = options.lease_ms / 2000.0
-        self._score = options.score
         self._temp_dir: Optional[str] = None
         path = self.settings.page_db
         if path is None:
@@ -215,10 +223,13 @@ class Backend(_FronteraBackend):
         self.path = path
         self.db: Optional[crawlrank.PageDb] = None
         self.scheduler: Optional[crawlrank.Scheduler] = None
+        self._score = ""  # the score mode, once open
         try:
             self.db = crawlrank.PageDb(path, url_profile=self.settings.url_profile,
                                        durability=self.settings.durability)
+            resolve_config(self.db, options, self.settings.given(), logger.info)
             self.scheduler = crawlrank.Scheduler(self.db, options)
+            self._score = options.score  # the stored one on a resume
         except BaseException:
             self._close()
             raise

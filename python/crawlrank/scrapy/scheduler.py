@@ -28,6 +28,7 @@ from crawlrank._frontend import (
     flag,
     options_dict,
     rank_at_close,
+    resolve_config,
     scheduler_options,
 )
 from crawlrank._http import redirect_status, retry_after_ms
@@ -65,6 +66,9 @@ class SchedulerSettings:
     content_scorer: Optional[Callable[[Response], float]] = None  # CRAWLRANK_CONTENT_SCORER
     link_scorer: Optional[Callable[[Response, Request], float]] = None  # CRAWLRANK_LINK_SCORER
     options: Dict[str, Any] = dataclasses.field(default_factory=dict)  # CRAWLRANK_OPTIONS
+    # The SchedulerOptions fields set above default priority (or in CRAWLRANK_OPTIONS):
+    # they override the configuration stored in the PageDB; the others resume it.
+    given: Set[str] = dataclasses.field(default_factory=set)
 
     @classmethod
     def from_settings(cls, settings: BaseSettings,
@@ -109,6 +113,9 @@ class SchedulerSettings:
             link_scorer=scorer("CRAWLRANK_LINK_SCORER", "link_score"),
             options=_options_dict(settings.get(OPTIONS_SETTING)),
         )
+        out.given = {field for field, names in _GIVEN_BY.items()
+                     if any((settings.getpriority(name) or 0) > 0 for name in names)}
+        out.given.update(out.options)
         if out.per_host < 1 or out.batch < 1:
             raise NotConfigured("CRAWLRANK_PER_HOST and CRAWLRANK_BATCH must be at least 1")
         return out
@@ -136,6 +143,18 @@ def _flag(value: Any) -> bool:
         return flag(value, RANK_AT_CLOSE_SETTING)
     except OptionsError as error:
         raise NotConfigured(str(error)) from None
+
+
+# The settings that set each stored SchedulerOptions field (docs/python.md).
+_GIVEN_BY = {
+    "score": ("CRAWLRANK_SCORE",),
+    "min_delay_ms": ("CRAWLRANK_DELAY_MS", "DOWNLOAD_DELAY"),
+    "max_in_flight_per_host": ("CRAWLRANK_PER_HOST", "CONCURRENT_REQUESTS_PER_DOMAIN"),
+    "host_key": ("CRAWLRANK_HOST_KEY",),
+    "max_depth": ("CRAWLRANK_MAX_DEPTH", "DEPTH_LIMIT"),
+    "max_pages": ("CRAWLRANK_MAX_PAGES",),
+    "max_retries": ("CRAWLRANK_MAX_RETRIES",),
+}
 
 
 def _options_dict(value: Any) -> Dict[str, Any]:
@@ -227,6 +246,12 @@ class Scheduler(ReportReceiver):
                                    durability=self.settings.durability)
         try:
             options = self.settings.scheduler_options()
+            given = set(self.settings.given)
+            domains = [d for d in (getattr(spider, "allowed_domains", None) or []) if d]
+            if domains:  # OffsiteMiddleware's rule: these domains and the names under them
+                options.scope, options.scope_hosts = "same-domain", list(domains)
+                given.update(("scope", "scope_hosts"))
+            resolve_config(self.db, options, given, logger.info)
             self.core = crawlrank.Scheduler(self.db, options)
             self._score = options.score
         except Exception:

@@ -180,7 +180,7 @@ constexpr std::pair<std::string_view, std::string_view> kOptionKeys[] = {
     {"--per-host", "per_host"},     {"--user-agent", "user_agent"},
     {"--score-mode", "score"},      {"--max-retries", "max_retries"},
     {"--retry-delay", "retry_ms"},  {"--max-crawl-delay", "max_crawl_delay_ms"},
-    {"--revisit", "revisit_ms"},
+    {"--revisit", "revisit_ms"},    {"--template-links", "template_links"},
 };
 
 // The keys of the options given on this command line, with their values in `o`.
@@ -321,9 +321,10 @@ int Crawl(int argc, char** argv) {
                  "rank modes: also re-rank when the links plus the pages crawled grew by this "
                  "share since the last rank (0: off; new pages alone trigger re-ranks)")
       ->capture_default_str();
-  app.add_flag("--template-links", o.template_links.drop,
+  app.add_flag("--template-links,!--no-template-links", o.template_links.drop,
                "rank without the links a host puts on more than half of its pages (index, "
-               "license, copyright: docs/ranking.md, \"Template links\")");
+               "license, copyright: docs/ranking.md, \"Template links\"); stored with the "
+               "crawl, --no-template-links undoes it");
   app.add_option("--keywords", o.keywords_file,
                  "file of topic keywords, one a line: content and link scores (use with "
                  "--score-mode ppr or topic-hits)");

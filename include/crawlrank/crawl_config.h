@@ -39,7 +39,8 @@ Result<CrawlScope> ParseCrawlScope(std::string_view name);
 
 // The keys SchedulerConfig writes and ApplySchedulerConfig reads, in display order:
 // score, host_key, scope, scope_hosts, allow, deny, max_pages, max_depth,
-// max_pages_per_host, delay_ms, per_host, retry_ms, max_retries, revisit_ms.
+// max_pages_per_host, delay_ms, per_host, retry_ms, max_retries, template_links (0 or 1:
+// rank.template_links.drop), revisit_ms.
 const std::vector<std::string_view>& SchedulerConfigKeys();
 
 // Every scheduler key of `options`. revisit_ms is min_revisit_ms with revisits on, else 0.

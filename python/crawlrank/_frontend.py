@@ -89,6 +89,7 @@ CONFIG_KEYS = {
     "max_depth": "max_depth", "max_pages_per_host": "max_pages_per_host",
     "min_delay_ms": "delay_ms", "max_in_flight_per_host": "per_host", "retry_ms": "retry_ms",
     "max_retries": "max_retries", "revisits": "revisit_ms", "min_revisit_ms": "revisit_ms",
+    "rank_template_links": "template_links",
 }
 
 

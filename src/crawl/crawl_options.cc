@@ -132,6 +132,7 @@ Status ApplyCrawlerConfig(const StoredConfig& config, CrawlerOptions* options) {
   o.revisits = so.revisits;
   o.min_revisit_ms = so.min_revisit_ms;
   o.max_revisit_ms = so.max_revisit_ms;
+  o.template_links.drop = so.rank.template_links.drop;
   if (const auto it = config.find(std::string(kUserAgentKey)); it != config.end()) {
     o.user_agent = it->second;
   }

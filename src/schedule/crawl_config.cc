@@ -81,6 +81,15 @@ const std::vector<Field>& Fields() {
       Integer("per_host", &SchedulerOptions::max_in_flight_per_host),
       Integer("retry_ms", &SchedulerOptions::retry_ms),
       Integer("max_retries", &SchedulerOptions::max_retries),
+      {"template_links",
+       [](const SchedulerOptions& o) {
+         return std::string(o.rank.template_links.drop ? "1" : "0");
+       },
+       [](std::string_view v, SchedulerOptions& o) -> Status {
+         if (v != "0" && v != "1") return InvalidArgumentError("not 0 or 1");
+         o.rank.template_links.drop = v == "1";
+         return Status::Ok();
+       }},
       {"revisit_ms",
        [](const SchedulerOptions& o) {
          return std::to_string(o.revisits ? o.min_revisit_ms : 0);

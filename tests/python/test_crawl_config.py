@@ -83,6 +83,9 @@ def test_given_options_override_the_stored_ones_and_say_so(bin_dir, tmp_path):
     assert "  max_depth: 2  (given now)\n" in shown
     assert "  delay_ms: 250\n" in shown
     assert "  scope: same-host\n" in shown
+    assert "  template_links: 0\n" in shown
+    undone = crawl(bin_dir, db, "--show-config", "--no-template-links").stdout
+    assert "  template_links: 0  (given now)\n" in undone
     assert stats(bin_dir, db)["config"]["max_depth"] == "0"
 
     # --reset-config forgets it: the defaults and what is given replace it.
@@ -107,8 +110,9 @@ def test_a_new_scope_replaces_the_stored_hosts(bin_dir, tmp_path):
 
 def test_show_config_of_a_db_that_does_not_exist_creates_nothing(bin_dir, tmp_path):
     db = tmp_path / "none.db"
-    shown = crawl(bin_dir, db, "--show-config", "--delay", "0").stdout
+    shown = crawl(bin_dir, db, "--show-config", "--delay", "0", "--template-links").stdout
     assert shown.startswith(f"nothing stored in {db}; a run would use:\n")
+    assert "  template_links: 1  (given now)\n" in shown
     assert "  delay_ms: 0  (given now)\n" in shown
     assert "  max_pages: 0  (default)\n" in shown
     assert not db.exists()

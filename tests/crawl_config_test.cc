@@ -52,7 +52,8 @@ TEST(CrawlConfigTest, SchedulerKeysAreWrittenAsTextAndReadBack) {
   EXPECT_EQ(config.at("host_key"), "host");
   std::set<std::string> keys;
   for (const auto& [key, value] : config) keys.insert(key);
-  EXPECT_EQ(keys, std::set<std::string>(SchedulerConfigKeys().begin(), SchedulerConfigKeys().end()));
+  EXPECT_EQ(keys,
+            std::set<std::string>(SchedulerConfigKeys().begin(), SchedulerConfigKeys().end()));
 
   SchedulerOptions back;
   ASSERT_OK(ApplySchedulerConfig(config, &back));
@@ -73,9 +74,13 @@ TEST(CrawlConfigTest, SchedulerKeysAreWrittenAsTextAndReadBack) {
 
 TEST(CrawlConfigTest, AKeyThatDoesNotParseIsNamedWithItsValue) {
   SchedulerOptions o;
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"delay_ms", "-5"}, {"max_pages", "12x"}, {"score", "best"}, {"scope", "planet"},
-           {"per_host", "99999999999"}, {"host_key", "street"}}) {
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"delay_ms", "-5"},
+                                                        {"max_pages", "12x"},
+                                                        {"score", "best"},
+                                                        {"scope", "planet"},
+                                                        {"per_host", "99999999999"},
+                                                        {"host_key", "street"}}) {
     const Status status = ApplySchedulerConfig({{key, value}}, &o);
     EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << key;
     EXPECT_NE(status.message().find(key + " = \"" + value + "\""), std::string::npos)
@@ -90,12 +95,13 @@ TEST(CrawlConfigTest, AKeyThatDoesNotParseIsNamedWithItsValue) {
 
 TEST(CrawlConfigTest, GivenOptionsOverrideStoredOnesAndTheChangesAreListed) {
   const StoredConfig stored = {{"delay_ms", "1000"}, {"deny", "a\nb"}, {"max_pages", "50"}};
-  const StoredConfig given = {{"delay_ms", "0"}, {"deny", "c"}, {"max_depth", "3"},
-                              {"max_pages", "50"}};
+  const StoredConfig given = {
+      {"delay_ms", "0"}, {"deny", "c"}, {"max_depth", "3"}, {"max_pages", "50"}};
   std::vector<ConfigChange> changes;
   const StoredConfig merged = MergeConfig(stored, given, &changes);
-  EXPECT_EQ(merged, (StoredConfig{{"delay_ms", "0"}, {"deny", "c"}, {"max_depth", "3"},
-                                  {"max_pages", "50"}}));
+  EXPECT_EQ(
+      merged,
+      (StoredConfig{{"delay_ms", "0"}, {"deny", "c"}, {"max_depth", "3"}, {"max_pages", "50"}}));
   ASSERT_EQ(changes.size(), 3u);  // max_pages was given with its stored value: no change
   EXPECT_EQ(changes[0].key, "delay_ms");
   EXPECT_EQ(changes[0].stored, std::optional<std::string>("1000"));
@@ -124,7 +130,8 @@ TEST(CrawlConfigTest, FormatShortensLongLists) {
   for (int i = 0; i < 12; ++i) hosts.push_back("h" + std::to_string(i));
   const std::string text =
       FormatConfig({{"delay_ms", "0"}, {"scope_hosts", JoinConfigList(hosts)}});
-  EXPECT_EQ(text, "delay_ms: 0\nscope_hosts: h0, h1, h2, h3, h4, h5, h6, h7, h8, h9, ... (12 items)\n");
+  EXPECT_EQ(text,
+            "delay_ms: 0\nscope_hosts: h0, h1, h2, h3, h4, h5, h6, h7, h8, h9, ... (12 items)\n");
 }
 
 TEST(CrawlConfigTest, ThePageDbStoresItWholeAndReadersSeeCommittedVersions) {
@@ -139,9 +146,12 @@ TEST(CrawlConfigTest, ThePageDbStoresItWholeAndReadersSeeCommittedVersions) {
     ASSERT_OK(db->WriteConfig({{"max_pages", "9"}}));  // replaces, not merges
     ASSERT_OK_AND_ASSIGN(StoredConfig old, before.Config());
     EXPECT_EQ(old, (StoredConfig{{"delay_ms", "0"}, {"scope_hosts", "a\nb"}}));
-    for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-             {"", "x"}, {"Delay", "1"}, {"a-b", "1"}, {std::string(65, 'k'), "1"},
-             {"nul", std::string("a\0b", 3)}}) {
+    for (const auto& [key, value] :
+         std::vector<std::pair<std::string, std::string>>{{"", "x"},
+                                                          {"Delay", "1"},
+                                                          {"a-b", "1"},
+                                                          {std::string(65, 'k'), "1"},
+                                                          {"nul", std::string("a\0b", 3)}}) {
       const Status refused = db->WriteConfig({{key, value}});
       EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument) << key;
     }
@@ -174,15 +184,15 @@ TEST(CrawlScopeTest, SameHostAndSameDomainDecideHostByHost) {
   TempDir dir;
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
   ASSERT_OK(db->Add(Page("http://docs.python.org/", {
-                                                         "http://docs.python.org/a",
-                                                         "http://DOCS.python.org./b",
-                                                         "http://docs.python.org:8080/c",
-                                                         "http://www.python.org/",
-                                                         "http://python.org/",
-                                                         "http://evilpython.org/",
-                                                         "http://python.org.evil.com/",
-                                                         "https://bugs.python.org/x",
-                                                     })));
+                                                        "http://docs.python.org/a",
+                                                        "http://DOCS.python.org./b",
+                                                        "http://docs.python.org:8080/c",
+                                                        "http://www.python.org/",
+                                                        "http://python.org/",
+                                                        "http://evilpython.org/",
+                                                        "http://python.org.evil.com/",
+                                                        "https://bugs.python.org/x",
+                                                    })));
   const auto uncrawled = [&](CrawlScope scope, std::vector<std::string> hosts) {
     SchedulerOptions o;
     o.scope = scope;
@@ -194,8 +204,9 @@ TEST(CrawlScopeTest, SameHostAndSameDomainDecideHostByHost) {
     return std::make_pair(urls, view->stats);
   };
   auto [same_host, host_stats] = uncrawled(CrawlScope::kSameHost, {"Docs.Python.org."});
-  EXPECT_EQ(same_host, (std::set<std::string>{"http://docs.python.org/a", "http://docs.python.org./b",
-                                              "http://docs.python.org:8080/c"}));
+  EXPECT_EQ(same_host,
+            (std::set<std::string>{"http://docs.python.org/a", "http://docs.python.org./b",
+                                   "http://docs.python.org:8080/c"}));
   EXPECT_EQ(host_stats.out_of_scope, 5u);
   EXPECT_EQ(host_stats.filtered, 0u);
   auto [same_domain, domain_stats] = uncrawled(CrawlScope::kSameDomain, {"python.org"});
@@ -299,9 +310,7 @@ TEST(CrawlerConfigTest, CrawlerKeysRoundTripAndOpenStoresWhatItRunsWith) {
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
   o.seeds = {"http://Site.Example/start"};
   o.allow_private = true;
-  {
-    ASSERT_OK_AND_ASSIGN(auto crawler, Crawler::Open(*db, o));
-  }
+  { ASSERT_OK_AND_ASSIGN(auto crawler, Crawler::Open(*db, o)); }
   ASSERT_OK_AND_ASSIGN(StoredConfig stored, db->ReadConfig());
   EXPECT_EQ(stored.at("scope"), "same-host");
   EXPECT_EQ(stored.at("scope_hosts"), "site.example");
@@ -310,9 +319,7 @@ TEST(CrawlerConfigTest, CrawlerKeysRoundTripAndOpenStoresWhatItRunsWith) {
   CrawlerOptions resumed;
   ASSERT_OK(ApplyCrawlerConfig(stored, &resumed));
   resumed.seeds = {"http://two.example/"};
-  {
-    ASSERT_OK_AND_ASSIGN(auto crawler, Crawler::Open(*db, resumed));
-  }
+  { ASSERT_OK_AND_ASSIGN(auto crawler, Crawler::Open(*db, resumed)); }
   EXPECT_EQ(db->ReadConfig()->at("scope_hosts"), "site.example\ntwo.example");
 }
 

@@ -113,9 +113,10 @@ std::string GraphChange(const StoredRank& stored, const PageDbCounters& now) {
   const auto add = [&](std::optional<uint64_t> then, uint64_t later, std::string_view what) {
     if (!then.has_value() || *then == later) return;
     if (!change.empty()) change += ", ";
-    change += later > *then ? std::to_string(later - *then) + " more "
-                            : std::to_string(*then - later) + " fewer ";
-    change += what;
+    const uint64_t n = later > *then ? later - *then : *then - later;
+    change += std::to_string(n) + (later > *then ? " more " : " fewer ");
+    // "1 more page", "2 more pages"; "crawled" stays as it is.
+    change += n == 1 && what.ends_with('s') ? what.substr(0, what.size() - 1) : what;
   };
   add(r.pages, now.pages, "pages");
   add(r.links, now.edges, "links");

@@ -38,8 +38,9 @@ Status ParseInteger(std::string_view value, T* out) {
 
 template <typename T>
 Field Integer(std::string_view key, T SchedulerOptions::*member) {
-  return {key, [member](const SchedulerOptions& o) { return std::to_string(o.*member); },
-          [member](std::string_view v, SchedulerOptions& o) { return ParseInteger(v, &(o.*member)); }};
+  return {
+      key, [member](const SchedulerOptions& o) { return std::to_string(o.*member); },
+      [member](std::string_view v, SchedulerOptions& o) { return ParseInteger(v, &(o.*member)); }};
 }
 
 Field List(std::string_view key, std::vector<std::string> SchedulerOptions::*member) {
@@ -91,9 +92,7 @@ const std::vector<Field>& Fields() {
          return Status::Ok();
        }},
       {"revisit_ms",
-       [](const SchedulerOptions& o) {
-         return std::to_string(o.revisits ? o.min_revisit_ms : 0);
-       },
+       [](const SchedulerOptions& o) { return std::to_string(o.revisits ? o.min_revisit_ms : 0); },
        [](std::string_view v, SchedulerOptions& o) -> Status {
          int64_t ms = 0;
          CRAWLRANK_RETURN_IF_ERROR(ParseInteger(v, &ms));
@@ -207,8 +206,8 @@ Status ApplySchedulerConfig(const StoredConfig& config, SchedulerOptions* option
 Result<SchedulerOptions> StoredSchedulerOptions(const PageDb& db, SchedulerOptions base) {
   CRAWLRANK_ASSIGN_OR_RETURN(StoredConfig config, db.ReadConfig());
   if (Status applied = ApplySchedulerConfig(config, &base); !applied.ok()) {
-    return DataLossError("stored configuration of PageDB \"" + db.path() + "\": " +
-                         applied.message());
+    return DataLossError("stored configuration of PageDB \"" + db.path() +
+                         "\": " + applied.message());
   }
   return base;
 }
@@ -219,7 +218,8 @@ StoredConfig MergeConfig(const StoredConfig& stored, const StoredConfig& given,
   for (const auto& [key, value] : given) {
     const auto it = stored.find(key);
     if (changes != nullptr && (it == stored.end() || it->second != value)) {
-      changes->push_back({key, it == stored.end() ? std::nullopt : std::optional(it->second), value});
+      changes->push_back(
+          {key, it == stored.end() ? std::nullopt : std::optional(it->second), value});
     }
     merged[key] = value;
   }

@@ -28,8 +28,9 @@ Result<UrlFilter> UrlFilter::Compile(const SchedulerOptions& options) {
       if (!key.empty()) filter.scope_hosts_.insert(std::move(key));
     }
     if (filter.scope_hosts_.empty()) {
-      return InvalidArgumentError("scheduler options: a scope (same host, same domain) "
-                                  "without hosts");
+      return InvalidArgumentError(
+          "scheduler options: a scope (same host, same domain) "
+          "without hosts");
     }
   }
   filter.schemes_ = options.allowed_schemes;

@@ -45,5 +45,5 @@ rm -rf "$db"
 step build/tools/crawlrank crawl "$db" "http://127.0.0.1:$port/index.html" \
   --same-host --allow-private --delay 0 --per-host 8 --top 10
 step "$tools/page_db_stats" "$db"
-step "$tools/page_db_top" "$db" --by pagerank -n 5
+step "$tools/page_db_top" "$db" --by pagerank -n 5 --crawled
 step "$tools/page_db_path" "$db" "http://127.0.0.1:$port/library/asyncio-task.html"

@@ -21,7 +21,6 @@ if [ "${1:-}" = "--graph" ]; then
   step "$tools/page_db_path" "$db" https://www.example.org/news/2015/crawl-frontiers
   step "$tools/page_db_rank" "$db" --algo pagerank
   step "$tools/page_db_top" "$db" --by pagerank -n 5
-step "$tools/page_db_path" "$db" "http://127.0.0.1:$port/library/asyncio-task.html"
   step "$tools/page_db_rank" "$db" --algo hits
   step "$tools/page_db_top" "$db" --by hubs -n 3
   step "$tools/page_db_schedule" "$db" -n 5 --hosts --max-hosts 5

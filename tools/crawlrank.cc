@@ -16,6 +16,8 @@
 
 #include "crawlrank/crawler.h"
 #include "crawlrank/db_rank.h"
+#include "crawlrank/rank_store.h"
+#include "crawlrank/version.h"
 #include "rank_column.h"
 #include "tool_common.h"
 
@@ -508,7 +510,7 @@ int Usage() {
                "       crawlrank TOOL ARGS...                 run page_db_TOOL, TOOL one of:\n"
                "        ");
   for (std::string_view t : kTools) std::fprintf(stderr, " %.*s", static_cast<int>(t.size()), t.data());
-  std::fprintf(stderr, "\n");
+  std::fprintf(stderr, "\n       crawlrank --version                    the version and formats\n");
   return kExitUsage;
 }
 
@@ -518,6 +520,11 @@ int Main(int argc, char** argv) {
   if (command == "crawl") return Crawl(argc - 1, argv + 1);
   if (command == "--help" || command == "-h" || command == "help") {
     Usage();
+    return kExitOk;
+  }
+  if (command == "--version" || command == "-V") {
+    std::printf("crawlrank %s (PageDB format %u, rank file format %u)\n", CRAWLRANK_VERSION_STRING,
+                kPageDbFormatVersion, kRankFileFormatVersion);
     return kExitOk;
   }
   if (std::find(std::begin(kTools), std::end(kTools), command) == std::end(kTools)) {

@@ -539,3 +539,13 @@ def test_permission_errors_name_the_file(bin_dir, example_db):
         assert f'"{db}/lock.mdb": Permission denied' in proc.stderr, proc.stderr
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_crawlrank_version_names_the_release_and_the_formats(bin_dir):
+    proc = subprocess.run([str(bin_dir / "crawlrank"), "--version"], capture_output=True,
+                          text=True, check=True)
+    cmake = (pathlib.Path(__file__).resolve().parents[2] / "CMakeLists.txt").read_text()
+    release = cmake.split("project(crawlrank VERSION ", 1)[1].split()[0]
+    assert proc.stdout == f"crawlrank {release} (PageDB format 5, rank file format 2)\n"
+    assert "--version" in subprocess.run([str(bin_dir / "crawlrank")], capture_output=True,
+                                         text=True).stderr

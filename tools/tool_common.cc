@@ -13,6 +13,16 @@ namespace crawlrank::tools {
 
 int Run(CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
   app.set_version_flag("--version", app.get_name() + " (crawlrank) " CRAWLRANK_VERSION_STRING);
+  // An unsigned option refuses a negative number: CLI11 would wrap "-5" round to 2^64 - 5.
+  const CLI::Validator non_negative(
+      [](std::string& value) {
+        return value.starts_with('-') ? "\"" + value + "\" is negative; give 0 or more"
+                                      : std::string();
+      },
+      "NONNEGATIVE");
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_type_name() == "UINT") option->check(non_negative);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -549,3 +549,19 @@ def test_crawlrank_version_names_the_release_and_the_formats(bin_dir):
     assert proc.stdout == f"crawlrank {release} (PageDB format 5, rank file format 2)\n"
     assert "--version" in subprocess.run([str(bin_dir / "crawlrank")], capture_output=True,
                                          text=True).stderr
+
+
+@pytest.mark.parametrize("args, option", [
+    (["crawlrank", "crawl", "DB", "http://e.test/", "--max-pages", "-5"], "--max-pages"),
+    (["crawlrank", "crawl", "DB", "http://e.test/", "--per-host", "-1"], "--per-host"),
+    (["page_db_top", "DB", "-n", "-3"], "-n"),
+    (["page_db_schedule", "DB", "--max-hosts", "-1"], "--max-hosts"),
+])
+def test_unsigned_options_refuse_negative_numbers(bin_dir, tmp_path, args, option):
+    # CLI11 would wrap "-5" round to 2^64 - 5: a crawl without a page limit.
+    argv = [str(bin_dir / args[0])] + [str(tmp_path / "db") if a == "DB" else a for a in args[1:]]
+    proc = subprocess.run(argv, capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    value = args[args.index(option) + 1]
+    assert f'{option}: "{value}" is negative; give 0 or more' in proc.stderr
+    assert not (tmp_path / "db").exists()

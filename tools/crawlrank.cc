@@ -400,9 +400,12 @@ int Crawl(int argc, char** argv) {
     if (!resolved->empty()) std::fprintf(stderr, "%s\n", resolved->c_str());
     auto crawler = Crawler::Open(**db, o);
     if (!crawler.ok()) {
+      // The library says "crawl: ..." for its callers; here the tool's name says it.
+      std::string_view message = crawler.status().message();
+      if (message.starts_with("crawl: ")) message.remove_prefix(7);
       return crawler.status().code() == StatusCode::kInvalidArgument
-                 ? UsageError(app, crawler.status().message())
-                 : Fail(app, crawler.status());
+                 ? UsageError(app, message)
+                 : Fail(app, Status(crawler.status().code(), std::string(message)));
     }
     signals.Watch(**crawler);
     const bool tty = isatty(STDERR_FILENO) == 1;

@@ -294,7 +294,11 @@ def test_revisits_are_conditional_and_304_is_unchanged(bin_dir, tmp_path):
 def test_bad_usage(bin_dir, tmp_path):
     crawl(bin_dir, tmp_path / "db", "ftp://example.com/", expect=2)
     crawl(bin_dir, tmp_path / "db", "http://e.com/", "--score-mode", "nope", expect=2)
-    crawl(bin_dir, tmp_path / "db", "http://e.com/", "--concurrency", "0", expect=2)
+    zero = subprocess.run(crawl_cmd(bin_dir, tmp_path / "db", "http://e.com/", "--concurrency",
+                                    "0"), capture_output=True, text=True)
+    # The tool names itself once (it said "crawlrank crawl: crawl: ...").
+    assert zero.returncode == 2 and zero.stderr.startswith(
+        "crawlrank crawl: concurrency must be above 0\n"), zero.stderr
     crawl(bin_dir, tmp_path / "db", "http://e.com/", "--rerank-graph-growth", "-1", expect=2)
     proc = subprocess.run([str(bin_dir / "crawlrank"), "dump", "info", str(tmp_path / "none")],
                           capture_output=True, text=True)

@@ -185,12 +185,12 @@ constexpr std::pair<std::string_view, std::string_view> kOptionKeys[] = {
     {"--revisit", "revisit_ms"},    {"--template-links", "template_links"},
 };
 
-// The keys of the options given on this command line, with their values in `o`.
-Result<StoredConfig> GivenConfig(const CLI::App& app, const CrawlerOptions& o) {
-  CRAWLRANK_ASSIGN_OR_RETURN(StoredConfig all, CrawlerConfig(o));
+// The keys of the options given on this command line, with their values in `all` (the
+// CrawlerConfig of the options as parsed).
+StoredConfig GivenConfig(const CLI::App& app, const StoredConfig& all) {
   StoredConfig given;
   for (const auto& [option, key] : kOptionKeys) {
-    if (app.count(std::string(option)) > 0) given[std::string(key)] = all[std::string(key)];
+    if (app.count(std::string(option)) > 0) given[std::string(key)] = all.at(std::string(key));
   }
   return given;
 }
@@ -203,7 +203,8 @@ Result<std::string> ResolveConfig(const CLI::App& app, const PageDb& db, Args& a
   if (!a.reset_config) {
     CRAWLRANK_ASSIGN_OR_RETURN(stored, db.ReadConfig());
   }
-  CRAWLRANK_ASSIGN_OR_RETURN(StoredConfig given, GivenConfig(app, a.crawl));
+  CRAWLRANK_ASSIGN_OR_RETURN(const StoredConfig all, CrawlerConfig(a.crawl));
+  const StoredConfig given = GivenConfig(app, all);
   std::vector<ConfigChange> changes;
   const StoredConfig merged = MergeConfig(stored, given, &changes);
   if (Status applied = ApplyCrawlerConfig(merged, &a.crawl); !applied.ok()) {
@@ -230,19 +231,19 @@ int ShowConfig(const CLI::App& app, Args& a) {
     if (!read.ok()) return Fail(app, read.status());
     if (!a.reset_config) stored = std::move(*read);
   }
-  Result<StoredConfig> given = GivenConfig(app, a.crawl);
-  if (!given.ok()) return UsageError(app, given.status().message());
-  CrawlerOptions defaults = a.crawl;
-  Result<StoredConfig> all = CrawlerConfig(defaults);
+  // Every key, as parsed (the given options, else the defaults), under the stored ones and
+  // the given ones over those.
+  Result<StoredConfig> all = CrawlerConfig(a.crawl);
   if (!all.ok()) return UsageError(app, all.status().message());
-  StoredConfig shown = MergeConfig(*all, MergeConfig(stored, *given));
+  const StoredConfig given = GivenConfig(app, *all);
+  const StoredConfig shown = MergeConfig(*all, MergeConfig(stored, given));
   Output out;
   out << (stored.empty() ? "nothing stored in " + a.db_path + "; a run would use:\n"
                          : "configuration of " + a.db_path + " (stored unless marked):\n");
   for (const auto& [key, value] : shown) {
     std::string line = FormatConfig({{key, value}});
     line.pop_back();
-    const char* mark = given->contains(key) ? "  (given now)"
+    const char* mark = given.contains(key) ? "  (given now)"
                        : stored.contains(key) ? ""
                                               : "  (default)";
     out << "  " << line << mark << '\n';

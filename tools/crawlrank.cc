@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stop_token>
@@ -17,6 +19,7 @@
 #include "crawlrank/crawler.h"
 #include "crawlrank/db_rank.h"
 #include "crawlrank/rank_store.h"
+#include "crawlrank/url_pattern.h"
 #include "crawlrank/version.h"
 #include "rank_column.h"
 #include "tool_common.h"
@@ -24,9 +27,10 @@
 namespace crawlrank::tools {
 namespace {
 
-constexpr std::string_view kTools[] = {"check", "compact", "dump",    "failed",   "find",
-                                       "links", "load",    "path",    "rank",     "requeue",
-                                       "schedule", "stats", "top",    "upgrade",  "url"};
+constexpr std::string_view kTools[] = {"check",    "compact", "dump",  "failed",  "find",
+                                       "links",    "load",    "path",  "rank",    "requeue",
+                                       "robots",   "schedule", "stats", "top",    "upgrade",
+                                       "url"};
 
 std::string Duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "?";
@@ -119,6 +123,7 @@ class SignalWatcher {
 struct Args {
   std::string db_path;
   std::vector<std::string> seeds;
+  std::vector<std::string> seeds_files;  // one URL a line; "-": stdin
   CrawlerOptions crawl;
   std::string score = "pagerank";
   std::string profile = "rfc3986";
@@ -209,7 +214,9 @@ Result<std::string> ResolveConfig(const CLI::App& app, const PageDb& db, Args& a
   const StoredConfig merged = MergeConfig(stored, given, &changes);
   if (Status applied = ApplyCrawlerConfig(merged, &a.crawl); !applied.ok()) {
     return DataLossError("configuration stored in \"" + db.path() + "\": " +
-                         applied.message() + " (--reset-config clears it)");
+                         applied.message() +
+                         " (an option given again replaces the stored value; --reset-config "
+                         "clears them all)");
   }
   if (a.reset_config) return "cleared the configuration stored in " + a.db_path;
   if (stored.empty()) return std::string();
@@ -252,6 +259,38 @@ int ShowConfig(const CLI::App& app, Args& a) {
   return kExitOk;
 }
 
+// Appends the seeds of `path` ("-": stdin), one URL a line, trimmed; blank lines and '#'
+// comments skipped. A line over kMaxSeedLineBytes is InvalidArgument naming file and line
+// (no URL is that long: the crawler drops links over 4 KiB), an unreadable file NotFound or
+// Internal naming it.
+constexpr size_t kMaxSeedLineBytes = 64 << 10;
+Status ReadSeedsFile(const std::string& path, std::vector<std::string>* seeds) {
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  const std::string name = path == "-" ? std::string("standard input") : "\"" + path + "\"";
+  if (path != "-") {
+    file.open(path);
+    if (!file) {
+      return Status(errno == ENOENT ? StatusCode::kNotFound : StatusCode::kInternal,
+                    "--seeds-file " + name + ": " + std::strerror(errno));
+    }
+    in = &file;
+  }
+  std::string line;
+  for (uint64_t number = 1; std::getline(*in, line); ++number) {
+    if (line.size() > kMaxSeedLineBytes) {
+      return InvalidArgumentError("--seeds-file " + name + ", line " + std::to_string(number) +
+                                  ": over " + std::to_string(kMaxSeedLineBytes) + " bytes");
+    }
+    const size_t start = line.find_first_not_of(" \t\r");
+    if (start == std::string::npos || line[start] == '#') continue;
+    const size_t end = line.find_last_not_of(" \t\r");
+    seeds->push_back(line.substr(start, end - start + 1));
+  }
+  if (in->bad()) return InternalError("--seeds-file " + name + ": read error");
+  return Status::Ok();
+}
+
 // What a person may need to know after the counts: origins given up on, seeds queued
 // again, and hints for a private address refused or a crawl with nothing left to do.
 void PrintNotes(Output& out, const CrawlSummary& s, const SchedulerStats& end, const Args& a) {
@@ -287,6 +326,9 @@ int Crawl(int argc, char** argv) {
   CrawlerOptions& o = a.crawl;
   app.add_option("db", a.db_path, "PageDB directory")->required();
   app.add_option("seeds", a.seeds, "URLs to start from");
+  app.add_option("--seeds-file", a.seeds_files,
+                 "also the URLs in FILE, one a line ('-': standard input); blank lines and "
+                 "lines starting with # are skipped; repeatable");
   app.add_option("--max-pages", o.max_pages, "pages to fetch in this DB in all (0: no limit)")
       ->capture_default_str();
   app.add_option("--max-depth", o.max_depth, "link distance from a seed (0: no limit)")
@@ -388,6 +430,23 @@ int Crawl(int argc, char** argv) {
               : a.same_domain ? CrawlScope::kSameDomain
                               : *scope;
     o.seeds = a.seeds;
+    for (const std::string& seeds_file : a.seeds_files) {
+      Status read = ReadSeedsFile(seeds_file, &o.seeds);
+      if (!read.ok()) {
+        return read.code() == StatusCode::kInvalidArgument ? UsageError(app, read.message())
+                                                            : Fail(app, read);
+      }
+    }
+    // Before anything is opened: a given pattern RE2 refuses is a usage error, and must
+    // never reach the configuration stored in the DB.
+    for (const auto* list : {&o.allow_patterns, &o.deny_patterns}) {
+      for (const std::string& pattern : *list) {
+        if (Result<UrlPattern> compiled = UrlPattern::Compile(pattern); !compiled.ok()) {
+          return UsageError(app, std::string(list == &o.allow_patterns ? "--allow" : "--deny") +
+                                     ": " + compiled.status().message());
+        }
+      }
+    }
     if (a.show_config) return ShowConfig(app, a);
 
     SignalWatcher signals;  // before any thread starts, so that all inherit the mask
@@ -511,7 +570,8 @@ int Crawl(int argc, char** argv) {
 int Usage() {
   std::fprintf(stderr,
                "usage: crawlrank crawl DB SEED... [options]   crawl (crawlrank crawl --help)\n"
-               "       crawlrank TOOL ARGS...                 run page_db_TOOL, TOOL one of:\n"
+               "       crawlrank TOOL ARGS...                 run page_db_TOOL (crawlrank_url,\n"
+               "                                              crawlrank_robots), TOOL one of:\n"
                "        ");
   for (std::string_view t : kTools) std::fprintf(stderr, " %.*s", static_cast<int>(t.size()), t.data());
   std::fprintf(stderr, "\n       crawlrank --version                    the version and formats\n");
@@ -537,8 +597,9 @@ int Main(int argc, char** argv) {
   }
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  const std::string name =
-      command == "url" ? std::string("crawlrank_url") : "page_db_" + std::string(command);
+  const std::string name = command == "url" || command == "robots"
+                               ? "crawlrank_" + std::string(command)
+                               : "page_db_" + std::string(command);
   const std::string path = (ec ? std::filesystem::path(name) : self.parent_path() / name).string();
   std::vector<char*> args;
   std::string argv0 = name;

@@ -26,6 +26,7 @@ struct Options {
   bool all = false;
   bool json = false;
   bool skip_damaged = false;
+  bool iso_times = false;
   std::vector<std::string> ranks;  // extra rank columns
 };
 
@@ -145,6 +146,10 @@ Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColu
     line.clear();
     if (options.json) {
       nlohmann::ordered_json json = PageJson(record);
+      if (options.iso_times) {
+        json["first_crawl"] = IsoTimeOr(record.first_crawl_ms, "-");
+        json["last_crawl"] = IsoTimeOr(record.last_crawl_ms, "-");
+      }
       json["state"] = PageStateField(record, KindOf(failed, id));
       for (size_t c = 0; c < options.ranks.size(); ++c) {
         json[options.ranks[c]] = ranks.Has(c, id) ? nlohmann::ordered_json(ranks.values[c][id])
@@ -152,7 +157,8 @@ Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColu
       }
       line = json.dump();
     } else {
-      AppendPageLine(record, options.all, line);
+      AppendPageLine(record, options.all, line,
+                     options.iso_times ? TimeFormat::kIso : TimeFormat::kUnixSeconds);
       if (options.all) {
         line += ' ';
         line += PageStateField(record, KindOf(failed, id));
@@ -214,6 +220,10 @@ int Main(int argc, char** argv) {
                "(crawled, pending, or failed:KIND for a page failed for good; page_db_load "
                "reads it back and restores nothing of it)");
   app.add_flag("--json", options.json, "one JSON object per line, every field");
+  app.add_flag("--iso-times", options.iso_times,
+               "info: crawl times as ISO 8601 UTC (\"-\" for never) instead of Unix seconds, "
+               "for people; page_db_load reads only Unix seconds (with --json: adds "
+               "first_crawl and last_crawl beside the *_ms fields)");
   app.add_flag("--skip-damaged", options.skip_damaged,
                "salvage: leave out each page record or block of links that does not decode, "
                "name it on stderr, dump the rest and exit 3; pages are renumbered densely and "
@@ -223,6 +233,9 @@ int Main(int argc, char** argv) {
                      " (stored by page_db_rank; "
                      "'-' for pages newer than the rank); repeatable");
   return Run(app, argc, argv, [&] {
+    if (options.iso_times && options.mode != "info") {
+      return UsageError(app, "--iso-times goes with info");
+    }
     if (!options.ranks.empty() && options.mode != "info") {
       return UsageError(app, "--rank goes with info");
     }

@@ -21,7 +21,8 @@ std::string KindList() {
 int Main(int argc, char** argv) {
   CLI::App app(
       "Lists the pages of a PageDB that failed for good: URL, kind, last HTTP status (0: no "
-      "answer), attempts, when (Unix seconds; 0 when a format version 3 DB kept it) and the "
+      "answer), attempts, when (ISO 8601 UTC; `unknown` when a format version 3 DB kept it; "
+      "JSON adds failed_ms, Unix milliseconds) and the "
       "detail. Kinds: " + KindList() + ". Reads a snapshot: works beside a running crawl. "
       "`crawlrank requeue` queues them again.",
       "page_db_failed");
@@ -50,7 +51,8 @@ int Main(int argc, char** argv) {
                         {"kind", FailureKindName(page.kind)},
                         {"http_status", page.http_status},
                         {"attempts", page.attempts},
-                        {"failed", FormatSeconds(page.failed_ms)},
+                        {"failed", IsoTimeOr(page.failed_ms, "unknown")},
+                        {"failed_ms", page.failed_ms},
                         {"detail", page.detail}});
       }
       out << list.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
@@ -59,7 +61,7 @@ int Main(int argc, char** argv) {
       for (const FailedPage& page : *failed) {
         out << page.url << ' ' << FailureKindName(page.kind) << ' '
             << uint64_t{page.http_status} << ' ' << uint64_t{page.attempts} << ' '
-            << FormatSeconds(page.failed_ms) << ' ' << page.detail << '\n';
+            << IsoTimeOr(page.failed_ms, "unknown") << ' ' << page.detail << '\n';
       }
     }
     if (Status flushed = out.Flush(); !flushed.ok()) return Fail(app, flushed);

@@ -30,7 +30,8 @@ nlohmann::ordered_json StatsJson(const SchedulerStats& stats) {
   out["failed"] = stats.failed;
   out["hosts"] = stats.hosts;
   out["finished"] = stats.finished;
-  out["next_ready"] = stats.next_ready_ms < 0 ? "never" : FormatSeconds(stats.next_ready_ms);
+  out["next_ready"] = stats.next_ready_ms < 0 ? "never" : IsoTimeOr(stats.next_ready_ms, "now");
+  out["next_ready_ms"] = stats.next_ready_ms;
   return out;
 }
 
@@ -40,7 +41,7 @@ int Main(int argc, char** argv) {
       "the priority when any shown page has one other than 0), the pages in flight (lease, "
       "expiry) and, with --hosts, the hosts with pages queued or in "
       "flight (ready time, in flight, queued, done, delay). Reads a snapshot: works beside a "
-      "running crawl. Times are Unix seconds. The delay since a host's last request lives only "
+      "running crawl. Times are ISO 8601 UTC (JSON adds them as Unix milliseconds, *_ms). The delay since a host's last request lives only "
       "in the crawling process, so a host's ready time here is the end of its hold, if any.",
       "page_db_schedule");
   std::string db_path, score = std::string(ScoreModeName(SchedulerOptions().score));
@@ -78,14 +79,16 @@ int Main(int argc, char** argv) {
       for (const auto& lease : view->in_flight) {
         out["in_flight"].push_back({{"url", lease.url},
                                     {"lease", lease.lease},
-                                    {"expires", FormatSeconds(lease.expiry_ms)},
+                                    {"expires", IsoTime(lease.expiry_ms)},
+                                    {"expires_ms", lease.expiry_ms},
                                     {"host", lease.host}});
       }
       if (hosts) {
         out["hosts"] = nlohmann::json::array();
         for (const auto& host : view->hosts) {
           out["hosts"].push_back({{"host", host.key},
-                                  {"ready", FormatSeconds(host.ready_ms)},
+                                  {"ready", IsoTimeOr(host.ready_ms, "now")},
+                                  {"ready_ms", host.ready_ms},
                                   {"in_flight", host.in_flight},
                                   {"queued", host.queued},
                                   {"done", host.done},
@@ -101,7 +104,7 @@ int Main(int argc, char** argv) {
         << stats.retrying << ", crawled " << stats.crawled << ", failed " << stats.failed
         << ", hosts " << stats.hosts << ", "
         << (stats.finished ? std::string("finished")
-                           : "next ready " + FormatSeconds(stats.next_ready_ms))
+                           : "next ready " + IsoTimeOr(stats.next_ready_ms, "now"))
         << "\n";
     // The priority column only when a caller gave priorities (QueuedExtra).
     const bool priorities = std::any_of(view->next.begin(), view->next.end(),
@@ -113,13 +116,13 @@ int Main(int argc, char** argv) {
     }
     out << "# in flight: lease expires url host\n";
     for (const auto& lease : view->in_flight) {
-      out << lease.lease << ' ' << FormatSeconds(lease.expiry_ms) << ' ' << lease.url << ' '
+      out << lease.lease << ' ' << IsoTime(lease.expiry_ms) << ' ' << lease.url << ' '
           << lease.host << '\n';
     }
     if (hosts) {
       out << "# hosts: host ready in_flight queued done delay_ms\n";
       for (const auto& host : view->hosts) {
-        out << host.key << ' ' << FormatSeconds(host.ready_ms) << ' ' << uint64_t{host.in_flight}
+        out << host.key << ' ' << IsoTimeOr(host.ready_ms, "now") << ' ' << uint64_t{host.in_flight}
             << ' ' << host.queued << ' ' << host.done << ' ' << static_cast<uint64_t>(host.delay_ms)
             << '\n';
       }

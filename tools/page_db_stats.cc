@@ -38,7 +38,8 @@ Result<nlohmann::ordered_json> Collect(const PageDb& db) {
   stats["format_version"] = info.format_version;
   stats["url_profile"] = UrlProfileName(info.url_profile);
   stats["hash"] = info.hash;
-  stats["created"] = FormatSeconds(info.created_ms);
+  stats["created"] = IsoTime(info.created_ms);
+  stats["created_ms"] = info.created_ms;
   stats["pages"] = counters.pages;
   stats["crawled_pages"] = counters.crawled_pages;
   stats["links"] = counters.edges;

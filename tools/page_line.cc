@@ -18,16 +18,19 @@ std::string PageStateField(const PageRecord& record, const std::optional<Failure
   return "pending";
 }
 
-void AppendPageLine(const PageRecord& r, bool full, std::string& out) {
+void AppendPageLine(const PageRecord& r, bool full, std::string& out, TimeFormat times) {
+  const auto time = [times](int64_t ms) {
+    return times == TimeFormat::kIso ? IsoTimeOr(ms, "-") : FormatSeconds(ms);
+  };
   out += FormatFingerprint(r.fingerprint);
   out += ' ';
   out += std::to_string(r.id);
   out += ' ';
   out += r.url;
   out += ' ';
-  out += FormatSeconds(r.first_crawl_ms);
+  out += time(r.first_crawl_ms);
   out += ' ';
-  out += FormatSeconds(r.last_crawl_ms);
+  out += time(r.last_crawl_ms);
   out += ' ';
   out += std::to_string(r.n_changes);
   out += ' ';

@@ -33,8 +33,13 @@ inline constexpr size_t kStatePageFields = 15;
 // The header line (`# hash index url ...`) for `--header`.
 std::string PageLineHeader(bool full);
 
+// How a page line writes its crawl times: Unix seconds with three decimals (what
+// page_db_load reads), or ISO 8601 UTC to the second, `-` for never (for people).
+enum class TimeFormat : uint8_t { kUnixSeconds, kIso };
+
 // Appends the line for `record`, without a newline.
-void AppendPageLine(const PageRecord& record, bool full, std::string& out);
+void AppendPageLine(const PageRecord& record, bool full, std::string& out,
+                    TimeFormat times = TimeFormat::kUnixSeconds);
 
 // The state field of page `record`; `failed` names its kind when it failed for good.
 std::string PageStateField(const PageRecord& record, const std::optional<FailureKind>& failed);

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "crawlrank/rank_store.h"
+#include "tool_common.h"
 
 namespace crawlrank::tools {
 namespace {
@@ -61,16 +62,6 @@ Result<std::vector<std::vector<double>>> LoadRankColumns(const std::string& db_p
 }
 
 namespace {
-
-// Unix milliseconds as ISO 8601 UTC, to the second: "2026-11-25T19:42:24Z".
-std::string IsoTime(int64_t ms) {
-  const time_t seconds = static_cast<time_t>(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
-  std::tm utc{};
-  if (gmtime_r(&seconds, &utc) == nullptr) return "?";
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 // The counters a rank recorded; links and crawled pages unknown (nullopt) in a version 1
 // file, whose links ranked are every link only when the rank dropped none (not cross-host,

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <iostream>
 
 #include "crawlrank/fault_guard.h"
@@ -101,6 +102,19 @@ std::string FormatSeconds(int64_t ms) {
                 static_cast<unsigned long long>(magnitude / 1000),
                 static_cast<unsigned long long>(magnitude % 1000));
   return buffer;
+}
+
+std::string IsoTime(int64_t ms) {
+  const time_t seconds = static_cast<time_t>(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+  std::tm utc{};
+  if (gmtime_r(&seconds, &utc) == nullptr) return "?";
+  char text[32];
+  if (std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc) == 0) return "?";
+  return text;
+}
+
+std::string IsoTimeOr(int64_t ms, std::string_view none) {
+  return ms <= 0 ? std::string(none) : IsoTime(ms);
 }
 
 Result<int64_t> ParseSeconds(std::string_view text) {

@@ -54,6 +54,11 @@ int RunOnPage(CLI::App& app, int argc, char** argv,
 
 // Unix milliseconds as seconds with exactly three decimals ("1700000000.123"), and back.
 std::string FormatSeconds(int64_t ms);
+// Unix milliseconds as ISO 8601 UTC, to the second: "2026-11-25T19:42:24Z" (what people
+// read; the TSV the loader reads keeps FormatSeconds).
+std::string IsoTime(int64_t ms);
+// A time a page or host may not have: IsoTime, or `none` for a negative value or 0.
+std::string IsoTimeOr(int64_t ms, std::string_view none);
 Result<int64_t> ParseSeconds(std::string_view text);
 
 // A score with 9 significant digits: enough to read the same float back.

@@ -107,7 +107,7 @@ struct CrawlerOptions {
   using Scope = CrawlScope;
   Scope scope = Scope::kAny;
   std::vector<std::string> scope_hosts;
-  // ECMAScript regular expressions searched in the canonical URL (SchedulerOptions).
+  // RE2 patterns searched in the canonical URL (SchedulerOptions, crawlrank/url_pattern.h).
   std::vector<std::string> allow_patterns, deny_patterns;
   // False: links marked rel=nofollow, and all links of a page whose robots meta says
   // nofollow, are not followed (nor recorded).

@@ -84,7 +84,7 @@ struct FailedPage {
 struct FailureFilter {
   std::optional<FailureKind> kind;
   std::string host;       // the URL's host (HostKey), e.g. "example.com"; empty: any
-  std::string url_regex;  // ECMAScript, searched in the canonical URL; empty: any
+  std::string url_regex;  // RE2 (crawlrank/url_pattern.h), searched in the canonical URL; empty: any
   std::vector<std::string> urls;  // canonicalised with the DB's profile; empty: any
 };
 

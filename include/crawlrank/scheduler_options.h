@@ -74,8 +74,10 @@ struct SchedulerOptions {
   std::vector<std::string> scope_hosts;
   // URL schemes to fetch; empty: any.
   std::vector<std::string> allowed_schemes = {"http", "https"};
-  // ECMAScript regular expressions searched in the canonical URL: a page matching a deny
-  // pattern is filtered; with allow patterns, so is one matching none of them.
+  // RE2 patterns (crawlrank/url_pattern.h: linear time, no look-around or backreferences)
+  // searched in the canonical URL: a page matching a deny pattern is filtered; with allow
+  // patterns, so is one matching none of them. Scheduler::Open refuses a pattern RE2
+  // rejects, naming the list, the pattern and the construct.
   std::vector<std::string> allow_patterns, deny_patterns;
 
   // --- Revisits (off by default: a crawl then ends when nothing is queued or leased).
@@ -87,7 +89,7 @@ struct SchedulerOptions {
   // The share of each Next that goes to due revisits first (new pages fill the rest, and
   // revisits fill what new pages leave).
   double revisit_share = 0.2;
-  // The first rule whose pattern (ECMAScript regex) is found in the URL sets the interval
+  // The first rule whose pattern (RE2, as above) is found in the URL sets the interval
   // (interval_ms) or scales the estimated one (multiplier), as Aduana's FREQ_SPEC did.
   std::vector<RevisitRule> revisit_rules;
 

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "crawlrank/score_mode.h"
+#include "crawlrank/url_pattern.h"
 
 namespace crawlrank {
 
@@ -51,6 +52,21 @@ Field List(std::string_view key, std::vector<std::string> SchedulerOptions::*mem
           }};
 }
 
+// A list of URL patterns: each must compile, so that a stored pattern RE2 refuses (one an
+// older crawlrank took) stops the run that reads it instead of vanishing.
+Field PatternList(std::string_view key, std::vector<std::string> SchedulerOptions::*member) {
+  Field field = List(key, member);
+  field.set = [member](std::string_view v, SchedulerOptions& o) -> Status {
+    std::vector<std::string> patterns = SplitConfigList(v);
+    for (const std::string& pattern : patterns) {
+      CRAWLRANK_RETURN_IF_ERROR(UrlPattern::Compile(pattern).status());
+    }
+    o.*member = std::move(patterns);
+    return Status::Ok();
+  };
+  return field;
+}
+
 const std::vector<Field>& Fields() {
   static const std::vector<Field> fields = {
       {"score", [](const SchedulerOptions& o) { return std::string(ScoreModeName(o.score)); },
@@ -73,8 +89,8 @@ const std::vector<Field>& Fields() {
          return Status::Ok();
        }},
       List("scope_hosts", &SchedulerOptions::scope_hosts),
-      List("allow", &SchedulerOptions::allow_patterns),
-      List("deny", &SchedulerOptions::deny_patterns),
+      PatternList("allow", &SchedulerOptions::allow_patterns),
+      PatternList("deny", &SchedulerOptions::deny_patterns),
       Integer("max_pages", &SchedulerOptions::max_pages),
       Integer("max_depth", &SchedulerOptions::max_depth),
       Integer("max_pages_per_host", &SchedulerOptions::max_pages_per_host),
@@ -196,6 +212,11 @@ Status ApplySchedulerConfig(const StoredConfig& config, SchedulerOptions* option
     const auto it = config.find(std::string(field.key));
     if (it == config.end()) continue;
     if (Status set = field.set(it->second, *options); !set.ok()) {
+      // A list's message names the item at fault; the whole list would bury it.
+      if (IsConfigListKey(field.key)) {
+        return InvalidArgumentError("configuration key " + std::string(field.key) + ": " +
+                                    set.message());
+      }
       return InvalidArgumentError("configuration key " + std::string(field.key) + " = \"" +
                                   it->second + "\": " + set.message());
     }

@@ -10,11 +10,8 @@ Result<FailureMatcher> FailureMatcher::Make(const FailureFilter& filter, UrlProf
   m.kind_ = filter.kind;
   m.host_ = filter.host;
   if (!filter.url_regex.empty()) {
-    try {
-      m.regex_.emplace(filter.url_regex, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      return InvalidArgumentError("URL regex \"" + filter.url_regex + "\": " + e.what());
-    }
+    CRAWLRANK_ASSIGN_OR_RETURN(UrlPattern pattern, UrlPattern::Compile(filter.url_regex));
+    m.regex_.emplace(std::move(pattern));
   }
   for (const std::string& url : filter.urls) {
     Result<std::string> canonical = CanonicalizeUrl(url, profile);
@@ -33,7 +30,7 @@ bool FailureMatcher::Matches(std::string_view url, FailureKind kind) const {
     const Result<std::string> host = HostKey(url);
     if (!host.ok() || *host != host_) return false;
   }
-  return !regex_.has_value() || std::regex_search(url.begin(), url.end(), *regex_);
+  return !regex_.has_value() || regex_->Search(url);
 }
 
 Result<std::vector<FailedPage>> Scheduler::FailedPages(const PageDb& db,

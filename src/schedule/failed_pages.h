@@ -4,7 +4,6 @@
 #define CRAWLRANK_SRC_SCHEDULE_FAILED_PAGES_H_
 
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -13,6 +12,7 @@
 #include "crawlrank/schedule_types.h"
 #include "crawlrank/status.h"
 #include "crawlrank/url.h"
+#include "crawlrank/url_pattern.h"
 
 namespace crawlrank {
 
@@ -28,7 +28,7 @@ class FailureMatcher {
  private:
   std::optional<FailureKind> kind_;
   std::string host_;
-  std::optional<std::regex> regex_;
+  std::optional<UrlPattern> regex_;
   std::unordered_set<std::string> urls_;
 };
 

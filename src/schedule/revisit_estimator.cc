@@ -16,11 +16,9 @@ Result<RevisitEstimator> RevisitEstimator::Make(const SchedulerOptions& options)
       return InvalidArgumentError("revisit rule \"" + rule.pattern +
                                   "\": needs an interval_ms or a multiplier above 0");
     }
-    try {
-      estimator.rules_.emplace_back(rule.pattern, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      return InvalidArgumentError("revisit rule \"" + rule.pattern + "\": " + e.what());
-    }
+    Result<UrlPattern> pattern = UrlPattern::Compile(rule.pattern);
+    if (!pattern.ok()) return InvalidArgumentError("revisit rule: " + pattern.status().message());
+    estimator.rules_.push_back(std::move(*pattern));
   }
   return estimator;
 }
@@ -34,7 +32,7 @@ void RevisitEstimator::Grow(size_t pages) {
 CrawlHistory RevisitEstimator::HistoryOf(const PageRecord& page) const {
   CrawlHistory history{page.n_crawls, page.n_changes, page.first_crawl_ms, page.last_crawl_ms};
   for (size_t i = 0; i < rules_.size(); ++i) {
-    if (std::regex_search(page.url, rules_[i])) {
+    if (rules_[i].Search(page.url)) {
       history.rule = static_cast<int>(i);
       break;
     }

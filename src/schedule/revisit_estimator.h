@@ -17,12 +17,12 @@
 #define CRAWLRANK_SRC_SCHEDULE_REVISIT_ESTIMATOR_H_
 
 #include <cstdint>
-#include <regex>
 #include <vector>
 
 #include "crawlrank/page_types.h"
 #include "crawlrank/scheduler_options.h"
 #include "crawlrank/status.h"
+#include "crawlrank/url_pattern.h"
 #include "schedule/time_queue.h"
 
 namespace crawlrank {
@@ -81,7 +81,7 @@ class RevisitEstimator {
     int64_t min_revisit_ms = 0, max_revisit_ms = 0;
     std::vector<RevisitRule> rules;
   } options_;
-  std::vector<std::regex> rules_;  // options_.rules' patterns, compiled
+  std::vector<UrlPattern> rules_;  // options_.rules' patterns, compiled
   std::vector<State> state_;       // by page id
   std::vector<int64_t> at_;        // by page id: the valid due time
   TimeQueue due_;                  // crawled pages by due time; stale: at_ differs

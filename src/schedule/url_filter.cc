@@ -37,11 +37,13 @@ Result<UrlFilter> UrlFilter::Compile(const SchedulerOptions& options) {
   for (const auto* list : {&options.allow_patterns, &options.deny_patterns}) {
     auto& compiled = list == &options.allow_patterns ? filter.allow_ : filter.deny_;
     for (const std::string& pattern : *list) {
-      try {
-        compiled.emplace_back(pattern, std::regex::ECMAScript | std::regex::optimize);
-      } catch (const std::regex_error& e) {
-        return InvalidArgumentError("URL pattern \"" + pattern + "\": " + e.what());
+      Result<UrlPattern> compiled_pattern = UrlPattern::Compile(pattern);
+      if (!compiled_pattern.ok()) {
+        const char* which = list == &options.allow_patterns ? "allow" : "deny";
+        return InvalidArgumentError(std::string(which) + " " +
+                                    compiled_pattern.status().message());
       }
+      compiled.push_back(std::move(*compiled_pattern));
     }
   }
   return filter;
@@ -68,9 +70,7 @@ UrlFilter::Verdict UrlFilter::Judge(std::string_view url) const {
       return Verdict::kFiltered;
     }
   }
-  const auto matches = [&](const std::regex& re) {
-    return std::regex_search(url.begin(), url.end(), re);
-  };
+  const auto matches = [&](const UrlPattern& pattern) { return pattern.Search(url); };
   if (std::any_of(deny_.begin(), deny_.end(), matches)) return Verdict::kFiltered;
   if (!allow_.empty() && std::none_of(allow_.begin(), allow_.end(), matches)) {
     return Verdict::kFiltered;

@@ -4,7 +4,6 @@
 #ifndef CRAWLRANK_SRC_SCHEDULE_URL_FILTER_H_
 #define CRAWLRANK_SRC_SCHEDULE_URL_FILTER_H_
 
-#include <regex>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -12,6 +11,7 @@
 
 #include "crawlrank/scheduler_options.h"
 #include "crawlrank/status.h"
+#include "crawlrank/url_pattern.h"
 
 namespace crawlrank {
 
@@ -19,8 +19,9 @@ class UrlFilter {
  public:
   enum class Verdict : uint8_t { kAllowed, kFiltered, kOutOfScope };
 
-  // Compiles allow_patterns and deny_patterns (ECMAScript) and the scope's host set;
-  // InvalidArgument naming a pattern that does not compile, or a scope without hosts.
+  // Compiles allow_patterns and deny_patterns (RE2, crawlrank/url_pattern.h) and the
+  // scope's host set; InvalidArgument naming the list and a pattern that does not compile,
+  // or a scope without hosts.
   static Result<UrlFilter> Compile(const SchedulerOptions& options);
 
   // kOutOfScope when the canonical `url`'s host is outside the scope; else kFiltered when
@@ -35,7 +36,7 @@ class UrlFilter {
   CrawlScope scope_ = CrawlScope::kAny;
   std::unordered_set<std::string> scope_hosts_;
   std::vector<std::string> schemes_;
-  std::vector<std::regex> allow_, deny_;
+  std::vector<UrlPattern> allow_, deny_;
 };
 
 // A scope host as UrlFilter compares it: lower case, without a trailing dot or a port.

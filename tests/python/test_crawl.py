@@ -160,6 +160,14 @@ def test_robots_404_allows_all_and_503_holds_the_pages(bin_dir, tmp_path):
             [str(bin_dir / "page_db_schedule"), str(tmp_path / "b"), "--json"],
             capture_output=True, text=True, check=True).stdout)
         assert schedule["stats"]["failed"] == 0 and schedule["stats"]["retrying"] == 0
+        # Its lease is still held; times for people are ISO 8601 UTC, beside Unix ms.
+        [lease] = schedule["in_flight"]
+        assert lease["expires"] == time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                                 time.gmtime(lease["expires_ms"] // 1000))
+        assert lease["expires_ms"] / 1000 > time.time() - 5
+        text = subprocess.run([str(bin_dir / "page_db_schedule"), str(tmp_path / "b")],
+                              capture_output=True, text=True, check=True).stdout
+        assert f" {lease['expires']} {lease['url']} " in text
 
 
 def test_hostile_servers_end_in_recorded_errors(bin_dir, tmp_path):
@@ -303,3 +311,26 @@ def test_bad_usage(bin_dir, tmp_path):
     proc = subprocess.run([str(bin_dir / "crawlrank"), "dump", "info", str(tmp_path / "none")],
                           capture_output=True, text=True)
     assert proc.returncode == 1 and "page_db_dump" in proc.stderr
+
+
+def test_seeds_file_and_standard_input_add_to_the_seeds(bin_dir, tmp_path):
+    db = tmp_path / "db"
+    with CrawlSite(pages=4, robots=None) as site:
+        base = f"http://{site.host}/gen"
+        seeds = tmp_path / "seeds.txt"
+        seeds.write_text(f"# two seeds\n\n  {base}/1.html\t\r\n{base}/2.html\n")
+        proc = subprocess.run(crawl_cmd(bin_dir, db, f"{base}/0.html", "--seeds-file", seeds,
+                                        "--seeds-file", "-", *LOCAL, "--delay", "0",
+                                        "--max-pages", "1", "--json"),
+                              input=f"{base}/3.html\n", capture_output=True, text=True,
+                              timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    rows = pages(bin_dir, db)
+    # The seeds are the pages at depth 0: from the argument, the file and stdin.
+    assert {url for url, row in rows.items() if row["depth"] == 0} == {
+        f"{base}/{n}.html" for n in range(4)}
+    missing = subprocess.run(crawl_cmd(bin_dir, tmp_path / "db2", "--seeds-file",
+                                       tmp_path / "none.txt"), capture_output=True, text=True)
+    assert missing.returncode == 1
+    assert f'--seeds-file "{tmp_path / "none.txt"}": No such file' in missing.stderr
+    assert not (tmp_path / "db2").exists()

@@ -10,6 +10,8 @@ import shutil
 import socket
 import subprocess
 
+import pytest
+
 from crawl_site import CrawlSite
 
 QUIET = ("--allow-private", "--quiet", "--json", "--max-retries", "0", "--retry-delay", "0.1")
@@ -133,3 +135,42 @@ def test_upgrade_of_a_version_4_db_adds_an_empty_configuration(bin_dir, data_dir
     assert after["format_version"] == 5 and after["config"] == {}
     for key in ("pages", "crawled_pages", "links", "queued", "failed"):
         assert after[key] == before[key], key
+
+
+def test_a_pattern_re2_refuses_is_a_usage_error_and_never_stored(bin_dir, tmp_path):
+    db = tmp_path / "site.db"
+    usage = crawl(bin_dir, db, "http://127.0.0.1:9/", "--deny", "/(?!en/)", *QUIET, expect=2)
+    assert usage.stderr.startswith('crawlrank crawl: --deny: URL pattern "/(?!en/)": '
+                                   "invalid perl operator: (?!")
+    assert not db.exists()  # refused before the DB is opened
+    usage = crawl(bin_dir, db, "http://127.0.0.1:9/", "--allow", "(a)\\1", *QUIET, expect=2)
+    assert "--allow: URL pattern" in usage.stderr and "\\1" in usage.stderr
+
+
+@pytest.mark.needs_crawlrank
+def test_a_stored_pattern_re2_refuses_stops_the_resume_until_replaced(bin_dir, tmp_path):
+    import crawlrank
+
+    db = tmp_path / "site.db"
+    with CrawlSite(pages=3) as site:
+        seed = f"http://{site.host}/gen/0.html"
+        crawl(bin_dir, db, seed, "--delay", "0", "--max-pages", "1", *QUIET)
+        # What an older crawlrank, on std::regex, could have stored: a look-ahead.
+        with crawlrank.PageDb(str(db)) as handle:
+            handle.write_config({**handle.config(), "deny": "/private/\n/(?!gen/)"})
+        stopped = crawl(bin_dir, db, *QUIET, expect=1)
+        assert (f'configuration stored in "{db}": configuration key deny: '
+                'URL pattern "/(?!gen/)": invalid perl operator: (?!') in stopped.stderr
+        assert "--reset-config" in stopped.stderr
+        # The reading tools that apply the configuration say the same, and nothing ran.
+        refused = subprocess.run([str(bin_dir / "page_db_stats"), str(db)], capture_output=True,
+                                 text=True)
+        assert refused.returncode == 1 and 'URL pattern "/(?!gen/)"' in refused.stderr
+        dump = subprocess.run([str(bin_dir / "page_db_dump"), "info", str(db)],
+                              capture_output=True, text=True, check=True).stdout
+        assert sum(line.split(" ")[6] != "0" for line in dump.splitlines()) == 1
+        # Given again, the list replaces the stored one, and the crawl goes on.
+        replaced = crawl(bin_dir, db, "--deny", "/private/", "--max-pages", "0", *QUIET)
+        assert "deny /private/, /(?!gen/) -> /private/" in replaced.stderr
+    assert stats(bin_dir, db)["config"]["deny"] == ["/private/"]
+    assert stats(bin_dir, db)["crawled_pages"] > 1

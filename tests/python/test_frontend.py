@@ -323,3 +323,21 @@ def test_inspect_reads_the_schedule_with_the_stored_configuration(fe, tmp_path):
         assert crawlrank.Scheduler.inspect(
             db, options=crawlrank.SchedulerOptions())["stats"]["queued"] == 2
         assert crawlrank.Scheduler.inspect(db, scope="any")["stats"]["queued"] == 2
+
+
+def test_a_stored_pattern_re2_refuses_is_named_not_dropped(fe, tmp_path):
+    import crawlrank
+
+    with crawlrank.PageDb(str(tmp_path / "db")) as db:
+        db.write_config({"allow": "/docs/\n/(?<=x)y"})
+        with pytest.raises(crawlrank.InvalidArgumentError,
+                           match=r'configuration key allow: URL pattern "/\(\?<=x\)y"'):
+            fe.resolve_config(db, crawlrank.SchedulerOptions(), set(), print)
+        # Given again, the list replaces the stored one.
+        given = fe.resolve_config(db, crawlrank.SchedulerOptions(allow_patterns=["/docs/"]),
+                                  {"allow_patterns"}, print)
+        assert given.allow_patterns == ["/docs/"]
+        assert db.config()["allow"] == "/docs/"
+    with pytest.raises(crawlrank.InvalidArgumentError, match=r"deny URL pattern \"\(\?=a\)\""):
+        crawlrank.Scheduler.inspect(crawlrank.PageDb(str(tmp_path / "db")),
+                                    options=crawlrank.SchedulerOptions(deny_patterns=["(?=a)"]))

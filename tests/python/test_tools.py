@@ -13,6 +13,7 @@ import shutil
 import struct
 import subprocess
 import tempfile
+import time
 
 import pytest
 
@@ -304,7 +305,9 @@ def test_missing_db_fails_with_its_path(bin_dir, tmp_path, args):
 
 def test_usage_errors(bin_dir, example_db):
     err = run(bin_dir, "page_db_find", example_db, "(", expect=2).stderr
-    assert "bad regex" in err
+    assert 'URL pattern "("' in err and "missing )" in err
+    err = run(bin_dir, "page_db_find", example_db, "a(?=b)", expect=2).stderr
+    assert "(?=" in err and "RE2" in err
     err = run(bin_dir, "page_db_links", example_db, "12zz", expect=2).stderr
     assert "12zz" in err
     run(bin_dir, "page_db_dump", "everything", example_db, expect=2)
@@ -565,3 +568,49 @@ def test_unsigned_options_refuse_negative_numbers(bin_dir, tmp_path, args, optio
     value = args[args.index(option) + 1]
     assert f'{option}: "{value}" is negative; give 0 or more' in proc.stderr
     assert not (tmp_path / "db").exists()
+
+
+def test_times_for_people_are_iso_8601_utc_and_the_dump_keeps_unix_seconds(
+        bin_dir, example_db, tmp_path):
+    # A copy of the example whose first page was crawled at 1700000000.250 (2023-11-14
+    # 22:13:20.250 UTC) and again a day later.
+    lines = run(bin_dir, "page_db_dump", "info", example_db, "--header").stdout.splitlines()
+    fields = lines[1].split(" ")
+    fields[3:7] = ["1700000000.250", "1700086400.000", "1", "2"]
+    lines[1] = " ".join(fields)
+    (tmp_path / "dump.txt").write_text("\n".join(lines) + "\n" +
+                                       run(bin_dir, "page_db_dump", "links", example_db).stdout)
+    db = tmp_path / "db"
+    run(bin_dir, "page_db_load", db, tmp_path / "dump.txt")
+    # The TSV stays the loader's input: Unix seconds, read back the same.
+    plain = run(bin_dir, "page_db_dump", "info", db).stdout.splitlines()
+    assert plain[0].split(" ")[3:5] == ["1700000000.250", "1700086400.000"]
+    iso = run(bin_dir, "page_db_dump", "info", db, "--iso-times").stdout.splitlines()
+    assert iso[0].split(" ")[3:5] == ["2023-11-14T22:13:20Z", "2023-11-15T22:13:20Z"]
+    assert iso[1].split(" ")[3:5] == ["-", "-"]  # never crawled
+    as_json = json.loads(run(bin_dir, "page_db_dump", "info", db, "--json",
+                             "--iso-times").stdout.splitlines()[0])
+    assert as_json["first_crawl"] == "2023-11-14T22:13:20Z"
+    assert as_json["first_crawl_ms"] == 1700000000250
+    assert "--iso-times goes with info" in run(bin_dir, "page_db_dump", "links", db,
+                                                "--iso-times", expect=2).stderr
+    # page_db_stats: when the DB was created, as ISO and as Unix milliseconds.
+    stats = json.loads(run(bin_dir, "page_db_stats", db, "--json").stdout)
+    assert stats["created"] == time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                             time.gmtime(stats["created_ms"] // 1000))
+    assert abs(stats["created_ms"] / 1000 - time.time()) < 600
+    assert f"created: {stats['created']}\n" in run(bin_dir, "page_db_stats", db).stdout
+
+
+def test_crawlrank_runs_the_robots_tool(bin_dir, tmp_path):
+    robots = tmp_path / "robots.txt"
+    robots.write_text("User-agent: *\nDisallow: /private/\nCrawl-delay: 2\n")
+    proc = subprocess.run([str(bin_dir / "crawlrank"), "robots", str(robots)],
+                          input="/private/x\n/public\n", capture_output=True, text=True,
+                          check=True)
+    assert proc.stdout == "disallowed\t/private/x\nallowed\t/public\n"
+    delay = subprocess.run([str(bin_dir / "crawlrank"), "robots", str(robots), "--crawl-delay"],
+                           capture_output=True, text=True, check=True).stdout
+    assert delay == "crawl-delay\t2.000\n"
+    usage = subprocess.run([str(bin_dir / "crawlrank")], capture_output=True, text=True).stderr
+    assert " robots " in usage

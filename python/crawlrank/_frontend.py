@@ -1,6 +1,6 @@
 """What both front ends (crawlrank.scrapy, crawlrank.frontera) share: the reader of the
 ``CRAWLRANK_OPTIONS`` setting, the buffer of crawl reports, the failure kind of a download
-error, the rank at close, and the engine's wake-up call.
+error, the rank at close, why a crawl had nothing to do, and the engine's wake-up call.
 
 Neither Scrapy nor Frontera is imported here (Twisted only when a wake-up is set), and nothing
 here imports a front end back: both front ends import this module, never each other.
@@ -36,6 +36,32 @@ def rank_at_close(scheduler: crawlrank.Scheduler) -> Optional[float]:
     scheduler.rerank()
     seconds = time.monotonic() - start
     return seconds if scheduler.stats().reranks > before else None
+
+
+def nothing_to_crawl(stats: crawlrank.SchedulerStats) -> str:
+    """Why a crawl with these stats had no page to hand out, in a few words for a log line:
+    the PageDB is empty, every page is crawled (or failed for good), pages are out of scope
+    or filtered, or max_pages is reached with pages still queued."""
+    if not (stats.crawled or stats.queued or stats.retrying or stats.in_flight
+            or stats.failed or stats.filtered or stats.out_of_scope):
+        return "it is empty (no seeds)"
+    parts = []
+    if (stats.queued or stats.retrying) and stats.finished:
+        parts.append(f"max_pages is reached, with {stats.queued + stats.retrying} pages "
+                     "still queued")
+    elif stats.queued or stats.retrying:
+        parts.append(f"{stats.queued + stats.retrying} pages wait for their turn")
+    elif stats.in_flight:
+        parts.append(f"{stats.in_flight} pages are leased by another run (they come back "
+                     "when their lease expires)")
+    elif stats.crawled or stats.failed:
+        parts.append(f"all {stats.crawled} pages are crawled"
+                     + (f", {stats.failed} failed for good" if stats.failed else ""))
+    if stats.out_of_scope:
+        parts.append(f"{stats.out_of_scope} out of scope")
+    if stats.filtered:
+        parts.append(f"{stats.filtered} filtered by depth or pattern")
+    return "; ".join(parts)
 
 
 def flag(value: Any, setting: str) -> bool:

@@ -3,7 +3,8 @@
 case the scheduler handles: callbacks, cb_kwargs and meta through the queue, priority, a POST
 and a request with an unpicklable callback through the memory queue, dont_filter, a
 duplicate, a redirect to a page the crawl has, a 404, a 503 and a dropped connection.
-Writes what happened as JSON: `scrapy_cases.py DB OUT.json` (run by test_scrapy_cases.py)."""
+Writes what happened as JSON: `scrapy_cases.py DB OUT.json [SETTINGS.json]` (run by
+test_scrapy_cases.py); SETTINGS.json, a JSON object, is applied over the settings below."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from scrapy.crawler import CrawlerProcess
 
 LOG: list[list[str]] = []
 SEEN: dict[str, object] = {}
+DROPPED: list[str] = []  # the URLs of the requests Scrapy's request_dropped signal names
+AT_CLOSE: dict[str, int] = {}
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -121,13 +124,24 @@ def main() -> int:
         "REDIRECT_MAX_TIMES": 2,
         # A 503 holds its host (for a minute by default): not in a test.
         "CRAWLRANK_OPTIONS": {"hold_ms": 1},
+        **(json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}),
     })
     crawler = process.create_crawler(CasesSpider)
+
+    def dropped(request, spider):
+        DROPPED.append(request.url)
+
+    def closed(spider, reason):
+        AT_CLOSE["len"] = len(crawler.engine.slot.scheduler)
+
+    crawler.signals.connect(dropped, signal=scrapy.signals.request_dropped)
+    crawler.signals.connect(closed, signal=scrapy.signals.spider_closed)
     process.crawl(crawler, base=base)
     process.start()
     stats = {k: v for k, v in crawler.stats.get_stats().items() if isinstance(v, (int, str))}
     with open(out, "w") as f:
-        json.dump({"log": LOG, "seen": SEEN, "stats": stats, "base": base}, f, indent=1)
+        json.dump({"log": LOG, "seen": SEEN, "stats": stats, "base": base, "dropped": DROPPED,
+                   "at_close": AT_CLOSE}, f, indent=1)
     return 0
 
 

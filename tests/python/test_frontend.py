@@ -341,3 +341,29 @@ def test_a_stored_pattern_re2_refuses_is_named_not_dropped(fe, tmp_path):
     with pytest.raises(crawlrank.InvalidArgumentError, match=r"deny URL pattern \"\(\?=a\)\""):
         crawlrank.Scheduler.inspect(crawlrank.PageDb(str(tmp_path / "db")),
                                     options=crawlrank.SchedulerOptions(deny_patterns=["(?=a)"]))
+
+
+# ---- why a crawl had nothing to do
+
+
+def test_nothing_to_crawl_says_why(fe, tmp_path):
+    """The reason each front end logs when a crawl hands out no page, for the states a
+    PageDB can be in: empty, all crawled, out of scope, max_pages reached."""
+    import crawlrank
+
+    def why(path, seeds=(), crawl=0, **fields):
+        with crawlrank.PageDb(str(tmp_path / path)) as db, \
+                crawlrank.Scheduler(db, min_delay_ms=0, max_in_flight_per_host=8,
+                                    **fields) as core:
+            core.add_seeds(list(seeds))
+            for request in core.next(crawl):
+                core.crawled(crawlrank.CrawledPage(request.url, []), request.lease)
+            return fe.nothing_to_crawl(core.stats())
+
+    assert why("empty") == "it is empty (no seeds)"
+    assert why("done", ["http://a.test/", "http://a.test/b"], crawl=2) == \
+        "all 2 pages are crawled"
+    assert why("scoped", ["http://a.test/", "http://b.test/"], crawl=1, scope="same-host",
+               scope_hosts=["a.test"]) == "all 1 pages are crawled; 1 out of scope"
+    assert why("limit", ["http://a.test/", "http://a.test/b", "http://a.test/c"], crawl=1,
+               max_pages=1) == "max_pages is reached, with 2 pages still queued"

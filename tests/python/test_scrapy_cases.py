@@ -180,3 +180,138 @@ def test_rank_at_close_is_a_setting():
         assert SchedulerSettings.from_settings(settings).rank_at_close is expected, value
     with pytest.raises(NotConfigured, match="CRAWLRANK_RANK_AT_CLOSE='maybe'"):
         SchedulerSettings.from_settings(Settings({"CRAWLRANK_RANK_AT_CLOSE": "maybe"}))
+
+
+# ---- Scrapy's conventions: its scheduler's stats, request_dropped, settings
+
+
+def scheduler_balance(stats: dict, left: int) -> None:
+    """Scrapy's scheduler stats add up: what was enqueued was dequeued or is still queued,
+    in all, in memory and in the PageDB ("disk")."""
+    assert stats["scheduler/enqueued"] == stats["scheduler/dequeued"] + left
+    assert stats["scheduler/enqueued"] == (stats["scheduler/enqueued/memory"]
+                                           + stats["scheduler/enqueued/disk"])
+    assert stats["scheduler/dequeued"] == (stats["scheduler/dequeued/memory"]
+                                           + stats["scheduler/dequeued/disk"])
+    # Every request the engine took from the scheduler went through the downloader, whose
+    # own middleware (DownloaderStats) counts it.
+    assert stats["scheduler/dequeued"] == stats["downloader/request_count"]
+
+
+def test_scrapy_scheduler_stats_balance_at_close(crawl):
+    stats = crawl["stats"]
+    scheduler_balance(stats, crawl["at_close"]["len"])
+    assert crawl["at_close"]["len"] == 0  # the crawl finished: nothing left
+    # The memory queue took the POST, the dont_filter request, the unpicklable one and
+    # Scrapy's retries (RetryMiddleware's own count), and served them all.
+    memory = sum(stats[f"crawlrank/memory/{why}"]
+                 for why in ("not_get", "dont_filter", "unserializable"))
+    assert stats["crawlrank/retried"] == stats["retry/count"] == 2  # /503 and /drop
+    assert stats["scheduler/enqueued/memory"] == memory + 2 == stats["scheduler/dequeued/memory"]
+
+
+def test_a_duplicate_is_dropped_as_scrapy_drops_it(crawl):
+    base = crawl["base"]
+    # /b#dup is /b (the fragment does not count); the redirect from /redirect leads to /b,
+    # which the crawl has by then. Scrapy's engine sent request_dropped for each.
+    assert crawl["dropped"] == [base + "/b#dup", base + "/b"]
+    assert crawl["stats"]["dupefilter/filtered"] == 2
+    assert crawl["stats"]["crawlrank/duplicates"] == 2
+
+
+@pytest.fixture(scope="module")
+def cut_short(tmp_path_factory):
+    """The same crawl stopped by CRAWLRANK_MAX_PAGES with pages still queued, a page the
+    PageDB refuses by a pattern, and the PageDB's own retries of the failures."""
+    tmp = tmp_path_factory.mktemp("cut")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.environ["CRAWLRANK_PYTHON_DIR"],
+                                                       str(HERE)]))
+    extra = {"CRAWLRANK_MAX_PAGES": 6,
+             "CRAWLRANK_OPTIONS": {"hold_ms": 1, "max_retries": 1, "deny_patterns": ["/low$"]}}
+    proc = subprocess.run(["/usr/bin/python3", str(HERE / "scrapy_cases.py"), str(tmp / "db"),
+                           str(tmp / "out.json"), json.dumps(extra)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    result = json.loads((tmp / "out.json").read_text())
+    result["db"] = tmp / "db"
+    return result
+
+
+def test_scrapy_scheduler_stats_balance_with_pages_left(cut_short):
+    import crawlrank as cr
+
+    stats, left = cut_short["stats"], cut_short["at_close"]["len"]
+    assert stats["finish_reason"] == "finished"
+    scheduler_balance(stats, left)
+    with cr.PageDb(str(cut_short["db"]), read_only=True) as db:
+        view = cr.Scheduler.inspect(db)["stats"]
+    # What is left is what the PageDB still holds: queued, or waiting for a retry.
+    assert left == view["queued"] + view["retrying"] > 0
+    # /low was accepted, then refused by the PageDB's deny pattern: never enqueued.
+    assert stats["crawlrank/refused"] == view["filtered"] == 1
+    assert not any(entry[1] == "/low" for entry in cut_short["log"])
+
+
+def test_a_misspelled_setting_names_the_closest_one(caplog):
+    from scrapy.settings import Settings
+
+    from crawlrank.scrapy import SchedulerSettings
+
+    SchedulerSettings.from_settings(Settings({"CRAWLRANK_MAX_PAGE": 5, "CRAWLRANK_SCORE": "opic",
+                                              "CRAWLRANK_XYZZY_QUUX": 1}))
+    warnings = sorted(r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+    assert warnings == [
+        "crawlrank: CRAWLRANK_MAX_PAGE is not a setting of crawlrank.scrapy and is ignored: "
+        "did you mean CRAWLRANK_MAX_PAGES?",
+        "crawlrank: CRAWLRANK_XYZZY_QUUX is not a setting of crawlrank.scrapy and is ignored "
+        "(docs/python.md lists them)"]
+
+
+def crawler_with(settings: dict):
+    from scrapy import Spider
+    from scrapy.utils.test import get_crawler
+
+    return get_crawler(Spider, settings)
+
+
+NATIVE = {"SCHEDULER": "crawlrank.scrapy.Scheduler",
+          "SPIDER_MIDDLEWARES": {"crawlrank.scrapy.LinkGraphMiddleware": 1000},
+          "DOWNLOADER_MIDDLEWARES": {"crawlrank.scrapy.ErrorMiddleware": 100}}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"SPIDER_MIDDLEWARES": {}, "DOWNLOADER_MIDDLEWARES": {}},
+     "crawlrank.scrapy.Scheduler needs its middlewares: add "
+     "'crawlrank.scrapy.LinkGraphMiddleware': 1000 to SPIDER_MIDDLEWARES; and add "
+     "'crawlrank.scrapy.ErrorMiddleware': 100 to DOWNLOADER_MIDDLEWARES"),
+    ({"DOWNLOADER_MIDDLEWARES": {}},
+     "crawlrank.scrapy.Scheduler needs its middlewares: add "
+     "'crawlrank.scrapy.ErrorMiddleware': 100 to DOWNLOADER_MIDDLEWARES"),
+    ({"SPIDER_MIDDLEWARES": {"crawlrank.scrapy.LinkGraphMiddleware": 10}},
+     "give 'crawlrank.scrapy.LinkGraphMiddleware' the highest number in SPIDER_MIDDLEWARES"),
+])
+def test_a_missing_middleware_fails_in_from_crawler(change, message):
+    """from_crawler, which the engine calls before it opens the spider, reads the
+    middlewares from the settings: one message names every setting to change."""
+    from scrapy.exceptions import NotConfigured
+
+    from crawlrank.scrapy import Scheduler
+
+    with pytest.raises(NotConfigured) as error:
+        Scheduler.from_crawler(crawler_with({**NATIVE, **change}))
+    assert message in str(error.value)
+    assert Scheduler.from_crawler(crawler_with(NATIVE)) is not None
+
+
+def test_jobdir_holds_the_page_db_unless_one_is_set(tmp_path):
+    from scrapy.settings import Settings
+
+    from crawlrank.scrapy import SchedulerSettings
+
+    job = tmp_path / "job"
+    settings = SchedulerSettings.from_settings(Settings({"JOBDIR": str(job)}))
+    assert settings.page_db == str(job / "crawlrank.db") and job.is_dir()
+    settings = SchedulerSettings.from_settings(Settings({"JOBDIR": str(job),
+                                                         "CRAWLRANK_PAGE_DB": "mine.crawlrank"}))
+    assert settings.page_db == "mine.crawlrank"
+    assert SchedulerSettings.from_settings(Settings()).page_db is None  # <spider>.crawlrank

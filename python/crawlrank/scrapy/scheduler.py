@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import logging
+import os
 import pickle
 from collections import deque
 from typing import Any, Callable, Deque, Dict, List, Optional, Set, Tuple
@@ -14,6 +16,8 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Response
 from scrapy.settings import BaseSettings
 from scrapy.spiders import Spider
+from scrapy.utils.conf import build_component_list
+from scrapy.utils.job import job_dir
 from scrapy.utils.misc import create_instance, load_object
 from scrapy.utils.request import request_from_dict
 
@@ -26,6 +30,7 @@ from crawlrank._frontend import (
     ReportBuffer,
     failure_kind,
     flag,
+    nothing_to_crawl,
     options_dict,
     rank_at_close,
     resolve_config,
@@ -45,9 +50,13 @@ _REPORTS_BEFORE_FLUSH = 64
 class SchedulerSettings:
     """The ``CRAWLRANK_*`` settings, with Scrapy's own settings as their defaults.
 
-    ``page_db``: the PageDB directory (``CRAWLRANK_PAGE_DB``; default ``<spider>.crawlrank``
-    in the working directory). It is the crawl's whole state: run the spider again with the
-    same directory and the crawl goes on (no JOBDIR needed).
+    ``page_db``: the PageDB directory (``CRAWLRANK_PAGE_DB``; default ``JOBDIR/crawlrank.db``
+    when Scrapy's ``JOBDIR`` is set, else ``<spider>.crawlrank`` in the working directory).
+    It is the crawl's whole state: run the spider again with the same directory and the
+    crawl goes on (no JOBDIR needed).
+
+    A ``CRAWLRANK_*`` setting that is none of these (a misspelling) is logged as a warning
+    naming the closest real one.
     """
 
     page_db: Optional[str] = None
@@ -69,6 +78,7 @@ class SchedulerSettings:
     # The SchedulerOptions fields set above default priority (or in CRAWLRANK_OPTIONS):
     # they override the configuration stored in the PageDB; the others resume it.
     given: Set[str] = dataclasses.field(default_factory=set)
+    debug_duplicates: bool = False  # DUPEFILTER_DEBUG: log every duplicate, not the first
 
     @classmethod
     def from_settings(cls, settings: BaseSettings,
@@ -93,8 +103,12 @@ class SchedulerSettings:
                 raise NotConfigured(f"{name}={value!r}: not a callable")
             return loaded
 
+        warn_unknown_settings(settings)
+        page_db = settings.get("CRAWLRANK_PAGE_DB")
+        if not page_db and settings.get("JOBDIR"):
+            page_db = os.path.join(job_dir(settings), JOBDIR_PAGE_DB)
         out = cls(
-            page_db=settings.get("CRAWLRANK_PAGE_DB"),
+            page_db=page_db,
             score=settings.get("CRAWLRANK_SCORE", "pagerank"),
             url_profile=settings.get("CRAWLRANK_URL_PROFILE", "w3lib"),
             delay_ms=settings.getint("CRAWLRANK_DELAY_MS",
@@ -112,6 +126,7 @@ class SchedulerSettings:
             content_scorer=scorer("CRAWLRANK_CONTENT_SCORER", "content_score"),
             link_scorer=scorer("CRAWLRANK_LINK_SCORER", "link_score"),
             options=_options_dict(settings.get(OPTIONS_SETTING)),
+            debug_duplicates=settings.getbool("DUPEFILTER_DEBUG"),
         )
         out.given = {field for field, names in _GIVEN_BY.items()
                      if any((settings.getpriority(name) or 0) > 0 for name in names)}
@@ -136,6 +151,74 @@ class SchedulerSettings:
             return scheduler_options(self.options, base=base)
         except OptionsError as error:
             raise NotConfigured(str(error)) from None
+
+
+# The PageDB's name under JOBDIR when CRAWLRANK_PAGE_DB is not set.
+JOBDIR_PAGE_DB = "crawlrank.db"
+
+# Every CRAWLRANK_* setting crawlrank.scrapy reads (the scheduler's, and KeywordScorer's
+# CRAWLRANK_KEYWORDS): any other is taken for a misspelling.
+KNOWN_SETTINGS = frozenset({
+    "CRAWLRANK_PAGE_DB", "CRAWLRANK_SCORE", "CRAWLRANK_URL_PROFILE", "CRAWLRANK_DELAY_MS",
+    "CRAWLRANK_PER_HOST", "CRAWLRANK_HOST_KEY", "CRAWLRANK_MAX_DEPTH", "CRAWLRANK_MAX_PAGES",
+    "CRAWLRANK_MAX_RETRIES", "CRAWLRANK_LEASE_MS", "CRAWLRANK_BATCH", "CRAWLRANK_DURABILITY",
+    RANK_AT_CLOSE_SETTING, "CRAWLRANK_SCORER", "CRAWLRANK_CONTENT_SCORER",
+    "CRAWLRANK_LINK_SCORER", OPTIONS_SETTING, "CRAWLRANK_KEYWORDS",
+})
+
+
+def warn_unknown_settings(settings: BaseSettings) -> List[str]:
+    """Logs a warning for each CRAWLRANK_* setting crawlrank.scrapy does not read, naming
+    the closest one it does (difflib); returns the warnings."""
+    out = []
+    for name in sorted(str(n) for n in settings if str(n).startswith("CRAWLRANK_")):
+        if name in KNOWN_SETTINGS:
+            continue
+        # Compared without the prefix that every name shares, which would make any two close.
+        prefix = len("CRAWLRANK_")
+        close = difflib.get_close_matches(name[prefix:], [k[prefix:] for k in KNOWN_SETTINGS],
+                                          n=1, cutoff=0.6)
+        hint = (f": did you mean CRAWLRANK_{close[0]}?" if close
+                else " (docs/python.md lists them)")
+        out.append(f"crawlrank: {name} is not a setting of crawlrank.scrapy and is "
+                   f"ignored{hint}")
+        logger.warning(out[-1])
+    return out
+
+
+def check_middlewares(settings: BaseSettings) -> None:
+    """Raises NotConfigured, in one message naming each setting to change, unless
+    LinkGraphMiddleware is in SPIDER_MIDDLEWARES, the one closest to the spider, and
+    ErrorMiddleware is in DOWNLOADER_MIDDLEWARES. Read from the settings (with Scrapy's
+    defaults), as the engine builds its middlewares from them: the scheduler's from_crawler
+    fails before the engine starts."""
+    def classes(name: str) -> List[type]:
+        out = []
+        for path in build_component_list(settings.getwithbase(name)):
+            try:
+                out.append(load_object(path) if isinstance(path, str) else path)
+            except (ImportError, NameError, ValueError):
+                pass  # Scrapy reports it when it builds the middleware
+        return out
+
+    def has(found: List[type], cls: type) -> bool:
+        return any(isinstance(c, type) and issubclass(c, cls) for c in found)
+
+    spider_mws = classes("SPIDER_MIDDLEWARES")
+    problems = []
+    if not has(spider_mws, LinkGraphMiddleware):
+        problems.append("add 'crawlrank.scrapy.LinkGraphMiddleware': 1000 to SPIDER_MIDDLEWARES")
+    elif not has(spider_mws[-1:], LinkGraphMiddleware):
+        problems.append("give 'crawlrank.scrapy.LinkGraphMiddleware' the highest number in "
+                        "SPIDER_MIDDLEWARES (it must be the spider middleware closest to the "
+                        f"spider; {getattr(spider_mws[-1], '__name__', spider_mws[-1])} is "
+                        "above it)")
+    if not has(classes("DOWNLOADER_MIDDLEWARES"), ErrorMiddleware):
+        problems.append("add 'crawlrank.scrapy.ErrorMiddleware': 100 to "
+                        "DOWNLOADER_MIDDLEWARES")
+    if problems:
+        raise NotConfigured("crawlrank.scrapy.Scheduler needs its middlewares: "
+                            + "; and ".join(problems))
 
 
 def _flag(value: Any) -> bool:
@@ -210,7 +293,14 @@ class Scheduler(ReportReceiver):
       false when nothing is queued, retrying or in flight: the spider then closes by itself.
     * At close the graph is ranked once more by the score mode's rank and stored with the
       DB, as ``crawlrank crawl`` does (``CRAWLRANK_RANK_AT_CLOSE``, on by default; not after
-      a shutdown, nor for an online score mode): one log line gives the time it took.
+      a shutdown, nor for an online score mode): one log line gives the time it took. A
+      crawl that finished without handing out a page says why in one INFO line (the PageDB
+      is empty, all crawled, out of scope, ``max_pages`` reached).
+    * Scrapy's own stats as its scheduler keeps them, for monitors that read them:
+      ``scheduler/enqueued`` and ``scheduler/dequeued``, with ``/memory`` for the memory
+      queue and ``/disk`` for the PageDB; ``dupefilter/filtered`` for each duplicate
+      refused (the engine then sends ``request_dropped``). At close, for a run's own
+      requests, ``scheduler/enqueued == scheduler/dequeued + len(scheduler)``.
     """
 
     def __init__(self, crawler: Crawler, settings: SchedulerSettings) -> None:
@@ -231,16 +321,22 @@ class Scheduler(ReportReceiver):
         self._warned_unserializable = False
         self._wakeup = EngineWakeup(crawler)
         self._score = ""  # the score mode, once open
+        # Pages accepted for the PageDB since the last flush (counted as enqueued when the
+        # flush queues them), and the PageDB's refused count (filtered + out_of_scope) then.
+        self._unflushed = 0
+        self._refused_seen = 0
+        self._left = 0  # len() after close: what was left queued
+        self._logged_duplicate = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> "Scheduler":
+        check_middlewares(crawler.settings)
         return cls(crawler, SchedulerSettings.from_settings(crawler.settings, crawler))
 
     # ---- life cycle
 
     def open(self, spider: Spider) -> None:
         self.spider = spider
-        self._check_middlewares()
         path = self.settings.page_db or f"{spider.name}.crawlrank"
         self.db = crawlrank.PageDb(path, url_profile=self.settings.url_profile,
                                    durability=self.settings.durability)
@@ -258,6 +354,7 @@ class Scheduler(ReportReceiver):
             self.db.close()
             raise
         stats = self.core.stats()
+        self._refused_seen = stats.filtered + stats.out_of_scope
         logger.info("crawlrank: PageDB %s: %d pages crawled, %d queued, %d retrying",
                     path, stats.crawled, stats.queued, stats.retrying,
                     extra={"spider": spider})
@@ -268,6 +365,11 @@ class Scheduler(ReportReceiver):
             self._flush()
             self._rank_at_close(reason)
             self._record_stats()
+            self._left = len(self)
+            if reason == "finished" and not self.stats.get_value(
+                    "scheduler/dequeued", 0, spider=self.spider):
+                logger.info("crawlrank: the PageDB %s has no page to crawl: %s", self.db.path,
+                            nothing_to_crawl(self.core.stats()), extra={"spider": self.spider})
             self.core.close()
             self.core = None
         if self.db is not None:
@@ -292,24 +394,6 @@ class Scheduler(ReportReceiver):
         if seconds is not None:
             logger.info("crawlrank: ranked by %s at close in %.3f s", self._score, seconds,
                         extra=spider)
-
-    def _check_middlewares(self) -> None:
-        engine = self.crawler.engine
-        spider_mws = engine.scraper.spidermw.middlewares
-        download_mws = engine.downloader.middleware.middlewares
-        if not any(isinstance(m, LinkGraphMiddleware) for m in spider_mws):
-            raise NotConfigured(
-                "crawlrank.scrapy.Scheduler needs its spider middleware: add "
-                "'crawlrank.scrapy.LinkGraphMiddleware': 1000 to SPIDER_MIDDLEWARES")
-        if not any(isinstance(m, ErrorMiddleware) for m in download_mws):
-            raise NotConfigured(
-                "crawlrank.scrapy.Scheduler needs its downloader middleware: add "
-                "'crawlrank.scrapy.ErrorMiddleware': 100 to DOWNLOADER_MIDDLEWARES")
-        if spider_mws and not isinstance(spider_mws[-1], LinkGraphMiddleware):
-            raise NotConfigured(
-                "crawlrank.scrapy.LinkGraphMiddleware must be the spider middleware closest to "
-                f"the spider (the highest number in SPIDER_MIDDLEWARES); {type(spider_mws[-1]).__name__} "
-                "is above it")
 
     # ---- the engine's calls
 
@@ -356,8 +440,7 @@ class Scheduler(ReportReceiver):
             page, score = link
             page.links.append((url, score))
         if known and (seed or not request.dont_filter):
-            self.stats.inc_value("crawlrank/duplicates", spider=self.spider)
-            return False
+            return self._duplicate(request)
         if known:
             return self._to_memory(request, "crawlrank/memory/dont_filter")
         payload = self._serialize(request)
@@ -367,6 +450,7 @@ class Scheduler(ReportReceiver):
             return self._to_memory(request, "crawlrank/memory/unserializable")
         extra = crawlrank.QueuedExtra(url, payload, request.priority)
         self._pending.add(url)
+        self._unflushed += 1
         if link is not None:
             page.extras.append(extra)
         else:
@@ -377,6 +461,8 @@ class Scheduler(ReportReceiver):
     def next_request(self) -> Optional[Request]:
         if self._memory:
             self.stats.inc_value("crawlrank/dequeued/memory", spider=self.spider)
+            self.stats.inc_value("scheduler/dequeued/memory", spider=self.spider)
+            self.stats.inc_value("scheduler/dequeued", spider=self.spider)
             return self._memory.popleft()
         if not self._ready and self.core is not None:
             self._flush()
@@ -387,11 +473,19 @@ class Scheduler(ReportReceiver):
         if not self._ready:
             return None
         self.stats.inc_value("crawlrank/dequeued", spider=self.spider)
+        self.stats.inc_value("scheduler/dequeued/disk", spider=self.spider)
+        self.stats.inc_value("scheduler/dequeued", spider=self.spider)
         return self._ready.popleft()
 
     def __len__(self) -> int:
-        queued = self.core.stats().queued if self.core is not None else 0
-        return len(self._ready) + len(self._memory) + self._buffer.seed_count + queued
+        """The requests waiting: in memory, taken from the PageDB and not yet handed to
+        the engine, accepted and not yet written, and queued or retrying in the PageDB
+        (pages earlier runs queued too). After close: what was left at close."""
+        if self.core is None:
+            return self._left
+        stats = self.core.stats()
+        return (len(self._ready) + len(self._memory) + self._unflushed + stats.queued
+                + stats.retrying)
 
     # ---- reports from the middlewares
 
@@ -460,9 +554,7 @@ class Scheduler(ReportReceiver):
             target = None
         if target == url or page is None or page.done:
             # A retry of the same page (or of one already reported): it keeps its lease.
-            self.stats.inc_value("crawlrank/retried", spider=self.spider)
-            self._memory.append(request)
-            return True
+            return self._to_memory(request, "crawlrank/retried")
         # A redirect: the page is recorded with its status and one link, to the target,
         # which joins the queue like any new page (and is not fetched twice).
         page.done = True
@@ -482,8 +574,9 @@ class Scheduler(ReportReceiver):
         self._buffer.add_report(crawlrank.CrawledPage(url, links, http_status=status), number,
                                 extras)
         if not accepted:
-            self.stats.inc_value("crawlrank/duplicates", spider=self.spider)
-        return accepted
+            return self._duplicate(request)
+        self._unflushed += 1  # the report's link queues the target (without payload: bare)
+        return True
 
     def _request_of(self, r: crawlrank.Request) -> Request:
         request = None
@@ -515,14 +608,52 @@ class Scheduler(ReportReceiver):
 
     def _to_memory(self, request: Request, stat: str) -> bool:
         self.stats.inc_value(stat, spider=self.spider)
+        self.stats.inc_value("scheduler/enqueued/memory", spider=self.spider)
+        self.stats.inc_value("scheduler/enqueued", spider=self.spider)
         self._memory.append(request)
         return True
+
+    def _duplicate(self, request: Request) -> bool:
+        """Refuses a request for a page the crawl has, as Scrapy's dupefilter does: counted
+        in ``dupefilter/filtered`` (and ``crawlrank/duplicates``), the first logged at DEBUG
+        (every one with DUPEFILTER_DEBUG); returns False, and the engine sends
+        ``request_dropped``."""
+        self.stats.inc_value("crawlrank/duplicates", spider=self.spider)
+        self.stats.inc_value("dupefilter/filtered", spider=self.spider)
+        if self.settings.debug_duplicates or not self._logged_duplicate:
+            logger.debug("crawlrank: dropped a request for a page the crawl has: %s%s", request,
+                         "" if self.settings.debug_duplicates else
+                         " (later ones are counted in dupefilter/filtered; DUPEFILTER_DEBUG "
+                         "logs them all)", extra={"spider": self.spider})
+            self._logged_duplicate = True
+        return False
+
+    def _count_queued(self) -> None:
+        """After a flush: the pages accepted since the last one are in the PageDB, queued
+        (``scheduler/enqueued/disk``) unless it refused them by its scope, depth or patterns
+        (``crawlrank/refused``: accepted, but never queued)."""
+        stats = self.core.stats()
+        refused_now = stats.filtered + stats.out_of_scope
+        refused = min(self._unflushed, max(0, refused_now - self._refused_seen))
+        self._refused_seen = refused_now
+        queued, self._unflushed = self._unflushed - refused, 0
+        if queued:
+            self.stats.inc_value("scheduler/enqueued/disk", queued, spider=self.spider)
+            self.stats.inc_value("scheduler/enqueued", queued, spider=self.spider)
+        if refused:
+            self.stats.inc_value("crawlrank/refused", refused, spider=self.spider)
 
     def _fail(self, url: str, lease: int, *, retryable: bool = True, http_status: int = 0,
               retry_after_ms: Optional[int] = None, reason: str = "") -> None:
         self._flush()  # the page may have been created by a buffered report
+        before = self.core.stats()
         self.core.failed(url, lease, retryable=retryable, http_status=http_status,
                          retry_after_ms=retry_after_ms, reason=reason, kind=failure_kind(reason))
+        after = self.core.stats()
+        if after.queued + after.retrying > before.queued + before.retrying:
+            # The PageDB retries the page: enqueued again, as Scrapy's retries are.
+            self.stats.inc_value("scheduler/enqueued/disk", spider=self.spider)
+            self.stats.inc_value("scheduler/enqueued", spider=self.spider)
         self.stats.inc_value("crawlrank/failed", spider=self.spider)
         self.stats.inc_value(f"crawlrank/failed/{reason or 'error'}", spider=self.spider)
 
@@ -531,6 +662,8 @@ class Scheduler(ReportReceiver):
         for error in self._buffer.flush(self.core):
             logger.warning("crawlrank: page not recorded: %s", error,
                            extra={"spider": self.spider})
+        if self._unflushed:
+            self._count_queued()
 
     def _wake_when_ready(self) -> None:
         stats = self.core.stats()

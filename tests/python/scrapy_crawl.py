@@ -28,8 +28,9 @@ class DocSpider(scrapy.Spider):
     def __init__(self, host: str, seeded: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
         self.host = host
-        # Through Frontera the seed is in the PageDB already: a start request's response
-        # would not come from the frontier (Frontera's middleware fails on it).
+        # Frontera's own SQLAlchemy backend is seeded through its manager (a start request's
+        # response would not come from the frontier: Frontera's middleware fails on it);
+        # through crawlrank's FronteraScheduler the start request is the seed.
         self.start_urls = [] if seeded else [f"http://{host}/index.html"]
 
     def parse(self, response):
@@ -72,10 +73,8 @@ def main() -> int:
         "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7",
     }
     if args.frontera:
-        from crawlrank.frontera.add_seeds import add_seeds
         from frontera_settings import frontera_scrapy_settings
 
-        add_seeds(args.db, [f"http://{args.host}/index.html"])
         settings.update(frontera_scrapy_settings(args.db))
     elif args.frontera_sqlalchemy:
         import crawlrank.frontera  # noqa: F401 (the import shims Frontera 0.8 needs)
@@ -94,7 +93,7 @@ def main() -> int:
             manager.add_seeds(io.BytesIO(f"http://{args.host}/index.html\n".encode()))
 
         crawler.signals.connect(seed, signal=scrapy.signals.spider_opened)
-    seeded = args.frontera or bool(args.frontera_sqlalchemy)
+    seeded = bool(args.frontera_sqlalchemy)
     process.crawl(crawler, host=args.host, seeded=seeded)
     process.start()
     if args.stats:

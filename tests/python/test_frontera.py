@@ -548,6 +548,8 @@ def test_frontera_crawl_of_the_doc_site(cf, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     stats = json.loads(stats_file.read_text())
     assert stats["finish_reason"] == "finished"  # the spider closed by itself
+    # The spider's start request was the crawl's one seed (crawlrank's FronteraScheduler).
+    assert stats["frontera/seeds_count"] == 1
 
     # Every page fetched exactly once (the redirect's target too).
     base = f"http://{site.host}"
@@ -598,3 +600,35 @@ def test_the_backend_stores_its_configuration_and_a_setting_overrides_it(cf, tmp
     assert f"changed the configuration stored in {path}: max_depth 3 -> 5" in caplog.text
     with crawlrank.PageDb(str(path), read_only=True) as db:
         assert db.config()["max_depth"] == "5"
+
+
+def test_an_empty_page_db_warns_at_stop(cf, tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="crawlrank.frontera")
+    path = tmp_path / "db"
+    manager = manager_of(path)
+    assert next_requests(manager) == []
+    manager.stop()
+    warnings = [r for r in caplog.records
+                if r.levelno == logging.WARNING and "PageDB" in r.getMessage()]
+    assert len(warnings) == 1, caplog.text
+    assert f"the PageDB {path} is empty: nothing to crawl" in warnings[0].getMessage()
+    assert "python3 -m crawlrank.frontera.add_seeds" in warnings[0].getMessage()
+
+
+def test_a_crawl_with_nothing_left_says_why_at_stop(cf, tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="crawlrank.frontera")
+    path = tmp_path / "db"
+    manager = manager_of(path)
+    manager.backend.add_seeds(["http://h.test/"])
+    crawl(manager, next_requests(manager)[0])
+    manager.stop()
+    assert "no page to crawl" not in caplog.text  # it crawled a page
+    caplog.clear()
+    manager = manager_of(path)
+    assert next_requests(manager) == []
+    manager.stop()
+    lines = [r for r in caplog.records if "no page to crawl" in r.getMessage()]
+    assert [(r.levelno, r.getMessage()) for r in lines] == [
+        (logging.INFO, f"crawlrank.frontera: the PageDB {path} has no page to crawl: all 1 "
+                       "pages are crawled")]
+

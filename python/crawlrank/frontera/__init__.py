@@ -8,7 +8,8 @@ Frontera settings (in the FRONTERA_SETTINGS module, or inline in Scrapy's settin
 
 and in Scrapy's settings ``SCHEDULER = "crawlrank.frontera.FronteraScheduler"`` (Frontera's
 scheduler, which also closes the spider when the crawl is done) with Frontera's two
-scheduler middlewares. Seed with ``python -m crawlrank.frontera.add_seeds``.
+scheduler middlewares. The spider's start requests are seeds (through that scheduler);
+``python3 -m crawlrank.frontera.add_seeds`` seeds the PageDB before a crawl.
 
 Importing this package imports Frontera, after two import shims it needs on Python 3.10+
 (only where something is missing). ``FronteraScheduler`` also imports Scrapy, on first use.

@@ -1,9 +1,9 @@
 """Seeds a crawl of crawlrank's Frontera backend, before it runs (or between two runs).
 
-    python -m crawlrank.frontera.add_seeds --config SETTINGS_MODULE --seeds-file FILE
-    python -m crawlrank.frontera.add_seeds --db PAGE_DB_PATH --seeds-file FILE
+    python3 -m crawlrank.frontera.add_seeds --config SETTINGS_MODULE --seeds-file FILE
+    python3 -m crawlrank.frontera.add_seeds --db PAGE_DB_PATH --seeds-file FILE
 
-Frontera 0.8's own ``python -m frontera.utils.add_seeds`` builds a local-mode manager,
+Frontera 0.8's own ``python3 -m frontera.utils.add_seeds`` builds a local-mode manager,
 which crawlrank's backend refuses; this tool writes the seeds straight into the PageDB
 (at depth 0) with the backend's settings (PAGE_DB_PATH, CRAWLRANK_URL_PROFILE, ...), read
 from the Frontera settings module. The seeds file has one URL a line; blank lines and
@@ -49,7 +49,7 @@ def add_seeds(path: str, urls: Sequence[str],
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m crawlrank.frontera.add_seeds",
+        prog="python3 -m crawlrank.frontera.add_seeds",
         description="Adds seed URLs to the PageDB of crawlrank's Frontera backend.")
     parser.add_argument("--config", help="Frontera settings module (importable): PAGE_DB_PATH "
                         "and the other settings of the backend")

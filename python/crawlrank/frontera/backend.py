@@ -25,6 +25,7 @@ from crawlrank._frontend import (
     ReportBuffer,
     failure_kind,
     flag,
+    nothing_to_crawl,
     options_dict,
     rank_at_close,
     resolve_config,
@@ -237,6 +238,7 @@ class Backend(_FronteraBackend):
         self._page: Optional[_Page] = None
         self._held: Deque[_Held] = deque()
         self._stopped = False
+        self._handed_out = 0  # requests get_next_requests returned, this run
         stats = self.scheduler.stats()
         logger.info("crawlrank.frontera: PageDB %s (score %s): %d pages crawled, %d queued, "
                     "%d retrying", path, options.score, stats.crawled, stats.queued,
@@ -282,9 +284,24 @@ class Backend(_FronteraBackend):
             stats = self.scheduler.stats()
             logger.info("crawlrank.frontera: closing PageDB %s: %d pages crawled, %d queued, "
                         "%d failed", self.path, stats.crawled, stats.queued, stats.failed)
+            if not self._handed_out and not self._held:
+                self._log_nothing_to_crawl(stats)
         finally:
             self._held.clear()
             self._close()
+
+    def _log_nothing_to_crawl(self, stats: crawlrank.SchedulerStats) -> None:
+        """A crawl that handed out nothing says why: a warning for an empty PageDB (it was
+        never seeded), one INFO line otherwise."""
+        why = nothing_to_crawl(stats)
+        if stats.crawled or stats.queued or stats.retrying or stats.in_flight or \
+                stats.failed or stats.filtered or stats.out_of_scope:
+            logger.info("crawlrank.frontera: the PageDB %s has no page to crawl: %s", self.path,
+                        why)
+            return
+        logger.warning("crawlrank.frontera: the PageDB %s is empty: nothing to crawl. Seed it "
+                       "(python3 -m crawlrank.frontera.add_seeds --db %s --seeds-file FILE), "
+                       "or give the spider start URLs", self.path, self.path)
 
     def _rank_at_close(self) -> None:
         """Ranks the graph once more (CRAWLRANK_RANK_AT_CLOSE); not for a temporary PageDB,
@@ -308,8 +325,23 @@ class Backend(_FronteraBackend):
 
     def add_seeds(self, seeds: Iterable[Union[FrontierRequest, str]]) -> None:
         """Queues pages at depth 0 (Frontera 0.8 never calls it: seeding scripts do)."""
+        self.seed(seeds)
+
+    def seed(self, seeds: Iterable[Union[FrontierRequest, str]]) -> int:
+        """add_seeds, returning how many seeds are new pages (crawlrank's FronteraScheduler
+        seeds the spider's start requests with it). A URL crawlrank cannot parse is not."""
         urls = [seed if isinstance(seed, str) else seed.url for seed in seeds]
-        self._open().add_seeds(urls)
+        scheduler = self._open()
+        self._flush()  # a buffered report may create one of them
+        new = []
+        for url in urls:
+            try:
+                if url not in self.db:
+                    new.append(url)
+            except crawlrank.InvalidArgumentError:
+                pass
+        scheduler.add_seeds(new)
+        return len(new)
 
     def page_crawled(self, response: Any) -> None:
         self._open()
@@ -370,6 +402,7 @@ class Backend(_FronteraBackend):
             batch = scheduler.next(max_n_requests - len(out))
             if not batch:
                 break
+            self._handed_out += len(batch)
             for r in batch:
                 request = self._request_model(r.url, meta={
                     b"scrapy_meta": {}, LEASE_KEY: r.lease, b"score": r.score})
@@ -493,7 +526,7 @@ def check_spider_mode(manager: Any) -> None:
             "crawlrank.frontera.Backend works in Frontera's spider mode only: set "
             "LOCAL_MODE = False in the Frontera settings (LOCAL_MODE = True, Frontera's "
             "default, hands the crawl to a crawling strategy that hides the link graph "
-            "from the backend). To seed, use python -m crawlrank.frontera.add_seeds, not "
+            "from the backend). To seed, use python3 -m crawlrank.frontera.add_seeds, not "
             "frontera.utils.add_seeds (which always runs in local mode).")
 
 

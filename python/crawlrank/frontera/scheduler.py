@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Optional
 
 from frontera.contrib.scrapy.schedulers.frontier import FronteraScheduler as _FronteraScheduler
@@ -13,10 +14,14 @@ from crawlrank.frontera.backend import Backend
 
 _REPORTED = b"crawlrank_reported"  # response.meta: the page went to the backend
 
+# Frontera's frontier manager logs a banner at INFO ("Starting Frontier Manager...") under
+# this logger name; this scheduler sets it to WARNING unless it already has a level.
+FRONTERA_MANAGER_LOGGER = "manager"
+
 
 class FronteraScheduler(_FronteraScheduler):
     """``SCHEDULER = 'crawlrank.frontera.FronteraScheduler'``: Frontera's FronteraScheduler
-    (same middlewares, settings and stats) with three changes when the backend is
+    (same middlewares, settings and stats) with these changes when the backend is
     :class:`crawlrank.frontera.Backend` (with any other backend it is Frontera's own):
 
     * ``has_pending_requests()`` asks the backend's ``finished()``: it stays true while
@@ -33,9 +38,19 @@ class FronteraScheduler(_FronteraScheduler):
       page, and not at all if the crawl already has it. (Frontera's scheduler fetches the
       target at once, bypassing the backend, so a target also linked directly is fetched
       twice.)
+    * The spider's start requests (and any other GET request that did not come from the
+      frontier) become seeds of the PageDB, crawled in their turn with the spider's
+      ``parse``; one the crawl has is not fetched again. (Frontera's middleware fails on
+      the response to a request that did not come from the frontier.)
+
+    Frontera's ``manager`` logger is set to WARNING when it has no level of its own: its
+    INFO lines are a banner.
     """
 
     def __init__(self, crawler: Any, manager: Any = None) -> None:
+        manager_logger = logging.getLogger(FRONTERA_MANAGER_LOGGER)
+        if manager_logger.level == logging.NOTSET:
+            manager_logger.setLevel(logging.WARNING)
         super().__init__(crawler, manager)
         self._wakeup = EngineWakeup(crawler)
         crawler.signals.connect(self._spider_error, signal=signals.spider_error)
@@ -76,6 +91,14 @@ class FronteraScheduler(_FronteraScheduler):
                                        redirect_status(reasons[-1]))):
             self.stats_manager.add_redirected_requests()
             return True
+        if (backend is not None and frontier_request is None and not backend.stopped
+                and request.method == "GET" and not request.body):
+            # A start request: a seed. False (the engine sends request_dropped) for a page
+            # the crawl has.
+            added = backend.seed([request.url])
+            if added:
+                self.stats_manager.add_seeds(added)
+            return bool(added)
         return super().enqueue_request(request)
 
     def close(self, reason: str) -> None:

@@ -1,14 +1,7 @@
 """The same project through Frontera 0.8 with crawlrank's backend (spider mode), instead of
-crawlrank's native scheduler (settings.py). Frontera is not packaged: put its repository on
-PYTHONPATH. Seed the PageDB first (Frontera 0.8 takes no start requests), then crawl:
-
-    export PYTHONPATH=../../build/python:/path/to/frontera
-    echo https://your.site/ | python3 -m crawlrank.frontera.add_seeds \\
-        --config docs_crawl.frontera_settings --seeds-file -
-    SCRAPY_SETTINGS_MODULE=docs_crawl.frontera_settings \\
-        scrapy crawl site -a start_url=https://your.site/ -a seeded=1
-
-docs/python.md ("Frontera backend") lists every setting.
+crawlrank's native scheduler (settings.py): `SCRAPY_PROJECT=frontera scrapy crawl site ...`
+picks it (scrapy.cfg). README.md beside scrapy.cfg has the commands; docs/python.md
+("Frontera backend") lists every setting.
 """
 
 import crawlrank.frontera  # noqa: F401  (the import shims Frontera 0.8 needs on Python 3.11)

@@ -80,6 +80,7 @@ PUBLIC_HEADERS: dict[str, str] = {
     "robots.h": "crawl",  # src/crawl/robots.cc, robots_parser.cc
     "html_extract.h": "crawl",  # src/crawl/html_extract.cc, keywords.cc
     "crawler.h": "crawl",  # src/crawl/crawler.cc
+    "fetch_log.h": "crawl",  # src/crawl/fetch_log.cc
 }
 
 # Source files longer than this are to be split (issue #22).

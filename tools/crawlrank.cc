@@ -124,6 +124,7 @@ struct Args {
   std::string db_path;
   std::vector<std::string> seeds;
   std::vector<std::string> seeds_files;  // one URL a line; "-": stdin
+  std::string log_path;                  // --log: JSON lines, one a page
   CrawlerOptions crawl;
   std::string score = "pagerank";
   std::string profile = "rfc3986";
@@ -329,6 +330,9 @@ int Crawl(int argc, char** argv) {
   app.add_option("--seeds-file", a.seeds_files,
                  "also the URLs in FILE, one a line ('-': standard input); blank lines and "
                  "lines starting with # are skipped; repeatable");
+  app.add_option("--log", a.log_path,
+                 "append one JSON line for each page fetched or failed to FILE: time, url, "
+                 "status, bytes, content_type, ms, referrer, failure (docs/crawler.md)");
   app.add_option("--max-pages", o.max_pages, "pages to fetch in this DB in all (0: no limit)")
       ->capture_default_str();
   app.add_option("--max-depth", o.max_depth, "link distance from a seed (0: no limit)")
@@ -449,6 +453,12 @@ int Crawl(int argc, char** argv) {
     }
     if (a.show_config) return ShowConfig(app, a);
 
+    std::optional<FetchLogFile> log;
+    if (!a.log_path.empty()) {
+      Result<FetchLogFile> opened = FetchLogFile::Open(a.log_path);
+      if (!opened.ok()) return Fail(app, opened.status());
+      log.emplace(std::move(*opened));
+    }
     SignalWatcher signals;  // before any thread starts, so that all inherit the mask
     PageDbOptions db_options;
     db_options.url_profile = *profile;
@@ -470,8 +480,10 @@ int Crawl(int argc, char** argv) {
     signals.Watch(**crawler);
     const bool tty = isatty(STDERR_FILENO) == 1;
     Crawler::ProgressFn progress;
-    if (!a.quiet) {
-      progress = [tty](const CrawlProgress& p) {
+    if (!a.quiet || log.has_value()) {
+      progress = [tty, quiet = a.quiet, &log](const CrawlProgress& p) {
+        if (log.has_value()) (void)log->Flush();  // its error is reported at the end
+        if (quiet) return;
         const std::string line = ProgressLine(p);
         if (tty) {
           std::fprintf(stderr, "\r\x1b[K%s", line.c_str());
@@ -481,13 +493,17 @@ int Crawl(int argc, char** argv) {
         std::fflush(stderr);
       };
     }
-    Result<CrawlSummary> summary = (*crawler)->Run(progress);
+    Result<CrawlSummary> summary =
+        (*crawler)->Run(progress, log.has_value() ? log->Writer() : FetchLogFn());
     const SchedulerStats end = (*crawler)->scheduler().GetStats();
     if (!a.quiet && tty) std::fprintf(stderr, "\r\x1b[K");
     const int received = signals.received();
     signals.Release();
     crawler->reset();  // the scheduler goes; the DB stays open for the rank
     if (!summary.ok()) return Fail(app, summary.status());
+    if (log.has_value()) {
+      if (Status logged = log->Flush(); !logged.ok()) return Fail(app, logged);
+    }
     if (Status synced = (*db)->Sync(); !synced.ok()) return Fail(app, synced);
 
     // Rank the graph and list the best crawled pages; not after a signal, which asks to

@@ -81,6 +81,7 @@
 #include <vector>
 
 #include "crawlrank/crawl_config.h"
+#include "crawlrank/fetch_log.h"
 #include "crawlrank/frontier.h"
 #include "crawlrank/page_db.h"
 #include "crawlrank/scheduler.h"
@@ -249,8 +250,9 @@ class Crawler {
   Crawler& operator=(const Crawler&) = delete;
 
   // Crawls until nothing is left, max_pages is reached or Stop() is called. Errors: only
-  // what stops the crawl itself (the PageDB failing); a page's failure is counted.
-  Result<CrawlSummary> Run(const ProgressFn& progress = nullptr);
+  // what stops the crawl itself (the PageDB failing); a page's failure is counted. `log`,
+  // when given, is called on this thread for each page that ends (crawlrank/fetch_log.h).
+  Result<CrawlSummary> Run(const ProgressFn& progress = nullptr, const FetchLogFn& log = nullptr);
 
   // Makes Run return soon (about 100 ms). Thread-safe; async-signal-unsafe (call it from a
   // thread that waits for signals, as `crawlrank crawl` does).

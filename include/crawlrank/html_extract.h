@@ -152,6 +152,11 @@ Result<HtmlPage> ExtractHtml(std::string_view body, std::string_view page_url,
                              std::string_view content_type_header,
                              const HtmlExtractOptions& options = {});
 
+// Whether an answer is HTML the crawler parses: a Content-Type of text/html or
+// application/xhtml+xml (any case, parameters ignored), or none and a body whose first
+// byte past white space is '<' (as browsers sniff).
+bool IsHtmlResponse(std::string_view content_type_header, std::string_view body);
+
 }  // namespace crawlrank
 
 #endif  // CRAWLRANK_HTML_EXTRACT_H_

@@ -9,6 +9,17 @@
 
 namespace crawlrank {
 
+Result<std::vector<std::string>> CanonicalSeeds(const CrawlerOptions& options, UrlProfile profile) {
+  std::vector<std::string> seeds;
+  for (const std::string& seed : options.seeds) {
+    Result<std::string> canonical = CanonicalizeUrl(seed, profile);
+    if (!canonical.ok()) {
+      return InvalidArgumentError("crawl: seed \"" + seed + "\": " + canonical.status().message());
+    }
+    seeds.push_back(std::move(*canonical));
+  }
+  return seeds;
+}
 
 Status CheckCrawlerOptions(const CrawlerOptions& options) {
   if (options.concurrency == 0) return InvalidArgumentError("crawl: concurrency must be above 0");

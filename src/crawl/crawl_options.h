@@ -16,6 +16,9 @@
 
 namespace crawlrank {
 
+// The options' seeds, canonical with `profile`; InvalidArgument naming a seed that is not.
+Result<std::vector<std::string>> CanonicalSeeds(const CrawlerOptions& options, UrlProfile profile);
+
 // InvalidArgument ("crawl: ...") naming the first option out of range.
 Status CheckCrawlerOptions(const CrawlerOptions& options);
 

@@ -3,7 +3,6 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <cctype>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -31,24 +30,11 @@
 namespace crawlrank {
 namespace {
 
-bool IsHtml(std::string_view content_type, std::string_view body) {
-  const std::string_view type = content_type.substr(0, content_type.find(';'));
-  std::string lower(type);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  while (!lower.empty() && lower.back() == ' ') lower.pop_back();
-  if (lower.empty()) {  // no Content-Type: sniff the first bytes, as browsers do
-    const size_t first = body.find_first_not_of(" \t\r\n");
-    return first != std::string_view::npos && body[first] == '<';
-  }
-  return lower == "text/html" || lower == "application/xhtml+xml";
-}
-
 // The window of CrawlProgress::recent_pages_per_s.
 constexpr double kRecentWindowS = 10;
 // Sitemaps fetched per robots.txt, and in all per run.
 constexpr size_t kMaxSitemapsPerRobots = 10;
 constexpr size_t kMaxSitemaps = 1000;
-
 
 }  // namespace
 
@@ -88,7 +74,17 @@ struct Crawler::Impl {
     Request request;     // kPage; for kRobots only its host and URL (the origin's page)
     std::string origin;  // kRobots
     int depth = 0;       // kSitemap: nesting of sitemap indexes
+    int64_t started_ms = 0;
   };
+  struct Fetched {  // a page's fetch, for the crawl log
+    const FetchResult& result;
+    int64_t started_ms;
+  };
+  // The crawl log (Run's), and the PageDB that names referrers (none on a foreign frontier).
+  FetchLogFn fetch_log;
+  const PageDb* db = nullptr;
+  void Log(const Request& request, std::optional<FailureKind> failure, uint16_t http_status,
+           const Fetched* fetched);
   std::unordered_map<uint64_t, Pending> pending;
   uint64_t next_tag = 1;
   std::unordered_set<std::string> sitemaps_seen;
@@ -111,7 +107,8 @@ struct Crawler::Impl {
   Status StartPage(Request request);
   Status StartRobots(const std::string& origin, const std::string& host);
   void StartSitemap(const std::string& url, int depth);
-  Status OnPage(Request request, FetchResult result, std::vector<CrawlReport>& reports);
+  Status OnPage(Request request, FetchResult result, int64_t started_ms,
+                std::vector<CrawlReport>& reports);
   Status OnRobots(const Pending& p, FetchResult result);
   // Files a failed fetch of `origin`'s robots.txt in `entry`: its failures in a row, and
   // when to ask again (retry_ms, doubling) or, past max_retries, that the origin's pages
@@ -139,8 +136,10 @@ struct Crawler::Impl {
   bool UrlTooLong(std::string_view url) const { return url.size() > options.max_url_bytes; }
   // Ends the lease of a page that was not fetched (or not recorded), and counts why.
   Status Fail(const Request& request, FailureKind kind, bool retryable, std::string reason,
-              uint16_t http_status = 0, std::optional<int64_t> retry_after_ms = std::nullopt) {
+              uint16_t http_status = 0, std::optional<int64_t> retry_after_ms = std::nullopt,
+              const Fetched* fetched = nullptr) {
     CountError(kind);
+    Log(request, kind, http_status, fetched);
     FailureReport report;
     report.url = request.url;
     report.lease = request.lease;
@@ -215,6 +214,7 @@ Status Crawler::Impl::Dispatch(Request request) {
           request.fingerprint != 0 ? request.fingerprint : UrlFingerprint(request.url);
       if (disallowed.insert(fingerprint).second) ++summary.robots_disallowed;
     }
+    Log(request, FailureKind::kRobotsDisallowed, 0, nullptr);
     FailureReport report;
     report.url = request.url;
     report.lease = request.lease;
@@ -237,7 +237,7 @@ Status Crawler::Impl::StartPage(Request request) {
   if (!started.ok()) {
     return Fail(request, FailureKind::kBadUrl, false, started.message());
   }
-  pending.emplace(next_tag - 1, Pending{Kind::kPage, std::move(request), {}, 0});
+  pending.emplace(next_tag - 1, Pending{Kind::kPage, std::move(request), {}, 0, clock.NowMs()});
   return Status::Ok();
 }
 
@@ -400,11 +400,29 @@ Status Crawler::Impl::OnSitemap(const Pending& p, const FetchResult& result) {
   return frontier->AddSeeds(seeds);
 }
 
-Status Crawler::Impl::OnPage(Request request, FetchResult result,
+void Crawler::Impl::Log(const Request& request, std::optional<FailureKind> failure,
+                        uint16_t http_status, const Fetched* fetched) {
+  if (!fetch_log) return;
+  FetchLogEntry entry;
+  entry.time_ms = clock.NowMs();
+  entry.url = request.url;
+  entry.http_status = http_status;
+  if (fetched != nullptr) {
+    entry.bytes = fetched->result.body.size();
+    entry.content_type = fetched->result.content_type;
+    entry.duration_ms = std::max<int64_t>(0, entry.time_ms - fetched->started_ms);
+  }
+  if (db != nullptr) entry.referrer = ReferrerOf(*db, request.fingerprint);
+  if (failure.has_value()) entry.failure = FailureKindName(*failure);
+  fetch_log(entry);
+}
+
+Status Crawler::Impl::OnPage(Request request, FetchResult result, int64_t started_ms,
                              std::vector<CrawlReport>& reports) {
+  const Fetched fetched{result, started_ms};
   if (result.error != FetchError::kNone) {
     return Fail(request, FailureKindOf(result.error), FetchErrorRetryable(result.error),
-                result.message);
+                result.message, 0, std::nullopt, &fetched);
   }
   const long status = result.status;
   if (status == 429 || status >= 500 || status < 100) {
@@ -412,7 +430,8 @@ Status Crawler::Impl::OnPage(Request request, FetchResult result,
                              : status < 500 ? FailureKind::kHttp4xx
                                             : FailureKind::kHttp5xx;
     return Fail(request, kind, true, "HTTP " + std::to_string(status),
-                static_cast<uint16_t>(std::clamp(status, 0L, 999L)), result.retry_after_ms);
+                static_cast<uint16_t>(std::clamp(status, 0L, 999L)), result.retry_after_ms,
+                &fetched);
   }
   if (status < 300 || status >= 400) redirects.End(request.fingerprint);
   const int64_t now = clock.NowMs();
@@ -420,7 +439,8 @@ Status Crawler::Impl::OnPage(Request request, FetchResult result,
     std::lock_guard lock(summary_mu);
     summary.progress.bytes += result.body.size();
   }
-  if (status >= 200 && status < 300 && IsHtml(result.content_type, result.body)) {
+  if (status >= 200 && status < 300 && IsHtmlResponse(result.content_type, result.body)) {
+    Log(request, std::nullopt, static_cast<uint16_t>(status), &fetched);
     pool->Push(ParsePool::Job{std::move(request), std::move(result), now});
     return Status::Ok();
   }
@@ -435,7 +455,8 @@ Status Crawler::Impl::OnPage(Request request, FetchResult result,
       if (!redirects.Follow(request.fingerprint, UrlFingerprint(*target))) {
         return Fail(request, FailureKind::kRedirectLimit, false,
                     "more than " + std::to_string(RedirectChains::kMaxChain) +
-                        " redirects in a row; the next is " + *target);
+                        " redirects in a row; the next is " + *target,
+                    static_cast<uint16_t>(status), std::nullopt, &fetched);
       }
       report.page.links.push_back({std::move(*target), 0.f});
     }
@@ -449,6 +470,7 @@ Status Crawler::Impl::OnPage(Request request, FetchResult result,
     ++summary.progress.pages;
     ++summary.statuses[static_cast<int>(status)];
   }
+  Log(request, std::nullopt, static_cast<uint16_t>(status), &fetched);
   reports.push_back(std::move(report));
   return Status::Ok();
 }
@@ -581,13 +603,7 @@ Result<std::unique_ptr<Crawler::Impl>> Crawler::Impl::Make(const CrawlerOptions&
   c.extract.profile = c.profile;
   c.extract.follow_nofollow = options.follow_nofollow;
   c.extract.keywords = c.keywords ? &*c.keywords : nullptr;
-  for (const std::string& seed : options.seeds) {
-    Result<std::string> canonical = CanonicalizeUrl(seed, c.profile);
-    if (!canonical.ok()) {
-      return InvalidArgumentError("crawl: seed \"" + seed + "\": " + canonical.status().message());
-    }
-    seeds->push_back(std::move(*canonical));
-  }
+  CRAWLRANK_ASSIGN_OR_RETURN(*seeds, CanonicalSeeds(options, c.profile));
   CRAWLRANK_ASSIGN_OR_RETURN(c.fetcher, Fetcher::Create(FetcherOptionsFor(options)));
   return impl;
 }
@@ -603,6 +619,7 @@ Result<std::unique_ptr<Crawler>> Crawler::Open(PageDb& db, const CrawlerOptions&
   CRAWLRANK_ASSIGN_OR_RETURN(impl->owned, Scheduler::Open(db, SchedulerOptionsFor(run)));
   CRAWLRANK_RETURN_IF_ERROR(db.WriteConfig(config));
   impl->frontier = impl->owned.get();
+  impl->db = &db;
   if (!seeds.empty()) {
     CRAWLRANK_RETURN_IF_ERROR(impl->frontier->AddSeeds(seeds));
     // A seed named again is a request to fetch it: one that failed for good goes back.
@@ -695,7 +712,9 @@ Status Crawler::Impl::Collect(std::vector<FetchResult>& done) {
     pending.erase(it);
     Status s;
     switch (p.kind) {
-      case Kind::kPage: s = OnPage(std::move(p.request), std::move(result), reports); break;
+      case Kind::kPage:
+        s = OnPage(std::move(p.request), std::move(result), p.started_ms, reports);
+        break;
       case Kind::kRobots: s = OnRobots(p, std::move(result)); break;
       case Kind::kSitemap: s = OnSitemap(p, result); break;
     }
@@ -708,8 +727,9 @@ Status Crawler::Impl::Collect(std::vector<FetchResult>& done) {
   return failure;
 }
 
-Result<CrawlSummary> Crawler::Run(const ProgressFn& progress) {
+Result<CrawlSummary> Crawler::Run(const ProgressFn& progress, const FetchLogFn& log) {
   Impl& c = *impl_;
+  c.fetch_log = log;
   c.start = std::chrono::steady_clock::now();
   {
     std::lock_guard lock(c.summary_mu);
@@ -773,6 +793,7 @@ Status Crawler::Impl::Close(bool stopped, Status failure) {
   pool->Close(/*drop=*/stopped || !failure.ok());
   if (Status s = pool->error(); failure.ok() && !s.ok()) failure = s;
   pool.reset();
+  fetch_log = nullptr;  // the caller's, for this Run only
   return failure;
 }
 

@@ -638,6 +638,17 @@ void AddLinks(Walker& walker, const std::string& base, const HtmlExtractOptions&
 
 }  // namespace
 
+bool IsHtmlResponse(std::string_view content_type_header, std::string_view body) {
+  std::string type(content_type_header.substr(0, content_type_header.find(';')));
+  for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  while (!type.empty() && type.back() == ' ') type.pop_back();
+  if (type.empty()) {  // no Content-Type: sniff the first bytes, as browsers do
+    const size_t first = body.find_first_not_of(" \t\r\n");
+    return first != std::string_view::npos && body[first] == '<';
+  }
+  return type == "text/html" || type == "application/xhtml+xml";
+}
+
 Result<HtmlPage> ExtractHtml(std::string_view body, std::string_view page_url,
                              std::string_view content_type_header,
                              const HtmlExtractOptions& options) {

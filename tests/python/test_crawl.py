@@ -14,6 +14,7 @@ import pathlib
 import random
 import re
 import signal
+import socket
 import subprocess
 import time
 
@@ -334,3 +335,38 @@ def test_seeds_file_and_standard_input_add_to_the_seeds(bin_dir, tmp_path):
     assert missing.returncode == 1
     assert f'--seeds-file "{tmp_path / "none.txt"}": No such file' in missing.stderr
     assert not (tmp_path / "db2").exists()
+
+
+def test_crawl_log_has_a_json_line_for_every_page_fetched_or_failed(bin_dir, tmp_path):
+    db, log = tmp_path / "db", tmp_path / "crawl.jsonl"
+    with socket.socket() as s:  # a port nobody answers on: a failed page
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}/"
+    with CrawlSite(pages=3) as site:
+        origin = f"http://{site.host}"
+        crawl(bin_dir, db, f"{origin}/gen/0.html", dead, *LOCAL, "--delay", "0", "--same-host",
+              "--max-retries", "0", "--log", log, "--max-pages", "2")
+        first = [json.loads(line) for line in log.read_text().splitlines()]
+        crawl(bin_dir, db, *LOCAL, "--log", log, "--max-pages", "0")  # resumed: appends
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert lines[:len(first)] == first and len(lines) > len(first)
+    by_url = {line["url"]: line for line in lines}
+    assert len(by_url) == len(lines)  # each page once
+    rows = pages(bin_dir, db)
+    # Every page the DB holds as crawled is in the log, and the failed seed.
+    assert set(by_url) == crawled(rows) | {dead}
+    seed = by_url[f"{origin}/gen/0.html"]
+    assert set(seed) == {"time", "url", "status", "bytes", "content_type", "ms", "referrer",
+                         "failure"}
+    assert seed["status"] == 200 and seed["referrer"] is None and seed["failure"] is None
+    assert seed["content_type"].startswith("text/html") and seed["bytes"] > 0
+    assert 0 <= seed["ms"] < 10_000
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", seed["time"])
+    # A page found by a link names the page whose link found it first.
+    for url, line in by_url.items():
+        if url not in (dead, seed["url"]):
+            assert rows[line["referrer"]]["hash"] == rows[url]["discovered_from"], line
+    # Its robots.txt could not be fetched: failed before any request of the page.
+    failed = by_url[dead]
+    assert failed["failure"] == "robots-unreachable" and failed["status"] == 0
+    assert failed["bytes"] == 0 and failed["ms"] == 0 and failed["content_type"] is None

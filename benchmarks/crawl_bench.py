@@ -57,6 +57,8 @@ SITES = {
     "postgresql": ("/usr/share/doc/postgresql-doc-15/html", "postgresql-doc-15", "127.0.0.3"),
     "cmake": ("/usr/share/doc/cmake-data/html", "cmake-doc", "127.0.0.4"),
     "libstdcxx": ("/usr/share/doc/gcc-12-base/libstdc++", "libstdc++-12-doc", "127.0.0.5"),
+    # Rust's whole manual; benchmarks/scrapy_site_bench.py crawls its std pages only.
+    "rust": ("/usr/share/doc/rust-doc/html", "rust-doc", "127.0.0.6"),
 }
 PORT = 8080
 # What Scrapy's LinkExtractor skips by default that these sites link to.

@@ -4,6 +4,10 @@ or through Frontera's FronteraScheduler with crawlrank's backend; run by the end
 tests in a process of its own (so that a test can SIGKILL it).
 
     scrapy_crawl.py --host 127.0.0.1:PORT --db DIR [--frontera] [--stats FILE]
+        [--start /index.html] [--prefix /]
+
+--start and --prefix are for the benchmarks on other sites: the crawl starts at the path
+--start and follows only the paths under --prefix (a comma-separated list of prefixes).
 """
 
 from __future__ import annotations
@@ -25,20 +29,22 @@ from doc_site import follow  # noqa: E402
 class DocSpider(scrapy.Spider):
     name = "docs"
 
-    def __init__(self, host: str, seeded: bool = False, **kwargs) -> None:
+    def __init__(self, host: str, seeded: bool = False, start: str = "/index.html",
+                 prefix: str = "/", **kwargs) -> None:
         super().__init__(**kwargs)
         self.host = host
+        self.prefixes = tuple(f"http://{host}{p}" for p in prefix.split(","))
         # Frontera's own SQLAlchemy backend is seeded through its manager (a start request's
         # response would not come from the frontier: Frontera's middleware fails on it);
         # through crawlrank's FronteraScheduler the start request is the seed.
-        self.start_urls = [] if seeded else [f"http://{host}/index.html"]
+        self.start_urls = [] if seeded else [f"http://{host}{start}"]
 
     def parse(self, response):
         if not isinstance(response, HtmlResponse):
             return
         for href in response.css("a::attr(href)").getall():
             url = follow(response.url, href, self.host)
-            if url:
+            if url and url.startswith(self.prefixes):
                 yield response.follow(url, callback=self.parse)
 
 
@@ -57,6 +63,8 @@ def main() -> int:
     parser.add_argument("--db", required=True)
     parser.add_argument("--frontera", action="store_true")
     parser.add_argument("--stats")
+    parser.add_argument("--start", default="/index.html", help="the path the crawl starts at")
+    parser.add_argument("--prefix", default="/", help="the paths the crawl follows: comma-separated prefixes")
     parser.add_argument("--scheduler", default="crawlrank",
                         help="'crawlrank', or 'scrapy' for Scrapy's own (benchmarks)")
     parser.add_argument("--frontera-sqlalchemy", type=int, metavar="PAGES",
@@ -94,7 +102,7 @@ def main() -> int:
 
         crawler.signals.connect(seed, signal=scrapy.signals.spider_opened)
     seeded = bool(args.frontera_sqlalchemy)
-    process.crawl(crawler, host=args.host, seeded=seeded)
+    process.crawl(crawler, host=args.host, seeded=seeded, start=args.start, prefix=args.prefix)
     process.start()
     if args.stats:
         stats = {k: (v.isoformat() if hasattr(v, "isoformat") else v)

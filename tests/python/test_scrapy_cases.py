@@ -315,3 +315,77 @@ def test_jobdir_holds_the_page_db_unless_one_is_set(tmp_path):
                                                          "CRAWLRANK_PAGE_DB": "mine.crawlrank"}))
     assert settings.page_db == "mine.crawlrank"
     assert SchedulerSettings.from_settings(Settings()).page_db is None  # <spider>.crawlrank
+
+
+def _open_scheduler(tmp_path, settings: dict):
+    """crawlrank's Scheduler opened on a crawler whose engine is built but not started,
+    with the middlewares it needs: the calls the engine makes can then be made by hand."""
+    from scrapy import Spider
+    from scrapy.core.engine import ExecutionEngine
+    from scrapy.crawler import Crawler
+
+    from crawlrank.scrapy import Scheduler
+
+    crawler = Crawler(Spider, {
+        "SPIDER_MIDDLEWARES": {"crawlrank.scrapy.LinkGraphMiddleware": 1000},
+        "DOWNLOADER_MIDDLEWARES": {"crawlrank.scrapy.ErrorMiddleware": 100},
+        "CRAWLRANK_PAGE_DB": str(tmp_path / "db"), "CRAWLRANK_RANK_AT_CLOSE": False,
+        "DOWNLOAD_DELAY": 0, "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7", **settings})
+    crawler.spider = crawler._create_spider("leases")
+    crawler.engine = ExecutionEngine(crawler, lambda _: None)
+    scheduler = Scheduler.from_crawler(crawler)
+    scheduler.open(crawler.spider)
+    return scheduler
+
+
+@pytest.mark.parametrize("settings, handed_out", [
+    # Scrapy's downloader keeps 2 requests per host on the wire: 2 more pages may be scraped.
+    ({"CONCURRENT_REQUESTS_PER_DOMAIN": 2}, 4),
+    # crawlrank's limit is below the downloader's: the leases are the only bound.
+    ({"CONCURRENT_REQUESTS_PER_DOMAIN": 2, "CRAWLRANK_PER_HOST": 1}, 1),
+    # One politeness key for several host names, several downloader slots: the same.
+    ({"CONCURRENT_REQUESTS_PER_DOMAIN": 2, "CRAWLRANK_HOST_KEY": "domain"}, 2),
+])
+def test_pages_being_scraped_leave_the_downloader_its_requests(tmp_path, settings, handed_out):
+    # Issue #25: a page is leased until its callback is done, so with long pages the pages
+    # being scraped held every lease of the host and Scrapy's downloader idled.
+    from scrapy import Request
+
+    scheduler = _open_scheduler(tmp_path, settings)
+    try:
+        for i in range(10):
+            assert scheduler.enqueue_request(Request(f"http://h.test/{i}.html"))
+        out = []
+        while (request := scheduler.next_request()) is not None:
+            out.append(request)
+        assert len(out) == handed_out
+        per_host = settings.get("CRAWLRANK_PER_HOST", settings["CONCURRENT_REQUESTS_PER_DOMAIN"])
+        assert scheduler.db.config()["per_host"] == str(per_host)  # stored as given
+        assert scheduler.has_pending_requests()
+    finally:
+        scheduler.close("finished")
+
+
+def test_a_link_seen_again_is_a_duplicate_without_a_second_canonicalisation(tmp_path):
+    from scrapy import Request
+
+    import crawlrank
+
+    scheduler = _open_scheduler(tmp_path, {})
+    try:
+        assert scheduler.enqueue_request(Request("http://h.test/a.html?b=1&a=2"))
+        scheduler._flush()  # the page is in the DB now, no longer pending
+        calls = []
+        real = crawlrank.canonicalize_url
+        crawlrank.canonicalize_url = lambda *args: calls.append(args) or real(*args)
+        try:
+            for _ in range(3):
+                assert not scheduler.enqueue_request(Request("http://h.test/a.html?b=1&a=2"))
+            # Another spelling of the same page: canonicalised once, found in the DB.
+            assert not scheduler.enqueue_request(Request("http://h.test/a.html?a=2&b=1"))
+        finally:
+            crawlrank.canonicalize_url = real
+        assert calls == [("http://h.test/a.html?a=2&b=1", "w3lib")]
+        assert scheduler.stats.get_value("crawlrank/duplicates") == 4
+    finally:
+        scheduler.close("finished")

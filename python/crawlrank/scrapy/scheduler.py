@@ -44,6 +44,11 @@ logger = logging.getLogger(__name__)
 
 # Reports are written when the engine next asks for work, or once this many wait.
 _REPORTS_BEFORE_FLUSH = 64
+# The URLs the scheduler remembers (each a cache, emptied when it reaches this size): a
+# request's URL with its canonical form, and the canonical URLs the PageDB was seen to
+# hold. A page links the same pages as its neighbours: most requests are for a page
+# already seen, and cost two dict look-ups instead of a canonicalisation and a read.
+_CACHED_URLS = 1 << 20
 
 
 @dataclasses.dataclass
@@ -271,7 +276,9 @@ class Scheduler(ReportReceiver):
       redirects get +2).
     * Politeness per host: at most ``CRAWLRANK_PER_HOST`` requests in flight and
       ``CRAWLRANK_DELAY_MS`` between two (defaults: ``CONCURRENT_REQUESTS_PER_DOMAIN`` and
-      ``DOWNLOAD_DELAY``), kept across restarts; 429 and 503 answers hold the host.
+      ``DOWNLOAD_DELAY``), kept across restarts; 429 and 503 answers hold the host. A
+      host may hold as many pages being scraped besides, when Scrapy's downloader keeps
+      its requests on the wire within the limit (see ``_scraping_allowance``).
     * De-duplication: a GET request is a page, named by its canonical URL (the ``w3lib``
       profile by default, what Scrapy's request fingerprints hash), and the first request
       for it wins; later ones are dropped, unless ``dont_filter`` is set, in which case they
@@ -318,6 +325,8 @@ class Scheduler(ReportReceiver):
         # Canonical URLs accepted since the last flush: in the buffer, or in the extras of a
         # page being scraped; a second request for one is a duplicate.
         self._pending: Set[str] = set()
+        self._canonical: Dict[str, Optional[str]] = {}  # request.url -> canonical (None: invalid)
+        self._in_db: Set[str] = set()  # canonical URLs the DB holds (pages are never removed)
         self._warned_unserializable = False
         self._wakeup = EngineWakeup(crawler)
         self._score = ""  # the score mode, once open
@@ -348,6 +357,8 @@ class Scheduler(ReportReceiver):
                 options.scope, options.scope_hosts = "same-domain", list(domains)
                 given.update(("scope", "scope_hosts"))
             resolve_config(self.db, options, given, logger.info)
+            # Stored as given; what the core counts in flight is widened below.
+            options.max_in_flight_per_host += self._scraping_allowance(options)
             self.core = crawlrank.Scheduler(self.db, options)
             self._score = options.score
         except Exception:
@@ -375,6 +386,24 @@ class Scheduler(ReportReceiver):
         if self.db is not None:
             self.db.close()
             self.db = None
+
+    def _scraping_allowance(self, options: crawlrank.SchedulerOptions) -> int:
+        """Leases a host may hold beyond its requests in flight, for its pages that are
+        downloaded and still being scraped.
+
+        crawlrank counts a page in flight from its hand-out to its report, and Scrapy
+        reports a page when its callback is done: with long pages the scraper holds most of
+        the leases and the downloader idles (issue #25). When Scrapy's downloader itself
+        keeps every host within the crawl's limit (a downloader slot per host name, at most
+        CONCURRENT_REQUESTS_PER_DOMAIN, or _PER_IP, requests, no more than
+        CRAWLRANK_PER_HOST), a host may also hold as many pages being scraped as it may have
+        requests in flight, as Scrapy's own scheduler lets it; otherwise none."""
+        settings = self.crawler.settings
+        per_slot = settings.getint("CONCURRENT_REQUESTS_PER_IP") or settings.getint(
+            "CONCURRENT_REQUESTS_PER_DOMAIN", 8)
+        if options.host_key != "host" or per_slot > options.max_in_flight_per_host:
+            return 0
+        return options.max_in_flight_per_host
 
     def _rank_at_close(self, reason: str) -> None:
         """Ranks the graph once more (CRAWLRANK_RANK_AT_CLOSE), but not after a shutdown
@@ -430,12 +459,11 @@ class Scheduler(ReportReceiver):
         seed = request.meta.pop(SEED_KEY, False)
         if request.method != "GET" or request.body:
             return self._to_memory(request, "crawlrank/memory/not_get")
-        try:
-            url = crawlrank.canonicalize_url(request.url, self.settings.url_profile)
-        except crawlrank.InvalidArgumentError:
+        url = self._canonical_url(request.url)
+        if url is None:
             # Scrapy would try it and report why it failed: let it.
             return self._to_memory(request, "crawlrank/memory/invalid_url")
-        known = url in self._pending or url in self.db
+        known = url in self._pending or self._known(url)
         if link is not None:
             page, score = link
             page.links.append((url, score))
@@ -548,10 +576,7 @@ class Scheduler(ReportReceiver):
         """A request handed out comes back: Scrapy retries it, or it was redirected."""
         number, url = lease
         page = self._pages.get(number)
-        try:
-            target = crawlrank.canonicalize_url(request.url, self.settings.url_profile)
-        except crawlrank.InvalidArgumentError:
-            target = None
+        target = self._canonical_url(request.url)
         if target == url or page is None or page.done:
             # A retry of the same page (or of one already reported): it keeps its lease.
             return self._to_memory(request, "crawlrank/retried")
@@ -565,7 +590,7 @@ class Scheduler(ReportReceiver):
         links, extras, accepted = [], [], False
         if target is not None:
             links.append((target, 0.0))
-            known = target in self._pending or target in self.db
+            known = target in self._pending or self._known(target)
             payload = None if known else self._serialize(fresh)
             if payload is not None:
                 extras.append(crawlrank.QueuedExtra(target, payload, fresh.priority))
@@ -576,6 +601,32 @@ class Scheduler(ReportReceiver):
         if not accepted:
             return self._duplicate(request)
         self._unflushed += 1  # the report's link queues the target (without payload: bare)
+        return True
+
+    def _canonical_url(self, url: str) -> Optional[str]:
+        """The canonical form of a request's URL; None for one crawlrank cannot parse."""
+        try:
+            return self._canonical[url]
+        except KeyError:
+            pass
+        try:
+            canonical: Optional[str] = crawlrank.canonicalize_url(url, self.settings.url_profile)
+        except crawlrank.InvalidArgumentError:
+            canonical = None
+        if len(self._canonical) >= _CACHED_URLS:
+            self._canonical.clear()
+        self._canonical[url] = canonical
+        return canonical
+
+    def _known(self, url: str) -> bool:
+        """The PageDB holds the page of canonical `url` (a read of the DB the first time)."""
+        if url in self._in_db:
+            return True
+        if url not in self.db:
+            return False
+        if len(self._in_db) >= _CACHED_URLS:
+            self._in_db.clear()
+        self._in_db.add(url)
         return True
 
     def _request_of(self, r: crawlrank.Request) -> Request:

@@ -7,7 +7,7 @@ packages=(
   libgtest-dev libcli11-dev nlohmann-json3-dev
   libgumbo-dev  # the built-in crawler: HTML5 parsing for link and text extraction
   libre2-dev  # user URL patterns in linear time (allow/deny, revisit rules, page_db_find)
-  libxml2-dev  # sitemaps: XML with entities, CDATA and namespaces
+  libxml2-dev zlib1g-dev  # sitemaps: XML with entities, CDATA and namespaces; .xml.gz
   clang-14 libclang-rt-14-dev  # scripts/fuzz.sh: clang++-14 and its libFuzzer, ASan, UBSan
   python3 python3-pytest python3-w3lib python3-networkx python3-scipy
   # Python bindings (issue 12): the module, its packaging and the Scrapy/Frontera side

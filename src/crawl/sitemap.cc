@@ -1,108 +1,128 @@
 #include "crawl/sitemap.h"
 
-#include <cstdint>
+#include <libxml/xmlreader.h>
+#include <zlib.h>
 
-#include "base/ascii.h"
-#include "crawl/utf8.h"
+#include <cstring>
+#include <memory>
 
 namespace crawlrank {
 namespace {
 
+std::string_view Trim(std::string_view s) {
+  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  return s;
+}
 
-std::string DecodeXmlText(std::string_view in) {
+// The gzip stream `body` inflated, at most `max_bytes` of it; what a cut or damaged stream
+// gave up to the damage (a sitemap cut short keeps its whole <loc> elements).
+std::string Gunzip(std::string_view body, size_t max_bytes) {
+  z_stream stream{};
+  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) return {};  // 16: gzip framing
   std::string out;
-  while (!in.empty()) {
-    if (in.starts_with("<![CDATA[")) {
-      const size_t end = in.find("]]>");
-      out += in.substr(9, end == std::string_view::npos ? std::string_view::npos : end - 9);
-      if (end == std::string_view::npos) break;
-      in.remove_prefix(end + 3);
-      continue;
-    }
-    if (in[0] != '&') {
-      out += in[0];
-      in.remove_prefix(1);
-      continue;
-    }
-    // An entity is short: look for its ';' nearby only (a run of '&' stays linear).
-    const size_t semi = in.substr(0, 12).find(';');
-    const std::string_view name = semi == std::string_view::npos ? "" : in.substr(1, semi - 1);
-    if (name == "amp") out += '&';
-    else if (name == "lt") out += '<';
-    else if (name == "gt") out += '>';
-    else if (name == "quot") out += '"';
-    else if (name == "apos") out += '\'';
-    else if (name.size() > 1 && name[0] == '#' && name.size() < 10) {
-      uint32_t cp = 0;
-      const bool hex = name[1] == 'x' || name[1] == 'X';
-      bool ok = name.size() > (hex ? 2u : 1u);
-      for (char c : name.substr(hex ? 2 : 1)) {
-        const int d = (hex ? IsAsciiHexDigit(c) : IsAsciiDigit(c)) ? AsciiHexValue(c) : -1;
-        if (d < 0) ok = false;
-        else cp = cp * (hex ? 16 : 10) + static_cast<uint32_t>(d);
-      }
-      if (ok && cp != 0 && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF)) {
-        crawl_internal::AppendUtf8(cp, out);
-      }
-    } else {
-      out += '&';  // not an entity: kept as it is
-      in.remove_prefix(1);
-      continue;
-    }
-    in.remove_prefix(semi + 1);
+  char chunk[64 << 10];
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(body.data()));
+  stream.avail_in = static_cast<uInt>(body.size());
+  int rc = Z_OK;
+  while (rc == Z_OK && out.size() < max_bytes) {
+    stream.next_out = reinterpret_cast<Bytef*>(chunk);
+    stream.avail_out = sizeof chunk;
+    rc = inflate(&stream, Z_NO_FLUSH);
+    out.append(chunk, sizeof chunk - stream.avail_out);
+    if (rc == Z_BUF_ERROR && stream.avail_in == 0) break;  // cut short
   }
+  inflateEnd(&stream);
+  if (out.size() > max_bytes) out.resize(max_bytes);
   return out;
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r' ||
-                        s.front() == '\n')) {
-    s.remove_prefix(1);
+SitemapUrls ParseTextSitemap(std::string_view body, size_t max_urls) {
+  SitemapUrls result;
+  while (!body.empty() && result.pages.size() < max_urls) {
+    const size_t end = body.find('\n');
+    const std::string_view line = Trim(body.substr(0, end));
+    if (line.starts_with("http://") || line.starts_with("https://")) {
+      result.pages.emplace_back(line);
+    }
+    if (end == std::string_view::npos) break;
+    body.remove_prefix(end + 1);
   }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' ||
-                        s.back() == '\n')) {
-    s.remove_suffix(1);
+  return result;
+}
+
+struct ReaderFree {
+  void operator()(xmlTextReader* reader) const { xmlFreeTextReader(reader); }
+};
+
+std::string_view View(const xmlChar* text) {
+  return text == nullptr ? std::string_view() : reinterpret_cast<const char*>(text);
+}
+
+// The <loc> children of <url> (a sitemap) or <sitemap> (an index) elements, in the
+// namespace of their parent, read with libxml2's streaming reader.
+SitemapUrls ParseXmlSitemap(std::string_view body, size_t max_urls) {
+  SitemapUrls result;
+  xmlInitParser();
+  // No network, no DTD loading, no entity substitution (no XXE, no entity expansion), no
+  // messages on stderr; CDATA comes as text; a broken document yields what came before.
+  const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+                      XML_PARSE_NOCDATA | XML_PARSE_NOBLANKS | XML_PARSE_RECOVER;
+  std::unique_ptr<xmlTextReader, ReaderFree> reader(xmlReaderForMemory(
+      body.data(), static_cast<int>(body.size()), "sitemap.xml", nullptr, options));
+  if (reader == nullptr) return result;
+  xmlTextReader* r = reader.get();
+  std::string parent_ns;   // namespace of the <url> or <sitemap> being read
+  int parent_depth = -1;   // its depth; -1: not inside one
+  bool parent_is_index = false, in_loc = false;
+  std::string loc;
+  while (xmlTextReaderRead(r) == 1) {
+    const int type = xmlTextReaderNodeType(r);
+    const int depth = xmlTextReaderDepth(r);
+    const std::string_view name = View(xmlTextReaderConstLocalName(r));
+    const std::string_view ns = View(xmlTextReaderConstNamespaceUri(r));
+    if (type == XML_READER_TYPE_ELEMENT) {
+      if (parent_depth < 0 && (name == "url" || name == "sitemap")) {
+        if (xmlTextReaderIsEmptyElement(r)) continue;
+        parent_depth = depth;
+        parent_ns = ns;
+        parent_is_index = name == "sitemap";
+      } else if (parent_depth >= 0 && depth == parent_depth + 1 && name == "loc" &&
+                 ns == parent_ns && !xmlTextReaderIsEmptyElement(r)) {
+        in_loc = true;
+        loc.clear();
+      }
+    } else if (in_loc && (type == XML_READER_TYPE_TEXT || type == XML_READER_TYPE_CDATA ||
+                          type == XML_READER_TYPE_SIGNIFICANT_WHITESPACE)) {
+      if (loc.size() < kMaxSitemapUrlBytes) loc += View(xmlTextReaderConstValue(r));
+    } else if (type == XML_READER_TYPE_END_ELEMENT) {
+      if (in_loc && name == "loc") {
+        in_loc = false;
+        const std::string_view url = Trim(loc);
+        auto& out = parent_is_index ? result.sitemaps : result.pages;
+        if (!url.empty() && url.size() <= kMaxSitemapUrlBytes) out.emplace_back(url);
+        if (result.pages.size() + result.sitemaps.size() >= max_urls) break;
+      } else if (depth == parent_depth) {
+        parent_depth = -1;
+        in_loc = false;
+      }
+    }
   }
-  return s;
+  return result;
 }
 
 }  // namespace
 
 SitemapUrls ParseSitemap(std::string_view body, size_t max_urls) {
-  SitemapUrls result;
-  const std::string_view trimmed = Trim(body);
-  if (!trimmed.starts_with("<")) {  // a text sitemap
-    while (!body.empty() && result.pages.size() < max_urls) {
-      const size_t end = body.find('\n');
-      const std::string_view line = Trim(body.substr(0, end));
-      if (line.starts_with("http://") || line.starts_with("https://")) {
-        result.pages.emplace_back(line);
-      }
-      if (end == std::string_view::npos) break;
-      body.remove_prefix(end + 1);
-    }
-    return result;
+  std::string inflated;
+  if (body.size() >= 2 && static_cast<unsigned char>(body[0]) == 0x1f &&
+      static_cast<unsigned char>(body[1]) == 0x8b) {
+    inflated = Gunzip(body, kMaxSitemapBytes);
+    body = inflated;
   }
-  const bool index = body.find("<sitemapindex") != std::string_view::npos;
-  auto& out = index ? result.sitemaps : result.pages;
-  size_t at = 0;
-  while (out.size() < max_urls) {
-    const size_t open = body.find("<loc", at);
-    if (open == std::string_view::npos) break;
-    const size_t gt = body.find('>', open);
-    if (gt == std::string_view::npos) break;
-    const char after = body[open + 4];
-    if (after != '>' && after != ' ' && after != '\t' && after != '\r' && after != '\n') {
-      at = gt + 1;  // <location> or the like
-      continue;
-    }
-    const size_t close = body.find("</loc>", gt);
-    if (close == std::string_view::npos) break;
-    std::string url = DecodeXmlText(Trim(body.substr(gt + 1, close - gt - 1)));
-    if (!url.empty()) out.push_back(std::move(url));
-    at = close + 6;
-  }
-  return result;
+  if (!Trim(body).starts_with("<")) return ParseTextSitemap(body, max_urls);
+  return ParseXmlSitemap(body, max_urls);
 }
 
 }  // namespace crawlrank

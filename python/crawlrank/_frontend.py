@@ -55,7 +55,8 @@ def nothing_to_crawl(stats: crawlrank.SchedulerStats) -> str:
         parts.append(f"{stats.in_flight} pages are leased by another run (they come back "
                      "when their lease expires)")
     elif stats.crawled or stats.failed:
-        parts.append(f"all {stats.crawled} pages are crawled"
+        parts.append((f"all {stats.crawled} pages are crawled" if stats.crawled != 1
+                      else "its 1 page is crawled")
                      + (f", {stats.failed} failed for good" if stats.failed else ""))
     if stats.out_of_scope:
         parts.append(f"{stats.out_of_scope} out of scope")

@@ -64,7 +64,7 @@ def test_failures_are_kept_listed_and_requeued(cr, tmp_path):
         assert scheduler.requeue(urls=["http://B.example/"]) == 1
         assert scheduler.requeue() == 1  # the last one left
         assert scheduler.stats().failed == 0
-        with pytest.raises(cr.InvalidArgumentError, match="regex"):
+        with pytest.raises(cr.InvalidArgumentError, match=r'URL pattern "\("'):
             scheduler.requeue(url_regex="(")
 
 

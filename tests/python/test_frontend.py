@@ -364,6 +364,6 @@ def test_nothing_to_crawl_says_why(fe, tmp_path):
     assert why("done", ["http://a.test/", "http://a.test/b"], crawl=2) == \
         "all 2 pages are crawled"
     assert why("scoped", ["http://a.test/", "http://b.test/"], crawl=1, scope="same-host",
-               scope_hosts=["a.test"]) == "all 1 pages are crawled; 1 out of scope"
+               scope_hosts=["a.test"]) == "its 1 page is crawled; 1 out of scope"
     assert why("limit", ["http://a.test/", "http://a.test/b", "http://a.test/c"], crawl=1,
                max_pages=1) == "max_pages is reached, with 2 pages still queued"

@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-300}"
-targets=(${FUZZ_TARGETS:-url link_block page_record rank_file page_line robots html_extract})
+targets=(${FUZZ_TARGETS:-url link_block page_record rank_file page_line robots html_extract sitemap})
 build=build-fuzz
 
 CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -43,7 +43,8 @@ SitemapUrls ParseTextSitemap(std::string_view body, size_t max_urls) {
   while (!body.empty() && result.pages.size() < max_urls) {
     const size_t end = body.find('\n');
     const std::string_view line = Trim(body.substr(0, end));
-    if (line.starts_with("http://") || line.starts_with("https://")) {
+    if ((line.starts_with("http://") || line.starts_with("https://")) &&
+        line.size() <= kMaxSitemapUrlBytes) {
       result.pages.emplace_back(line);
     }
     if (end == std::string_view::npos) break;

@@ -568,6 +568,31 @@ TEST(PageDbTest, MergeLinksAddsToStoredAndBatchedLinksAndAddLinksReplaces) {
   EXPECT_OK(db->Check());
 }
 
+// AddCrawledMergingLinks counts a crawl and adds to the page's links; AddCrawled replaces
+// them. Ids by hand: a 0, b 1, c 2.
+TEST(PageDbTest, AddCrawledMergingLinksKeepsTheLinksThePageHas) {
+  TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+  WriteBatch batch;
+  batch.MergeLinks("http://a.com/", {{"http://b.com/"}});
+  batch.AddCrawledMergingLinks({.url = "http://a.com/", .http_status = 200});
+  batch.AddCrawledMergingLinks(
+      {.url = "http://a.com/", .http_status = 200, .links = {{"http://c.com/"}}});
+  ASSERT_OK(db->Write(batch));
+  {
+    ASSERT_OK_AND_ASSIGN(auto snapshot, db->NewSnapshot());
+    EXPECT_EQ(*snapshot.Links(0), (std::vector<uint32_t>{1, 2}));
+    EXPECT_EQ(snapshot.FindId(0)->n_crawls, 2u);
+    EXPECT_EQ(snapshot.counters().crawled_pages, 1u);
+  }
+  batch.Clear();
+  batch.AddCrawled({.url = "http://a.com/", .http_status = 200});
+  ASSERT_OK(db->Write(batch));
+  ASSERT_OK_AND_ASSIGN(auto snapshot, db->NewSnapshot());
+  EXPECT_TRUE(snapshot.Links(0)->empty());
+  EXPECT_OK(db->Check());
+}
+
 // Returns how many of pages 0..pages-1 (URLs from `url`) a fresh snapshot of `db` fails
 // to find by URL, by hash or by id, plus one if it finds an absent URL.
 template <typename UrlFn>

@@ -472,6 +472,29 @@ TEST_F(SchedulerTest, ExpiredLeaseComesBackWithANewLease) {
   EXPECT_TRUE(scheduler_->GetStats().finished);
 }
 
+// Next(n, lease_ms): a remote client's own lease (URLFrontier's delay_requestable) in place
+// of the options' lease_ms, for what that call hands out only.
+TEST_F(SchedulerTest, ACallerNamedLeaseReplacesTheOptionsLeaseForThatCall) {
+  SchedulerOptions options = Unthrottled();
+  options.lease_ms = 100;
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/", "http://b.example/"}));
+  ASSERT_OK_AND_ASSIGN(auto long_lease, scheduler_->Next(1, 5000));
+  ASSERT_EQ(long_lease.size(), 1u);
+  auto short_lease = Next(1);  // the options' 100 ms
+  ASSERT_EQ(short_lease.size(), 1u);
+  clock_.Advance(100);
+  auto again = Next(2);
+  EXPECT_EQ(Urls(again), Urls(short_lease)) << "only the 100 ms lease has run out";
+  ASSERT_EQ(again.size(), 1u);
+  Crawl(again[0]);
+  clock_.Advance(4899);
+  EXPECT_TRUE(Next(2).empty());
+  clock_.Advance(1);
+  EXPECT_EQ(Urls(Next(2)), Urls(long_lease));
+  EXPECT_EQ(scheduler_->Next(1, 0).status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST_F(SchedulerTest, FailuresRetryWithDoublingBackOffThenFail) {
   SchedulerOptions options = Unthrottled();
   options.retry_ms = 1000;

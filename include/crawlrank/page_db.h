@@ -129,6 +129,13 @@ class WriteBatch {
     order_.push_back({Kind::kPage, ops_.size()});
     ops_.push_back(Op{std::move(page), false, false});
   }
+  // Records a fetched page and adds its links to the out-links it has: for a client that
+  // reports a fetch apart from the links it found (a URLFrontier client sends each outlink
+  // as a discovered URL naming its source, before or after the fetch's own report).
+  void AddCrawledMergingLinks(CrawledPage page) {
+    order_.push_back({Kind::kPage, ops_.size()});
+    ops_.push_back(Op{std::move(page), false, true});
+  }
   // Records the out-links of `source_url` without counting a crawl (graph import): they
   // replace any it had.
   void AddLinks(std::string source_url, std::vector<Link> links) {
@@ -170,7 +177,7 @@ class WriteBatch {
   struct Op {
     CrawledPage page;
     bool links_only;  // AddLinks, MergeLinks: no crawl is counted
-    bool merge;       // MergeLinks: the links are added to the page's own
+    bool merge;       // MergeLinks, AddCrawledMergingLinks: the links join the page's own
   };
   std::vector<std::pair<Kind, size_t>> order_;  // every write: its kind, its index there
   std::vector<Op> ops_;

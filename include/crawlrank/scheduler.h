@@ -92,6 +92,10 @@ class Scheduler final : public Frontier {
   // and priority the page was queued with. Empty when no host is ready: GetStats() tells
   // when one will be, or that the crawl is finished.
   Result<std::vector<Request>> Next(size_t n) override;
+  // The same, each request leased for `lease_ms` instead of the options' lease_ms (a
+  // remote client names its own: URLFrontier's delay_requestable). InvalidArgument when
+  // lease_ms is not above 0.
+  Result<std::vector<Request>> Next(size_t n, int64_t lease_ms);
 
   // Records a fetched page (its links become pages and join the queue) and ends its lease.
   Status Crawled(const CrawlReport& report);

@@ -136,12 +136,13 @@ struct Scheduler::Impl final : WriteHook, RerankTarget {
 
   // AddSeeds: `extras`, when not empty, holds the extra of pages[i] at i.
   Status Seed(const std::vector<CrawledPage>& pages, std::span<const QueuedExtra> extras);
-  // Next's body, in `write`.
-  Status Pick(WriteTxn& write, size_t n, std::vector<Request>* out);
+  // Next's body, in `write`: leases for `lease_ms`.
+  Status Pick(WriteTxn& write, size_t n, int64_t lease_ms, std::vector<Request>* out);
   // Hands page `id` of host `number` out under a new lease, in `write`: a queued page
-  // (taken from its host's heap), or with `revisit` a crawled page due again.
+  // (taken from its host's heap), or with `revisit` a crawled page due again; the lease
+  // runs for `lease_ms` from `now`.
   Status LeaseOut(WriteTxn& write, uint32_t id, uint32_t number, float key, bool revisit,
-                  int64_t now, std::vector<Request>* out);
+                  int64_t now, int64_t lease_ms, std::vector<Request>* out);
   // Failed's body, in `write`, for page `id`.
   Status Fail(WriteTxn& write, uint32_t id, const FailureReport& report);
   // Changes the persistent state of host `key` (created when new) in one transaction.
@@ -536,8 +537,9 @@ Result<uint64_t> Scheduler::FailQueued(std::string_view host, std::string_view o
 // ---- hand-outs
 
 Status Scheduler::Impl::LeaseOut(WriteTxn& write, uint32_t id, uint32_t number, float key,
-                                 bool revisit, int64_t now, std::vector<Request>* out) {
-  const Lease lease{staged.next_lease++, now + options.lease_ms};
+                                 bool revisit, int64_t now, int64_t lease_ms,
+                                 std::vector<Request>* out) {
+  const Lease lease{staged.next_lease++, now + lease_ms};
   staged.picks.push_back(state.HandOut(id, number, key, revisit, lease, now));
   ScheduleEntry entry;
   entry.state = EntryState::kLeased;
@@ -556,7 +558,8 @@ Status Scheduler::Impl::LeaseOut(WriteTxn& write, uint32_t id, uint32_t number, 
   return Status::Ok();
 }
 
-Status Scheduler::Impl::Pick(WriteTxn& write, size_t n, std::vector<Request>* out) {
+Status Scheduler::Impl::Pick(WriteTxn& write, size_t n, int64_t lease_ms,
+                             std::vector<Request>* out) {
   out->clear();
   std::lock_guard lock(mu);
   const int64_t now = clock.NowMs();
@@ -572,7 +575,8 @@ Status Scheduler::Impl::Pick(WriteTxn& write, size_t n, std::vector<Request>* ou
       const std::optional<uint32_t> number = hosts.PopReady(busy);
       if (!number.has_value()) break;
       const PageHeap::Entry& top = hosts[*number].queue.top();
-      CRAWLRANK_RETURN_IF_ERROR(LeaseOut(write, top.id, *number, top.key, false, now, out));
+      CRAWLRANK_RETURN_IF_ERROR(
+          LeaseOut(write, top.id, *number, top.key, false, now, lease_ms, out));
     }
     return Status::Ok();
   };
@@ -590,7 +594,7 @@ Status Scheduler::Impl::Pick(WriteTxn& write, size_t n, std::vector<Request>* ou
         deferred.push_back(t);
         continue;
       }
-      CRAWLRANK_RETURN_IF_ERROR(LeaseOut(write, t.who, number, 0, true, now, out));
+      CRAWLRANK_RETURN_IF_ERROR(LeaseOut(write, t.who, number, 0, true, now, lease_ms, out));
     }
     for (const Timed& t : deferred) revisits.Push(t);
     return Status::Ok();
@@ -611,7 +615,15 @@ Status Scheduler::Impl::Pick(WriteTxn& write, size_t n, std::vector<Request>* ou
 }
 
 Result<std::vector<Request>> Scheduler::Next(size_t n) {
+  return Next(n, impl_->options.lease_ms);
+}
+
+Result<std::vector<Request>> Scheduler::Next(size_t n, int64_t lease_ms) {
   Impl& s = *impl_;
+  if (lease_ms <= 0) {
+    return InvalidArgumentError("next requests: lease of " + std::to_string(lease_ms) +
+                                " ms; it must be above 0");
+  }
   if (s.reranker.has_value() && !s.options.background_rerank) {
     bool due;
     {
@@ -621,8 +633,8 @@ Result<std::vector<Request>> Scheduler::Next(size_t n) {
     if (due) CRAWLRANK_RETURN_IF_ERROR(s.reranker->RankAndRekey());
   }
   std::vector<Request> out;
-  CRAWLRANK_RETURN_IF_ERROR(
-      RunWrite(s.store, nullptr, [&](WriteTxn& write) { return s.Pick(write, n, &out); }));
+  CRAWLRANK_RETURN_IF_ERROR(RunWrite(
+      s.store, nullptr, [&](WriteTxn& write) { return s.Pick(write, n, lease_ms, &out); }));
   return out;
 }
 

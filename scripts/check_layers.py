@@ -41,8 +41,8 @@ from typing import Callable, Iterable
 # The floors of src/, bottom first, each with the folders it builds on directly. A folder
 # may include from itself and from everything it builds on, directly or not. The ranking
 # kernels (rank) stand on base alone, beside url and page_db; rank_db joins them.
-#   base <- url <- page_db <--+
-#   base <- rank <------------+- rank_db <- schedule <- crawl
+#   base <- url <- page_db <--+                      +- crawl
+#   base <- rank <------------+- rank_db <- schedule <-+- serve
 LAYERS: dict[str, tuple[str, ...]] = {
     "base": (),
     "url": ("base",),
@@ -51,6 +51,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "rank_db": ("page_db", "rank"),
     "schedule": ("rank_db",),
     "crawl": ("schedule",),
+    # The URLFrontier server: the scheduler behind gRPC, beside the built-in crawler.
+    "serve": ("schedule",),
 }
 
 # The floor of each installed header (include/crawlrank/), from the src/ folder that

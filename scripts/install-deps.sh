@@ -15,6 +15,10 @@ packages=(
   python3-scrapy python3-six python3-sqlalchemy python3-cachetools python3-msgpack
   python3.11-doc  # the documentation site the end-to-end crawl tests serve on 127.0.0.1
   python3-protego  # the robots.txt oracle of tests/python/test_robots_oracle.py
+  # crawlrank serve (issue 26): the URLFrontier API is gRPC; protoc and its gRPC plugins
+  # generate the schema's C++ and, for the tests' client, Python at build time
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  python3-grpcio python3-protobuf
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,7 @@
 // crawlrank: the front door. `crawlrank crawl DB SEED...` runs the built-in crawler;
-// `crawlrank TOOL ARGS...` runs page_db_TOOL (or crawlrank_url for `url`) from the same
-// directory, so every tool keeps its own name and also answers under this one.
+// `crawlrank TOOL ARGS...` runs page_db_TOOL (or crawlrank_TOOL for `url`, `robots` and
+// `serve`) from the same directory, so every tool keeps its own name and also answers
+// under this one.
 #include <signal.h>
 #include <unistd.h>
 
@@ -29,8 +30,8 @@ namespace {
 
 constexpr std::string_view kTools[] = {"check",    "compact", "dump",  "failed",  "find",
                                        "links",    "load",    "path",  "rank",    "requeue",
-                                       "robots",   "schedule", "stats", "top",    "upgrade",
-                                       "url"};
+                                       "robots",   "schedule", "serve", "stats",  "top",
+                                       "upgrade",  "url"};
 
 std::string Duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "?";
@@ -587,7 +588,8 @@ int Usage() {
   std::fprintf(stderr,
                "usage: crawlrank crawl DB SEED... [options]   crawl (crawlrank crawl --help)\n"
                "       crawlrank TOOL ARGS...                 run page_db_TOOL (crawlrank_url,\n"
-               "                                              crawlrank_robots), TOOL one of:\n"
+               "                                              crawlrank_robots, crawlrank_serve),\n"
+               "                                              TOOL one of:\n"
                "        ");
   for (std::string_view t : kTools) std::fprintf(stderr, " %.*s", static_cast<int>(t.size()), t.data());
   std::fprintf(stderr, "\n       crawlrank --version                    the version and formats\n");
@@ -613,7 +615,7 @@ int Main(int argc, char** argv) {
   }
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  const std::string name = command == "url" || command == "robots"
+  const std::string name = command == "url" || command == "robots" || command == "serve"
                                ? "crawlrank_" + std::string(command)
                                : "page_db_" + std::string(command);
   const std::string path = (ec ? std::filesystem::path(name) : self.parent_path() / name).string();

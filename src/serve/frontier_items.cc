@@ -1,0 +1,144 @@
+#include "serve/frontier_items.h"
+
+#include <charconv>
+
+#include "base/ascii.h"
+#include "crawlrank/page_db.h"
+
+namespace crawlrank {
+namespace {
+
+std::string Field(std::string_view field, std::string_view name) {
+  return std::string(field) + "." + std::string(name);
+}
+
+// Where a metadata value sits, for an error message: URLInfo.metadata["name"].
+std::string MetaField(std::string_view field, std::string_view name) {
+  return std::string(field) + ".metadata[\"" + std::string(name) + "\"]";
+}
+
+Status BadField(std::string_view field, std::string_view url, std::string_view cause) {
+  return InvalidArgumentError(std::string(field) + " of " + QuoteForMessage(url) + ": " +
+                              std::string(cause));
+}
+
+// The HTTP status a report carries: crawlrank.status, else StormCrawler's
+// fetch.statusCode, else 200.
+Result<uint16_t> ReadStatus(const urlfrontier::URLInfo& info, std::string_view field) {
+  std::string_view name = kMetaStatus;
+  const std::string* text = LastValue(info, name);
+  if (text == nullptr) text = LastValue(info, name = kMetaStormStatus);
+  if (text == nullptr) return uint16_t{200};
+  unsigned value = 0;
+  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (error != std::errc() || end != text->data() + text->size() || value < 100 ||
+      value > kMaxHttpStatus) {
+    return BadField(MetaField(field, name), info.url(),
+                    QuoteForMessage(*text) + " is not an HTTP status (100 to 999)");
+  }
+  return static_cast<uint16_t>(value);
+}
+
+}  // namespace
+
+std::string NormalizeCrawlId(std::string_view crawl_id) {
+  std::string_view trimmed = crawl_id;
+  while (!trimmed.empty() && IsAsciiSpace(trimmed.front())) trimmed.remove_prefix(1);
+  while (!trimmed.empty() && IsAsciiSpace(trimmed.back())) trimmed.remove_suffix(1);
+  return trimmed.empty() ? std::string(kDefaultCrawlId) : std::string(trimmed);
+}
+
+grpc::Status CheckCrawlId(std::string_view crawl_id, std::string_view field) {
+  if (NormalizeCrawlId(crawl_id) == kDefaultCrawlId) return grpc::Status::OK;
+  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                      std::string(field) + " " + QuoteForMessage(crawl_id) +
+                          ": this server holds one crawl, \"DEFAULT\" (one PageDB)");
+}
+
+grpc::Status ToGrpc(const Status& status) {
+  using grpc::StatusCode;
+  StatusCode code = StatusCode::UNKNOWN;
+  switch (status.code()) {
+    case crawlrank::StatusCode::kOk: return grpc::Status::OK;
+    case crawlrank::StatusCode::kInvalidArgument: code = StatusCode::INVALID_ARGUMENT; break;
+    case crawlrank::StatusCode::kNotFound: code = StatusCode::NOT_FOUND; break;
+    case crawlrank::StatusCode::kAlreadyExists: code = StatusCode::ALREADY_EXISTS; break;
+    case crawlrank::StatusCode::kFailedPrecondition: code = StatusCode::FAILED_PRECONDITION; break;
+    case crawlrank::StatusCode::kResourceExhausted: code = StatusCode::RESOURCE_EXHAUSTED; break;
+    case crawlrank::StatusCode::kAborted: code = StatusCode::ABORTED; break;
+    case crawlrank::StatusCode::kUnavailable: code = StatusCode::UNAVAILABLE; break;
+    case crawlrank::StatusCode::kDataLoss: code = StatusCode::DATA_LOSS; break;
+    case crawlrank::StatusCode::kInternal: code = StatusCode::INTERNAL; break;
+    case crawlrank::StatusCode::kIoError: code = StatusCode::INTERNAL; break;
+  }
+  return grpc::Status(code, status.message());
+}
+
+const std::string* LastValue(const urlfrontier::URLInfo& info, std::string_view name) {
+  const auto it = info.metadata().find(std::string(name));
+  if (it == info.metadata().end() || it->second.values().empty()) return nullptr;
+  return &*it->second.values().rbegin();
+}
+
+Result<std::string> ClientUrl(std::string_view url, UrlProfile profile, std::string_view field) {
+  if (url.empty()) return InvalidArgumentError(std::string(field) + ": empty URL");
+  if (url.size() > kMaxUrlBytes) {
+    return BadField(field, url, "longer than " + std::to_string(kMaxUrlBytes) + " bytes");
+  }
+  Result<std::string> canonical = CanonicalizeUrl(url, profile);
+  if (!canonical.ok()) return BadField(field, url, canonical.status().message());
+  return canonical;
+}
+
+Result<Discovery> ReadDiscovery(const urlfrontier::URLInfo& info, UrlProfile profile,
+                                std::string_view field) {
+  if (grpc::Status crawl = CheckCrawlId(info.crawlid(), Field(field, "crawlID")); !crawl.ok()) {
+    return BadField(Field(field, "crawlID"), info.url(), crawl.error_message());
+  }
+  Discovery discovery;
+  CRAWLRANK_ASSIGN_OR_RETURN(discovery.url, ClientUrl(info.url(), profile, Field(field, "url")));
+  std::string_view name = kMetaSource;
+  const std::string* source = LastValue(info, name);
+  if (source == nullptr) source = LastValue(info, name = kMetaPath);
+  if (source != nullptr && !source->empty()) {
+    Result<std::string> canonical = ClientUrl(*source, profile, MetaField(field, name));
+    if (!canonical.ok()) {
+      return BadField(MetaField(field, name), info.url(), canonical.status().message());
+    }
+    discovery.source = *std::move(canonical);
+  }
+  return discovery;
+}
+
+Result<Fetch> ReadFetch(const urlfrontier::KnownURLItem& known, UrlProfile profile) {
+  constexpr std::string_view kField = "URLItem.known.info";
+  const urlfrontier::URLInfo& info = known.info();
+  if (grpc::Status crawl = CheckCrawlId(info.crawlid(), Field(kField, "crawlID")); !crawl.ok()) {
+    return BadField(Field(kField, "crawlID"), info.url(), crawl.error_message());
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(std::string url, ClientUrl(info.url(), profile, Field(kField, "url")));
+  CRAWLRANK_ASSIGN_OR_RETURN(const uint16_t status, ReadStatus(info, kField));
+  Fetch fetch;
+  const std::string* failure = LastValue(info, kMetaFailure);
+  if (failure != nullptr || status == 429 || status >= 500) {
+    fetch.failed = true;
+    const std::string* retryable = LastValue(info, kMetaRetryable);
+    fetch.failure.url = std::move(url);
+    fetch.failure.retryable = retryable == nullptr || *retryable != "false";
+    fetch.failure.http_status = status == 200 ? uint16_t{0} : status;
+    fetch.failure.reason = failure != nullptr ? *failure : "HTTP " + std::to_string(status);
+    return fetch;
+  }
+  fetch.page.url = std::move(url);
+  fetch.page.http_status = status;
+  if (const std::string* hash = LastValue(info, kMetaContentHash)) {
+    Result<uint64_t> parsed = ParseFingerprint(*hash);
+    if (!parsed.ok()) {
+      return BadField(MetaField(kField, kMetaContentHash), info.url(), parsed.status().message());
+    }
+    fetch.page.content_hash = *parsed;
+  }
+  return fetch;
+}
+
+}  // namespace crawlrank

@@ -1,0 +1,78 @@
+// What a URLFrontier message means to crawlrank: crawl IDs, the metadata convention, the
+// checks and caps on what clients send, and crawlrank's Status as a gRPC status. Plain
+// functions over values (docs/frontier.md has the tables they implement).
+#ifndef CRAWLRANK_SRC_SERVE_FRONTIER_ITEMS_H_
+#define CRAWLRANK_SRC_SERVE_FRONTIER_ITEMS_H_
+
+#include <grpcpp/support/status.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "crawlrank/schedule_types.h"
+#include "crawlrank/status.h"
+#include "crawlrank/url.h"
+#include "urlfrontier.pb.h"
+
+namespace crawlrank {
+
+// The one crawl a server holds: a PageDB is one crawl.
+inline constexpr std::string_view kDefaultCrawlId = "DEFAULT";
+
+// Caps on what a client sends (docs/frontier.md, "Limits").
+inline constexpr size_t kMaxMessageBytes = size_t{4} << 20;  // gRPC: RESOURCE_EXHAUSTED past it
+inline constexpr size_t kMaxUrlBytes = 8192;                 // a URL or a source URL
+inline constexpr size_t kMaxBatchUrls = 1000;                // URLs in one DiscoveredBatch
+inline constexpr size_t kMaxUrlsPerGet = 1000;               // URLs one GetURLs hands out
+
+// The metadata names crawlrank reads from a URLInfo (the last value of each counts).
+inline constexpr std::string_view kMetaSource = "crawlrank.source";  // the linking page
+inline constexpr std::string_view kMetaPath = "url.path";  // StormCrawler: the pages that led here
+inline constexpr std::string_view kMetaStatus = "crawlrank.status";       // the fetch's HTTP status
+inline constexpr std::string_view kMetaStormStatus = "fetch.statusCode";  // StormCrawler's
+inline constexpr std::string_view kMetaFailure = "crawlrank.failure";     // the fetch failed: why
+inline constexpr std::string_view kMetaRetryable = "crawlrank.retryable";       // "false": for good
+inline constexpr std::string_view kMetaContentHash = "crawlrank.content_hash";  // 16 hex digits
+inline constexpr std::string_view kMetaDepth = "depth";  // set on what GetURLs hands out
+
+// A crawl ID as the API normalises it: trimmed of white space, empty naming "DEFAULT".
+std::string NormalizeCrawlId(std::string_view crawl_id);
+// OK when `crawl_id` names the server's crawl; else INVALID_ARGUMENT naming `field`.
+grpc::Status CheckCrawlId(std::string_view crawl_id, std::string_view field);
+
+// crawlrank's Status as a gRPC status of the same meaning (InvalidArgument ->
+// INVALID_ARGUMENT, ResourceExhausted -> RESOURCE_EXHAUSTED, ...).
+grpc::Status ToGrpc(const Status& status);
+
+// The last value of metadata `name`, or nullptr when the URL carries none.
+const std::string* LastValue(const urlfrontier::URLInfo& info, std::string_view name);
+
+// A URL a client sent, canonicalised with `profile`; InvalidArgument naming `field` and
+// the URL when it is empty, longer than kMaxUrlBytes or cannot be canonicalised.
+Result<std::string> ClientUrl(std::string_view url, UrlProfile profile, std::string_view field);
+
+// A discovered URL: its canonical form, and the page that links to it (canonical; empty
+// when the client names none: crawlrank.source, else the last of url.path).
+struct Discovery {
+  std::string url;
+  std::string source;
+};
+// InvalidArgument naming `field` (e.g. "URLItem.discovered.info") and the URL for a URL or
+// source that ClientUrl refuses, or a crawl ID other than the server's.
+Result<Discovery> ReadDiscovery(const urlfrontier::URLInfo& info, UrlProfile profile,
+                                std::string_view field);
+
+// A fetch report (KnownURLItem): a crawled page, or a failure when the metadata says the
+// fetch failed (crawlrank.failure) or its HTTP status is 429 or 5xx.
+struct Fetch {
+  bool failed = false;
+  CrawledPage page;       // when !failed: url, http_status, content_hash
+  FailureReport failure;  // when failed
+};
+// InvalidArgument naming the field and the URL for a bad URL, crawl ID, status or hash.
+Result<Fetch> ReadFetch(const urlfrontier::KnownURLItem& known, UrlProfile profile);
+
+}  // namespace crawlrank
+
+#endif  // CRAWLRANK_SRC_SERVE_FRONTIER_ITEMS_H_

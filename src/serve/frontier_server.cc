@@ -1,0 +1,79 @@
+#include "serve/frontier_server.h"
+
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/server.h>
+#include <grpcpp/server_builder.h>
+
+#include <utility>
+
+namespace crawlrank {
+
+bool IsLoopbackAddress(std::string_view address) {
+  if (address.starts_with("unix:") || address.starts_with("unix-abstract:")) return true;
+  std::string_view host = address;
+  if (host.starts_with("[")) {  // [v6]:port
+    const size_t close = host.find(']');
+    if (close == std::string_view::npos) return false;
+    host = host.substr(1, close - 1);
+    return host == "::1";
+  }
+  const size_t colon = host.rfind(':');
+  if (colon != std::string_view::npos) host = host.substr(0, colon);
+  if (host == "localhost") return true;
+  // 127.0.0.0/8 in dotted decimal: four numbers, the first 127.
+  if (!host.starts_with("127.")) return false;
+  int dots = 0;
+  for (char c : host) {
+    if (c == '.') {
+      ++dots;
+    } else if (c < '0' || c > '9') {
+      return false;
+    }
+  }
+  return dots == 3;
+}
+
+Result<std::unique_ptr<FrontierServer>> FrontierServer::Start(
+    const std::string& db_path, const FrontierServerOptions& options) {
+  CRAWLRANK_ASSIGN_OR_RETURN(std::unique_ptr<FrontierService> service,
+                             FrontierService::Open(db_path, options.db, options.scheduler,
+                                                   options.given, options.service));
+  std::unique_ptr<FrontierServer> server(new FrontierServer());
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(options.address, grpc::InsecureServerCredentials(), &port);
+  builder.SetMaxReceiveMessageSize(static_cast<int>(kMaxMessageBytes));
+  grpc::ResourceQuota quota("crawlrank_serve");
+  quota.SetMaxThreads(options.max_threads);
+  builder.SetResourceQuota(quota);
+  builder.RegisterService(service.get());
+  server->server_ = builder.BuildAndStart();
+  if (server->server_ == nullptr || port == 0) {
+    return FailedPreconditionError("serve " + QuoteForMessage(db_path) + ": cannot listen on " +
+                                   QuoteForMessage(options.address) +
+                                   " (in use, or not an address of this machine)");
+  }
+  server->address_ = options.address;
+  if (!options.address.starts_with("unix")) {
+    const size_t colon = options.address.rfind(':');
+    server->address_ = options.address.substr(0, colon) + ":" + std::to_string(port);
+  }
+  service->set_node_address(server->address_);
+  server->service_ = std::move(service);
+  return server;
+}
+
+void FrontierServer::Shutdown(std::chrono::milliseconds grace) {
+  if (server_ == nullptr) return;
+  service_->StopHandingOut();
+  server_->Shutdown(std::chrono::system_clock::now() + grace);
+  server_->Wait();
+  server_.reset();
+  service_.reset();  // the Scheduler, then the PageDB (synced as it closes)
+}
+
+FrontierServer::~FrontierServer() {
+  Shutdown(std::chrono::milliseconds(0));
+}
+
+}  // namespace crawlrank

@@ -1,0 +1,418 @@
+#include "serve/frontier_service.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <type_traits>
+#include <unordered_set>
+#include <utility>
+
+namespace crawlrank {
+namespace {
+
+using urlfrontier::AckMessage;
+
+grpc::Status Refused(grpc::StatusCode code, std::string message) {
+  return grpc::Status(code, std::move(message));
+}
+
+// The URL an item names, for its ack when the client gave no ID.
+const std::string& UrlOf(const urlfrontier::URLItem& item) {
+  return item.has_known() ? item.known().info().url() : item.discovered().info().url();
+}
+
+// A write that failed is answered FAIL (the client sends the item again); the server says
+// why on stderr, once per failure.
+void LogWriteFailure(std::string_view rpc, const Status& status) {
+  std::fprintf(stderr, "crawlrank_serve: %.*s: %s (acknowledged FAIL)\n",
+               static_cast<int>(rpc.size()), rpc.data(), status.ToString().c_str());
+}
+
+// Compares without stopping at the first difference, so the time taken tells nothing of
+// how much of the token a guess got right.
+bool SameSecret(std::string_view a, std::string_view b) {
+  unsigned char differ = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < a.size(); ++i) {
+    differ |= static_cast<unsigned char>(a[i] ^ (i < b.size() ? b[i] : 0));
+  }
+  return differ == 0;
+}
+
+}  // namespace
+
+// ---- opening
+
+Result<std::unique_ptr<FrontierService>> FrontierService::Open(
+    const std::string& path, const PageDbOptions& db_options,
+    const SchedulerOptions& scheduler_options, const StoredConfig& given,
+    FrontierServiceOptions options) {
+  if (options.default_lease_ms <= 0) {
+    return InvalidArgumentError("serve " + QuoteForMessage(path) +
+                                ": the default lease must be above 0 ms");
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(std::unique_ptr<PageDb> db, PageDb::Open(path, db_options));
+  // The crawl's stored configuration, with what was given this run over it and stored.
+  CRAWLRANK_ASSIGN_OR_RETURN(const StoredConfig stored, db->ReadConfig());
+  std::vector<ConfigChange> changes;
+  const StoredConfig merged = MergeConfig(stored, given, &changes);
+  SchedulerOptions applied = scheduler_options;
+  CRAWLRANK_RETURN_IF_ERROR(ApplySchedulerConfig(merged, &applied));
+  if (!changes.empty()) CRAWLRANK_RETURN_IF_ERROR(db->WriteConfig(merged));
+  CRAWLRANK_ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler, Scheduler::Open(*db, applied));
+  std::unique_ptr<FrontierService> service(
+      new FrontierService(std::move(db), std::move(scheduler), applied, std::move(options)));
+  if (!changes.empty()) service->config_changes_ = DescribeChanges(changes);
+  return service;
+}
+
+FrontierService::FrontierService(std::unique_ptr<PageDb> db, std::unique_ptr<Scheduler> scheduler,
+                                 const SchedulerOptions& scheduler_options,
+                                 FrontierServiceOptions options)
+    : db_(std::move(db)),
+      scheduler_(std::move(scheduler)),
+      scheduler_options_(scheduler_options),
+      options_(std::move(options)) {}
+
+// The scheduler goes first: it joins the PageDb's writes and must leave before it closes.
+FrontierService::~FrontierService() {
+  scheduler_.reset();
+}
+
+// ---- checks every call makes
+
+grpc::Status FrontierService::Authorize(const grpc::ServerContext& context) const {
+  if (options_.token.empty()) return grpc::Status::OK;
+  const std::string expected = "Bearer " + options_.token;
+  const auto [begin, end] = context.client_metadata().equal_range("authorization");
+  for (auto it = begin; it != end; ++it) {
+    if (SameSecret(std::string_view(it->second.data(), it->second.size()), expected)) {
+      return grpc::Status::OK;
+    }
+  }
+  return Refused(grpc::StatusCode::UNAUTHENTICATED,
+                 "this server needs the metadata \"authorization: Bearer <token>\" with its "
+                 "token (crawlrank_serve --token)");
+}
+
+grpc::Status FrontierService::Unimplemented(const grpc::ServerContext& context,
+                                            std::string_view rpc, std::string_view why) const {
+  if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
+  return Refused(grpc::StatusCode::UNIMPLEMENTED,
+                 std::string(rpc) + ": not implemented by crawlrank yet: " + std::string(why) +
+                     " (docs/frontier.md)");
+}
+
+// ---- writes
+
+Result<std::vector<AckMessage::Status>> FrontierService::Discover(std::span<const Discovery> urls) {
+  std::vector<AckMessage::Status> statuses(urls.size(), AckMessage::OK);
+  std::lock_guard lock(discover_mu_);
+  WriteBatch batch;
+  {
+    CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_->NewSnapshot());
+    std::unordered_set<uint64_t> named;
+    for (size_t i = 0; i < urls.size(); ++i) {
+      const uint64_t fingerprint = UrlFingerprint(urls[i].url);
+      bool known = !named.insert(fingerprint).second;
+      if (!known) {
+        Result<PageRecord> found = snapshot.Find(fingerprint);
+        if (!found.ok() && found.status().code() != StatusCode::kNotFound) return found.status();
+        known = found.ok();  // a URL colliding with another's fingerprint too: never added
+      }
+      if (known) statuses[i] = AckMessage::SKIPPED;
+      // The link from the source is recorded even when its target is known: it is one
+      // more in-link for the ranks.
+      if (!urls[i].source.empty()) {
+        batch.MergeLinks(urls[i].source, {Link{.url = urls[i].url}});
+      } else if (!known) {
+        batch.MergeLinks(urls[i].url, {});  // a page without links of its own yet
+      }
+    }
+  }  // the snapshot closes before the write: a writer must not hold one (page_db.h)
+  if (batch.size() > 0) CRAWLRANK_RETURN_IF_ERROR(db_->Write(batch));
+  return statuses;
+}
+
+Result<AckMessage::Status> FrontierService::Report(const Fetch& fetch) {
+  if (fetch.failed) {
+    const Status failed = scheduler_->Failed(fetch.failure);
+    if (failed.code() == StatusCode::kNotFound) return AckMessage::SKIPPED;
+    CRAWLRANK_RETURN_IF_ERROR(failed);
+    return AckMessage::OK;
+  }
+  // Crawled: the links its outlinks' discovered items brought, before or after this
+  // report, stay (the report carries none of its own).
+  WriteBatch batch;
+  batch.AddCrawledMergingLinks(fetch.page);
+  CRAWLRANK_RETURN_IF_ERROR(db_->Write(batch));
+  return AckMessage::OK;
+}
+
+Result<AckMessage::Status> FrontierService::Put(const urlfrontier::URLItem& item) {
+  const UrlProfile profile = db_->url_profile();
+  if (item.has_discovered()) {
+    CRAWLRANK_ASSIGN_OR_RETURN(Discovery discovery, ReadDiscovery(item.discovered().info(), profile,
+                                                                  "URLItem.discovered.info"));
+    Result<std::vector<AckMessage::Status>> statuses = Discover({&discovery, 1});
+    if (!statuses.ok()) {
+      LogWriteFailure("PutURLs", statuses.status());
+      return AckMessage::FAIL;
+    }
+    return statuses->front();
+  }
+  if (item.has_known()) {
+    CRAWLRANK_ASSIGN_OR_RETURN(Fetch fetch, ReadFetch(item.known(), profile));
+    Result<AckMessage::Status> status = Report(fetch);
+    if (!status.ok()) {
+      LogWriteFailure("PutURLs", status.status());
+      return AckMessage::FAIL;
+    }
+    return status;
+  }
+  return InvalidArgumentError("URLItem " + QuoteForMessage(item.id()) +
+                              ": carries neither a discovered nor a known URL");
+}
+
+// ---- handing out
+
+size_t FrontierService::UrlsWanted(const urlfrontier::GetParams& request) const {
+  // Never more of a queue than the scheduler lets be in flight to one host: the
+  // politeness of every host holds whatever max_urls_per_queue asks.
+  uint64_t per_queue = scheduler_options_.max_in_flight_per_host;
+  if (request.max_urls_per_queue() != 0) {
+    per_queue = std::min<uint64_t>(per_queue, request.max_urls_per_queue());
+  }
+  const uint64_t queues = request.max_queues() != 0 ? request.max_queues() : kMaxUrlsPerGet;
+  return static_cast<size_t>(std::min<uint64_t>(per_queue * queues, kMaxUrlsPerGet));
+}
+
+grpc::Status FrontierService::GetURLs(grpc::ServerContext* context,
+                                      const urlfrontier::GetParams* request,
+                                      grpc::ServerWriter<urlfrontier::URLInfo>* writer) {
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  if (request->item_case() == urlfrontier::GetParams::kCrawlID) {
+    if (grpc::Status crawl = CheckCrawlId(request->crawlid(), "GetParams.crawlID"); !crawl.ok()) {
+      return crawl;
+    }
+  }
+  if (!request->key().empty()) {
+    return Refused(grpc::StatusCode::UNIMPLEMENTED,
+                   "GetParams.key " + QuoteForMessage(request->key()) +
+                       ": handing out one queue's URLs is not implemented by crawlrank yet; "
+                       "leave the key empty (docs/frontier.md)");
+  }
+  // Nothing is due, the frontier is inactive or draining: an empty stream, and the client
+  // polls again.
+  if (!active_.load() || !handing_out_.load()) return grpc::Status::OK;
+  const int64_t lease_ms = request->delay_requestable() != 0
+                               ? int64_t{request->delay_requestable()} * 1000
+                               : options_.default_lease_ms;
+  Result<std::vector<Request>> requests = scheduler_->Next(UrlsWanted(*request), lease_ms);
+  if (!requests.ok()) return ToGrpc(requests.status().WithContext("GetURLs"));
+  urlfrontier::URLInfo info;
+  for (const Request& r : *requests) {
+    info.Clear();
+    info.set_url(r.url);
+    info.set_key(r.host);
+    info.set_crawlid(std::string(kDefaultCrawlId));
+    (*info.mutable_metadata())[std::string(kMetaDepth)].add_values(std::to_string(r.depth));
+    // A client gone: what it did not get comes back when its lease ends.
+    if (!writer->Write(info)) break;
+  }
+  return grpc::Status::OK;
+}
+
+// ---- taking back
+
+grpc::Status FrontierService::PutURLs(
+    grpc::ServerContext* context,
+    grpc::ServerReaderWriter<urlfrontier::AckMessage, urlfrontier::URLItem>* stream) {
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  urlfrontier::URLItem item;
+  urlfrontier::AckMessage ack;
+  while (stream->Read(&item)) {
+    Result<AckMessage::Status> status = Put(item);
+    if (!status.ok()) return ToGrpc(status.status());  // bad input ends the stream
+    ack.set_id(item.id().empty() ? UrlOf(item) : item.id());
+    ack.set_status(*status);
+    if (!stream->Write(ack)) break;
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status FrontierService::PutDiscovered(
+    grpc::ServerContext* context,
+    grpc::ServerReaderWriter<urlfrontier::BatchAck, urlfrontier::DiscoveredBatch>* stream) {
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  const UrlProfile profile = db_->url_profile();
+  urlfrontier::DiscoveredBatch batch;
+  std::vector<Discovery> urls;
+  while (stream->Read(&batch)) {
+    if (static_cast<size_t>(batch.items_size()) > kMaxBatchUrls) {
+      return Refused(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                     "DiscoveredBatch " + QuoteForMessage(batch.id()) + ": " +
+                         std::to_string(batch.items_size()) + " URLs; at most " +
+                         std::to_string(kMaxBatchUrls) + " a batch");
+    }
+    urls.clear();
+    for (int i = 0; i < batch.items_size(); ++i) {
+      Result<Discovery> discovery = ReadDiscovery(
+          batch.items(i), profile, "DiscoveredBatch.items[" + std::to_string(i) + "]");
+      if (!discovery.ok()) return ToGrpc(discovery.status());
+      urls.push_back(*std::move(discovery));
+    }
+    urlfrontier::BatchAck ack;
+    ack.set_id(batch.id());
+    Result<std::vector<AckMessage::Status>> statuses = Discover(urls);
+    if (!statuses.ok()) LogWriteFailure("PutDiscovered", statuses.status());
+    for (size_t i = 0; i < urls.size(); ++i) {
+      ack.add_statuses(statuses.ok() ? (*statuses)[i] : AckMessage::FAIL);
+    }
+    if (!stream->Write(ack)) break;
+  }
+  return grpc::Status::OK;
+}
+
+// ---- state
+
+grpc::Status FrontierService::GetStats(grpc::ServerContext* context,
+                                       const urlfrontier::QueueWithinCrawlParams* request,
+                                       urlfrontier::Stats* response) {
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  if (grpc::Status crawl = CheckCrawlId(request->crawlid(), "QueueWithinCrawlParams.crawlID");
+      !crawl.ok()) {
+    return crawl;
+  }
+  response->set_crawlid(std::string(kDefaultCrawlId));
+  if (!request->key().empty()) return QueueStats(request->key(), response);
+  const SchedulerStats stats = scheduler_->GetStats();
+  response->set_size(stats.queued + stats.retrying + stats.in_flight);
+  response->set_inprocess(static_cast<uint32_t>(
+      std::min<uint64_t>(stats.in_flight, std::numeric_limits<uint32_t>::max())));
+  response->set_numberofqueues(stats.hosts);
+  auto& counts = *response->mutable_counts();
+  counts["completed"] = stats.crawled + stats.failed;
+  // Every counter of the scheduler, by its own name.
+  ForEachStatsField([&](const char* name, auto field) {
+    using Value = std::remove_cvref_t<decltype(stats.*field)>;
+    if constexpr (std::is_same_v<Value, uint64_t>) counts[name] = stats.*field;
+  });
+  return grpc::Status::OK;
+}
+
+grpc::Status FrontierService::QueueStats(const std::string& key, urlfrontier::Stats* response) {
+  // The host's counts live in the schedule's tables: a snapshot of them (one pass over
+  // the pages, as page_db_schedule reads them).
+  Result<ScheduleView> view =
+      Scheduler::Inspect(*db_, scheduler_options_, 0, std::numeric_limits<size_t>::max());
+  if (!view.ok()) return ToGrpc(view.status().WithContext("GetStats " + QuoteForMessage(key)));
+  for (const ScheduleView::HostState& host : view->hosts) {
+    if (host.key != key) continue;
+    response->set_size(host.queued + host.in_flight);
+    response->set_inprocess(host.in_flight);
+    response->set_numberofqueues(1);
+    (*response->mutable_counts())["completed"] = host.done;
+    return grpc::Status::OK;
+  }
+  response->set_numberofqueues(0);  // a queue with nothing left: all counts 0
+  return grpc::Status::OK;
+}
+
+grpc::Status FrontierService::ListCrawls(grpc::ServerContext* context, const urlfrontier::Local*,
+                                         urlfrontier::StringList* response) {
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  response->add_values(std::string(kDefaultCrawlId));
+  return grpc::Status::OK;
+}
+
+grpc::Status FrontierService::SetActive(grpc::ServerContext* context,
+                                        const urlfrontier::Active* request, urlfrontier::Empty*) {
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  active_.store(request->state());
+  return grpc::Status::OK;
+}
+
+grpc::Status FrontierService::GetActive(grpc::ServerContext* context, const urlfrontier::Local*,
+                                        urlfrontier::Boolean* response) {
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  response->set_state(active_.load());
+  return grpc::Status::OK;
+}
+
+grpc::Status FrontierService::ListNodes(grpc::ServerContext* context, const urlfrontier::Empty*,
+                                        urlfrontier::StringList* response) {
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  std::lock_guard lock(node_mu_);
+  response->add_values(options_.node_address);
+  return grpc::Status::OK;
+}
+
+// ---- not yet: each says why, and what a client can do meanwhile
+
+grpc::Status FrontierService::ListQueues(grpc::ServerContext* context,
+                                         const urlfrontier::Pagination*, urlfrontier::QueueList*) {
+  return Unimplemented(*context, "ListQueues", "page_db_schedule lists the hosts");
+}
+
+grpc::Status FrontierService::ListURLs(grpc::ServerContext* context,
+                                       const urlfrontier::ListUrlParams*,
+                                       grpc::ServerWriter<urlfrontier::URLItem>*) {
+  return Unimplemented(*context, "ListURLs", "page_db_dump lists the pages");
+}
+
+grpc::Status FrontierService::CountURLs(grpc::ServerContext* context,
+                                        const urlfrontier::CountUrlParams*, urlfrontier::Long*) {
+  return Unimplemented(*context, "CountURLs", "GetStats counts the URLs of the crawl");
+}
+
+grpc::Status FrontierService::GetURLStatus(grpc::ServerContext* context,
+                                           const urlfrontier::URLStatusRequest*,
+                                           urlfrontier::URLItem*) {
+  return Unimplemented(*context, "GetURLStatus", "page_db_find reads one page");
+}
+
+grpc::Status FrontierService::DeleteQueue(grpc::ServerContext* context,
+                                          const urlfrontier::QueueWithinCrawlParams*,
+                                          urlfrontier::Long*) {
+  return Unimplemented(*context, "DeleteQueue",
+                       "removing URLs needs a removed state in the PageDB (a format change)");
+}
+
+grpc::Status FrontierService::DeleteCrawl(grpc::ServerContext* context,
+                                          const urlfrontier::DeleteCrawlMessage*,
+                                          urlfrontier::Long*) {
+  return Unimplemented(*context, "DeleteCrawl",
+                       "removing URLs needs a removed state in the PageDB (a format change)");
+}
+
+grpc::Status FrontierService::PurgeURLs(grpc::ServerContext* context,
+                                        const urlfrontier::PurgeUrlParams*, urlfrontier::Long*) {
+  return Unimplemented(*context, "PurgeURLs",
+                       "removing URLs needs a removed state and creation dates in the PageDB");
+}
+
+grpc::Status FrontierService::BlockQueueUntil(grpc::ServerContext* context,
+                                              const urlfrontier::BlockQueueParams*,
+                                              urlfrontier::Empty*) {
+  return Unimplemented(*context, "BlockQueueUntil",
+                       "report the 429 or 503 with crawlrank.status: it holds the host");
+}
+
+grpc::Status FrontierService::SetDelay(grpc::ServerContext* context,
+                                       const urlfrontier::QueueDelayParams*, urlfrontier::Empty*) {
+  return Unimplemented(*context, "SetDelay", "crawlrank_serve --delay-ms sets the default delay");
+}
+
+grpc::Status FrontierService::SetCrawlLimit(grpc::ServerContext* context,
+                                            const urlfrontier::CrawlLimitParams*,
+                                            urlfrontier::Empty*) {
+  return Unimplemented(*context, "SetCrawlLimit",
+                       "per-host limits are to join the hosts table (a format change)");
+}
+
+grpc::Status FrontierService::SetLogLevel(grpc::ServerContext* context,
+                                          const urlfrontier::LogLevelParams*, urlfrontier::Empty*) {
+  return Unimplemented(*context, "SetLogLevel", "the server logs errors only, to stderr");
+}
+
+}  // namespace crawlrank

@@ -1,0 +1,159 @@
+// The URLFrontier service over one PageDB and its Scheduler: what each of the API's 19
+// calls does to crawlrank's frontier (docs/frontier.md has the table).
+//
+// - One PageDB is one crawl, "DEFAULT"; a call naming another crawl ID is refused with
+//   INVALID_ARGUMENT.
+// - A queue is a host key: GetURLs hands out what the Scheduler's Next picks, so every
+//   host's politeness (delay, requests in flight) holds across all clients.
+// - Acknowledgements follow the PageDB's commit: nothing acknowledged is lost when the
+//   process dies.
+// - Threads: gRPC runs the handlers on a pool of threads. The Scheduler and the PageDb
+//   take calls from any thread (scheduler.h, page_db.h); what the service adds is guarded
+//   here: the active switch (atomic) and the check-then-write of discovered URLs (a mutex,
+//   so that of two clients discovering one URL at once exactly one gets OK).
+// - Ownership: the service owns the PageDb and the Scheduler; the gRPC server running it
+//   must be shut down before it is destroyed.
+#ifndef CRAWLRANK_SRC_SERVE_FRONTIER_SERVICE_H_
+#define CRAWLRANK_SRC_SERVE_FRONTIER_SERVICE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "crawlrank/crawl_config.h"
+#include "crawlrank/page_db.h"
+#include "crawlrank/scheduler.h"
+#include "serve/frontier_items.h"
+#include "urlfrontier.grpc.pb.h"
+
+namespace crawlrank {
+
+struct FrontierServiceOptions {
+  // Non-empty: every call must carry the metadata `authorization: Bearer <token>`, or it
+  // is answered UNAUTHENTICATED. Empty: no check (the server then listens on loopback only;
+  // crawlrank_serve enforces that).
+  std::string token;
+  // The lease of a GetURLs that leaves delay_requestable 0 (the API's "server's choice").
+  // Default: 30 s, as URLFrontier's reference service and StormCrawler's default timeout.
+  int64_t default_lease_ms = 30'000;
+  // What ListNodes answers: this node's host:port.
+  std::string node_address;
+};
+
+class FrontierService final : public urlfrontier::URLFrontier::Service {
+ public:
+  // Opens the PageDB at `path` for writing (created when missing) and its Scheduler with
+  // `scheduler_options` under the crawl's stored configuration (crawl_config.h), over which
+  // the scheduler keys of `given` (those the user gave this run) are applied and stored.
+  static Result<std::unique_ptr<FrontierService>> Open(const std::string& path,
+                                                       const PageDbOptions& db_options,
+                                                       const SchedulerOptions& scheduler_options,
+                                                       const StoredConfig& given,
+                                                       FrontierServiceOptions options);
+  ~FrontierService() override;
+  FrontierService(const FrontierService&) = delete;
+  FrontierService& operator=(const FrontierService&) = delete;
+
+  // From now on GetURLs hands out nothing (the server is draining); other calls still work.
+  void StopHandingOut() { handing_out_.store(false); }
+  // What ListNodes answers from now on (the bound address is known once gRPC listens).
+  void set_node_address(std::string address) {
+    std::lock_guard lock(node_mu_);
+    options_.node_address = std::move(address);
+  }
+  // What the keys given to Open changed in the stored configuration, for a person; empty
+  // when nothing changed.
+  const std::string& config_changes() const { return config_changes_; }
+
+  // ---- implemented
+  grpc::Status GetURLs(grpc::ServerContext* context, const urlfrontier::GetParams* request,
+                       grpc::ServerWriter<urlfrontier::URLInfo>* writer) override;
+  grpc::Status PutURLs(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<urlfrontier::AckMessage, urlfrontier::URLItem>* stream) override;
+  grpc::Status PutDiscovered(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<urlfrontier::BatchAck, urlfrontier::DiscoveredBatch>* stream)
+      override;
+  grpc::Status GetStats(grpc::ServerContext* context,
+                        const urlfrontier::QueueWithinCrawlParams* request,
+                        urlfrontier::Stats* response) override;
+  grpc::Status ListCrawls(grpc::ServerContext* context, const urlfrontier::Local* request,
+                          urlfrontier::StringList* response) override;
+  grpc::Status SetActive(grpc::ServerContext* context, const urlfrontier::Active* request,
+                         urlfrontier::Empty* response) override;
+  grpc::Status GetActive(grpc::ServerContext* context, const urlfrontier::Local* request,
+                         urlfrontier::Boolean* response) override;
+  grpc::Status ListNodes(grpc::ServerContext* context, const urlfrontier::Empty* request,
+                         urlfrontier::StringList* response) override;
+
+  // ---- UNIMPLEMENTED for now, each with its reason (after the token check)
+  grpc::Status ListQueues(grpc::ServerContext* context, const urlfrontier::Pagination* request,
+                          urlfrontier::QueueList* response) override;
+  grpc::Status ListURLs(grpc::ServerContext* context, const urlfrontier::ListUrlParams* request,
+                        grpc::ServerWriter<urlfrontier::URLItem>* writer) override;
+  grpc::Status CountURLs(grpc::ServerContext* context, const urlfrontier::CountUrlParams* request,
+                         urlfrontier::Long* response) override;
+  grpc::Status GetURLStatus(grpc::ServerContext* context,
+                            const urlfrontier::URLStatusRequest* request,
+                            urlfrontier::URLItem* response) override;
+  grpc::Status DeleteQueue(grpc::ServerContext* context,
+                           const urlfrontier::QueueWithinCrawlParams* request,
+                           urlfrontier::Long* response) override;
+  grpc::Status DeleteCrawl(grpc::ServerContext* context,
+                           const urlfrontier::DeleteCrawlMessage* request,
+                           urlfrontier::Long* response) override;
+  grpc::Status PurgeURLs(grpc::ServerContext* context, const urlfrontier::PurgeUrlParams* request,
+                         urlfrontier::Long* response) override;
+  grpc::Status BlockQueueUntil(grpc::ServerContext* context,
+                               const urlfrontier::BlockQueueParams* request,
+                               urlfrontier::Empty* response) override;
+  grpc::Status SetDelay(grpc::ServerContext* context, const urlfrontier::QueueDelayParams* request,
+                        urlfrontier::Empty* response) override;
+  grpc::Status SetCrawlLimit(grpc::ServerContext* context,
+                             const urlfrontier::CrawlLimitParams* request,
+                             urlfrontier::Empty* response) override;
+  grpc::Status SetLogLevel(grpc::ServerContext* context, const urlfrontier::LogLevelParams* request,
+                           urlfrontier::Empty* response) override;
+
+ private:
+  FrontierService(std::unique_ptr<PageDb> db, std::unique_ptr<Scheduler> scheduler,
+                  const SchedulerOptions& scheduler_options, FrontierServiceOptions options);
+
+  // OK when the call carries the token (or none is needed); UNAUTHENTICATED otherwise.
+  grpc::Status Authorize(const grpc::ServerContext& context) const;
+  // Authorize, then UNIMPLEMENTED with `why`.
+  grpc::Status Unimplemented(const grpc::ServerContext& context, std::string_view rpc,
+                             std::string_view why) const;
+
+  // Adds the discovered URLs that are new, and the links from their sources, in one
+  // transaction; returns each one's status: OK (added) or SKIPPED (known already, or
+  // named twice). A failed write is the error.
+  Result<std::vector<urlfrontier::AckMessage::Status>> Discover(std::span<const Discovery> urls);
+  // Records a fetch report; SKIPPED for a failure of a URL the PageDB does not hold.
+  Result<urlfrontier::AckMessage::Status> Report(const Fetch& fetch);
+  // One PutURLs item: its ack status, or an error that ends the stream (bad input).
+  Result<urlfrontier::AckMessage::Status> Put(const urlfrontier::URLItem& item);
+  // How many URLs one GetURLs asks the scheduler for.
+  size_t UrlsWanted(const urlfrontier::GetParams& request) const;
+  // GetStats of one queue (host key): read from a snapshot of the schedule.
+  grpc::Status QueueStats(const std::string& key, urlfrontier::Stats* response);
+
+  std::unique_ptr<PageDb> db_;
+  std::unique_ptr<Scheduler> scheduler_;
+  const SchedulerOptions scheduler_options_;
+  FrontierServiceOptions options_;
+  std::string config_changes_;
+  std::atomic<bool> active_{true};       // SetActive
+  std::atomic<bool> handing_out_{true};  // false once the server drains
+  std::mutex discover_mu_;               // Discover: look-up and write as one step
+  mutable std::mutex node_mu_;           // guards options_.node_address
+};
+
+}  // namespace crawlrank
+
+#endif  // CRAWLRANK_SRC_SERVE_FRONTIER_SERVICE_H_

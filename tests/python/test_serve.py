@@ -1,0 +1,301 @@
+"""crawlrank_serve, the URLFrontier server: a real server process on 127.0.0.1 and a gRPC
+client from the Python stubs the build generates (protoc + grpc_python_plugin).
+
+The stubs' folder comes from CRAWLRANK_FRONTIER_PY_DIR (ctest sets it), else from
+<build>/proto/python beside CRAWLRANK_TOOLS_DIR; without them, or without python3-grpcio,
+or without the server (CRAWLRANK_BUILD_SERVER=OFF), every test here skips.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import importlib
+import json
+import os
+import pathlib
+import select
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tool_runner import run
+
+SERVER = "crawlrank_serve"
+
+
+@pytest.fixture(scope="module")
+def api(bin_dir):
+    """(pb2, pb2_grpc, grpc) of the URLFrontier schema."""
+    if not (bin_dir / SERVER).exists():
+        pytest.skip(f"{SERVER} is not built (CRAWLRANK_BUILD_SERVER=OFF)")
+    stubs = os.environ.get("CRAWLRANK_FRONTIER_PY_DIR") or str(bin_dir.parent / "proto" / "python")
+    if not (pathlib.Path(stubs) / "urlfrontier_pb2_grpc.py").exists():
+        pytest.skip(f"no generated URLFrontier stubs in {stubs}")
+    grpc = pytest.importorskip("grpc")
+    sys.path.insert(0, stubs)  # the _grpc module imports urlfrontier_pb2 by its bare name
+    try:
+        return (importlib.import_module("urlfrontier_pb2"),
+                importlib.import_module("urlfrontier_pb2_grpc"), grpc)
+    finally:
+        sys.path.remove(stubs)
+
+
+class Server:
+    """A crawlrank_serve process on 127.0.0.1 (a free port) and a client stub for it."""
+
+    def __init__(self, bin_dir, api, db, *args):
+        self.pb, pb_grpc, self.grpc = api
+        self.proc = subprocess.Popen(
+            [str(bin_dir / SERVER), str(db), "--address", "127.0.0.1:0", *map(str, args)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        ready, _, _ = select.select([self.proc.stdout], [], [], 30)
+        line = self.proc.stdout.readline() if ready else ""
+        if not line.startswith("listening on "):
+            self.proc.kill()
+            _, err = self.proc.communicate()
+            pytest.fail(f"{SERVER} did not start: {line!r} {err}")
+        self.address = line.split()[-1]
+        self.channel = self.grpc.insecure_channel(self.address)
+        self.stub = pb_grpc.URLFrontierStub(self.channel)
+
+    def info(self, url, **metadata):
+        info = self.pb.URLInfo(url=url)
+        for name, values in metadata.items():
+            info.metadata[name.replace("_", ".")].values.extend(
+                values if isinstance(values, list) else [values])
+        return info
+
+    def discovered(self, url, item_id="", **metadata):
+        return self.pb.URLItem(
+            discovered=self.pb.DiscoveredURLItem(info=self.info(url, **metadata)), ID=item_id)
+
+    def known(self, url, item_id="", **metadata):
+        return self.pb.URLItem(known=self.pb.KnownURLItem(info=self.info(url, **metadata)),
+                               ID=item_id)
+
+    def put(self, *items, **call):
+        """The acks of PutURLs for `items`: [(ID, status name)] in the order received."""
+        name = self.pb.AckMessage.Status.Name
+        return [(a.ID, name(a.status)) for a in self.stub.PutURLs(iter(items), **call)]
+
+    def get(self, delay=30, per_queue=0, queues=0, **call):
+        params = self.pb.GetParams(max_urls_per_queue=per_queue, max_queues=queues,
+                                   delay_requestable=delay)
+        return list(self.stub.GetURLs(params, **call))
+
+    def stop(self, sig=signal.SIGTERM):
+        self.channel.close()
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        out, err = self.proc.communicate(timeout=30)
+        return self.proc.returncode, err
+
+
+@pytest.fixture
+def serve(bin_dir, api, tmp_path):
+    """serve(*args) starts a server over tmp_path/db; each is stopped after the test."""
+    servers = []
+
+    def start(*args, db=tmp_path / "db"):
+        servers.append(Server(bin_dir, api, db, *args))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        with contextlib.suppress(Exception):
+            server.stop(signal.SIGKILL)
+
+
+def db_stats(bin_dir, db):
+    return json.loads(run(bin_dir, "page_db_stats", db, "--json").stdout)
+
+
+def code_of(excinfo):
+    return excinfo.value.code().name
+
+
+# ---- PutURLs
+
+def test_a_discovered_url_is_added_once_and_skipped_after(serve):
+    server = serve("--delay-ms", 0)
+    acks = server.put(server.discovered("http://a.test/1", "first"),
+                      server.discovered("http://a.test/1", "again"),
+                      server.discovered("http://a.test/2"))
+    # The ID is echoed; an item without one is acked by its URL.
+    assert acks == [("first", "OK"), ("again", "SKIPPED"), ("http://a.test/2", "OK")]
+    assert server.put(server.discovered("http://a.test/2")) == [("http://a.test/2", "SKIPPED")]
+
+
+def test_of_clients_discovering_one_url_at_once_exactly_one_gets_ok(serve):
+    server = serve()
+    urls = [f"http://a.test/{i}" for i in range(50)]
+
+    def put_all(_):
+        return server.put(*[server.discovered(u) for u in urls])
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        acks = [ack for acks in pool.map(put_all, range(4)) for ack in acks]
+    assert sorted(u for u, status in acks if status == "OK") == sorted(urls)
+    assert len(acks) == 4 * len(urls)
+
+
+def test_a_discovered_url_names_its_source_by_url_path(serve, bin_dir, tmp_path):
+    server = serve("--delay-ms", 0)
+    # StormCrawler's url.path: the chain of pages that led here, the last one linking.
+    server.put(server.discovered("http://a.test/child",
+                                 url_path=["http://a.test/", "http://a.test/parent"]))
+    stats = db_stats(bin_dir, tmp_path / "db")
+    assert (stats["pages"], stats["links"], stats["max_depth"]) == (2, 1, 1)
+
+
+def test_a_bad_url_ends_the_stream_with_invalid_argument_naming_field_and_url(serve, api):
+    server = serve()
+    with pytest.raises(api[2].RpcError) as bad:
+        server.put(server.discovered("http://a.test/ok"), server.discovered("no scheme here"))
+    assert code_of(bad) == "INVALID_ARGUMENT"
+    assert "URLItem.discovered.info.url" in bad.value.details()
+    assert "no scheme here" in bad.value.details()
+    with pytest.raises(api[2].RpcError) as other_crawl:
+        item = server.discovered("http://a.test/3")
+        item.discovered.info.crawlID = "another"
+        server.put(item)
+    assert code_of(other_crawl) == "INVALID_ARGUMENT"
+    assert "crawlID" in other_crawl.value.details() and "http://a.test/3" in other_crawl.value.details()
+
+
+# ---- GetURLs and acknowledgements
+
+def test_get_urls_hands_out_and_a_known_item_makes_the_page_crawled(serve, bin_dir, tmp_path):
+    server = serve("--delay-ms", 0)
+    server.put(server.discovered("http://a.test/page"))
+    [info] = server.get()
+    assert (info.url, info.key, info.crawlID) == ("http://a.test/page", "a.test", "DEFAULT")
+    assert list(info.metadata["depth"].values) == ["0"]
+    assert server.get() == []  # leased: nothing else is due, an empty stream
+    assert server.put(server.known(info.url, crawlrank_status="200")) == [(info.url, "OK")]
+    stats = db_stats(bin_dir, tmp_path / "db")
+    assert (stats["crawled_pages"], stats["queued"], stats["in_flight"]) == (1, 0, 0)
+    reply = server.stub.GetStats(server.pb.QueueWithinCrawlParams())
+    assert (reply.size, reply.inProcess, reply.counts["completed"], reply.crawlID) == (
+        0, 0, 1, "DEFAULT")
+    code, err = server.stop()
+    assert (code, err.splitlines()[-1]) == (0, "crawlrank_serve: SIGTERM: draining")
+
+
+def test_a_url_not_acknowledged_comes_back_after_delay_requestable(serve):
+    server = serve("--delay-ms", 0)
+    server.put(server.discovered("http://a.test/slow"))
+    assert [i.url for i in server.get(delay=1)] == ["http://a.test/slow"]
+    assert server.get(delay=1) == []
+    time.sleep(1.3)
+    assert [i.url for i in server.get(delay=1)] == ["http://a.test/slow"]
+
+
+def test_a_failed_fetch_is_reported_with_the_metadata_convention(serve, bin_dir, tmp_path):
+    server = serve("--delay-ms", 0)
+    server.put(server.discovered("http://a.test/gone"))
+    [info] = server.get()
+    acks = server.put(server.known(info.url, crawlrank_failure="DNS: no such host",
+                                   crawlrank_retryable="false"))
+    assert acks == [(info.url, "OK")]
+    stats = db_stats(bin_dir, tmp_path / "db")
+    assert (stats["failed"], stats["crawled_pages"]) == (1, 0)
+
+
+def test_get_urls_hands_out_at_most_the_per_host_limit_of_a_queue(serve):
+    server = serve("--delay-ms", 0, "--per-host", 2)
+    server.put(*[server.discovered(f"http://busy.test/{i}") for i in range(5)],
+               server.discovered("http://quiet.test/"))
+    keys = sorted(i.key for i in server.get(per_queue=10))
+    assert keys == ["busy.test", "busy.test", "quiet.test"]
+    assert server.get(per_queue=10) == []  # both of busy.test's slots are out
+
+
+def test_an_inactive_frontier_hands_out_nothing(serve):
+    server = serve("--delay-ms", 0)
+    server.put(server.discovered("http://a.test/"))
+    server.stub.SetActive(server.pb.Active(state=False))
+    assert server.stub.GetActive(server.pb.Local()).state is False
+    assert server.get() == []
+    server.stub.SetActive(server.pb.Active(state=True))
+    assert len(server.get()) == 1
+
+
+# ---- PutDiscovered
+
+def test_put_discovered_acks_each_batch_in_order_and_caps_its_size(serve, api):
+    server = serve()
+    pb = server.pb
+    batch = pb.DiscoveredBatch(ID="b1", items=[server.info("http://a.test/1"),
+                                               server.info("http://a.test/1"),
+                                               server.info("http://b.test/")])
+    [ack] = server.stub.PutDiscovered(iter([batch]))
+    assert ack.ID == "b1"
+    assert [pb.AckMessage.Status.Name(s) for s in ack.statuses] == ["OK", "SKIPPED", "OK"]
+    big = pb.DiscoveredBatch(ID="big", items=[server.info(f"http://c.test/{i}")
+                                              for i in range(1001)])
+    with pytest.raises(api[2].RpcError) as refused:
+        list(server.stub.PutDiscovered(iter([big])))
+    assert code_of(refused) == "RESOURCE_EXHAUSTED"
+
+
+# ---- the rest of the API
+
+def test_node_and_crawl_listing(serve):
+    server = serve()
+    assert list(server.stub.ListCrawls(server.pb.Local()).values) == ["DEFAULT"]
+    assert list(server.stub.ListNodes(server.pb.Empty()).values) == [server.address]
+
+
+def test_an_rpc_not_implemented_says_so_and_why(serve, api):
+    server = serve()
+    with pytest.raises(api[2].RpcError) as refused:
+        server.stub.ListQueues(server.pb.Pagination())
+    assert code_of(refused) == "UNIMPLEMENTED"
+    assert "page_db_schedule" in refused.value.details()
+
+
+# ---- security
+
+def test_with_a_token_every_call_needs_it(serve, api):
+    server = serve("--token", "s3cret")
+    params = server.pb.QueueWithinCrawlParams()
+    for metadata in ([], [("authorization", "Bearer wrong")], [("authorization", "s3cret")]):
+        with pytest.raises(api[2].RpcError) as refused:
+            server.stub.GetStats(params, metadata=metadata)
+        assert code_of(refused) == "UNAUTHENTICATED"
+        assert "s3cret" not in refused.value.details()
+    with pytest.raises(api[2].RpcError) as refused:
+        server.stub.ListQueues(server.pb.Pagination())  # checked before UNIMPLEMENTED
+    assert code_of(refused) == "UNAUTHENTICATED"
+    assert server.stub.GetStats(params, metadata=[("authorization", "Bearer s3cret")]).crawlID == "DEFAULT"
+
+
+def test_an_address_other_machines_reach_needs_a_token(bin_dir, api, tmp_path):
+    for tool, args in ((SERVER, []), ("crawlrank", ["serve"])):
+        proc = run(bin_dir, tool, *args, tmp_path / "db", "--address", "0.0.0.0:0", expect=2)
+        assert "--token" in proc.stderr
+    assert not (tmp_path / "db").exists()
+
+
+# ---- durability
+
+def test_what_was_acknowledged_survives_kill_9(serve, bin_dir, tmp_path):
+    server = serve("--delay-ms", 0)
+    server.put(server.discovered("http://a.test/done"), server.discovered("http://b.test/out"))
+    handed = {i.url for i in server.get(delay=600)}
+    assert handed == {"http://a.test/done", "http://b.test/out"}
+    assert server.put(server.known("http://a.test/done")) == [("http://a.test/done", "OK")]
+    server.proc.kill()  # SIGKILL, right after the ack
+    server.proc.wait()
+    run(bin_dir, "page_db_check", tmp_path / "db")
+    again = serve("--delay-ms", 0)
+    stats = again.stub.GetStats(again.pb.QueueWithinCrawlParams())
+    assert (stats.counts["completed"], stats.size) == (1, 1)
+    # The lease of the URL never acknowledged died with the server: it is handed out again.
+    assert [i.url for i in again.get()] == ["http://b.test/out"]
+    assert again.stop()[0] == 0
+    run(bin_dir, "page_db_check", tmp_path / "db")

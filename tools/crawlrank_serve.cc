@@ -1,0 +1,86 @@
+// crawlrank_serve (`crawlrank serve`): serves a PageDB's frontier over the URLFrontier gRPC
+// API, so that crawlers in other processes and on other machines share it
+// (docs/frontier.md).
+#include <pthread.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+
+#include "serve/frontier_server.h"
+#include "tool_common.h"
+
+namespace crawlrank::tools {
+namespace {
+
+int Main(int argc, char** argv) {
+  CLI::App app(
+      "Serves the frontier of a PageDB (created when missing) over the URLFrontier gRPC API "
+      "2.6: crawlers get URLs best first and polite per host, and report what they fetched. "
+      "Listens on 127.0.0.1 unless told otherwise; any other address needs --token. "
+      "SIGTERM or SIGINT stops taking calls, lets running ones finish (5 s at most), closes "
+      "the DB and exits 0.",
+      "crawlrank_serve");
+  std::string db_path, address = "127.0.0.1:7071", token;
+  std::optional<int64_t> delay_ms;
+  std::optional<uint32_t> per_host;
+  int64_t lease_s = 30;
+  app.add_option("db", db_path, "PageDB directory")->required();
+  app.add_option("--address", address, "host:port to listen on (port 0: any free one)")
+      ->capture_default_str();
+  app.add_option("--token", token,
+                 "shared secret every call must send as \"authorization: Bearer TOKEN\"");
+  app.add_option("--delay-ms", delay_ms,
+                 "minimum time between two URLs of one host (stored with the crawl; "
+                 "default 1000)");
+  app.add_option("--per-host", per_host,
+                 "URLs of one host out at once (stored with the crawl; default 1)");
+  app.add_option("--default-lease", lease_s,
+                 "seconds a URL stays handed out when GetURLs leaves delay_requestable 0")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  return Run(app, argc, argv, [&] {
+    if (!IsLoopbackAddress(address) && token.empty()) {
+      return UsageError(
+          app, "--address \"" + address + "\" is reachable from other machines: give --token too");
+    }
+    if (delay_ms.has_value() && *delay_ms < 0) return UsageError(app, "--delay-ms is negative");
+    if (per_host.has_value() && *per_host == 0) return UsageError(app, "--per-host is 0");
+    FrontierServerOptions options;
+    options.address = address;
+    options.service.token = token;
+    options.service.default_lease_ms = lease_s * 1000;
+    if (delay_ms) options.given["delay_ms"] = std::to_string(*delay_ms);
+    if (per_host) options.given["per_host"] = std::to_string(*per_host);
+    // The signals wait for this thread alone: blocked before gRPC starts its threads, which
+    // inherit the mask.
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    auto server = FrontierServer::Start(db_path, options);
+    if (!server.ok()) return Fail(app, server.status());
+    if (const std::string changes = (*server)->config_changes(); !changes.empty()) {
+      std::fprintf(stderr, "crawlrank_serve: changed the configuration stored in %s: %s\n",
+                   db_path.c_str(), changes.c_str());
+    }
+    std::printf("listening on %s\n", (*server)->address().c_str());
+    std::fflush(stdout);
+    int received = 0;
+    while (sigwait(&signals, &received) != 0) {
+    }
+    std::fprintf(stderr, "crawlrank_serve: %s: draining\n",
+                 received == SIGINT ? "SIGINT" : "SIGTERM");
+    (*server)->Shutdown(std::chrono::seconds(5));
+    return kExitOk;
+  });
+}
+
+}  // namespace
+}  // namespace crawlrank::tools
+
+int main(int argc, char** argv) {
+  return crawlrank::tools::Main(argc, argv);
+}

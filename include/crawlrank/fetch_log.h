@@ -73,10 +73,9 @@ class FetchLogFile {
   void Append(const FetchLogEntry& entry);
   // Writes what is buffered; the first error of any write, naming the path.
   Status Flush();
-  // How to hand Append to Crawler::Run.
-  FetchLogFn Writer() {
-    return [this](const FetchLogEntry& entry) { Append(entry); };
-  }
+  // How to hand Append to Crawler::Run. It writes to the open file, not to this object:
+  // it stays valid when the FetchLogFile is moved, until the file is closed.
+  FetchLogFn Writer();
 
  private:
   struct File;

@@ -96,6 +96,14 @@ struct FetchLogFile::File {
   ~File() {
     if (stream != nullptr) std::fclose(stream);
   }
+  void Append(const FetchLogEntry& entry) {
+    buffer += FetchLogLine(entry);
+    buffer += '\n';
+    if (buffer.size() >= kMaxBuffered ||
+        std::chrono::steady_clock::now() - last_write >= kFlushEvery) {
+      Write();
+    }
+  }
   void Write() {
     if (!buffer.empty() && error.ok()) {
       if (std::fwrite(buffer.data(), 1, buffer.size(), stream) != buffer.size() ||
@@ -126,13 +134,10 @@ FetchLogFile::~FetchLogFile() {
   if (file_ != nullptr) file_->Write();
 }
 
-void FetchLogFile::Append(const FetchLogEntry& entry) {
-  file_->buffer += FetchLogLine(entry);
-  file_->buffer += '\n';
-  if (file_->buffer.size() >= kMaxBuffered ||
-      std::chrono::steady_clock::now() - file_->last_write >= kFlushEvery) {
-    file_->Write();
-  }
+void FetchLogFile::Append(const FetchLogEntry& entry) { file_->Append(entry); }
+
+FetchLogFn FetchLogFile::Writer() {
+  return [file = file_.get()](const FetchLogEntry& entry) { file->Append(entry); };
 }
 
 Status FetchLogFile::Flush() {

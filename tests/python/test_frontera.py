@@ -629,6 +629,6 @@ def test_a_crawl_with_nothing_left_says_why_at_stop(cf, tmp_path, caplog):
     manager.stop()
     lines = [r for r in caplog.records if "no page to crawl" in r.getMessage()]
     assert [(r.levelno, r.getMessage()) for r in lines] == [
-        (logging.INFO, f"crawlrank.frontera: the PageDB {path} has no page to crawl: all 1 "
-                       "pages are crawled")]
+        (logging.INFO, f"crawlrank.frontera: the PageDB {path} has no page to crawl: its 1 page "
+                       "is crawled")]
 

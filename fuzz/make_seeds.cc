@@ -199,6 +199,8 @@ void RobotsSeeds(const fs::path& dir) {
                            "Sitemap: https://example.com/s\n",
                            "crawlrank")
             .Serialize());
+}
+
 // html_extract_fuzz: a selector byte (content-type charset, profile, follow_nofollow,
 // max_links, context words; see html_extract_fuzz.cc), then the body.
 void HtmlExtractSeeds(const fs::path& dir) {

@@ -5,6 +5,8 @@
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET]      all targets
 #   FUZZ_TARGETS="url page_record" scripts/fuzz.sh 60
+#   FUZZ_BUILD=build-sanitize scripts/fuzz.sh 10   in a tree configured already (clang,
+#                                                  CRAWLRANK_BUILD_FUZZERS=ON), as test.sh does
 #
 # Exits non-zero when a target crashes, printing the path of the input that crashed it
 # (kept under build-fuzz/crashes/<name>/). docs/fuzzing.md says what each target checks.
@@ -12,11 +14,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-300}"
 targets=(${FUZZ_TARGETS:-url link_block page_record rank_file page_line robots html_extract sitemap})
-build=build-fuzz
+build="${FUZZ_BUILD:-build-fuzz}"
 
-CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCRAWLRANK_BUILD_FUZZERS=ON -DCRAWLRANK_BUILD_TESTS=OFF -DCRAWLRANK_BUILD_TOOLS=OFF \
-  -DCRAWLRANK_BUILD_BENCHMARKS=OFF >/dev/null
+if [ -z "${FUZZ_BUILD:-}" ]; then
+  CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCRAWLRANK_BUILD_FUZZERS=ON -DCRAWLRANK_BUILD_TESTS=OFF -DCRAWLRANK_BUILD_TOOLS=OFF \
+    -DCRAWLRANK_BUILD_BENCHMARKS=OFF -DCRAWLRANK_BUILD_PYTHON=OFF >/dev/null
+fi
 cmake --build "$build" -j"${JOBS:-2}" --target "${targets[@]/%/_fuzz}"
 
 failed=()

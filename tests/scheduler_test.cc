@@ -677,6 +677,78 @@ TEST_F(SchedulerTest, HostRobotsBytesPersistBesideTheHostsOtherState) {
   EXPECT_OK(db_->Check());
 }
 
+TEST_F(SchedulerTest, HoldHostHoldsUntilItsTimeSurvivesReopeningAndZeroLetsGo) {
+  Open(Unthrottled());
+  ASSERT_OK(scheduler_->AddSeeds({"http://held.example/", "http://free.example/"}));
+  const int64_t until = clock_.NowMs() + 60'000;
+  ASSERT_OK(scheduler_->HoldHost("held.example", until));
+  EXPECT_EQ(Urls(Next(10)), std::vector<std::string>{"http://free.example/"});
+  Open(Unthrottled());  // the hold is in the host's entry
+  clock_.Advance(59'999);
+  EXPECT_EQ(Urls(Next(10)), std::vector<std::string>{"http://free.example/"})
+      << "the dead writer's lease comes back; the held host stays held";
+  ASSERT_OK(scheduler_->HoldHost("held.example", 0));
+  EXPECT_EQ(Urls(Next(10)), std::vector<std::string>{"http://held.example/"});
+  EXPECT_EQ(scheduler_->HoldHost("held.example", -1).code(), StatusCode::kInvalidArgument);
+  EXPECT_OK(db_->Check());
+}
+
+TEST_F(SchedulerTest, SetDefaultDelaySpacesEveryHostFromItsLastHandOut) {
+  SchedulerOptions options = Unthrottled();
+  options.max_in_flight_per_host = 1;
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/1", "http://a.example/2", "http://a.example/3",
+                                  "http://b.example/1", "http://b.example/2"}));
+  auto first = Next(10);
+  ASSERT_EQ(first.size(), 2u);  // one of each host
+  for (const Request& r : first) Crawl(r);
+  clock_.Advance(1000);
+  ASSERT_OK(scheduler_->SetDefaultDelay(5000));
+  // 1 s since the last hand-out: 4 s to wait under the new delay.
+  EXPECT_TRUE(Next(10).empty());
+  clock_.Advance(3999);
+  EXPECT_TRUE(Next(10).empty());
+  clock_.Advance(1);
+  auto second = Next(10);
+  EXPECT_EQ(second.size(), 2u);
+  for (const Request& r : second) Crawl(r);
+  // Back to no delay: a.example's last page goes at once.
+  ASSERT_OK(scheduler_->SetDefaultDelay(0));
+  EXPECT_EQ(Urls(Next(10)), std::vector<std::string>{"http://a.example/3"});
+  EXPECT_EQ(scheduler_->SetDefaultDelay(-1).code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(SchedulerTest, StatesOfSaysWhereEachPageStands) {
+  SchedulerOptions options = Unthrottled();
+  options.max_retries = 0;
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/done", "http://a.example/gone",
+                                  "http://a.example/out", "http://a.example/wait"}));
+  auto r = Next(3);
+  ASSERT_EQ(r.size(), 3u);
+  Crawl(r[0]);
+  ASSERT_OK(scheduler_->Failed({.url = r[1].url, .lease = r[1].lease}));
+  auto snapshot = db_->NewSnapshot();
+  ASSERT_OK(snapshot.status());
+  std::vector<PageRecord> pages;
+  for (const Request& q : r) pages.push_back(*snapshot->FindUrl(q.url));
+  for (const char* url : {"http://a.example/done", "http://a.example/gone", "http://a.example/out",
+                          "http://a.example/wait"}) {
+    if (std::none_of(r.begin(), r.end(), [&](const Request& q) { return q.url == url; })) {
+      pages.push_back(*snapshot->FindUrl(url));  // the one not handed out
+    }
+  }
+  ASSERT_EQ(pages.size(), 4u);
+  auto states = Scheduler::StatesOf(*db_, *snapshot, pages);
+  ASSERT_OK(states.status());
+  std::vector<PageState::Kind> kinds;
+  for (const PageState& s : *states) kinds.push_back(s.kind);
+  EXPECT_EQ(kinds, (std::vector<PageState::Kind>{PageState::Kind::kCrawled, PageState::Kind::kFailed,
+                                                 PageState::Kind::kLeased,
+                                                 PageState::Kind::kQueued}));
+  EXPECT_GT((*states)[2].time_ms, clock_.NowMs());  // the lease's expiry
+}
+
 TEST_F(SchedulerTest, PagesWrittenBesideTheSchedulerAreScheduled) {
   Open(Unthrottled());
   ASSERT_OK(db_->Add(Fetched("http://a.example/", {{"http://a.example/x", 0.3f}})));

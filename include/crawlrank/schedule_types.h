@@ -139,6 +139,20 @@ constexpr void ForEachStatsField(Fn&& fn) {
 }
 
 // The schedule as a reader sees it (page_db_schedule): what Scheduler::Inspect returns.
+// Where one page stands in the schedule (Scheduler::StateOf).
+struct PageState {
+  enum class Kind {
+    kQueued,    // waiting its turn (never fetched, or due again)
+    kLeased,    // handed out; time_ms: the lease's expiry
+    kRetrying,  // failed, to be tried again; time_ms: when
+    kFailed,    // failed for good
+    kCrawled,   // fetched
+  };
+  Kind kind = Kind::kQueued;
+  int64_t time_ms = 0;  // Unix ms, for kLeased and kRetrying; 0 otherwise
+  int32_t priority = 0;  // QueuedExtra::priority, while queued, leased or retrying
+};
+
 struct ScheduleView {
   int64_t now_ms = 0;  // the options' clock when it was read
   struct Page {

@@ -31,6 +31,7 @@
 #define CRAWLRANK_SCHEDULER_H_
 
 #include <cstddef>
+#include <span>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -58,6 +59,11 @@ class Scheduler final : public Frontier {
   // pages, like Open.
   static Result<ScheduleView> Inspect(const PageDb& db, const SchedulerOptions& options,
                                       size_t next, size_t max_hosts);
+  // Where each of `pages` (read from `snapshot` of `db`) stands in the schedule, in their
+  // order. One pass over the `schedule` table, which holds only the pages leased, retrying,
+  // failed, due again or queued with a priority: for a person or an occasional look-up.
+  static Result<std::vector<PageState>> StatesOf(const PageDb& db, const Snapshot& snapshot,
+                                                 std::span<const PageRecord> pages);
   // The pages of `db` failed for good that `filter` matches, in id order, read from a
   // snapshot (the DB may be open read-only, beside a running crawl). InvalidArgument for a
   // bad regex or URL in the filter.
@@ -117,6 +123,17 @@ class Scheduler final : public Frontier {
 
   // Sets the crawl delay of a host (robots.txt); 0 restores min_delay_ms. Persisted.
   Status SetCrawlDelay(std::string_view host, int64_t delay_ms) override;
+
+  // Holds a host until `until_ms` (Unix ms): none of its pages is handed out before then,
+  // as after a 429 (URLFrontier's BlockQueueUntil). 0, or a time past, ends a hold.
+  // Persisted.
+  Status HoldHost(std::string_view host, int64_t until_ms);
+
+  // Sets min_delay_ms from now on: the delay between two requests to a host that has no
+  // longer crawl delay of its own. A host waiting out the old delay waits the new one from
+  // its last hand-out. Not persisted: the caller stores it with the crawl's configuration
+  // (crawl_config.h, key delay_ms), as crawlrank_serve's SetDelay does.
+  Status SetDefaultDelay(int64_t delay_ms);
 
   // Puts a host (a politeness key) into a politeness group, e.g. the hosts of one server
   // IP: requests in flight to any of its hosts count against one max_in_flight_per_host,

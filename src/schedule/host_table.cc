@@ -131,6 +131,21 @@ void HostTable::JoinGroup(uint32_t number, const std::string& name, int64_t now)
   Reschedule(number, now);
 }
 
+void HostTable::SetMinDelay(int64_t delay_ms, int64_t now) {
+  std::vector<int64_t> before(hosts_.size());
+  for (size_t i = 0; i < hosts_.size(); ++i) before[i] = DelayOf(hosts_[i]);
+  options_.min_delay_ms = delay_ms;
+  for (Group& g : groups_) g.ready_at_ms = 0;
+  for (size_t i = 0; i < hosts_.size(); ++i) {
+    Host& h = hosts_[i];
+    if (h.ready_at_ms > 0) h.ready_at_ms += DelayOf(h) - before[i];
+    if (h.group != kNoGroup) {
+      groups_[h.group].ready_at_ms = std::max(groups_[h.group].ready_at_ms, h.ready_at_ms);
+    }
+  }
+  for (uint32_t number = 0; number < hosts_.size(); ++number) Reschedule(number, now);
+}
+
 bool HostTable::Busy() const {
   return options_.busy_delay_ms >= 0 && options_.busy_delay_ms < options_.min_delay_ms;
 }

@@ -94,6 +94,10 @@ class HostTable {
   // Moves the host into group `name` (empty: out of any group), and files it again.
   void JoinGroup(uint32_t number, const std::string& name, int64_t now);
 
+  // Changes min_delay_ms: each host's time since its last hand-out is measured against its
+  // new delay, and every host is filed again.
+  void SetMinDelay(int64_t delay_ms, int64_t now);
+
   // ---- where Next finds hosts
   // Files the host where PopReady looks for it, after any change to it.
   void Reschedule(uint32_t number, int64_t now);

@@ -2,8 +2,10 @@
 // writer (page_db_schedule, beside a running crawl). It loads the same state machine as
 // the writer, keeping the leases it finds in flight, and never writes.
 #include <algorithm>
+#include <unordered_map>
 
 #include "crawlrank/scheduler.h"
+#include "page_db/schedule_table.h"
 #include "schedule/schedule_state.h"
 
 namespace crawlrank {
@@ -79,6 +81,37 @@ Result<ScheduleView> Scheduler::Inspect(const PageDb& db, const SchedulerOptions
   view.hosts = BusiestHosts(hosts, now, max_hosts);
   view.stats = state.Stats(now);
   return view;
+}
+
+Result<std::vector<PageState>> Scheduler::StatesOf(const PageDb& db, const Snapshot& snapshot,
+                                                   std::span<const PageRecord> pages) {
+  // The state each page's record implies, unless the schedule table says otherwise.
+  std::vector<PageState> out;
+  std::unordered_map<uint32_t, size_t> index;
+  for (const PageRecord& page : pages) {
+    index.emplace(page.id, out.size());
+    out.push_back({page.crawled() ? PageState::Kind::kCrawled : PageState::Kind::kQueued});
+  }
+  const ScheduleTables tables(db);
+  if (!tables.Present() || pages.empty()) return out;
+  CRAWLRANK_RETURN_IF_ERROR(
+      tables.ForEachEntry(snapshot, [&](uint32_t id, ScheduleEntry& entry) -> Status {
+        const auto it = index.find(id);
+        if (it == index.end()) return Status::Ok();
+        PageState& state = out[it->second];
+        switch (entry.state) {
+          case EntryState::kQueued: state = {PageState::Kind::kQueued, 0, entry.priority}; break;
+          case EntryState::kLeased:
+            state = {PageState::Kind::kLeased, entry.time_ms, entry.priority};
+            break;
+          case EntryState::kRetrying:
+            state = {PageState::Kind::kRetrying, entry.time_ms, entry.priority};
+            break;
+          case EntryState::kFailed: state = {PageState::Kind::kFailed, 0, 0}; break;
+        }
+        return Status::Ok();
+      }));
+  return out;
 }
 
 }  // namespace crawlrank

@@ -660,6 +660,25 @@ Status Scheduler::SetCrawlDelay(std::string_view host, int64_t delay_ms) {
   return impl_->ChangeHost(host, [&](HostEntry& entry) { entry.crawl_delay_ms = delay_ms; });
 }
 
+Status Scheduler::HoldHost(std::string_view host, int64_t until_ms) {
+  if (until_ms < 0) {
+    return InvalidArgumentError("hold of \"" + std::string(host) + "\": negative time");
+  }
+  return impl_->ChangeHost(host, [&](HostEntry& entry) {
+    entry.hold_until_ms = until_ms;
+    if (until_ms == 0) entry.holds_in_a_row = 0;
+  });
+}
+
+Status Scheduler::SetDefaultDelay(int64_t delay_ms) {
+  if (delay_ms < 0) {
+    return InvalidArgumentError("default delay: negative (" + std::to_string(delay_ms) + " ms)");
+  }
+  std::lock_guard lock(impl_->mu);
+  impl_->state.hosts().SetMinDelay(delay_ms, impl_->clock.NowMs());
+  return Status::Ok();
+}
+
 Status Scheduler::SetHostGroup(std::string_view host, std::string_view group) {
   return impl_->ChangeHost(host, [&](HostEntry& entry) { entry.group.assign(group); });
 }

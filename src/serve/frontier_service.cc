@@ -7,6 +7,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "serve/frontier_queries.h"
+
 namespace crawlrank {
 namespace {
 
@@ -347,29 +349,91 @@ grpc::Status FrontierService::ListNodes(grpc::ServerContext* context, const urlf
   return grpc::Status::OK;
 }
 
-// ---- not yet: each says why, and what a client can do meanwhile
+// ---- reading the crawl (serve/frontier_queries.h)
 
 grpc::Status FrontierService::ListQueues(grpc::ServerContext* context,
-                                         const urlfrontier::Pagination*, urlfrontier::QueueList*) {
-  return Unimplemented(*context, "ListQueues", "page_db_schedule lists the hosts");
+                                         const urlfrontier::Pagination* request,
+                                         urlfrontier::QueueList* response) {
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  return ListQueuesOf(*db_, scheduler_options_, *request, response);
 }
 
 grpc::Status FrontierService::ListURLs(grpc::ServerContext* context,
-                                       const urlfrontier::ListUrlParams*,
-                                       grpc::ServerWriter<urlfrontier::URLItem>*) {
-  return Unimplemented(*context, "ListURLs", "page_db_dump lists the pages");
+                                       const urlfrontier::ListUrlParams* request,
+                                       grpc::ServerWriter<urlfrontier::URLItem>* writer) {
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  return ListUrlsOf(*db_, scheduler_options_, *request,
+                    [&](const urlfrontier::URLItem& item) { return writer->Write(item); });
 }
 
 grpc::Status FrontierService::CountURLs(grpc::ServerContext* context,
-                                        const urlfrontier::CountUrlParams*, urlfrontier::Long*) {
-  return Unimplemented(*context, "CountURLs", "GetStats counts the URLs of the crawl");
+                                        const urlfrontier::CountUrlParams* request,
+                                        urlfrontier::Long* response) {
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  return CountUrlsOf(*db_, scheduler_options_, *request, response);
 }
 
 grpc::Status FrontierService::GetURLStatus(grpc::ServerContext* context,
-                                           const urlfrontier::URLStatusRequest*,
-                                           urlfrontier::URLItem*) {
-  return Unimplemented(*context, "GetURLStatus", "page_db_find reads one page");
+                                           const urlfrontier::URLStatusRequest* request,
+                                           urlfrontier::URLItem* response) {
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  return UrlStatusOf(*db_, scheduler_options_, *request, response);
 }
+
+// ---- politeness
+
+grpc::Status FrontierService::BlockQueueUntil(grpc::ServerContext* context,
+                                              const urlfrontier::BlockQueueParams* request,
+                                              urlfrontier::Empty*) {
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  if (grpc::Status crawl = CheckCrawlId(request->crawlid(), "BlockQueueParams.crawlID");
+      !crawl.ok()) {
+    return crawl;
+  }
+  if (request->key().empty()) {
+    return Refused(grpc::StatusCode::INVALID_ARGUMENT, "BlockQueueParams.key: empty");
+  }
+  // Seconds; past what milliseconds hold, it blocks for good.
+  const uint64_t max_seconds = std::numeric_limits<int64_t>::max() / 1000;
+  const int64_t until_ms = static_cast<int64_t>(std::min<uint64_t>(request->time(), max_seconds)) * 1000;
+  const Status held = scheduler_->HoldHost(request->key(), until_ms);
+  if (!held.ok()) return ToGrpc(held.WithContext("BlockQueueUntil " + QuoteForMessage(request->key())));
+  return grpc::Status::OK;
+}
+
+grpc::Status FrontierService::SetDelay(grpc::ServerContext* context,
+                                       const urlfrontier::QueueDelayParams* request,
+                                       urlfrontier::Empty*) {
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  if (grpc::Status crawl = CheckCrawlId(request->crawlid(), "QueueDelayParams.crawlID");
+      !crawl.ok()) {
+    return crawl;
+  }
+  const int64_t delay_ms = int64_t{request->delay_requestable()} * 1000;
+  if (!request->key().empty()) {
+    // A host's own delay: it never goes below the default (0 gives the default back).
+    const Status set = scheduler_->SetCrawlDelay(request->key(), delay_ms);
+    if (!set.ok()) return ToGrpc(set.WithContext("SetDelay " + QuoteForMessage(request->key())));
+    return grpc::Status::OK;
+  }
+  // The default: stored with the crawl first, so that a restart keeps it, then applied.
+  std::lock_guard lock(config_mu_);
+  Result<StoredConfig> stored = db_->ReadConfig();
+  if (!stored.ok()) return ToGrpc(stored.status().WithContext("SetDelay"));
+  const StoredConfig given{{"delay_ms", std::to_string(delay_ms)}};
+  std::vector<ConfigChange> changes;
+  const StoredConfig merged = MergeConfig(*stored, given, &changes);
+  if (!changes.empty()) {
+    if (Status written = db_->WriteConfig(merged); !written.ok()) {
+      return ToGrpc(written.WithContext("SetDelay"));
+    }
+  }
+  const Status applied = scheduler_->SetDefaultDelay(delay_ms);
+  if (!applied.ok()) return ToGrpc(applied.WithContext("SetDelay"));
+  return grpc::Status::OK;
+}
+
+// ---- not yet: each says why, and what a client can do meanwhile
 
 grpc::Status FrontierService::DeleteQueue(grpc::ServerContext* context,
                                           const urlfrontier::QueueWithinCrawlParams*,
@@ -389,18 +453,6 @@ grpc::Status FrontierService::PurgeURLs(grpc::ServerContext* context,
                                         const urlfrontier::PurgeUrlParams*, urlfrontier::Long*) {
   return Unimplemented(*context, "PurgeURLs",
                        "removing URLs needs a removed state and creation dates in the PageDB");
-}
-
-grpc::Status FrontierService::BlockQueueUntil(grpc::ServerContext* context,
-                                              const urlfrontier::BlockQueueParams*,
-                                              urlfrontier::Empty*) {
-  return Unimplemented(*context, "BlockQueueUntil",
-                       "report the 429 or 503 with crawlrank.status: it holds the host");
-}
-
-grpc::Status FrontierService::SetDelay(grpc::ServerContext* context,
-                                       const urlfrontier::QueueDelayParams*, urlfrontier::Empty*) {
-  return Unimplemented(*context, "SetDelay", "crawlrank_serve --delay-ms sets the default delay");
 }
 
 grpc::Status FrontierService::SetCrawlLimit(grpc::ServerContext* context,

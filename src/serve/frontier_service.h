@@ -91,7 +91,6 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   grpc::Status ListNodes(grpc::ServerContext* context, const urlfrontier::Empty* request,
                          urlfrontier::StringList* response) override;
 
-  // ---- UNIMPLEMENTED for now, each with its reason (after the token check)
   grpc::Status ListQueues(grpc::ServerContext* context, const urlfrontier::Pagination* request,
                           urlfrontier::QueueList* response) override;
   grpc::Status ListURLs(grpc::ServerContext* context, const urlfrontier::ListUrlParams* request,
@@ -101,6 +100,13 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   grpc::Status GetURLStatus(grpc::ServerContext* context,
                             const urlfrontier::URLStatusRequest* request,
                             urlfrontier::URLItem* response) override;
+  grpc::Status BlockQueueUntil(grpc::ServerContext* context,
+                               const urlfrontier::BlockQueueParams* request,
+                               urlfrontier::Empty* response) override;
+  grpc::Status SetDelay(grpc::ServerContext* context, const urlfrontier::QueueDelayParams* request,
+                        urlfrontier::Empty* response) override;
+
+  // ---- UNIMPLEMENTED for now, each with its reason (after the token check)
   grpc::Status DeleteQueue(grpc::ServerContext* context,
                            const urlfrontier::QueueWithinCrawlParams* request,
                            urlfrontier::Long* response) override;
@@ -109,11 +115,6 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
                            urlfrontier::Long* response) override;
   grpc::Status PurgeURLs(grpc::ServerContext* context, const urlfrontier::PurgeUrlParams* request,
                          urlfrontier::Long* response) override;
-  grpc::Status BlockQueueUntil(grpc::ServerContext* context,
-                               const urlfrontier::BlockQueueParams* request,
-                               urlfrontier::Empty* response) override;
-  grpc::Status SetDelay(grpc::ServerContext* context, const urlfrontier::QueueDelayParams* request,
-                        urlfrontier::Empty* response) override;
   grpc::Status SetCrawlLimit(grpc::ServerContext* context,
                              const urlfrontier::CrawlLimitParams* request,
                              urlfrontier::Empty* response) override;
@@ -151,6 +152,7 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   std::atomic<bool> active_{true};       // SetActive
   std::atomic<bool> handing_out_{true};  // false once the server drains
   std::mutex discover_mu_;               // Discover: look-up and write as one step
+  std::mutex config_mu_;                 // SetDelay: read, merge and write the configuration
   mutable std::mutex node_mu_;           // guards options_.node_address
 };
 

@@ -253,9 +253,127 @@ def test_node_and_crawl_listing(serve):
 def test_an_rpc_not_implemented_says_so_and_why(serve, api):
     server = serve()
     with pytest.raises(api[2].RpcError) as refused:
-        server.stub.ListQueues(server.pb.Pagination())
+        server.stub.DeleteQueue(server.pb.QueueWithinCrawlParams(key="a.test"))
     assert code_of(refused) == "UNIMPLEMENTED"
-    assert "page_db_schedule" in refused.value.details()
+    assert "removed state" in refused.value.details()
+
+
+def crawl_three_hosts(server):
+    """a.test/1 crawled, a.test/2 failed for good, a.test/3 leased, b.test/ queued,
+    c.test/ queued behind a block."""
+    server.put(*[server.discovered(u) for u in (
+        "http://a.test/1", "http://a.test/2", "http://a.test/3", "http://b.test/",
+        "http://c.test/")])
+    server.stub.BlockQueueUntil(server.pb.BlockQueueParams(key="c.test",
+                                                           time=int(time.time()) + 3600))
+    handed = {i.url for i in server.get(delay=600)}
+    assert handed == {"http://a.test/1", "http://a.test/2", "http://a.test/3", "http://b.test/"}
+    assert server.put(server.known("http://a.test/1"),
+                      server.known("http://a.test/2", crawlrank_failure="refused",
+                                   crawlrank_retryable="false"),
+                      server.known("http://b.test/", crawlrank_failure="timed out")) == [
+        ("http://a.test/1", "OK"), ("http://a.test/2", "OK"), ("http://b.test/", "OK")]
+
+
+def test_list_queues_pages_through_the_active_hosts(serve):
+    server = serve("--delay-ms", 0, "--per-host", 4)
+    crawl_three_hosts(server)
+    server.put(*[server.discovered(f"http://d.test/{i}") for i in range(3)])
+    page = server.stub.ListQueues(server.pb.Pagination())
+    # Most queued first: d.test (3 queued), a.test (one handed out). c.test is blocked:
+    # inactive; b.test's only page waits for its retry: listed once it is due.
+    assert (list(page.values), page.total, page.start, page.size, page.crawlID) == (
+        ["d.test", "a.test"], 2, 0, 2, "DEFAULT")
+    every = server.stub.ListQueues(server.pb.Pagination(include_inactive=True))
+    assert list(every.values) == ["d.test", "c.test", "a.test"] and every.total == 3
+    second = server.stub.ListQueues(server.pb.Pagination(include_inactive=True, start=1, size=1))
+    assert (list(second.values), second.total, second.start, second.size) == (
+        ["c.test"], 3, 1, 1)
+
+
+def test_count_and_list_urls_filter_by_queue_and_substring(serve):
+    server = serve("--delay-ms", 0, "--per-host", 4)
+    crawl_three_hosts(server)
+    count = lambda **kw: server.stub.CountURLs(server.pb.CountUrlParams(**kw)).value  # noqa: E731
+    assert count() == 5
+    assert count(key="a.test") == 3
+    assert count(filter="TEST/", ignoreCase=True) == 5 and count(filter="TEST/") == 0
+    items = list(server.stub.ListURLs(server.pb.ListUrlParams(key="a.test")))
+    states = {i.known.info.url: list(i.known.info.metadata["crawlrank.state"].values)[0]
+              for i in items}
+    assert states == {"http://a.test/1": "crawled", "http://a.test/2": "failed",
+                      "http://a.test/3": "leased"}
+    done = {i.known.info.url: i.known.refetchable_from_date for i in items}
+    assert done["http://a.test/1"] == 0 and done["http://a.test/2"] == 0
+    assert done["http://a.test/3"] >= int(time.time()) + 590  # its lease ends then
+    # start and size page through the matches, in discovery order.
+    window = server.stub.ListURLs(server.pb.ListUrlParams(start=1, size=2))
+    assert [i.known.info.url for i in window] == ["http://a.test/2", "http://a.test/3"]
+
+
+def test_get_url_status_says_where_a_url_stands(serve, api):
+    server = serve("--delay-ms", 0, "--per-host", 4)
+    crawl_three_hosts(server)
+
+    def status(url, key=""):
+        item = server.stub.GetURLStatus(server.pb.URLStatusRequest(url=url, key=key))
+        return (list(item.known.info.metadata["crawlrank.state"].values), item.known.info.key,
+                item.known.refetchable_from_date)
+
+    assert status("http://a.test/1") == (["crawled"], "a.test", 0)
+    state, key, when = status("http://b.test/")
+    assert (state, key) == (["retrying"], "b.test") and when >= int(time.time())
+    assert status("http://C.TEST:80/", key="c.test")[0] == ["queued"]  # canonicalised
+    for url, key in (("http://nowhere.test/", ""), ("http://a.test/1", "b.test")):
+        with pytest.raises(api[2].RpcError) as missing:
+            server.stub.GetURLStatus(server.pb.URLStatusRequest(url=url, key=key))
+        assert code_of(missing) == "NOT_FOUND"
+    with pytest.raises(api[2].RpcError) as bad:
+        server.stub.GetURLStatus(server.pb.URLStatusRequest(url="not a url"))
+    assert code_of(bad) == "INVALID_ARGUMENT" and "URLStatusRequest.url" in bad.value.details()
+
+
+def test_block_queue_until_holds_a_host_and_zero_lets_it_go(serve):
+    server = serve("--delay-ms", 0)
+    server.put(server.discovered("http://held.test/"), server.discovered("http://free.test/"))
+    server.stub.BlockQueueUntil(server.pb.BlockQueueParams(key="held.test",
+                                                           time=int(time.time()) + 3600))
+    assert [i.url for i in server.get()] == ["http://free.test/"]
+    assert server.get() == []
+    server.stub.BlockQueueUntil(server.pb.BlockQueueParams(key="held.test", time=0))
+    assert [i.url for i in server.get()] == ["http://held.test/"]
+
+
+def test_a_block_survives_a_restart(serve):
+    server = serve("--delay-ms", 0)
+    server.put(server.discovered("http://held.test/"))
+    server.stub.BlockQueueUntil(server.pb.BlockQueueParams(key="held.test",
+                                                           time=int(time.time()) + 3600))
+    assert server.stop()[0] == 0
+    again = serve("--delay-ms", 0)
+    assert again.get() == []
+
+
+def test_set_delay_spaces_a_hosts_hand_outs_and_the_default_is_stored(serve, bin_dir, tmp_path):
+    server = serve("--delay-ms", 0)
+    server.put(*[server.discovered(f"http://slow.test/{i}") for i in range(3)],
+               *[server.discovered(f"http://fast.test/{i}") for i in range(3)])
+    server.stub.SetDelay(server.pb.QueueDelayParams(key="slow.test", delay_requestable=3600))
+
+    def drain():
+        urls = []
+        for _ in range(6):
+            for info in server.get():
+                urls.append(info.url)
+                server.put(server.known(info.url))
+        return urls
+
+    handed = drain()
+    assert sorted(u for u in handed if "fast" in u) == [f"http://fast.test/{i}" for i in range(3)]
+    assert len([u for u in handed if "slow" in u]) == 1  # then an hour to wait
+    # An empty key sets the default delay, and the crawl's configuration keeps it.
+    server.stub.SetDelay(server.pb.QueueDelayParams(delay_requestable=7))
+    assert db_stats(bin_dir, tmp_path / "db")["config"]["delay_ms"] == "7000"
 
 
 # ---- security
@@ -269,7 +387,7 @@ def test_with_a_token_every_call_needs_it(serve, api):
         assert code_of(refused) == "UNAUTHENTICATED"
         assert "s3cret" not in refused.value.details()
     with pytest.raises(api[2].RpcError) as refused:
-        server.stub.ListQueues(server.pb.Pagination())  # checked before UNIMPLEMENTED
+        server.stub.DeleteCrawl(server.pb.DeleteCrawlMessage())  # checked before UNIMPLEMENTED
     assert code_of(refused) == "UNAUTHENTICATED"
     assert server.stub.GetStats(params, metadata=[("authorization", "Bearer s3cret")]).crawlID == "DEFAULT"
 

@@ -12,6 +12,10 @@ ctest --test-dir build --output-on-failure -j"${JOBS:-2}"
 if [ "${1:-}" = "--quick" ]; then exit 0; fi
 # clang, not GCC, for this pass: it compiles the sanitizers' checks in half GCC's time, and
 # its libFuzzer lets the fuzz targets share the tests' instrumented library.
+if [ -f build-sanitize/CMakeCache.txt ] &&
+    ! grep -q '^CMAKE_CXX_COMPILER:.*clang++-14' build-sanitize/CMakeCache.txt; then
+  rm -rf build-sanitize  # configured with GCC by an older test.sh
+fi
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug \
   -DCRAWLRANK_SANITIZE=ON -DCRAWLRANK_BUILD_FUZZERS=ON -DCRAWLRANK_BUILD_BENCHMARKS=OFF \
   -DPython3_EXECUTABLE=/usr/bin/python3 >/dev/null

@@ -36,6 +36,13 @@ TEST(AsciiTest, ClassesMatchTheCLocaleForEveryByte) {
   }
 }
 
+TEST(AsciiTest, TrimTakesHtmlWhitespaceOffBothEndsOnly) {
+  EXPECT_EQ(TrimAsciiSpace(" \t\r\n\f a b \n"), "a b");
+  EXPECT_EQ(TrimAsciiSpace("\va\v"), "\va\v");  // vertical tab is not HTML whitespace
+  EXPECT_EQ(TrimAsciiSpace(" \n "), "");
+  EXPECT_EQ(TrimAsciiSpace("\xC2\xA0x"), "\xC2\xA0x");  // nor is U+00A0
+}
+
 TEST(AsciiTest, StringsChangeOnlyAsciiLetters) {
   std::string s = "HTTP://Ex\xC3\x89.Org/A%2F";  // \xC3\x89 is É in UTF-8: left as it is
   AsciiStrToLower(s);

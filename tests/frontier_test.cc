@@ -133,9 +133,9 @@ class MemoryFrontier final : public Frontier {
 // An HTTP/1.0 server on 127.0.0.1 (a port of its own), answering each connection from a
 // fixed site: "/" links to /a and /b; /b is 304 when asked If-Modified-Since; robots.txt
 // disallows /private. It records the If-Modified-Since headers it sees.
-class TinyServer {
+class FrontierTestServer {
  public:
-  TinyServer() {
+  FrontierTestServer() {
     fd_ = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
@@ -147,7 +147,7 @@ class TinyServer {
     port_ = ntohs(addr.sin_port);
     thread_ = std::thread([this] { Serve(); });
   }
-  ~TinyServer() {
+  ~FrontierTestServer() {
     stop_ = true;
     shutdown(fd_, SHUT_RDWR);
     close(fd_);
@@ -210,7 +210,7 @@ class TinyServer {
   std::thread thread_;
 };
 
-CrawlerOptions LocalOptions(const TinyServer& server) {
+CrawlerOptions LocalOptions(const FrontierTestServer& server) {
   CrawlerOptions options;
   options.seeds = {server.Url("/")};
   options.allow_private = true;
@@ -221,7 +221,7 @@ CrawlerOptions LocalOptions(const TinyServer& server) {
 }
 
 TEST(FrontierTest, CrawlerDrivesAFrontierWithoutAPageDb) {
-  TinyServer server;
+  FrontierTestServer server;
   MemoryFrontier frontier;
   auto crawler = Crawler::Open(frontier, LocalOptions(server));
   ASSERT_TRUE(crawler.ok()) << crawler.status().ToString();
@@ -239,7 +239,7 @@ TEST(FrontierTest, CrawlerDrivesAFrontierWithoutAPageDb) {
 }
 
 TEST(FrontierTest, RevisitIsConditionalOnWhatTheRequestCarries) {
-  TinyServer server;
+  FrontierTestServer server;
   MemoryFrontier frontier;
   CrawlerOptions options = LocalOptions(server);
   options.seeds.clear();
@@ -256,7 +256,7 @@ TEST(FrontierTest, RevisitIsConditionalOnWhatTheRequestCarries) {
 }
 
 TEST(FrontierTest, ScopeIsTheFrontiersToApply) {
-  TinyServer server;
+  FrontierTestServer server;
   MemoryFrontier frontier;
   CrawlerOptions options = LocalOptions(server);
   options.scope = CrawlerOptions::Scope::kSameHost;

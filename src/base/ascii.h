@@ -54,6 +54,13 @@ constexpr bool IsAsciiSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
 }
 
+// `s` without the ASCII whitespace (IsAsciiSpace) at either end.
+constexpr std::string_view TrimAsciiSpace(std::string_view s) {
+  while (!s.empty() && IsAsciiSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsAsciiSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
 // The lower-case letter for A-Z; any other byte unchanged.
 constexpr char AsciiToLower(char c) {
   return IsAsciiUpper(c) ? static_cast<char>(c - 'A' + 'a') : c;

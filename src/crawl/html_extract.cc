@@ -71,12 +71,6 @@ bool EqualsNoCase(std::string_view a, std::string_view b) {
   return true;
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsAsciiSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsAsciiSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 // Whether the space- or comma-separated token list `list` holds `token` (lower case),
 // ASCII case ignored.
 bool HasToken(std::string_view list, std::string_view token) {
@@ -281,7 +275,7 @@ bool Walker::Enter(const GumboNode* node, Frame& frame) {
       break;
     case GUMBO_TAG_META:
       if (const char* name = Attribute(element, "name")) {
-        const std::string_view n = Trim(name);
+        const std::string_view n = TrimAsciiSpace(name);
         if (EqualsNoCase(n, "robots") || EqualsNoCase(n, "crawlrank")) {
           if (const char* content = Attribute(element, "content")) {
             const bool none = HasToken(content, "none");
@@ -629,7 +623,7 @@ void AddLinks(Walker& walker, const std::string& base, const HtmlExtractOptions&
     if (site.is_area) {
       link.anchor_text = std::move(site.alt);
     } else {
-      link.anchor_text = Trim(
+      link.anchor_text = TrimAsciiSpace(
           std::string_view(walker.text).substr(site.text_begin, site.text_end - site.text_begin));
     }
     CapUtf8(link.anchor_text, kMaxAnchorTextBytes);

@@ -16,7 +16,7 @@ bool IsBlank(char c) {
   return c == ' ' || c == '\t' || c == '\v' || c == '\f';
 }
 
-std::string_view Trim(std::string_view s) {
+std::string_view TrimBlanks(std::string_view s) {
   while (!s.empty() && IsBlank(s.front())) s.remove_prefix(1);
   while (!s.empty() && IsBlank(s.back())) s.remove_suffix(1);
   return s;
@@ -52,8 +52,8 @@ constexpr std::array<Spelling, 17> kSpellings = {{
 // `key: value` line.
 bool SplitLine(std::string_view line, RobotsLine* out) {
   if (const size_t colon = line.find(':'); colon != std::string_view::npos) {
-    out->name = Trim(line.substr(0, colon));
-    out->value = Trim(line.substr(colon + 1));
+    out->name = TrimBlanks(line.substr(0, colon));
+    out->value = TrimBlanks(line.substr(colon + 1));
     out->key = ClassifyRobotsKey(out->name);
     out->colon_missing = false;
     return true;
@@ -64,7 +64,7 @@ bool SplitLine(std::string_view line, RobotsLine* out) {
     if (!AsciiEqualsIgnoreCase(line.substr(0, s.text.size()), s.text)) continue;
     if (!IsBlank(line[s.text.size()])) continue;
     out->name = line.substr(0, s.text.size());
-    out->value = Trim(line.substr(s.text.size()));
+    out->value = TrimBlanks(line.substr(s.text.size()));
     out->key = s.key;
     out->colon_missing = true;
     return true;
@@ -165,7 +165,7 @@ void ParseRobotsTxt(std::string_view body, RobotsHandler& handler) {
     if (const size_t hash = line.find('#'); hash != std::string_view::npos) {
       line = line.substr(0, hash);
     }
-    line = Trim(line);
+    line = TrimBlanks(line);
     if (line.empty()) continue;
     RobotsLine event;
     event.line_number = line_number;

@@ -6,15 +6,10 @@
 #include <cstring>
 #include <memory>
 
+#include "base/ascii.h"
+
 namespace crawlrank {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 // The gzip stream `body` inflated, at most `max_bytes` of it; what a cut or damaged stream
 // gave up to the damage (a sitemap cut short keeps its whole <loc> elements).
@@ -42,7 +37,7 @@ SitemapUrls ParseTextSitemap(std::string_view body, size_t max_urls) {
   SitemapUrls result;
   while (!body.empty() && result.pages.size() < max_urls) {
     const size_t end = body.find('\n');
-    const std::string_view line = Trim(body.substr(0, end));
+    const std::string_view line = TrimAsciiSpace(body.substr(0, end));
     if ((line.starts_with("http://") || line.starts_with("https://")) &&
         line.size() <= kMaxSitemapUrlBytes) {
       result.pages.emplace_back(line);
@@ -100,7 +95,7 @@ SitemapUrls ParseXmlSitemap(std::string_view body, size_t max_urls) {
     } else if (type == XML_READER_TYPE_END_ELEMENT) {
       if (in_loc && name == "loc") {
         in_loc = false;
-        const std::string_view url = Trim(loc);
+        const std::string_view url = TrimAsciiSpace(loc);
         auto& out = parent_is_index ? result.sitemaps : result.pages;
         if (!url.empty() && url.size() <= kMaxSitemapUrlBytes) out.emplace_back(url);
         if (result.pages.size() + result.sitemaps.size() >= max_urls) break;
@@ -122,7 +117,7 @@ SitemapUrls ParseSitemap(std::string_view body, size_t max_urls) {
     inflated = Gunzip(body, kMaxSitemapBytes);
     body = inflated;
   }
-  if (!Trim(body).starts_with("<")) return ParseTextSitemap(body, max_urls);
+  if (!TrimAsciiSpace(body).starts_with("<")) return ParseTextSitemap(body, max_urls);
   return ParseXmlSitemap(body, max_urls);
 }
 

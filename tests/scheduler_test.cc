@@ -693,6 +693,31 @@ TEST_F(SchedulerTest, HoldHostHoldsUntilItsTimeSurvivesReopeningAndZeroLetsGo) {
   EXPECT_OK(db_->Check());
 }
 
+TEST_F(SchedulerTest, NextOfHostHandsOutThatHostsPagesWithinItsPoliteness) {
+  SchedulerOptions options = Unthrottled();
+  options.max_in_flight_per_host = 2;
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/1", "http://a.example/2", "http://a.example/3",
+                                  "http://b.example/1"}));
+  auto a = scheduler_->NextOfHost("a.example", 10, 60'000);
+  ASSERT_OK(a.status());
+  ASSERT_EQ(a->size(), 2u);  // its room
+  for (const Request& r : *a) EXPECT_EQ(r.host, "a.example");
+  EXPECT_GT((*a)[0].lease, 0u);
+  auto none = scheduler_->NextOfHost("nowhere.example", 10, 60'000);
+  ASSERT_OK(none.status());
+  EXPECT_TRUE(none->empty());
+  // The other host is still handed out by Next, and a.example's third page after a report.
+  EXPECT_EQ(Urls(Next(10)), std::vector<std::string>{"http://b.example/1"});
+  Crawl((*a)[0]);
+  auto third = scheduler_->NextOfHost("a.example", 10, 60'000);
+  ASSERT_OK(third.status());
+  ASSERT_EQ(third->size(), 1u);
+  EXPECT_EQ(scheduler_->NextOfHost("a.example", 1, 0).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_OK(db_->Check());
+}
+
 TEST_F(SchedulerTest, SetDefaultDelaySpacesEveryHostFromItsLastHandOut) {
   SchedulerOptions options = Unthrottled();
   options.max_in_flight_per_host = 1;

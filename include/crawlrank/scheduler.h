@@ -102,6 +102,10 @@ class Scheduler final : public Frontier {
   // remote client names its own: URLFrontier's delay_requestable). InvalidArgument when
   // lease_ms is not above 0.
   Result<std::vector<Request>> Next(size_t n, int64_t lease_ms);
+  // The same from one host only (a politeness key), best first, as far as its politeness
+  // lets it take requests now: nothing when it has no room, is held, waits out its delay, or
+  // is not known. Revisits due are not among them (Next takes those).
+  Result<std::vector<Request>> NextOfHost(std::string_view host, size_t n, int64_t lease_ms);
 
   // Records a fetched page (its links become pages and join the queue) and ends its lease.
   Status Crawled(const CrawlReport& report);

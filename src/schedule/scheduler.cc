@@ -138,6 +138,9 @@ struct Scheduler::Impl final : WriteHook, RerankTarget {
   Status Seed(const std::vector<CrawledPage>& pages, std::span<const QueuedExtra> extras);
   // Next's body, in `write`: leases for `lease_ms`.
   Status Pick(WriteTxn& write, size_t n, int64_t lease_ms, std::vector<Request>* out);
+  // NextOfHost's body: the same from host `key` alone.
+  Status PickOfHost(WriteTxn& write, std::string_view key, size_t n, int64_t lease_ms,
+                    std::vector<Request>* out);
   // Hands page `id` of host `number` out under a new lease, in `write`: a queued page
   // (taken from its host's heap), or with `revisit` a crawled page due again; the lease
   // runs for `lease_ms` from `now`.
@@ -614,6 +617,30 @@ Status Scheduler::Impl::Pick(WriteTxn& write, size_t n, int64_t lease_ms,
   return Status::Ok();
 }
 
+Status Scheduler::Impl::PickOfHost(WriteTxn& write, std::string_view key, size_t n,
+                                   int64_t lease_ms, std::vector<Request>* out) {
+  out->clear();
+  std::lock_guard lock(mu);
+  const int64_t now = clock.NowMs();
+  state.PromoteDue(now);
+  staged.next_lease = state.next_lease();
+  HostTable& hosts = state.hosts();
+  const std::optional<uint32_t> number = hosts.Find(key);
+  if (!number.has_value()) return Status::Ok();
+  while (out->size() < n) {
+    if (options.max_pages != 0 && state.Done() + state.leases().size() >= options.max_pages) {
+      break;
+    }
+    const Host& h = hosts[*number];
+    if (h.queue.empty() || hosts.Exhausted(h) || !hosts.Ready(h, now)) break;
+    // The host's entry in the ready heap goes stale with the hand-out (a new ticket).
+    const PageHeap::Entry& top = h.queue.top();
+    CRAWLRANK_RETURN_IF_ERROR(LeaseOut(write, top.id, *number, top.key, false, now, lease_ms, out));
+  }
+  state.Compact(now);
+  return Status::Ok();
+}
+
 Result<std::vector<Request>> Scheduler::Next(size_t n) {
   return Next(n, impl_->options.lease_ms);
 }
@@ -658,6 +685,20 @@ Status Scheduler::SetCrawlDelay(std::string_view host, int64_t delay_ms) {
     return InvalidArgumentError("crawl delay of \"" + std::string(host) + "\": negative");
   }
   return impl_->ChangeHost(host, [&](HostEntry& entry) { entry.crawl_delay_ms = delay_ms; });
+}
+
+Result<std::vector<Request>> Scheduler::NextOfHost(std::string_view host, size_t n,
+                                                    int64_t lease_ms) {
+  Impl& s = *impl_;
+  if (lease_ms <= 0) {
+    return InvalidArgumentError("next requests of \"" + std::string(host) + "\": lease of " +
+                                std::to_string(lease_ms) + " ms; it must be above 0");
+  }
+  std::vector<Request> out;
+  CRAWLRANK_RETURN_IF_ERROR(RunWrite(s.store, nullptr, [&](WriteTxn& write) {
+    return s.PickOfHost(write, host, n, lease_ms, &out);
+  }));
+  return out;
 }
 
 Status Scheduler::HoldHost(std::string_view host, int64_t until_ms) {

@@ -184,7 +184,9 @@ size_t FrontierService::UrlsWanted(const urlfrontier::GetParams& request) const 
   if (request.max_urls_per_queue() != 0) {
     per_queue = std::min<uint64_t>(per_queue, request.max_urls_per_queue());
   }
-  const uint64_t queues = request.max_queues() != 0 ? request.max_queues() : kMaxUrlsPerGet;
+  const uint64_t queues = !request.key().empty() ? 1
+                          : request.max_queues() != 0 ? request.max_queues()
+                                                      : kMaxUrlsPerGet;
   return static_cast<size_t>(std::min<uint64_t>(per_queue * queues, kMaxUrlsPerGet));
 }
 
@@ -197,19 +199,15 @@ grpc::Status FrontierService::GetURLs(grpc::ServerContext* context,
       return crawl;
     }
   }
-  if (!request->key().empty()) {
-    return Refused(grpc::StatusCode::UNIMPLEMENTED,
-                   "GetParams.key " + QuoteForMessage(request->key()) +
-                       ": handing out one queue's URLs is not implemented by crawlrank yet; "
-                       "leave the key empty (docs/frontier.md)");
-  }
   // Nothing is due, the frontier is inactive or draining: an empty stream, and the client
   // polls again.
   if (!active_.load() || !handing_out_.load()) return grpc::Status::OK;
   const int64_t lease_ms = request->delay_requestable() != 0
                                ? int64_t{request->delay_requestable()} * 1000
                                : options_.default_lease_ms;
-  Result<std::vector<Request>> requests = scheduler_->Next(UrlsWanted(*request), lease_ms);
+  Result<std::vector<Request>> requests =
+      request->key().empty() ? scheduler_->Next(UrlsWanted(*request), lease_ms)
+                             : scheduler_->NextOfHost(request->key(), UrlsWanted(*request), lease_ms);
   if (!requests.ok()) return ToGrpc(requests.status().WithContext("GetURLs"));
   urlfrontier::URLInfo info;
   for (const Request& r : *requests) {

@@ -81,9 +81,9 @@ class Server:
         name = self.pb.AckMessage.Status.Name
         return [(a.ID, name(a.status)) for a in self.stub.PutURLs(iter(items), **call)]
 
-    def get(self, delay=30, per_queue=0, queues=0, **call):
+    def get(self, delay=30, per_queue=0, queues=0, key="", **call):
         params = self.pb.GetParams(max_urls_per_queue=per_queue, max_queues=queues,
-                                   delay_requestable=delay)
+                                   delay_requestable=delay, key=key)
         return list(self.stub.GetURLs(params, **call))
 
     def stop(self, sig=signal.SIGTERM):
@@ -212,6 +212,19 @@ def test_get_urls_hands_out_at_most_the_per_host_limit_of_a_queue(serve):
     keys = sorted(i.key for i in server.get(per_queue=10))
     assert keys == ["busy.test", "busy.test", "quiet.test"]
     assert server.get(per_queue=10) == []  # both of busy.test's slots are out
+
+
+def test_get_urls_with_a_key_hands_out_that_queue_only(serve):
+    server = serve("--delay-ms", 0, "--per-host", 2)
+    server.put(*[server.discovered(f"http://a.test/{i}") for i in range(3)],
+               server.discovered("http://b.test/"))
+    handed = server.get(key="a.test", per_queue=5)
+    assert [i.key for i in handed] == ["a.test", "a.test"]  # its --per-host 2, no more
+    assert server.get(key="a.test") == []
+    assert server.get(key="unknown.test") == []
+    assert [i.url for i in server.get(key="b.test")] == ["http://b.test/"]
+    server.put(server.known(handed[0].url))
+    assert len(server.get(key="a.test")) == 1
 
 
 def test_an_inactive_frontier_hands_out_nothing(serve):

@@ -205,11 +205,13 @@ grpc::Status FrontierService::GetURLs(grpc::ServerContext* context,
   const int64_t lease_ms = request->delay_requestable() != 0
                                ? int64_t{request->delay_requestable()} * 1000
                                : options_.default_lease_ms;
+  const size_t wanted = UrlsWanted(*request);
   Result<std::vector<Request>> requests =
-      request->key().empty() ? scheduler_->Next(UrlsWanted(*request), lease_ms)
-                             : scheduler_->NextOfHost(request->key(), UrlsWanted(*request), lease_ms);
+      request->key().empty() ? scheduler_->Next(wanted, lease_ms)
+                             : scheduler_->NextOfHost(request->key(), wanted, lease_ms);
   if (!requests.ok()) return ToGrpc(requests.status().WithContext("GetURLs"));
   urlfrontier::URLInfo info;
+  size_t sent = 0;
   for (const Request& r : *requests) {
     info.Clear();
     info.set_url(r.url);
@@ -218,7 +220,12 @@ grpc::Status FrontierService::GetURLs(grpc::ServerContext* context,
     (*info.mutable_metadata())[std::string(kMetaDepth)].add_values(std::to_string(r.depth));
     // A client gone: what it did not get comes back when its lease ends.
     if (!writer->Write(info)) break;
+    ++sent;
   }
+  LogCall(sent > 0 ? urlfrontier::LogLevelParams::INFO : urlfrontier::LogLevelParams::DEBUG,
+          "GetURLs",
+          std::to_string(sent) + " URLs to " + context->peer() + ", leased " +
+              std::to_string(lease_ms / 1000) + " s");
   return grpc::Status::OK;
 }
 
@@ -230,13 +237,26 @@ grpc::Status FrontierService::PutURLs(
   if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
   urlfrontier::URLItem item;
   urlfrontier::AckMessage ack;
+  uint64_t acked[3] = {0, 0, 0};  // by AckMessage::Status: OK, SKIPPED, FAIL
+  const auto log = [&] {
+    LogCall(urlfrontier::LogLevelParams::INFO, "PutURLs",
+            "from " + context->peer() + ": " + std::to_string(acked[AckMessage::OK]) + " OK, " +
+                std::to_string(acked[AckMessage::SKIPPED]) + " SKIPPED, " +
+                std::to_string(acked[AckMessage::FAIL]) + " FAIL");
+  };
   while (stream->Read(&item)) {
     Result<AckMessage::Status> status = Put(item);
-    if (!status.ok()) return ToGrpc(status.status());  // bad input ends the stream
+    if (!status.ok()) {  // bad input ends the stream
+      LogCall(urlfrontier::LogLevelParams::WARN, "PutURLs", status.status().ToString());
+      log();
+      return ToGrpc(status.status());
+    }
     ack.set_id(item.id().empty() ? UrlOf(item) : item.id());
     ack.set_status(*status);
+    ++acked[*status];
     if (!stream->Write(ack)) break;
   }
+  log();
   return grpc::Status::OK;
 }
 
@@ -247,6 +267,7 @@ grpc::Status FrontierService::PutDiscovered(
   const UrlProfile profile = db_->url_profile();
   urlfrontier::DiscoveredBatch batch;
   std::vector<Discovery> urls;
+  uint64_t batches = 0, total = 0;
   while (stream->Read(&batch)) {
     if (static_cast<size_t>(batch.items_size()) > kMaxBatchUrls) {
       return Refused(grpc::StatusCode::RESOURCE_EXHAUSTED,
@@ -268,8 +289,13 @@ grpc::Status FrontierService::PutDiscovered(
     for (size_t i = 0; i < urls.size(); ++i) {
       ack.add_statuses(statuses.ok() ? (*statuses)[i] : AckMessage::FAIL);
     }
+    ++batches;
+    total += urls.size();
     if (!stream->Write(ack)) break;
   }
+  LogCall(urlfrontier::LogLevelParams::INFO, "PutDiscovered",
+          std::to_string(batches) + " batches, " + std::to_string(total) + " URLs from " +
+              context->peer());
   return grpc::Status::OK;
 }
 
@@ -329,6 +355,8 @@ grpc::Status FrontierService::SetActive(grpc::ServerContext* context,
                                         const urlfrontier::Active* request, urlfrontier::Empty*) {
   if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
   active_.store(request->state());
+  LogCall(urlfrontier::LogLevelParams::INFO, "SetActive",
+          std::string(request->state() ? "on" : "off") + " from " + context->peer());
   return grpc::Status::OK;
 }
 
@@ -393,9 +421,15 @@ grpc::Status FrontierService::BlockQueueUntil(grpc::ServerContext* context,
   }
   // Seconds; past what milliseconds hold, it blocks for good.
   const uint64_t max_seconds = std::numeric_limits<int64_t>::max() / 1000;
-  const int64_t until_ms = static_cast<int64_t>(std::min<uint64_t>(request->time(), max_seconds)) * 1000;
+  const int64_t until_ms =
+      static_cast<int64_t>(std::min<uint64_t>(request->time(), max_seconds)) * 1000;
   const Status held = scheduler_->HoldHost(request->key(), until_ms);
-  if (!held.ok()) return ToGrpc(held.WithContext("BlockQueueUntil " + QuoteForMessage(request->key())));
+  if (!held.ok()) {
+    return ToGrpc(held.WithContext("BlockQueueUntil " + QuoteForMessage(request->key())));
+  }
+  LogCall(urlfrontier::LogLevelParams::INFO, "BlockQueueUntil",
+          QuoteForMessage(request->key()) + " until " + std::to_string(request->time()) +
+              " from " + context->peer());
   return grpc::Status::OK;
 }
 
@@ -412,6 +446,9 @@ grpc::Status FrontierService::SetDelay(grpc::ServerContext* context,
     // A host's own delay: it never goes below the default (0 gives the default back).
     const Status set = scheduler_->SetCrawlDelay(request->key(), delay_ms);
     if (!set.ok()) return ToGrpc(set.WithContext("SetDelay " + QuoteForMessage(request->key())));
+    LogCall(urlfrontier::LogLevelParams::INFO, "SetDelay",
+            QuoteForMessage(request->key()) + " " + std::to_string(delay_ms) + " ms from " +
+                context->peer());
     return grpc::Status::OK;
   }
   // The default: stored with the crawl first, so that a restart keeps it, then applied.
@@ -428,6 +465,29 @@ grpc::Status FrontierService::SetDelay(grpc::ServerContext* context,
   }
   const Status applied = scheduler_->SetDefaultDelay(delay_ms);
   if (!applied.ok()) return ToGrpc(applied.WithContext("SetDelay"));
+  LogCall(urlfrontier::LogLevelParams::INFO, "SetDelay",
+          "default " + std::to_string(delay_ms) + " ms from " + context->peer());
+  return grpc::Status::OK;
+}
+
+// ---- logging
+
+void FrontierService::LogCall(urlfrontier::LogLevelParams::Level level, std::string_view rpc,
+                              const std::string& what) const {
+  if (level < log_level_.load()) return;
+  std::fprintf(stderr, "crawlrank_serve: %.*s: %s\n", static_cast<int>(rpc.size()), rpc.data(),
+               what.c_str());
+}
+
+grpc::Status FrontierService::SetLogLevel(grpc::ServerContext* context,
+                                          const urlfrontier::LogLevelParams* request,
+                                          urlfrontier::Empty*) {
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  // One logger: `package` names none of crawlrank's, and is not used.
+  log_level_.store(request->level());
+  LogCall(urlfrontier::LogLevelParams::INFO, "SetLogLevel",
+          "level " + urlfrontier::LogLevelParams::Level_Name(request->level()) + " from " +
+              context->peer());
   return grpc::Status::OK;
 }
 
@@ -460,9 +520,5 @@ grpc::Status FrontierService::SetCrawlLimit(grpc::ServerContext* context,
                        "per-host limits are to join the hosts table (a format change)");
 }
 
-grpc::Status FrontierService::SetLogLevel(grpc::ServerContext* context,
-                                          const urlfrontier::LogLevelParams*, urlfrontier::Empty*) {
-  return Unimplemented(*context, "SetLogLevel", "the server logs errors only, to stderr");
-}
 
 }  // namespace crawlrank

@@ -106,6 +106,9 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   grpc::Status SetDelay(grpc::ServerContext* context, const urlfrontier::QueueDelayParams* request,
                         urlfrontier::Empty* response) override;
 
+  grpc::Status SetLogLevel(grpc::ServerContext* context, const urlfrontier::LogLevelParams* request,
+                           urlfrontier::Empty* response) override;
+
   // ---- UNIMPLEMENTED for now, each with its reason (after the token check)
   grpc::Status DeleteQueue(grpc::ServerContext* context,
                            const urlfrontier::QueueWithinCrawlParams* request,
@@ -118,8 +121,6 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   grpc::Status SetCrawlLimit(grpc::ServerContext* context,
                              const urlfrontier::CrawlLimitParams* request,
                              urlfrontier::Empty* response) override;
-  grpc::Status SetLogLevel(grpc::ServerContext* context, const urlfrontier::LogLevelParams* request,
-                           urlfrontier::Empty* response) override;
 
  private:
   FrontierService(std::unique_ptr<PageDb> db, std::unique_ptr<Scheduler> scheduler,
@@ -141,6 +142,10 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   Result<urlfrontier::AckMessage::Status> Put(const urlfrontier::URLItem& item);
   // How many URLs one GetURLs asks the scheduler for.
   size_t UrlsWanted(const urlfrontier::GetParams& request) const;
+  // Prints `crawlrank_serve: <rpc>: <what>` on stderr when the level SetLogLevel set is
+  // `level` or lower (the default, WARN, prints only what goes wrong).
+  void LogCall(urlfrontier::LogLevelParams::Level level, std::string_view rpc,
+               const std::string& what) const;
   // GetStats of one queue (host key): read from a snapshot of the schedule.
   grpc::Status QueueStats(const std::string& key, urlfrontier::Stats* response);
 
@@ -151,6 +156,7 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   std::string config_changes_;
   std::atomic<bool> active_{true};       // SetActive
   std::atomic<bool> handing_out_{true};  // false once the server drains
+  std::atomic<int> log_level_{urlfrontier::LogLevelParams::WARN};  // SetLogLevel
   std::mutex discover_mu_;               // Discover: look-up and write as one step
   std::mutex config_mu_;                 // SetDelay: read, merge and write the configuration
   mutable std::mutex node_mu_;           // guards options_.node_address

@@ -389,6 +389,29 @@ def test_set_delay_spaces_a_hosts_hand_outs_and_the_default_is_stored(serve, bin
     assert db_stats(bin_dir, tmp_path / "db")["config"]["delay_ms"] == "7000"
 
 
+def test_set_log_level_info_logs_each_change_to_stderr(serve):
+    server = serve("--delay-ms", 0)
+    server.put(server.discovered("http://a.test/"))  # at WARN (the default): no line
+    server.stub.SetLogLevel(server.pb.LogLevelParams(level=server.pb.LogLevelParams.INFO))
+    server.put(server.discovered("http://a.test/"), server.discovered("http://b.test/"))
+    server.stub.BlockQueueUntil(server.pb.BlockQueueParams(key="b.test", time=4102444800))
+    assert [i.url for i in server.get()] == ["http://a.test/"]
+    server.stub.SetLogLevel(server.pb.LogLevelParams(level=server.pb.LogLevelParams.ERROR))
+    server.put(server.discovered("http://c.test/"))  # quiet again
+    code, err = server.stop()
+    lines = err.splitlines()
+    assert code == 0
+    # Before: the configuration line of the start (--delay-ms); after: the drain's.
+    assert len(lines) == 6, err
+    assert lines[0].startswith("crawlrank_serve: changed the configuration") and "SIGTERM" in lines[5]
+    lines = lines[1:5]
+    assert lines[0].startswith("crawlrank_serve: SetLogLevel: level INFO from ")
+    assert lines[1].startswith("crawlrank_serve: PutURLs: from ")
+    assert lines[1].endswith(": 1 OK, 1 SKIPPED, 0 FAIL")
+    assert lines[2].startswith('crawlrank_serve: BlockQueueUntil: "b.test" until 4102444800 from ')
+    assert lines[3].startswith("crawlrank_serve: GetURLs: 1 URLs to ")
+
+
 # ---- security
 
 def test_with_a_token_every_call_needs_it(serve, api):

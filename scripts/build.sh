@@ -2,7 +2,8 @@
 # Configures and builds crawlrank into ./build (optimised, with line tables), 2 jobs.
 # Line tables (-g1) are what backtraces, sanitizer reports and profilers read, and compile
 # in about four fifths of the time of full debug information; configure a tree by hand
-# (`cmake -S . -B build-debug -DCMAKE_BUILD_TYPE=Debug`) to inspect variables in a debugger.
+# (`cmake -S . -B build-debug -DCMAKE_BUILD_TYPE=Debug -DPython3_EXECUTABLE=/usr/bin/python3`)
+# to inspect variables in a debugger.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \

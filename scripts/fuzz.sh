@@ -16,6 +16,11 @@ seconds="${1:-300}"
 targets=(${FUZZ_TARGETS:-url link_block page_record rank_file page_line robots html_extract sitemap})
 build="${FUZZ_BUILD:-build-fuzz}"
 
+if [ -n "${FUZZ_BUILD:-}" ] && ! grep -qs '^CRAWLRANK_BUILD_FUZZERS:BOOL=ON' "$build/CMakeCache.txt"; then
+  echo "fuzz.sh: FUZZ_BUILD=$build is not a tree configured with CRAWLRANK_BUILD_FUZZERS=ON" \
+       "(scripts/test.sh makes build-sanitize/ so); leave FUZZ_BUILD unset to use build-fuzz/" >&2
+  exit 2
+fi
 if [ -z "${FUZZ_BUILD:-}" ]; then
   CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCRAWLRANK_BUILD_FUZZERS=ON -DCRAWLRANK_BUILD_TESTS=OFF -DCRAWLRANK_BUILD_TOOLS=OFF \

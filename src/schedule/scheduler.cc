@@ -136,11 +136,19 @@ struct Scheduler::Impl final : WriteHook, RerankTarget {
 
   // AddSeeds: `extras`, when not empty, holds the extra of pages[i] at i.
   Status Seed(const std::vector<CrawledPage>& pages, std::span<const QueuedExtra> extras);
-  // Next's body, in `write`: leases for `lease_ms`.
-  Status Pick(WriteTxn& write, size_t n, int64_t lease_ms, std::vector<Request>* out);
-  // NextOfHost's body: the same from host `key` alone.
-  Status PickOfHost(WriteTxn& write, std::string_view key, size_t n, int64_t lease_ms,
+  // Next and NextOfHost (`only_host` not empty): checks the lease, re-ranks when due, then
+  // picks in one transaction.
+  Result<std::vector<Request>> HandOut(std::string_view only_host, size_t n, int64_t lease_ms);
+  // HandOut's pick, in `write`: leases for `lease_ms`.
+  Status Pick(WriteTxn& write, std::string_view only_host, size_t n, int64_t lease_ms,
+              std::vector<Request>* out);
+  // Pick from host `number` alone, as far as its politeness lets it take requests now.
+  Status PickOfHost(WriteTxn& write, uint32_t number, size_t n, int64_t now, int64_t lease_ms,
                     std::vector<Request>* out);
+  // max_pages is reached by the pages done and those handed out.
+  bool AtMaxPages() const {
+    return options.max_pages != 0 && state.Done() + state.leases().size() >= options.max_pages;
+  }
   // Hands page `id` of host `number` out under a new lease, in `write`: a queued page
   // (taken from its host's heap), or with `revisit` a crawled page due again; the lease
   // runs for `lease_ms` from `now`.
@@ -561,20 +569,25 @@ Status Scheduler::Impl::LeaseOut(WriteTxn& write, uint32_t id, uint32_t number, 
   return Status::Ok();
 }
 
-Status Scheduler::Impl::Pick(WriteTxn& write, size_t n, int64_t lease_ms,
-                             std::vector<Request>* out) {
+Status Scheduler::Impl::Pick(WriteTxn& write, std::string_view only_host, size_t n,
+                             int64_t lease_ms, std::vector<Request>* out) {
   out->clear();
   std::lock_guard lock(mu);
   const int64_t now = clock.NowMs();
   state.PromoteDue(now);
   staged.next_lease = state.next_lease();
   HostTable& hosts = state.hosts();
+  if (!only_host.empty()) {
+    const std::optional<uint32_t> number = hosts.Find(only_host);
+    if (number.has_value()) {
+      CRAWLRANK_RETURN_IF_ERROR(PickOfHost(write, *number, n, now, lease_ms, out));
+    }
+    state.Compact(now);
+    return Status::Ok();
+  }
   // New pages, best first, from the hosts ready now (`busy`: at the hard rate).
   const auto take = [&](bool busy) -> Status {
-    while (out->size() < n) {
-      if (options.max_pages != 0 && state.Done() + state.leases().size() >= options.max_pages) {
-        break;
-      }
+    while (out->size() < n && !AtMaxPages()) {
       const std::optional<uint32_t> number = hosts.PopReady(busy);
       if (!number.has_value()) break;
       const PageHeap::Entry& top = hosts[*number].queue.top();
@@ -617,27 +630,16 @@ Status Scheduler::Impl::Pick(WriteTxn& write, size_t n, int64_t lease_ms,
   return Status::Ok();
 }
 
-Status Scheduler::Impl::PickOfHost(WriteTxn& write, std::string_view key, size_t n,
+Status Scheduler::Impl::PickOfHost(WriteTxn& write, uint32_t number, size_t n, int64_t now,
                                    int64_t lease_ms, std::vector<Request>* out) {
-  out->clear();
-  std::lock_guard lock(mu);
-  const int64_t now = clock.NowMs();
-  state.PromoteDue(now);
-  staged.next_lease = state.next_lease();
   HostTable& hosts = state.hosts();
-  const std::optional<uint32_t> number = hosts.Find(key);
-  if (!number.has_value()) return Status::Ok();
-  while (out->size() < n) {
-    if (options.max_pages != 0 && state.Done() + state.leases().size() >= options.max_pages) {
-      break;
-    }
-    const Host& h = hosts[*number];
+  while (out->size() < n && !AtMaxPages()) {
+    const Host& h = hosts[number];
     if (h.queue.empty() || hosts.Exhausted(h) || !hosts.Ready(h, now)) break;
     // The host's entry in the ready heap goes stale with the hand-out (a new ticket).
     const PageHeap::Entry& top = h.queue.top();
-    CRAWLRANK_RETURN_IF_ERROR(LeaseOut(write, top.id, *number, top.key, false, now, lease_ms, out));
+    CRAWLRANK_RETURN_IF_ERROR(LeaseOut(write, top.id, number, top.key, false, now, lease_ms, out));
   }
-  state.Compact(now);
   return Status::Ok();
 }
 
@@ -646,22 +648,33 @@ Result<std::vector<Request>> Scheduler::Next(size_t n) {
 }
 
 Result<std::vector<Request>> Scheduler::Next(size_t n, int64_t lease_ms) {
-  Impl& s = *impl_;
+  return impl_->HandOut({}, n, lease_ms);
+}
+
+Result<std::vector<Request>> Scheduler::NextOfHost(std::string_view host, size_t n,
+                                                    int64_t lease_ms) {
+  if (host.empty()) return InvalidArgumentError("next requests of a host: empty host key");
+  return impl_->HandOut(host, n, lease_ms);
+}
+
+Result<std::vector<Request>> Scheduler::Impl::HandOut(std::string_view only_host, size_t n,
+                                                      int64_t lease_ms) {
   if (lease_ms <= 0) {
     return InvalidArgumentError("next requests: lease of " + std::to_string(lease_ms) +
                                 " ms; it must be above 0");
   }
-  if (s.reranker.has_value() && !s.options.background_rerank) {
+  if (reranker.has_value() && !options.background_rerank) {
     bool due;
     {
-      std::lock_guard lock(s.mu);
-      due = s.reranker->Due(s.clock.NowMs());
+      std::lock_guard lock(mu);
+      due = reranker->Due(clock.NowMs());
     }
-    if (due) CRAWLRANK_RETURN_IF_ERROR(s.reranker->RankAndRekey());
+    if (due) CRAWLRANK_RETURN_IF_ERROR(reranker->RankAndRekey());
   }
   std::vector<Request> out;
-  CRAWLRANK_RETURN_IF_ERROR(RunWrite(
-      s.store, nullptr, [&](WriteTxn& write) { return s.Pick(write, n, lease_ms, &out); }));
+  CRAWLRANK_RETURN_IF_ERROR(RunWrite(store, nullptr, [&](WriteTxn& write) {
+    return Pick(write, only_host, n, lease_ms, &out);
+  }));
   return out;
 }
 
@@ -685,20 +698,6 @@ Status Scheduler::SetCrawlDelay(std::string_view host, int64_t delay_ms) {
     return InvalidArgumentError("crawl delay of \"" + std::string(host) + "\": negative");
   }
   return impl_->ChangeHost(host, [&](HostEntry& entry) { entry.crawl_delay_ms = delay_ms; });
-}
-
-Result<std::vector<Request>> Scheduler::NextOfHost(std::string_view host, size_t n,
-                                                    int64_t lease_ms) {
-  Impl& s = *impl_;
-  if (lease_ms <= 0) {
-    return InvalidArgumentError("next requests of \"" + std::string(host) + "\": lease of " +
-                                std::to_string(lease_ms) + " ms; it must be above 0");
-  }
-  std::vector<Request> out;
-  CRAWLRANK_RETURN_IF_ERROR(RunWrite(s.store, nullptr, [&](WriteTxn& write) {
-    return s.PickOfHost(write, host, n, lease_ms, &out);
-  }));
-  return out;
 }
 
 Status Scheduler::HoldHost(std::string_view host, int64_t until_ms) {

@@ -17,10 +17,6 @@ namespace {
 // The metadata name GetURLStatus and ListURLs set: where the page stands.
 constexpr std::string_view kMetaState = "crawlrank.state";
 
-grpc::Status Invalid(std::string message) {
-  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::move(message));
-}
-
 char Lower(char c) {
   return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
 }
@@ -192,7 +188,7 @@ grpc::Status UrlStatusOf(const PageDb& db, const SchedulerOptions& options,
     return crawl;
   }
   Result<std::string> url = ClientUrl(request.url(), db.url_profile(), "URLStatusRequest.url");
-  if (!url.ok()) return Invalid(url.status().message());
+  if (!url.ok()) return ToGrpc(url.status());
   Result<std::string> key = HostKey(*url, options.host_key);
   if (!key.ok()) return ToGrpc(key.status().WithContext("URLStatusRequest.url"));
   const auto not_found = [&] {

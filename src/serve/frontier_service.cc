@@ -96,6 +96,12 @@ grpc::Status FrontierService::Authorize(const grpc::ServerContext& context) cons
                  "token (crawlrank_serve --token)");
 }
 
+grpc::Status FrontierService::Admit(const grpc::ServerContext& context, std::string_view crawl_id,
+                                    std::string_view field) const {
+  if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
+  return CheckCrawlId(crawl_id, field);
+}
+
 grpc::Status FrontierService::Unimplemented(const grpc::ServerContext& context,
                                             std::string_view rpc, std::string_view why) const {
   if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
@@ -304,10 +310,9 @@ grpc::Status FrontierService::PutDiscovered(
 grpc::Status FrontierService::GetStats(grpc::ServerContext* context,
                                        const urlfrontier::QueueWithinCrawlParams* request,
                                        urlfrontier::Stats* response) {
-  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
-  if (grpc::Status crawl = CheckCrawlId(request->crawlid(), "QueueWithinCrawlParams.crawlID");
-      !crawl.ok()) {
-    return crawl;
+  if (grpc::Status admit = Admit(*context, request->crawlid(), "QueueWithinCrawlParams.crawlID");
+      !admit.ok()) {
+    return admit;
   }
   response->set_crawlid(std::string(kDefaultCrawlId));
   if (!request->key().empty()) return QueueStats(request->key(), response);
@@ -411,10 +416,9 @@ grpc::Status FrontierService::GetURLStatus(grpc::ServerContext* context,
 grpc::Status FrontierService::BlockQueueUntil(grpc::ServerContext* context,
                                               const urlfrontier::BlockQueueParams* request,
                                               urlfrontier::Empty*) {
-  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
-  if (grpc::Status crawl = CheckCrawlId(request->crawlid(), "BlockQueueParams.crawlID");
-      !crawl.ok()) {
-    return crawl;
+  if (grpc::Status admit = Admit(*context, request->crawlid(), "BlockQueueParams.crawlID");
+      !admit.ok()) {
+    return admit;
   }
   if (request->key().empty()) {
     return Refused(grpc::StatusCode::INVALID_ARGUMENT, "BlockQueueParams.key: empty");
@@ -436,10 +440,9 @@ grpc::Status FrontierService::BlockQueueUntil(grpc::ServerContext* context,
 grpc::Status FrontierService::SetDelay(grpc::ServerContext* context,
                                        const urlfrontier::QueueDelayParams* request,
                                        urlfrontier::Empty*) {
-  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
-  if (grpc::Status crawl = CheckCrawlId(request->crawlid(), "QueueDelayParams.crawlID");
-      !crawl.ok()) {
-    return crawl;
+  if (grpc::Status admit = Admit(*context, request->crawlid(), "QueueDelayParams.crawlID");
+      !admit.ok()) {
+    return admit;
   }
   const int64_t delay_ms = int64_t{request->delay_requestable()} * 1000;
   if (!request->key().empty()) {

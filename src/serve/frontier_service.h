@@ -128,6 +128,9 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
 
   // OK when the call carries the token (or none is needed); UNAUTHENTICATED otherwise.
   grpc::Status Authorize(const grpc::ServerContext& context) const;
+  // Authorize, then CheckCrawlId of the call's crawl ID (`field` names it).
+  grpc::Status Admit(const grpc::ServerContext& context, std::string_view crawl_id,
+                     std::string_view field) const;
   // Authorize, then UNIMPLEMENTED with `why`.
   grpc::Status Unimplemented(const grpc::ServerContext& context, std::string_view rpc,
                              std::string_view why) const;

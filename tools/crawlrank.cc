@@ -194,10 +194,10 @@ constexpr std::pair<std::string_view, std::string_view> kOptionKeys[] = {
 
 // The keys of the options given on this command line, with their values in `all` (the
 // CrawlerConfig of the options as parsed).
-StoredConfig GivenConfig(const CLI::App& app, const StoredConfig& all) {
+StoredConfig GivenConfig(const CommandLine& app, const StoredConfig& all) {
   StoredConfig given;
   for (const auto& [option, key] : kOptionKeys) {
-    if (app.count(std::string(option)) > 0) given[std::string(key)] = all.at(std::string(key));
+    if (app.Count(std::string(option)) > 0) given[std::string(key)] = all.at(std::string(key));
   }
   return given;
 }
@@ -205,7 +205,7 @@ StoredConfig GivenConfig(const CLI::App& app, const StoredConfig& all) {
 // Sets on `a.crawl` the configuration stored in `db` (none after --reset-config) with the
 // options given over it, and returns the line that tells a person so (empty: nothing to
 // say, as on a new DB). Crawler::Open stores the result.
-Result<std::string> ResolveConfig(const CLI::App& app, const PageDb& db, Args& a) {
+Result<std::string> ResolveConfig(const CommandLine& app, const PageDb& db, Args& a) {
   StoredConfig stored;
   if (!a.reset_config) {
     CRAWLRANK_ASSIGN_OR_RETURN(stored, db.ReadConfig());
@@ -231,7 +231,7 @@ Result<std::string> ResolveConfig(const CLI::App& app, const PageDb& db, Args& a
 
 // --show-config: what a run with these options would use, the given ones marked; writes
 // nothing, and reads a DB that does not exist as one with nothing stored.
-int ShowConfig(const CLI::App& app, Args& a) {
+int ShowConfig(const CommandLine& app, Args& a) {
   StoredConfig stored;
   if (std::filesystem::exists(a.db_path)) {
     auto db = OpenForReading(a.db_path);
@@ -318,7 +318,7 @@ void PrintNotes(Output& out, const CrawlSummary& s, const SchedulerStats& end, c
 }
 
 int Crawl(int argc, char** argv) {
-  CLI::App app(
+  CommandLine app(
       "Crawls from the seeds into the PageDB DB (created if missing), politely, obeying "
       "robots.txt, then ranks the graph and prints its best pages. A rerun on the same DB "
       "goes on where the last one stopped; seeds given to it are added. Ctrl-C stops "
@@ -326,90 +326,84 @@ int Crawl(int argc, char** argv) {
       "crawlrank crawl");
   Args a;
   CrawlerOptions& o = a.crawl;
-  app.add_option("db", a.db_path, "PageDB directory")->required();
-  app.add_option("seeds", a.seeds, "URLs to start from");
-  app.add_option("--seeds-file", a.seeds_files,
-                 "also the URLs in FILE, one a line ('-': standard input); blank lines and "
-                 "lines starting with # are skipped; repeatable");
-  app.add_option("--log", a.log_path,
-                 "append one JSON line for each page fetched or failed to FILE: time, url, "
-                 "status, bytes, content_type, ms, referrer, failure (docs/crawler.md)");
-  app.add_option("--max-pages", o.max_pages, "pages to fetch in this DB in all (0: no limit)")
-      ->capture_default_str();
-  app.add_option("--max-depth", o.max_depth, "link distance from a seed (0: no limit)")
-      ->capture_default_str();
-  auto* host = app.add_flag("--same-host", a.same_host, "follow links to the seeds' hosts only");
-  auto* domain = app.add_flag("--same-domain", a.same_domain,
-                              "follow links to the seeds' registered domains only")
-                     ->excludes(host);
-  app.add_option("--scope", a.scope, "any, same-host or same-domain (any undoes a stored scope)")
-      ->excludes(host)
-      ->excludes(domain);
-  app.add_option("--max-pages-per-host", o.max_pages_per_host,
-                 "pages to fetch from one host (0: no limit)")
-      ->capture_default_str();
-  app.add_flag("--show-config", a.show_config,
-               "print the configuration stored in DB (with the options given over it) and exit");
-  app.add_flag("--reset-config", a.reset_config,
-               "forget the stored configuration: this run's options and the defaults replace "
-               "it");
-  app.add_option("--allow", o.allow_patterns, "fetch only URLs matching one of these (regex)");
-  app.add_option("--deny", o.deny_patterns, "never fetch URLs matching this (regex)");
-  app.add_option("--delay", a.delay_s, "seconds between two requests to one host")
-      ->capture_default_str();
-  app.add_option("--concurrency", o.concurrency, "requests in flight in all")
-      ->capture_default_str();
-  app.add_option("--per-host", o.per_host, "requests in flight per host")->capture_default_str();
-  app.add_option("--user-agent", o.user_agent, "User-Agent; its first word is the robots.txt "
-                                               "token")
-      ->capture_default_str();
-  app.add_option("--score-mode", a.score,
-                 "queue order: pagerank, ppr, trustrank, hits, topic-hits, wpr, indegree, "
-                 "link-score, opic, breadth-first, random")
-      ->capture_default_str();
-  app.add_option("--rerank-graph-growth", o.rerank_graph_growth,
-                 "rank modes: also re-rank when the links plus the pages crawled grew by this "
-                 "share since the last rank (0: off; new pages alone trigger re-ranks)")
-      ->capture_default_str();
-  app.add_flag("--template-links,!--no-template-links", o.template_links.drop,
-               "rank without the links a host puts on more than half of its pages (index, "
-               "license, copyright: docs/ranking.md, \"Template links\"); stored with the "
-               "crawl, --no-template-links undoes it");
-  app.add_option("--keywords", o.keywords_file,
-                 "file of topic keywords, one a line: content and link scores (use with "
-                 "--score-mode ppr or topic-hits)");
-  app.add_option("--timeout", a.timeout_s, "seconds for one whole fetch")->capture_default_str();
-  app.add_option("--connect-timeout", a.connect_timeout_s, "seconds to connect")
-      ->capture_default_str();
-  app.add_option("--max-body", o.max_body_bytes, "bytes of one body (decoded); more is an error")
-      ->capture_default_str();
-  app.add_option("--max-retries", o.max_retries,
-                 "retries of a page after a timeout, a connection error, a 429 or a 5xx")
-      ->capture_default_str();
-  app.add_option("--retry-delay", a.retry_delay_s,
-                 "seconds before the first retry of a page; doubled for each further one")
-      ->capture_default_str();
-  app.add_option("--max-crawl-delay", a.max_crawl_delay_s,
-                 "cap on robots.txt Crawl-delay, seconds")
-      ->capture_default_str();
-  app.add_option("--revisit", a.revisit_s,
-                 "revisit crawled pages, at least this many seconds apart, at the rate they "
-                 "change (conditional GET); the crawl then runs until stopped or --max-time");
-  app.add_option("--max-time", a.max_time_s, "stop after this many seconds (0: no limit)")
-      ->capture_default_str();
-  app.add_flag("--allow-private", o.allow_private,
-               "allow loopback, private and link-local addresses (local tests and demos)");
-  app.add_option("--proxy", o.proxy, "HTTP(S) proxy URL (the environment's are ignored)");
-  app.add_option("--resolve", o.resolve, "HOST:PORT:ADDRESS: pin a name to an address");
-  app.add_flag("--sitemaps", o.sitemaps, "queue the URLs of the sitemaps robots.txt names");
-  app.add_flag("--follow-nofollow", o.follow_nofollow, "follow rel=nofollow links too");
-  app.add_option("--parse-threads", o.parse_threads, "HTML parsing threads (0: one per core)")
-      ->capture_default_str();
-  app.add_option("--profile", a.profile, "URL profile of a new DB: rfc3986 or w3lib")
-      ->capture_default_str();
-  app.add_option("--top", a.top, "best pages to print at the end")->capture_default_str();
-  app.add_flag("--quiet", a.quiet, "no progress on stderr");
-  app.add_flag("--json", a.json, "print the summary as JSON on stdout");
+  app.Add("db", a.db_path, "PageDB directory")->Required();
+  app.Add("seeds", a.seeds, "URLs to start from");
+  app.Add("--seeds-file", a.seeds_files,
+          "also the URLs in FILE, one a line ('-': standard input); blank lines and "
+          "lines starting with # are skipped; repeatable");
+  app.Add("--log", a.log_path,
+          "append one JSON line for each page fetched or failed to FILE: time, url, "
+          "status, bytes, content_type, ms, referrer, failure (docs/crawler.md)");
+  app.Add("--max-pages", o.max_pages, "pages to fetch in this DB in all (0: no limit)")
+      ->ShowDefault();
+  app.Add("--max-depth", o.max_depth, "link distance from a seed (0: no limit)")->ShowDefault();
+  auto* host = app.Flag("--same-host", a.same_host, "follow links to the seeds' hosts only");
+  auto* domain =
+      app.Flag("--same-domain", a.same_domain, "follow links to the seeds' registered domains only")
+          ->Excludes(host);
+  app.Add("--scope", a.scope, "any, same-host or same-domain (any undoes a stored scope)")
+      ->Excludes(host)
+      ->Excludes(domain);
+  app.Add("--max-pages-per-host", o.max_pages_per_host,
+          "pages to fetch from one host (0: no limit)")
+      ->ShowDefault();
+  app.Flag("--show-config", a.show_config,
+           "print the configuration stored in DB (with the options given over it) and exit");
+  app.Flag("--reset-config", a.reset_config,
+           "forget the stored configuration: this run's options and the defaults replace "
+           "it");
+  app.Add("--allow", o.allow_patterns, "fetch only URLs matching one of these (regex)");
+  app.Add("--deny", o.deny_patterns, "never fetch URLs matching this (regex)");
+  app.Add("--delay", a.delay_s, "seconds between two requests to one host")->ShowDefault();
+  app.Add("--concurrency", o.concurrency, "requests in flight in all")->ShowDefault();
+  app.Add("--per-host", o.per_host, "requests in flight per host")->ShowDefault();
+  app.Add("--user-agent", o.user_agent,
+          "User-Agent; its first word is the robots.txt "
+          "token")
+      ->ShowDefault();
+  app.Add("--score-mode", a.score,
+          "queue order: pagerank, ppr, trustrank, hits, topic-hits, wpr, indegree, "
+          "link-score, opic, breadth-first, random")
+      ->ShowDefault();
+  app.Add("--rerank-graph-growth", o.rerank_graph_growth,
+          "rank modes: also re-rank when the links plus the pages crawled grew by this "
+          "share since the last rank (0: off; new pages alone trigger re-ranks)")
+      ->ShowDefault();
+  app.Flag("--template-links,!--no-template-links", o.template_links.drop,
+           "rank without the links a host puts on more than half of its pages (index, "
+           "license, copyright: docs/ranking.md, \"Template links\"); stored with the "
+           "crawl, --no-template-links undoes it");
+  app.Add("--keywords", o.keywords_file,
+          "file of topic keywords, one a line: content and link scores (use with "
+          "--score-mode ppr or topic-hits)");
+  app.Add("--timeout", a.timeout_s, "seconds for one whole fetch")->ShowDefault();
+  app.Add("--connect-timeout", a.connect_timeout_s, "seconds to connect")->ShowDefault();
+  app.Add("--max-body", o.max_body_bytes, "bytes of one body (decoded); more is an error")
+      ->ShowDefault();
+  app.Add("--max-retries", o.max_retries,
+          "retries of a page after a timeout, a connection error, a 429 or a 5xx")
+      ->ShowDefault();
+  app.Add("--retry-delay", a.retry_delay_s,
+          "seconds before the first retry of a page; doubled for each further one")
+      ->ShowDefault();
+  app.Add("--max-crawl-delay", a.max_crawl_delay_s, "cap on robots.txt Crawl-delay, seconds")
+      ->ShowDefault();
+  app.Add("--revisit", a.revisit_s,
+          "revisit crawled pages, at least this many seconds apart, at the rate they "
+          "change (conditional GET); the crawl then runs until stopped or --max-time");
+  app.Add("--max-time", a.max_time_s, "stop after this many seconds (0: no limit)")->ShowDefault();
+  app.Flag("--allow-private", o.allow_private,
+           "allow loopback, private and link-local addresses (local tests and demos)");
+  app.Add("--proxy", o.proxy, "HTTP(S) proxy URL (the environment's are ignored)");
+  app.Add("--resolve", o.resolve, "HOST:PORT:ADDRESS: pin a name to an address");
+  app.Flag("--sitemaps", o.sitemaps, "queue the URLs of the sitemaps robots.txt names");
+  app.Flag("--follow-nofollow", o.follow_nofollow, "follow rel=nofollow links too");
+  app.Add("--parse-threads", o.parse_threads, "HTML parsing threads (0: one per core)")
+      ->ShowDefault();
+  app.Add("--profile", a.profile, "URL profile of a new DB: rfc3986 or w3lib")->ShowDefault();
+  app.Add("--top", a.top, "best pages to print at the end")->ShowDefault();
+  app.Flag("--quiet", a.quiet, "no progress on stderr");
+  app.Flag("--json", a.json, "print the summary as JSON on stdout");
   return Run(app, argc, argv, [&] {
     Result<ScoreMode> mode = ParseScoreMode(a.score);
     if (!mode.ok()) return UsageError(app, mode.status().message());

@@ -33,7 +33,7 @@ bool IsUrl(const std::string& line) {
 }
 
 int Main(int argc, char** argv) {
-  CLI::App app(
+  CommandLine app(
       "Reads paths or URLs from stdin, one per line, and prints `allowed<TAB>line` or "
       "`disallowed<TAB>line` for each, as ROBOTS_TXT (RFC 9309) rules for --agent.",
       "crawlrank_robots");
@@ -41,11 +41,11 @@ int Main(int argc, char** argv) {
   std::string agent = "crawlrank";
   bool crawl_delay = false;
   bool sitemaps = false;
-  app.add_option("ROBOTS_TXT", file, "the robots.txt file")->required();
-  app.add_option("--agent", agent, "the crawler's product token")->capture_default_str();
-  app.add_flag("--crawl-delay", crawl_delay,
-               "print the agent's Crawl-delay in seconds, or none, instead of reading paths");
-  app.add_flag("--sitemaps", sitemaps, "print the Sitemap lines instead of reading paths");
+  app.Add("ROBOTS_TXT", file, "the robots.txt file")->Required();
+  app.Add("--agent", agent, "the crawler's product token")->ShowDefault();
+  app.Flag("--crawl-delay", crawl_delay,
+           "print the agent's Crawl-delay in seconds, or none, instead of reading paths");
+  app.Flag("--sitemaps", sitemaps, "print the Sitemap lines instead of reading paths");
   return Run(app, argc, argv, [&] {
     std::ifstream in(file, std::ios::binary);
     if (!in.is_open()) {

@@ -15,7 +15,7 @@ namespace crawlrank::tools {
 namespace {
 
 int Main(int argc, char** argv) {
-  CLI::App app(
+  CommandLine app(
       "Serves the frontier of a PageDB (created when missing) over the URLFrontier gRPC API "
       "2.6: crawlers get URLs best first and polite per host, and report what they fetched. "
       "Listens on 127.0.0.1 unless told otherwise; any other address needs --token. "
@@ -26,20 +26,19 @@ int Main(int argc, char** argv) {
   std::optional<int64_t> delay_ms;
   std::optional<uint32_t> per_host;
   int64_t lease_s = 30;
-  app.add_option("db", db_path, "PageDB directory")->required();
-  app.add_option("--address", address, "host:port to listen on (port 0: any free one)")
-      ->capture_default_str();
-  app.add_option("--token", token,
-                 "shared secret every call must send as \"authorization: Bearer TOKEN\"");
-  app.add_option("--delay-ms", delay_ms,
-                 "minimum time between two URLs of one host (stored with the crawl; "
-                 "default 1000)");
-  app.add_option("--per-host", per_host,
-                 "URLs of one host out at once (stored with the crawl; default 1)");
-  app.add_option("--default-lease", lease_s,
-                 "seconds a URL stays handed out when GetURLs leaves delay_requestable 0")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  app.Add("db", db_path, "PageDB directory")->Required();
+  app.Add("--address", address, "host:port to listen on (port 0: any free one)")->ShowDefault();
+  app.Add("--token", token,
+          "shared secret every call must send as \"authorization: Bearer TOKEN\"");
+  app.Add("--delay-ms", delay_ms,
+          "minimum time between two URLs of one host (stored with the crawl; "
+          "default 1000)");
+  app.Add("--per-host", per_host,
+          "URLs of one host out at once (stored with the crawl; default 1)");
+  app.Add("--default-lease", lease_s,
+          "seconds a URL stays handed out when GetURLs leaves delay_requestable 0")
+      ->ShowDefault()
+      ->Positive();
   return Run(app, argc, argv, [&] {
     if (!IsLoopbackAddress(address) && token.empty()) {
       return UsageError(

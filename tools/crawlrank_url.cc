@@ -40,28 +40,27 @@ std::string OneField(std::string text) {
 }
 
 int Main(int argc, char** argv) {
-  CLI::App app(
+  CommandLine app(
       "Reads URLs from stdin, one per line, and prints for each its canonical form, "
       "fingerprint and host key (tab-separated), or `error<TAB>message`.",
       "crawlrank_url");
   std::string profile_name = "rfc3986";
   std::string host_key_name = "host";
   Settings settings;
-  app.add_option("--profile", profile_name, "canonicalisation profile: rfc3986 or w3lib")
-      ->capture_default_str();
-  app.add_option("--base", settings.base,
-                 "resolve each line as a reference against this URL (rfc3986: RFC 3986 "
-                 "§5.2; w3lib: as Python's urljoin)");
-  app.add_option("--host-key", host_key_name, "host key: host, or domain (eTLD+1)")
-      ->check(CLI::IsMember({"host", "domain"}))
-      ->capture_default_str();
+  app.Add("--profile", profile_name, "canonicalisation profile: rfc3986 or w3lib")->ShowDefault();
+  app.Add("--base", settings.base,
+          "resolve each line as a reference against this URL (rfc3986: RFC 3986 "
+          "§5.2; w3lib: as Python's urljoin)");
+  app.Add("--host-key", host_key_name, "host key: host, or domain (eTLD+1)")
+      ->OneOf({"host", "domain"})
+      ->ShowDefault();
   return Run(app, argc, argv, [&] {
     auto profile = ParseUrlProfile(profile_name);
     if (!profile.ok()) return UsageError(app, "--profile: " + profile.status().message());
     settings.profile = *profile;
     settings.host_key =
         host_key_name == "domain" ? HostKeyMode::kRegisteredDomain : HostKeyMode::kHost;
-    settings.has_base = app.count("--base") > 0;
+    settings.has_base = app.Count("--base") > 0;
     if (settings.has_base) {
       if (auto base = CanonicalizeUrl(settings.base, settings.profile); !base.ok()) {
         return UsageError(app, "--base: " + base.status().message());

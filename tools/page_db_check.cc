@@ -62,7 +62,7 @@ std::string WhatNext(const std::string& db_path) {
 }
 
 int Main(int argc, char** argv) {
-  CLI::App app(
+  CommandLine app(
       "Checks a PageDB: every B-tree page of data.mdb read and checked without LMDB, then "
       "every invariant of the stored pages and links (--quick: the header, the counts, and "
       "a bounded sample of pages and records, in milliseconds). Exits 0 when no damage is "
@@ -72,8 +72,8 @@ int Main(int argc, char** argv) {
       "page_db_check");
   std::string db_path;
   bool quick = false;
-  app.add_option("db", db_path, "PageDB directory")->required();
-  app.add_flag("--quick", quick, "check the header, the counts and a sample only");
+  app.Add("db", db_path, "PageDB directory")->Required();
+  app.Flag("--quick", quick, "check the header, the counts and a sample only");
   return Run(app, argc, argv, [&] {
     auto damaged = [&](const Status& status) {
       Fail(app, status);

@@ -7,7 +7,7 @@ namespace crawlrank::tools {
 namespace {
 
 int Main(int argc, char** argv) {
-  CLI::App app(
+  CommandLine app(
       "Checks a PageDB fully, writes a compacted copy into NEW_DB (which must not exist or be "
       "empty), checks the copy, and prints the sizes before and after. Works while a crawl writes; "
       "the "
@@ -15,11 +15,11 @@ int Main(int argc, char** argv) {
       "page_db_compact");
   std::string db_path, new_path;
   bool no_check = false;
-  app.add_option("db", db_path, "PageDB directory")->required();
-  app.add_option("new_db", new_path, "directory of the compacted copy")->required();
-  app.add_flag("--no-check", no_check,
-               "skip the data checks of DB before copying (every B-tree page is still read "
-               "and checked first)");
+  app.Add("db", db_path, "PageDB directory")->Required();
+  app.Add("new_db", new_path, "directory of the compacted copy")->Required();
+  app.Flag("--no-check", no_check,
+           "skip the data checks of DB before copying (every B-tree page is still read "
+           "and checked first)");
   return Run(app, argc, argv, [&] {
     auto db = OpenForReading(db_path);
     if (!db.ok()) return Fail(app, db.status());

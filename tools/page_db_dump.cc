@@ -203,35 +203,33 @@ Status DumpLinks(const Snapshot& snapshot, const Options& options, Skipped& skip
 }
 
 int Main(int argc, char** argv) {
-  CLI::App app(
+  CommandLine app(
       "Prints every page of a PageDB (info: hash index url first_crawl last_crawl changes "
       "crawls score) or every link (links: from_index to_index), from one consistent "
       "snapshot. Works while a crawl writes. Exits 0, 1 when it fails (a damaged record "
       "ends it), 2 on bad usage, and 3 when --skip-damaged left something out.",
       "page_db_dump");
   Options options;
-  app.add_option("mode", options.mode, "info or links")
-      ->required()
-      ->check(CLI::IsMember({"info", "links"}));
-  app.add_option("db", options.db, "PageDB directory")->required();
-  app.add_flag("--header", options.header, "print a header line starting with '#'");
-  app.add_flag("--all", options.all,
-               "info: add depth discovered_from link_score content_hash status errors state "
-               "(crawled, pending, or failed:KIND for a page failed for good; page_db_load "
-               "reads it back and restores nothing of it)");
-  app.add_flag("--json", options.json, "one JSON object per line, every field");
-  app.add_flag("--iso-times", options.iso_times,
-               "info: crawl times as ISO 8601 UTC (\"-\" for never) instead of Unix seconds, "
-               "for people; page_db_load reads only Unix seconds (with --json: adds "
-               "first_crawl and last_crawl beside the *_ms fields)");
-  app.add_flag("--skip-damaged", options.skip_damaged,
-               "salvage: leave out each page record or block of links that does not decode, "
-               "name it on stderr, dump the rest and exit 3; pages are renumbered densely and "
-               "links leaves out those of skipped pages, so dump both with this flag");
-  app.add_option("--rank", options.ranks,
-                 "info: add the column of " + RankColumnHelp() +
-                     " (stored by page_db_rank; "
-                     "'-' for pages newer than the rank); repeatable");
+  app.Add("mode", options.mode, "info or links")->Required()->OneOf({"info", "links"});
+  app.Add("db", options.db, "PageDB directory")->Required();
+  app.Flag("--header", options.header, "print a header line starting with '#'");
+  app.Flag("--all", options.all,
+           "info: add depth discovered_from link_score content_hash status errors state "
+           "(crawled, pending, or failed:KIND for a page failed for good; page_db_load "
+           "reads it back and restores nothing of it)");
+  app.Flag("--json", options.json, "one JSON object per line, every field");
+  app.Flag("--iso-times", options.iso_times,
+           "info: crawl times as ISO 8601 UTC (\"-\" for never) instead of Unix seconds, "
+           "for people; page_db_load reads only Unix seconds (with --json: adds "
+           "first_crawl and last_crawl beside the *_ms fields)");
+  app.Flag("--skip-damaged", options.skip_damaged,
+           "salvage: leave out each page record or block of links that does not decode, "
+           "name it on stderr, dump the rest and exit 3; pages are renumbered densely and "
+           "links leaves out those of skipped pages, so dump both with this flag");
+  app.Add("--rank", options.ranks,
+          "info: add the column of " + RankColumnHelp() +
+              " (stored by page_db_rank; "
+              "'-' for pages newer than the rank); repeatable");
   return Run(app, argc, argv, [&] {
     if (options.iso_times && options.mode != "info") {
       return UsageError(app, "--iso-times goes with info");
@@ -251,10 +249,10 @@ int Main(int argc, char** argv) {
     ranks.values = std::move(values).value();
     auto snapshot = (*db)->NewSnapshot();
     if (!snapshot.ok()) return Fail(app, snapshot.status());
-    auto failed = ReadFailedKinds(**db, *snapshot, options, app.get_name());
+    auto failed = ReadFailedKinds(**db, *snapshot, options, app.name());
     if (!failed.ok()) return Fail(app, failed.status());
     Output out;
-    Skipped skipped(app.get_name());
+    Skipped skipped(app.name());
     const Status status = options.mode == "info"
                               ? DumpInfo(*snapshot, options, ranks, *failed, skipped, out)
                               : DumpLinks(*snapshot, options, skipped, out);

@@ -19,19 +19,21 @@ std::string KindList() {
 }
 
 int Main(int argc, char** argv) {
-  CLI::App app(
+  CommandLine app(
       "Lists the pages of a PageDB that failed for good: URL, kind, last HTTP status (0: no "
       "answer), attempts, when (ISO 8601 UTC; `unknown` when a format version 3 DB kept it; "
       "JSON adds failed_ms, Unix milliseconds) and the "
-      "detail. Kinds: " + KindList() + ". Reads a snapshot: works beside a running crawl. "
-      "`crawlrank requeue` queues them again.",
+      "detail. Kinds: " +
+          KindList() +
+          ". Reads a snapshot: works beside a running crawl. "
+          "`crawlrank requeue` queues them again.",
       "page_db_failed");
   std::string db_path, kind, host;
   bool json = false;
-  app.add_option("db", db_path, "PageDB directory")->required();
-  app.add_option("--kind", kind, "only failures of this kind");
-  app.add_option("--host", host, "only pages of this host (e.g. example.com)");
-  app.add_flag("--json", json, "print a JSON array");
+  app.Add("db", db_path, "PageDB directory")->Required();
+  app.Add("--kind", kind, "only failures of this kind");
+  app.Add("--host", host, "only pages of this host (e.g. example.com)");
+  app.Flag("--json", json, "print a JSON array");
   return Run(app, argc, argv, [&] {
     FailureFilter filter;
     if (!kind.empty()) {

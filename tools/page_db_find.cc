@@ -7,12 +7,13 @@ namespace crawlrank::tools {
 namespace {
 
 int Main(int argc, char** argv) {
-  CLI::App app("Prints `hash url` for every page whose URL matches PATTERN (RE2 syntax, "
-               "searched anywhere in the URL; anchor with ^ and $).",
-               "page_db_find");
+  CommandLine app(
+      "Prints `hash url` for every page whose URL matches PATTERN (RE2 syntax, "
+      "searched anywhere in the URL; anchor with ^ and $).",
+      "page_db_find");
   std::string db_path, pattern_text;
-  app.add_option("db", db_path, "PageDB directory")->required();
-  app.add_option("pattern", pattern_text, "regular expression, RE2 syntax")->required();
+  app.Add("db", db_path, "PageDB directory")->Required();
+  app.Add("pattern", pattern_text, "regular expression, RE2 syntax")->Required();
   return Run(app, argc, argv, [&] {
     const Result<UrlPattern> pattern = UrlPattern::Compile(pattern_text);
     if (!pattern.ok()) return UsageError(app, pattern.status().message());

@@ -31,7 +31,7 @@ Status PrintLinks(const Snapshot& snapshot, const PageRecord& page, Output& out)
 }
 
 int Main(int argc, char** argv) {
-  CLI::App app(
+  CommandLine app(
       "Prints a page's links: `page HASH URL`, then `in HASH URL` for every page linking to "
       "it and `out HASH URL` for every page it links to, in id order.",
       "page_db_links");

@@ -301,7 +301,7 @@ void RemoveNewDb(const std::string& path, bool made_directory) {
 }
 
 int Main(int argc, char** argv) {
-  CLI::App app(
+  CommandLine app(
       "Loads a link graph (`src dst` page indexes or `src_url dst_url` per line) or a "
       "page_db_dump output (info lines, then links) into a PageDB, creating it if needed. "
       "Reads standard input when FILE is not given. A bad line is reported with its number. "
@@ -312,17 +312,17 @@ int Main(int argc, char** argv) {
       "replace any it had; a page's lines need not be together.",
       "page_db_load");
   std::string db_path, file, profile_name = "rfc3986";
-  app.add_option("db", db_path, "PageDB directory (created when missing)")->required();
-  app.add_option("file", file, "input file (default: standard input)");
+  app.Add("db", db_path, "PageDB directory (created when missing)")->Required();
+  app.Add("file", file, "input file (default: standard input)");
   bool no_check = false;
-  app.add_flag("--no-check", no_check,
-               "skip the full check of an existing DB before loading into it (a writer's open "
-               "still runs the quick check)");
-  app.add_option("--profile", profile_name,
-                 "URL profile of a new DB: rfc3986 or w3lib (an existing DB keeps its own)")
-      ->capture_default_str();
+  app.Flag("--no-check", no_check,
+           "skip the full check of an existing DB before loading into it (a writer's open "
+           "still runs the quick check)");
+  app.Add("--profile", profile_name,
+          "URL profile of a new DB: rfc3986 or w3lib (an existing DB keeps its own)")
+      ->ShowDefault();
   size_t batch_lines = InputReader::kDefaultBatchLines;  // for tests: small batches
-  app.add_option("--batch-lines", batch_lines)->check(CLI::PositiveNumber)->group("");
+  app.Add("--batch-lines", batch_lines)->Positive()->Hidden();
   return Run(app, argc, argv, [&] {
     auto profile = ParseUrlProfile(profile_name);
     if (!profile.ok()) return UsageError(app, profile.status().message());

@@ -32,7 +32,7 @@ Status PrintPath(const Snapshot& snapshot, const PageRecord& page, Output& out) 
 }
 
 int Main(int argc, char** argv) {
-  CLI::App app(
+  CommandLine app(
       "Prints how a page was discovered: one `depth hash url` line per page, from the page "
       "it was first reached from (depth 0, or the first page of a loaded graph) to the page.",
       "page_db_path");

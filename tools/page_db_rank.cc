@@ -30,7 +30,7 @@ Result<std::vector<uint64_t>> ReadTrusted(const Snapshot& snapshot, const std::s
 }
 
 int Main(int argc, char** argv) {
-  CLI::App app(
+  CommandLine app(
       "Computes a rank of the pages of a PageDB from its links and stores it in "
       "DB/ranks/ALGO.rank, where page_db_top and page_db_dump read it. Reads one snapshot: "
       "works while a crawl writes.",
@@ -38,60 +38,62 @@ int Main(int argc, char** argv) {
   std::string db_path, algo = "pagerank", mode = "auto", trusted_path;
   DbRankOptions options;
   uint64_t budget_mib = options.rank.memory_budget >> 20;
-  app.add_option("db", db_path, "PageDB directory")->required();
+  app.Add("db", db_path, "PageDB directory")->Required();
   std::string algorithms;
   for (std::string_view name : RankAlgorithmNames()) algorithms += " " + std::string(name);
-  app.add_option("--algo", algo,
-                 "one of:" + algorithms + " (ppr: teleport by page scores; wpr: weighted PageRank)")
-      ->capture_default_str();
-  app.add_option("--damping", options.rank.damping, "damping factor c in [0, 1]")
-      ->capture_default_str();
-  app.add_option("--tolerance", options.rank.tolerance,
-                 "stop when the L1 norm of an iteration's change is at most this")
-      ->capture_default_str();
-  app.add_option("--max-iterations", options.rank.max_iterations)->capture_default_str();
+  app.Add("--algo", algo,
+          "one of:" + algorithms + " (ppr: teleport by page scores; wpr: weighted PageRank)")
+      ->ShowDefault();
+  app.Add("--damping", options.rank.damping, "damping factor c in [0, 1]")->ShowDefault();
+  app.Add("--tolerance", options.rank.tolerance,
+          "stop when the L1 norm of an iteration's change is at most this")
+      ->ShowDefault();
+  app.Add("--max-iterations", options.rank.max_iterations)->ShowDefault();
   options.rank.threads = 0;
-  app.add_option("--threads", options.rank.threads, "0: one per core")->capture_default_str();
+  app.Add("--threads", options.rank.threads, "0: one per core")->ShowDefault();
   std::map<std::string, RankMode> modes;
+  std::vector<std::string> mode_names;
   for (RankMode m : {RankMode::kAuto, RankMode::kStream, RankMode::kCsr}) {
     modes.emplace(RankModeName(m), m);
+    mode_names.emplace_back(RankModeName(m));
   }
-  app.add_option("--mode", mode, "auto (CSR if it fits the memory budget), stream or csr")
-      ->capture_default_str()
-      ->check(CLI::IsMember(modes));
-  app.add_option("--memory-budget", budget_mib, "MiB the auto mode may spend on a CSR")
-      ->capture_default_str();
-  app.add_option("--extrapolate", options.rank.extrapolation_period,
-                 "csr mode, PageRank family: quadratic extrapolation every N iterations "
-                 "(0: plain power iteration)")
-      ->capture_default_str();
+  app.Add("--mode", mode, "auto (CSR if it fits the memory budget), stream or csr")
+      ->ShowDefault()
+      ->OneOf(mode_names);
+  app.Add("--memory-budget", budget_mib, "MiB the auto mode may spend on a CSR")->ShowDefault();
+  app.Add("--extrapolate", options.rank.extrapolation_period,
+          "csr mode, PageRank family: quadratic extrapolation every N iterations "
+          "(0: plain power iteration)")
+      ->ShowDefault();
   std::string renumber = "auto";
   std::map<std::string, RankRenumber> renumbers;
+  std::vector<std::string> renumber_names;
   for (RankRenumber r : {RankRenumber::kAuto, RankRenumber::kNever, RankRenumber::kAlways}) {
     renumbers.emplace(RankRenumberName(r), r);
+    renumber_names.emplace_back(RankRenumberName(r));
   }
-  app.add_option("--renumber", renumber,
-                 "csr mode, PageRank family: iterate over the pages in an order of their links "
-                 "(first seen: each page, then its targets) (auto: when under a quarter of the "
-                 "links join pages less "
-                 "than 4096 ids apart)")
-      ->capture_default_str()
-      ->check(CLI::IsMember(renumbers));
-  app.add_flag("--cross-host", options.cross_host_only, "use only links between different hosts");
-  app.add_flag("--template-links", options.rank.template_links.drop,
-               "drop the links a host puts on most of its pages (docs/ranking.md, \"Template "
-               "links\")");
-  app.add_option("--template-share", options.rank.template_links.share,
-                 "with --template-links: \"most\" is more than this share of a host's pages "
-                 "with links")
-      ->capture_default_str();
-  app.add_option("--template-min-pages", options.rank.template_links.min_pages,
-                 "with --template-links: hosts with fewer pages with links keep theirs")
-      ->capture_default_str();
-  app.add_flag("--warm-start", options.warm_start, "start from the stored rank of this algorithm");
-  app.add_option("--trusted", trusted_path,
-                 "trustrank: file of trusted pages, one hash or URL per line "
-                 "(default: the crawl's seeds, depth 0)");
+  app.Add("--renumber", renumber,
+          "csr mode, PageRank family: iterate over the pages in an order of their links "
+          "(first seen: each page, then its targets) (auto: when under a quarter of the "
+          "links join pages less "
+          "than 4096 ids apart)")
+      ->ShowDefault()
+      ->OneOf(renumber_names);
+  app.Flag("--cross-host", options.cross_host_only, "use only links between different hosts");
+  app.Flag("--template-links", options.rank.template_links.drop,
+           "drop the links a host puts on most of its pages (docs/ranking.md, \"Template "
+           "links\")");
+  app.Add("--template-share", options.rank.template_links.share,
+          "with --template-links: \"most\" is more than this share of a host's pages "
+          "with links")
+      ->ShowDefault();
+  app.Add("--template-min-pages", options.rank.template_links.min_pages,
+          "with --template-links: hosts with fewer pages with links keep theirs")
+      ->ShowDefault();
+  app.Flag("--warm-start", options.warm_start, "start from the stored rank of this algorithm");
+  app.Add("--trusted", trusted_path,
+          "trustrank: file of trusted pages, one hash or URL per line "
+          "(default: the crawl's seeds, depth 0)");
   return Run(app, argc, argv, [&] {
     Result<RankAlgorithm> algorithm = ParseRankAlgorithm(algo);
     if (!algorithm.ok()) return UsageError(app, algorithm.status().message());

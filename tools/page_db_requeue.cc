@@ -8,18 +8,18 @@ namespace crawlrank::tools {
 namespace {
 
 int Main(int argc, char** argv) {
-  CLI::App app(
+  CommandLine app(
       "Puts the pages of a PageDB that failed for good back in the queue, as if new: their "
       "retries start over. Without options, every failed page; the options narrow it, all "
       "together. Needs the writer lock: stop the crawl first. `crawlrank failed` lists them.",
       "page_db_requeue");
   std::string db_path, kind;
   FailureFilter filter;
-  app.add_option("db", db_path, "PageDB directory")->required();
-  app.add_option("--kind", kind, "only failures of this kind (crawlrank failed --help lists them)");
-  app.add_option("--host", filter.host, "only pages of this host (e.g. example.com)");
-  app.add_option("--url-regex", filter.url_regex,
-                 "only URLs this ECMAScript regular expression matches (searched, not anchored)");
+  app.Add("db", db_path, "PageDB directory")->Required();
+  app.Add("--kind", kind, "only failures of this kind (crawlrank failed --help lists them)");
+  app.Add("--host", filter.host, "only pages of this host (e.g. example.com)");
+  app.Add("--url-regex", filter.url_regex,
+          "only URLs this ECMAScript regular expression matches (searched, not anchored)");
   return Run(app, argc, argv, [&] {
     if (!kind.empty()) {
       filter.kind = ParseFailureKind(kind);

@@ -36,24 +36,24 @@ nlohmann::ordered_json StatsJson(const SchedulerStats& stats) {
 }
 
 int Main(int argc, char** argv) {
-  CLI::App app(
+  CommandLine app(
       "Prints the best queued pages of a PageDB as its scheduler orders them (score, host, and "
       "the priority when any shown page has one other than 0), the pages in flight (lease, "
       "expiry) and, with --hosts, the hosts with pages queued or in "
       "flight (ready time, in flight, queued, done, delay). Reads a snapshot: works beside a "
-      "running crawl. Times are ISO 8601 UTC (JSON adds them as Unix milliseconds, *_ms). The delay since a host's last request lives only "
+      "running crawl. Times are ISO 8601 UTC (JSON adds them as Unix milliseconds, *_ms). The "
+      "delay since a host's last request lives only "
       "in the crawling process, so a host's ready time here is the end of its hold, if any.",
       "page_db_schedule");
   std::string db_path, score = std::string(ScoreModeName(SchedulerOptions().score));
   uint64_t n = 20, max_hosts = 50;
   bool hosts = false, json = false;
-  app.add_option("db", db_path, "PageDB directory")->required();
-  app.add_option("-n", n, "how many queued pages")->capture_default_str();
-  app.add_option("--score", score, ScoreModeHelp())->capture_default_str();
-  app.add_flag("--hosts", hosts, "also print the hosts' state");
-  app.add_option("--max-hosts", max_hosts, "at most this many hosts, most queued first")
-      ->capture_default_str();
-  app.add_flag("--json", json, "print one JSON object");
+  app.Add("db", db_path, "PageDB directory")->Required();
+  app.Add("-n", n, "how many queued pages")->ShowDefault();
+  app.Add("--score", score, ScoreModeHelp())->ShowDefault();
+  app.Flag("--hosts", hosts, "also print the hosts' state");
+  app.Add("--max-hosts", max_hosts, "at most this many hosts, most queued first")->ShowDefault();
+  app.Flag("--json", json, "print one JSON object");
   return Run(app, argc, argv, [&] {
     auto mode = ParseScoreMode(score);
     if (!mode.ok()) return UsageError(app, mode.status().message());
@@ -62,7 +62,7 @@ int Main(int argc, char** argv) {
     // The crawl's stored options (scope, patterns, delays), the score given over them.
     auto options = StoredSchedulerOptions(**db);
     if (!options.ok()) return Fail(app, options.status());
-    if (app.count("--score") > 0) options->score = *mode;
+    if (app.Count("--score") > 0) options->score = *mode;
     auto view = Scheduler::Inspect(**db, *options, n, hosts ? max_hosts : 0);
     if (!view.ok()) return Fail(app, view.status());
     if (json) {

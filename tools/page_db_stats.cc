@@ -86,12 +86,12 @@ Result<nlohmann::ordered_json> Collect(const PageDb& db) {
 }
 
 int Main(int argc, char** argv) {
-  CLI::App app("Prints the header, counters, sizes and graph statistics of a PageDB.",
-               "page_db_stats");
+  CommandLine app("Prints the header, counters, sizes and graph statistics of a PageDB.",
+                  "page_db_stats");
   std::string db_path;
   bool json = false;
-  app.add_option("db", db_path, "PageDB directory")->required();
-  app.add_flag("--json", json, "print one JSON object");
+  app.Add("db", db_path, "PageDB directory")->Required();
+  app.Flag("--json", json, "print one JSON object");
   return Run(app, argc, argv, [&] {
     auto db = OpenForReading(db_path);
     if (!db.ok()) return Fail(app, db.status());

@@ -31,7 +31,7 @@ std::string NormalizeHostName(std::string_view host) {
 }
 
 int Main(int argc, char** argv) {
-  CLI::App app(
+  CommandLine app(
       "Prints the N best pages by a rank stored with page_db_rank, best first, one per line: "
       "hash url score (9 significant digits). Ties go to the lower page index. On stderr, "
       "one line says when the rank was computed and over what graph, against the graph now, "
@@ -41,13 +41,13 @@ int Main(int argc, char** argv) {
   uint64_t n = 20;
   bool uncrawled = false, crawled = false;
   std::string host;
-  app.add_option("db", db_path, "PageDB directory")->required();
-  app.add_option("--by", by, RankColumnHelp())->capture_default_str();
-  app.add_option("-n", n, "how many pages")->capture_default_str();
-  auto* only_uncrawled = app.add_flag("--uncrawled", uncrawled, "only pages not crawled yet");
-  app.add_flag("--crawled", crawled, "only pages crawled (fetched, any status)")
-      ->excludes(only_uncrawled);
-  app.add_option("--host", host, "only pages on this host (its name, without a port)");
+  app.Add("db", db_path, "PageDB directory")->Required();
+  app.Add("--by", by, RankColumnHelp())->ShowDefault();
+  app.Add("-n", n, "how many pages")->ShowDefault();
+  auto* only_uncrawled = app.Flag("--uncrawled", uncrawled, "only pages not crawled yet");
+  app.Flag("--crawled", crawled, "only pages crawled (fetched, any status)")
+      ->Excludes(only_uncrawled);
+  app.Add("--host", host, "only pages on this host (its name, without a port)");
   return Run(app, argc, argv, [&] {
     if (!IsRankColumn(by))
       return UsageError(app, "unknown --by \"" + by + "\"; " + RankColumnHelp());

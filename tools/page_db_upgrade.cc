@@ -34,7 +34,7 @@ void NoteRankFiles(const std::string& db_path) {
 }
 
 int Main(int argc, char** argv) {
-  CLI::App app(
+  CommandLine app(
       "Carries a PageDB of format version 2, 3 or 4 over to version 5, in place, in one "
       "transaction: version 2 gets the scheduler's empty tables, version 3 files each page "
       "failed for good with its kind (inferred from its HTTP status and reason; its time "
@@ -44,12 +44,12 @@ int Main(int argc, char** argv) {
       "afterwards. Needs the writer lock: stop the crawl first. A DB already at version 5 "
       "is left as it is.",
       "page_db_upgrade");
-  app.footer(
+  app.Footer(
       "Rank files (DB/ranks/*.rank) are not rewritten: one of version 1 is read as it is, its "
       "crawled count unknown, and the next rank of its algorithm replaces it; each is "
       "listed.\n");
   std::string db_path;
-  app.add_option("db", db_path, "PageDB directory")->required();
+  app.Add("db", db_path, "PageDB directory")->Required();
   return Run(app, argc, argv, [&] {
     int before = 0;
     {

@@ -8,46 +8,22 @@
 #include <iostream>
 
 #include "crawlrank/fault_guard.h"
-#include "crawlrank/version.h"
 
 namespace crawlrank::tools {
 
-int Run(CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
-  app.set_version_flag("--version", app.get_name() + " (crawlrank) " CRAWLRANK_VERSION_STRING);
-  // An unsigned option refuses a negative number: CLI11 would wrap "-5" round to 2^64 - 5.
-  const CLI::Validator non_negative(
-      [](std::string& value) {
-        return value.starts_with('-') ? "\"" + value + "\" is negative; give 0 or more"
-                                      : std::string();
-      },
-      "NONNEGATIVE");
-  for (CLI::Option* option : app.get_options()) {
-    if (option->get_type_name() == "UINT") option->check(non_negative);
-  }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return kExitOk;
-  } catch (const CLI::CallForVersion& e) {
-    std::cout << e.what() << "\n";
-    return kExitOk;
-  } catch (const CLI::ParseError& e) {
-    std::cerr << app.get_name() << ": " << e.what() << "\n"
-              << "Run with --help for more information.\n";
-    return kExitUsage;
-  }
-  InstallFaultGuard(app.get_name());
+int Run(CommandLine& app, int argc, char** argv, const std::function<int()>& body) {
+  if (int code = app.Parse(argc, argv); code >= 0) return code;
+  InstallFaultGuard(app.name());
   return body();
 }
 
-int Fail(const CLI::App& app, const Status& status) {
-  std::cerr << app.get_name() << ": " << status.message() << "\n";
+int Fail(const CommandLine& app, const Status& status) {
+  std::cerr << app.name() << ": " << status.message() << "\n";
   return kExitFailure;
 }
 
-int UsageError(const CLI::App& app, std::string_view message) {
-  std::cerr << app.get_name() << ": " << message << "\n"
+int UsageError(const CommandLine& app, std::string_view message) {
+  std::cerr << app.name() << ": " << message << "\n"
             << "Run with --help for more information.\n";
   return kExitUsage;
 }
@@ -70,11 +46,11 @@ Result<PageRecord> FindPage(const Snapshot& snapshot, std::string_view hash_or_u
   return snapshot.Find(*fingerprint);
 }
 
-int RunOnPage(CLI::App& app, int argc, char** argv,
+int RunOnPage(CommandLine& app, int argc, char** argv,
               const std::function<Status(const Snapshot&, const PageRecord&, Output&)>& fn) {
   std::string db_path, page;
-  app.add_option("db", db_path, "PageDB directory")->required();
-  app.add_option("page", page, "page hash (16 hex digits) or URL")->required();
+  app.Add("db", db_path, "PageDB directory")->Required();
+  app.Add("page", page, "page hash (16 hex digits) or URL")->Required();
   return Run(app, argc, argv, [&] {
     auto db = OpenForReading(db_path);
     if (!db.ok()) return Fail(app, db.status());

@@ -6,7 +6,6 @@
 #ifndef CRAWLRANK_TOOLS_TOOL_COMMON_H_
 #define CRAWLRANK_TOOLS_TOOL_COMMON_H_
 
-#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -16,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli.h"
 #include "crawlrank/page_db.h"
 #include "crawlrank/status.h"
 
@@ -27,15 +27,15 @@ inline constexpr int kExitUsage = 2;
 // page_db_dump --skip-damaged: the dump is done, but left out records it could not read.
 inline constexpr int kExitSkippedDamage = 3;
 
-// Adds `--version`, parses argv into `app`, then runs `body`. Maps CLI11's help/version to
-// exit 0 and its parse errors to exit 2 (with the usage hint on stderr).
-int Run(CLI::App& app, int argc, char** argv, const std::function<int()>& body);
+// Parses argv into `app` (CommandLine::Parse: --help and --version exit 0, a parse error
+// exits 2), then runs `body`.
+int Run(CommandLine& app, int argc, char** argv, const std::function<int()>& body);
 
 // Prints `tool: <status message>` to stderr and returns kExitFailure.
-int Fail(const CLI::App& app, const Status& status);
+int Fail(const CommandLine& app, const Status& status);
 
 // Prints `tool: <message>` and the usage hint to stderr and returns kExitUsage.
-int UsageError(const CLI::App& app, std::string_view message);
+int UsageError(const CommandLine& app, std::string_view message);
 
 // Opens an existing PageDB read-only: takes no lock, works beside a running writer.
 Result<std::unique_ptr<PageDb>> OpenForReading(const std::string& path);
@@ -49,7 +49,7 @@ class Output;
 // The body of a tool about one page (`tool DB PAGE`): adds the two arguments to `app`,
 // parses, opens the DB read-only, finds the page and calls `fn` with a snapshot and it.
 // A malformed PAGE is a usage error (exit 2); a missing DB or page, or `fn` failing, 1.
-int RunOnPage(CLI::App& app, int argc, char** argv,
+int RunOnPage(CommandLine& app, int argc, char** argv,
               const std::function<Status(const Snapshot&, const PageRecord&, Output&)>& fn);
 
 // Unix milliseconds as seconds with exactly three decimals ("1700000000.123"), and back.

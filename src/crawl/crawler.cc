@@ -684,7 +684,10 @@ Status Crawler::Impl::Round(bool* finished) {
   int wait_ms = 100;
   if (handed == 0 && fetcher->running() == 0) {
     const SchedulerStats stats = frontier->GetStats();
-    if (stats.finished && pool->backlog() == 0 && waiting_count == 0 && parked.empty()) {
+    // Pages parked for a robots.txt that is retried later are leased, so the frontier
+    // says finished beside them only when max_pages is reached: then they are dropped
+    // (Close; their leases come back at the next open) rather than waited for.
+    if (stats.finished && pool->backlog() == 0 && waiting_count == 0) {
       *finished = true;
       return Status::Ok();
     }

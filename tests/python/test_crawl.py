@@ -337,6 +337,19 @@ def test_seeds_file_and_standard_input_add_to_the_seeds(bin_dir, tmp_path):
     assert not (tmp_path / "db2").exists()
 
 
+def test_a_crawl_at_max_pages_ends_without_waiting_for_a_robots_txt_retry(bin_dir, tmp_path):
+    # Every page links to other.invalid, whose robots.txt cannot be fetched: its page waits
+    # for the robots.txt retries (1, 2, then 4 min). At --max-pages the crawl is done, and
+    # it used to wait those 7 min for a page it would not fetch.
+    with CrawlSite(pages=7) as site:
+        started = time.monotonic()
+        summary = crawl(bin_dir, tmp_path / "db", f"http://{site.host}/gen/0.html", *LOCAL,
+                        "--delay", "0", "--max-pages", "4", timeout=60)
+    assert time.monotonic() - started < 30
+    assert summary["finished"] is True
+    assert summary["pages"] + summary["errors"] >= 1
+
+
 def test_crawl_log_has_a_json_line_for_every_page_fetched_or_failed(bin_dir, tmp_path):
     db, log = tmp_path / "db", tmp_path / "crawl.jsonl"
     with socket.socket() as s:  # a port nobody answers on: a failed page

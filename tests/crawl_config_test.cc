@@ -350,12 +350,12 @@ TEST(CrawlConfigTest, CommittedVersion4DbIsReadThenUpgradedWithAnEmptyConfigurat
   upgrade.upgrade = true;
   {
     ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, upgrade));
-    EXPECT_EQ(db->Info()->format_version, 5u);
+    EXPECT_EQ(db->Info()->format_version, kPageDbFormatVersion);
     EXPECT_TRUE(db->ReadConfig()->empty());
     ASSERT_OK(db->WriteConfig({{"scope", "same-host"}}));
   }
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, reading));
-  EXPECT_EQ(db->Info()->format_version, 5u);
+  EXPECT_EQ(db->Info()->format_version, kPageDbFormatVersion);
   ASSERT_OK(db->Check());
   EXPECT_EQ(*db->ReadConfig(), (StoredConfig{{"scope", "same-host"}}));
   const PageDbCounters after = db->Info()->counters;

@@ -1379,5 +1379,45 @@ TEST(ScheduleTableTest, FailedEntryKeepsItsKindAndTimeFromVersion4) {
   EXPECT_EQ(DecodeScheduleEntry(7, unknown, &decoded).code(), StatusCode::kDataLoss);
 }
 
+// Format version 6: a removed entry (state 4: failures, then the time of the removal; no
+// priority), and the hosts entry's version 2 with its page limit (docs/format.md).
+TEST(ScheduleTableTest, RemovedEntryAndHostLimitAreNewInVersion6) {
+  ScheduleEntry removed;
+  removed.state = EntryState::kRemoved;
+  removed.failures = 2;
+  removed.time_ms = 1'700'000'000'000;
+  removed.priority = 7;  // not kept: a removed page is never queued again
+  std::string value;
+  EncodeScheduleEntry(removed, &value);
+  EXPECT_EQ(value, std::string("\x04\x02\x80\xa0\xab\xfe\xf9\x62", 8));
+  ScheduleEntry decoded;
+  ASSERT_OK(DecodeScheduleEntry(7, value, &decoded));
+  EXPECT_EQ(decoded.state, EntryState::kRemoved);
+  EXPECT_EQ(decoded.failures, 2u);
+  EXPECT_EQ(decoded.time_ms, 1'700'000'000'000);
+  EXPECT_EQ(decoded.priority, 0);
+  EXPECT_EQ(DecodeScheduleEntry(7, value + "\x0e", &decoded).code(), StatusCode::kDataLoss);
+  // Version 5 knew no state 4.
+  EXPECT_EQ(DecodeScheduleEntry(7, value, &decoded, 5).code(), StatusCode::kDataLoss);
+  HostEntry limited{0, 0, 0, "", "", 300};
+  value.clear();
+  EncodeHostEntry(limited, &value);
+  EXPECT_EQ(value, std::string("\x02\x00\x00\x00\x00\x00\xac\x02", 8));
+  HostEntry back;
+  ASSERT_OK(DecodeHostEntry("example.com", value, &back));
+  EXPECT_EQ(back.page_limit, 300u);
+  // Version 1 (format versions 3 to 5) has no limit field: none.
+  ASSERT_OK(DecodeHostEntry("example.com", std::string("\x01\x00\x00\x00\x00\x00", 6), &back));
+  EXPECT_EQ(back.page_limit, 0u);
+  EXPECT_EQ(DecodeHostEntry("example.com", std::string("\x01\x00\x00\x00\x00\x00\x01", 7),
+                            &back)
+                .code(),
+            StatusCode::kDataLoss);
+  EXPECT_EQ(DecodeHostEntry("example.com", std::string("\x03\x00\x00\x00\x00\x00\x00", 7),
+                            &back)
+                .code(),
+            StatusCode::kDataLoss);
+}
+
 }  // namespace
 }  // namespace crawlrank

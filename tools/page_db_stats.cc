@@ -65,6 +65,7 @@ Result<nlohmann::ordered_json> Collect(const PageDb& db) {
   stats["failed"] = schedule.stats.failed;
   stats["filtered"] = schedule.stats.filtered;
   stats["out_of_scope"] = schedule.stats.out_of_scope;
+  stats["removed"] = schedule.stats.removed;
   // Pages failed for good, by kind (crawlrank failed lists them).
   CRAWLRANK_ASSIGN_OR_RETURN(std::vector<FailedPage> failed, Scheduler::FailedPages(db, snapshot));
   std::map<std::string, uint64_t> by_kind;

@@ -53,9 +53,10 @@ namespace crawlrank {
 
 // The newest on-disk format this library reads and writes. Version 3 added the
 // scheduler's tables, version 4 the kind and time of each failure, version 5 the crawl's
-// stored configuration (docs/format.md). A version 2, 3 or 4 DB is read as it is, and
-// written only after PageDbOptions::upgrade (page_db_upgrade) carries it over.
-inline constexpr uint32_t kPageDbFormatVersion = 5;
+// stored configuration, version 6 the pages' creation times, removed pages and per-host
+// page limits (docs/format.md). A DB of version 2 to 5 is read as it is, and written only
+// after PageDbOptions::upgrade (page_db_upgrade) carries it over.
+inline constexpr uint32_t kPageDbFormatVersion = 6;
 
 enum class Durability : uint8_t {
   // fsync at every commit: nothing reported done is lost even on power loss. Slowest for
@@ -76,11 +77,12 @@ struct PageDbOptions {
   bool error_if_exists = false;
   // Open for reading only: takes no writer lock, so it works beside a running writer.
   bool read_only = false;
-  // Let a writer's open carry a format version 2 or 3 DB over to version 4, in place, in
-  // one transaction: it adds the scheduler's empty tables (version 2) and files each
-  // failure with its kind (version 3), and nothing else, but older crawlrank releases can
-  // no longer open the DB. Without it, opening an older DB for writing is
-  // FailedPrecondition naming page_db_upgrade (which sets it). Default: false.
+  // Let a writer's open carry a DB of format version 2 to 5 over to the newest, in place,
+  // in one transaction: it adds the tables the DB lacks (the scheduler's, the
+  // configuration's, the creation times', which date the pages there from the upgrade)
+  // and files each failure of a version 3 DB with its kind, and nothing else, but older
+  // crawlrank releases can no longer open the DB. Without it, opening an older DB for
+  // writing is FailedPrecondition naming page_db_upgrade (which sets it). Default: false.
   bool upgrade = false;
   // Size of the LMDB map when the DB is opened for writing. The map doubles whenever it
   // fills, so this only saves a few early resizes. The file grows with the data, not with
@@ -237,6 +239,18 @@ class EdgeCursor {
 using StoredConfig = std::map<std::string, std::string>;
 inline constexpr size_t kMaxConfigValueBytes = size_t{16} << 20;
 
+// When pages were created (format version 6), at one-second resolution. Ids are given in
+// creation order, so a few marks date every page: the writer notes the first page id of
+// each second in which it creates pages. Page `id` was created at or after the `ms` of the
+// last mark whose `first_id` is at most `id` (CreatedMs), within the same second.
+struct CreationMark {
+  uint32_t first_id = 0;
+  int64_t ms = 0;  // Unix ms
+};
+// The creation time of page `id` by `marks` (in first_id order); 0 when none dates it (a
+// DB older than version 6 opened read-only).
+int64_t CreatedMs(std::span<const CreationMark> marks, uint32_t id);
+
 // A consistent read-only view of a PageDb at one moment (an LMDB read transaction).
 // Move-only; keep it short-lived (see the caveats at the top of this file).
 class Snapshot {
@@ -278,6 +292,11 @@ class Snapshot {
   // The crawl's stored configuration (StoredConfig below); empty for a DB older than
   // format version 5. DataLoss naming the key when an entry is damaged.
   Result<StoredConfig> Config() const;
+
+  // The pages' creation marks (CreationMark above), in first_id order: one per second in
+  // which the writer created pages, a few KiB a day. Empty for a DB older than format
+  // version 6. DataLoss naming the mark when one is damaged.
+  Result<std::vector<CreationMark>> CreationMarks() const;
 
  private:
   friend class PageDb;

@@ -88,6 +88,20 @@ struct FailureFilter {
   std::vector<std::string> urls;  // canonicalised with the DB's profile; empty: any
 };
 
+// Which pages Scheduler::Remove takes: those matching every field given.
+struct RemoveFilter {
+  std::string host;  // a politeness key (HostKey), e.g. "example.com"; empty: any
+  // Pages created before this time (Unix ms; CreationMark in page_db.h); 0: any.
+  int64_t created_before_ms = 0;
+};
+
+// What Scheduler::Remove removed: every page, and of them those still to be done
+// (queued, handed out or waiting for a retry).
+struct RemoveCounts {
+  uint64_t removed = 0;
+  uint64_t active = 0;
+};
+
 struct SchedulerStats {
   uint64_t queued = 0;     // waiting for their turn (including those not ready yet)
   uint64_t ready = 0;      // queued pages whose host would take a request now
@@ -97,6 +111,7 @@ struct SchedulerStats {
   uint64_t failed = 0;    // failed for good
   uint64_t filtered = 0;  // never scheduled: deeper than max_depth, or refused by a pattern
   uint64_t out_of_scope = 0;  // never scheduled: on a host outside the scope
+  uint64_t removed = 0;       // never handed out again (Scheduler::Remove)
   uint64_t reranks = 0;   // re-ranks done since Open
   // Of them, those that read every link of the DB: all without a kept graph
   // (SchedulerOptions::keep_rank_graph); with one, the first and any after a change it
@@ -128,6 +143,7 @@ constexpr void ForEachStatsField(Fn&& fn) {
   fn("failed", &SchedulerStats::failed);
   fn("filtered", &SchedulerStats::filtered);
   fn("out_of_scope", &SchedulerStats::out_of_scope);
+  fn("removed", &SchedulerStats::removed);
   fn("reranks", &SchedulerStats::reranks);
   fn("rank_full_reads", &SchedulerStats::rank_full_reads);
   fn("ranked_pages", &SchedulerStats::ranked_pages);
@@ -147,6 +163,7 @@ struct PageState {
     kRetrying,  // failed, to be tried again; time_ms: when
     kFailed,    // failed for good
     kCrawled,   // fetched
+    kRemoved,   // never handed out again (Scheduler::Remove), whatever it was
   };
   Kind kind = Kind::kQueued;
   int64_t time_ms = 0;  // Unix ms, for kLeased and kRetrying; 0 otherwise

@@ -64,6 +64,9 @@ class Scheduler final : public Frontier {
   // failed, due again or queued with a priority: for a person or an occasional look-up.
   static Result<std::vector<PageState>> StatesOf(const PageDb& db, const Snapshot& snapshot,
                                                  std::span<const PageRecord> pages);
+  // The ids of the pages of `db` removed (Remove), read from `snapshot`, in id order. One
+  // pass over the `schedule` table.
+  static Result<std::vector<uint32_t>> RemovedPages(const PageDb& db, const Snapshot& snapshot);
   // The pages of `db` failed for good that `filter` matches, in id order, read from a
   // snapshot (the DB may be open read-only, beside a running crawl). InvalidArgument for a
   // bad regex or URL in the filter.
@@ -121,6 +124,13 @@ class Scheduler final : public Frontier {
   // Returns how many. One transaction; InvalidArgument for a bad regex or URL.
   Result<uint64_t> Requeue(const FailureFilter& filter);
 
+  // Removes the pages `filter` matches for good, whatever their state: none of them is
+  // handed out again (a lease out ends, a late report of it only updates its record), and
+  // a URL found again stays removed; they stay in the link graph. Persisted (format
+  // version 6). One transaction and one pass over the pages (URLFrontier's DeleteQueue,
+  // DeleteCrawl and PurgeURLs). InvalidArgument for a negative time.
+  Result<RemoveCounts> Remove(const RemoveFilter& filter);
+
   // Fails the queued pages of one origin of a host for good, in one transaction (Frontier).
   Result<uint64_t> FailQueued(std::string_view host, std::string_view origin,
                               const FailureReport& report) override;
@@ -138,6 +148,12 @@ class Scheduler final : public Frontier {
   // its last hand-out. Not persisted: the caller stores it with the crawl's configuration
   // (crawl_config.h, key delay_ms), as crawlrank_serve's SetDelay does.
   Status SetDefaultDelay(int64_t delay_ms);
+
+  // Caps the pages of a host (a politeness key) to crawl, crawled and failed for good
+  // together: once they and those handed out reach `max_pages`, none of its pages is
+  // handed out. It replaces max_pages_per_host for this host (higher or lower); 0 gives
+  // it back (URLFrontier's SetCrawlLimit). Persisted.
+  Status SetHostLimit(std::string_view host, uint64_t max_pages);
 
   // Puts a host (a politeness key) into a politeness group, e.g. the hosts of one server
   // IP: requests in flight to any of its hosts count against one max_in_flight_per_host,

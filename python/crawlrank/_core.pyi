@@ -228,6 +228,7 @@ class SchedulerStats:
     failed: int
     filtered: int
     out_of_scope: int
+    removed: int
     reranks: int
     rank_full_reads: int
     ranked_pages: int

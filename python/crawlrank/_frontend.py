@@ -43,7 +43,7 @@ def nothing_to_crawl(stats: crawlrank.SchedulerStats) -> str:
     the PageDB is empty, every page is crawled (or failed for good), pages are out of scope
     or filtered, or max_pages is reached with pages still queued."""
     if not (stats.crawled or stats.queued or stats.retrying or stats.in_flight
-            or stats.failed or stats.filtered or stats.out_of_scope):
+            or stats.failed or stats.filtered or stats.out_of_scope or stats.removed):
         return "it is empty (no seeds)"
     parts = []
     if (stats.queued or stats.retrying) and stats.finished:
@@ -62,6 +62,8 @@ def nothing_to_crawl(stats: crawlrank.SchedulerStats) -> str:
         parts.append(f"{stats.out_of_scope} out of scope")
     if stats.filtered:
         parts.append(f"{stats.filtered} filtered by depth or pattern")
+    if stats.removed:
+        parts.append(f"{stats.removed} removed")
     return "; ".join(parts)
 
 

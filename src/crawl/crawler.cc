@@ -684,9 +684,6 @@ Status Crawler::Impl::Round(bool* finished) {
   int wait_ms = 100;
   if (handed == 0 && fetcher->running() == 0) {
     const SchedulerStats stats = frontier->GetStats();
-    // Pages parked for a robots.txt that is retried later are leased, so the frontier
-    // says finished beside them only when max_pages is reached: then they are dropped
-    // (Close; their leases come back at the next open) rather than waited for.
     if (stats.finished && pool->backlog() == 0 && waiting_count == 0) {
       *finished = true;
       return Status::Ok();
@@ -786,8 +783,8 @@ Result<CrawlSummary> Crawler::Run(const ProgressFn& progress, const FetchLogFn& 
 }
 
 Status Crawler::Impl::Close(bool stopped, Status failure) {
-  // Stopping: transfers in flight and pages not parsed yet are dropped unreported (their
-  // leases come back when the PageDB is next opened); a batch being parsed is finished.
+  // Transfers in flight, pages parked (at max_pages) and pages not parsed are dropped
+  // unreported (leases come back at the PageDB's next open); a batch being parsed ends.
   fetcher->AbandonAll();
   pending.clear();
   parked.clear();

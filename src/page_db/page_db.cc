@@ -12,6 +12,7 @@
 #include "base/coding.h"
 #include "base/errno_text.h"
 #include "page_db/link_block.h"
+#include "page_db/creation_marks.h"
 #include "page_db/page_db_impl.h"
 #include "page_db/page_record.h"
 #include "page_db/schedule_table.h"
@@ -317,9 +318,18 @@ Status CreateConfigTable(PageDbImpl& db, MDB_txn* txn) {
   return Status::Ok();
 }
 
+// The pages' creation marks, new in format version 6.
+constexpr uint32_t kFirstCreatedVersion = 6;
+Status CreateCreatedTable(PageDbImpl& db, MDB_txn* txn) {
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "created", MDB_CREATE, &db.created, db.path));
+  db.has_created = true;
+  return Status::Ok();
+}
+
 // Carries a DB of format version `from` over to the newest, in the writer's open
 // transaction: version 2 gets the scheduler's tables, version 3 its failures' kinds,
-// version 4 (and older) an empty configuration table.
+// version 4 (and older) an empty configuration table, version 5 (and older) the creation
+// marks' table, with one mark that dates the pages there from now.
 Status Upgrade(PageDbImpl& db, MDB_txn* txn, uint32_t from) {
   if (from < kFirstScheduleVersion) {
     CRAWLRANK_RETURN_IF_ERROR(CreateScheduleTables(db, txn));
@@ -327,6 +337,11 @@ Status Upgrade(PageDbImpl& db, MDB_txn* txn, uint32_t from) {
     CRAWLRANK_RETURN_IF_ERROR(UpgradeScheduleEntries(txn, db.schedule, db.path));
   }
   if (from < kFirstConfigVersion) CRAWLRANK_RETURN_IF_ERROR(CreateConfigTable(db, txn));
+  if (from < kFirstCreatedVersion) {
+    CRAWLRANK_RETURN_IF_ERROR(CreateCreatedTable(db, txn));
+    CRAWLRANK_ASSIGN_OR_RETURN(const PageDbCounters counters, db.ReadCounters(txn));
+    if (counters.pages > 0) CRAWLRANK_RETURN_IF_ERROR(PutCreationMark(db, txn, 0, UnixNowMs()));
+  }
   std::string encoded;
   coding::PutFixed32(encoded, kPageDbFormatVersion);
   MDB_val k = Val(kMetaFormatVersion), v = Val(encoded);
@@ -344,6 +359,7 @@ Status CreateTables(PageDbImpl& db, MDB_txn* txn) {
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "links", MDB_CREATE, &db.links, db.path));
   CRAWLRANK_RETURN_IF_ERROR(CreateScheduleTables(db, txn));
   CRAWLRANK_RETURN_IF_ERROR(CreateConfigTable(db, txn));
+  CRAWLRANK_RETURN_IF_ERROR(CreateCreatedTable(db, txn));
   std::string version;
   coding::PutFixed32(version, kPageDbFormatVersion);
   const std::pair<std::string_view, std::string> header[] = {
@@ -396,7 +412,9 @@ Status OpenTables(PageDbImpl& db, MDB_txn* txn) {
         std::to_string(kPageDbFormatVersion) + ". Run page_db_upgrade on it (" +
         (version < kFirstScheduleVersion    ? "adds the scheduler's empty tables"
          : version == kFirstScheduleVersion ? "files each failure with its kind"
-                                            : "adds an empty table for the crawl's configuration") +
+         : version < kFirstCreatedVersion - 1
+             ? "adds an empty table for the crawl's configuration"
+             : "adds a table of the pages' creation times, dating the pages there from now") +
         " in place; pages and links stay as they are; older releases then cannot open it)");
   }
   CRAWLRANK_ASSIGN_OR_RETURN(std::string_view hash, GetMeta(txn, db.meta, kMetaHash, db.path));
@@ -425,6 +443,10 @@ Status OpenTables(PageDbImpl& db, MDB_txn* txn) {
   if (version >= kFirstConfigVersion) {
     CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "config", 0, &db.config, db.path));
     db.has_config = true;
+  }
+  if (version >= kFirstCreatedVersion) {
+    CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "created", 0, &db.created, db.path));
+    db.has_created = true;
   }
   if (old_version && !db.read_only()) return Upgrade(db, txn, version);  // as asked
   return Status::Ok();
@@ -479,7 +501,7 @@ Status LoadWriterState(PageDbImpl& db, MDB_txn* txn) {
   } else if (rc != 0 && rc != MDB_NOTFOUND) {
     return lmdb::Error(rc, "read links of", db.path);
   }
-  return Status::Ok();
+  return LoadLastCreationMark(db, txn);
 }
 
 void SyncLoop(PageDbImpl* db, std::stop_token stop) {

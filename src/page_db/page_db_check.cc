@@ -9,6 +9,7 @@
 #include "crawlrank/page_db.h"
 #include "page_db/page_db_impl.h"
 #include "page_db/page_record.h"
+#include "page_db/creation_marks.h"
 #include "page_db/schedule_table.h"
 
 namespace crawlrank {
@@ -187,7 +188,7 @@ Status CheckSchedulerTables(const PageDbImpl& db, MDB_txn* txn, const StoredPage
   const uint64_t pages = stored.pages;
   const std::vector<bool>& is_crawled = stored.is_crawled;
   MDB_val k, v;
-  std::vector<uint32_t> failed;  // pages failed for good, in id order (the table's)
+  std::vector<uint32_t> settled;  // pages failed for good or removed, in id order
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor schedule, lmdb::Cursor::Open(txn, db.schedule, path));
   for (;;) {
     CRAWLRANK_ASSIGN_OR_RETURN(bool more, schedule.Next(&k, &v));
@@ -201,13 +202,17 @@ Status CheckSchedulerTables(const PageDbImpl& db, MDB_txn* txn, const StoredPage
     }
     if (id >= pages)
       return broken("schedule entry of page " + std::to_string(id) + ", beyond the last id");
-    if (is_crawled[id] && entry.state != EntryState::kLeased) {  // leased: a revisit
+    // Leased: a revisit; removed: a crawled page may be removed too.
+    if (is_crawled[id] && entry.state != EntryState::kLeased &&
+        entry.state != EntryState::kRemoved) {
       return broken("schedule entry of page " + std::to_string(id) + ", which is crawled");
     }
-    if (entry.state == EntryState::kFailed) failed.push_back(id);
+    if (entry.state == EntryState::kFailed || entry.state == EntryState::kRemoved) {
+      settled.push_back(id);
+    }
   }
   // A payload belongs to a page of the DB still to be handed out: the transaction that
-  // records a crawl, or a failure for good, deletes it.
+  // records a crawl, a failure for good or a removal deletes it.
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor payloads, lmdb::Cursor::Open(txn, db.payloads, path));
   for (;;) {
     CRAWLRANK_ASSIGN_OR_RETURN(bool more, payloads.Next(&k, &v));
@@ -218,8 +223,8 @@ Status CheckSchedulerTables(const PageDbImpl& db, MDB_txn* txn, const StoredPage
       return broken("payload of page " + std::to_string(id) + ", beyond the last id");
     if (is_crawled[id])
       return broken("payload of page " + std::to_string(id) + ", which is crawled");
-    if (std::binary_search(failed.begin(), failed.end(), id)) {
-      return broken("payload of page " + std::to_string(id) + ", which failed for good");
+    if (std::binary_search(settled.begin(), settled.end(), id)) {
+      return broken("payload of page " + std::to_string(id) + ", which failed for good or was removed");
     }
   }
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor hosts, lmdb::Cursor::Open(txn, db.hosts, path));
@@ -243,6 +248,7 @@ Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
       CheckFingerprints(*impl_, snapshot, txn, stored.fingerprints, snapshot.impl_->indexed_pages));
   CRAWLRANK_RETURN_IF_ERROR(CheckLinks(*impl_, snapshot, stored.pages));
   CRAWLRANK_RETURN_IF_ERROR(snapshot.Config().status());  // each entry of its form
+  CRAWLRANK_RETURN_IF_ERROR(CheckCreationMarks(*impl_, txn, stored.pages));
   if (!impl_->has_schedule) return Status::Ok();
   return CheckSchedulerTables(*impl_, txn, stored);
 }

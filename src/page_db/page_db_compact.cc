@@ -73,6 +73,9 @@ Status PageDb::CompactTo(const std::string& dir, bool check_data) const {
   if (db.has_config) {  // nor has a version 2 to 4 DB this one
     CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.config, to.get(), "config", true, where));
   }
+  if (db.has_created) {  // nor has a version 2 to 5 DB this one
+    CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.created, to.get(), "created", true, where));
+  }
   if (const int rc = mdb_env_sync(to.get(), 1); rc != 0) return lmdb::Error(rc, "sync", dir);
   return Status::Ok();
 }

@@ -103,6 +103,7 @@ struct WriterState {
   PageDbCounters counters;
   int64_t max_links_block = -1;  // highest key in `links`, to append in order
   uint64_t indexed_pages = 0;    // pages [0, indexed_pages) are filed in `fingerprints`
+  int64_t last_created_mark_ms = -1;  // time of the last `created` mark (-1: none)
 };
 
 struct PageDb::Impl {
@@ -121,6 +122,10 @@ struct PageDb::Impl {
   // opened read-only, whose configuration reads as empty.
   MDB_dbi config = 0;
   bool has_config = false;
+  // When pages were created (format version 6); has_created is false for an older DB
+  // opened read-only, whose pages have no creation time.
+  MDB_dbi created = 0;
+  bool has_created = false;
   uint32_t format_version = kPageDbFormatVersion;
 
   // Every live transaction of this process holds this shared; resizing the map (which

@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "crawlrank/page_db.h"
+#include "page_db/creation_marks.h"
 #include "page_db/page_record.h"
 #include "page_db/write_txn.h"
 #include "url/url_fast_path.h"
@@ -387,6 +388,16 @@ Status WriteTxn::Commit() {
   CRAWLRANK_RETURN_IF_ERROR(pages_.Write(*this));
   CRAWLRANK_RETURN_IF_ERROR(FileFingerprints());
   if (db_.write_hook != nullptr) CRAWLRANK_RETURN_IF_ERROR(db_.write_hook->BeforeCommit(*this));
+  if (const int64_t now = UnixNowMs();
+      writer.counters.pages > pages_.first_new_id() && CreationMarkDue(writer, now)) {
+    char key[4];
+    coding::EncodeBigEndian32(pages_.first_new_id(), key);
+    const std::string value = CreationMarkValue(now);
+    MDB_val k{sizeof key, key}, v = Val(value);
+    CRAWLRANK_RETURN_IF_ERROR(
+        Check(mdb_put(txn(), db_.created, &k, &v, MDB_APPEND), "write a creation mark to"));
+    writer.last_created_mark_ms = now;
+  }
   const std::pair<std::string_view, uint64_t> counters[] = {
       {kMetaPages, writer.counters.pages},
       {kMetaCrawledPages, writer.counters.crawled_pages},

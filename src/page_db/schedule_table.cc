@@ -51,6 +51,9 @@ void EncodeScheduleEntry(const ScheduleEntry& entry, std::string* out) {
       out->push_back(static_cast<char>(entry.kind));
       PutSigned(*out, entry.failed_ms);
       return;  // failed for good: never queued again, no tier
+    case EntryState::kRemoved:
+      PutSigned(*out, entry.time_ms);
+      return;  // never handed out again, no tier
   }
   if (entry.priority != 0) PutSigned(*out, entry.priority);
 }
@@ -60,7 +63,8 @@ Status DecodeScheduleEntry(uint32_t id, std::string_view in, ScheduleEntry* entr
   const auto damaged = [&] {
     return DataLossError("schedule entry of page " + std::to_string(id) + " is damaged");
   };
-  if (in.empty() || static_cast<uint8_t>(in[0]) > 3) return damaged();
+  const uint8_t last_state = version >= 6 ? 4 : 3;  // version 6 added kRemoved
+  if (in.empty() || static_cast<uint8_t>(in[0]) > last_state) return damaged();
   entry->state = static_cast<EntryState>(in[0]);
   in.remove_prefix(1);
   if (!coding::GetVarint32(in, &entry->failures)) return damaged();
@@ -85,9 +89,11 @@ Status DecodeScheduleEntry(uint32_t id, std::string_view in, ScheduleEntry* entr
       }
       break;
     }
+    case EntryState::kRemoved: ok = GetSigned(in, &entry->time_ms); break;
   }
   entry->priority = 0;
-  if (ok && !in.empty() && entry->state != EntryState::kFailed) {
+  if (ok && !in.empty() && entry->state != EntryState::kFailed &&
+      entry->state != EntryState::kRemoved) {
     int64_t priority = 0;
     ok = GetSigned(in, &priority) && priority >= INT32_MIN && priority <= INT32_MAX;
     entry->priority = static_cast<int32_t>(priority);
@@ -127,7 +133,7 @@ Status UpgradeScheduleEntries(MDB_txn* txn, MDB_dbi schedule, const std::string&
 }
 
 void EncodeHostEntry(const HostEntry& entry, std::string* out) {
-  out->push_back(1);
+  out->push_back(2);
   PutSigned(*out, entry.hold_until_ms);
   coding::PutVarint32(*out, entry.holds_in_a_row);
   PutSigned(*out, entry.crawl_delay_ms);
@@ -135,14 +141,19 @@ void EncodeHostEntry(const HostEntry& entry, std::string* out) {
   out->append(entry.robots);
   coding::PutVarint64(*out, entry.group.size());
   out->append(entry.group);
+  coding::PutVarint64(*out, entry.page_limit);
 }
 
 Status DecodeHostEntry(std::string_view host, std::string_view in, HostEntry* entry) {
-  const bool ok = !in.empty() && in[0] == 1 && (in.remove_prefix(1), true) &&
+  // Version 1 (format versions 3 to 5) ends after the group; version 2 adds the limit.
+  const uint8_t version = in.empty() ? 0 : static_cast<uint8_t>(in[0]);
+  entry->page_limit = 0;
+  const bool ok = (version == 1 || version == 2) && (in.remove_prefix(1), true) &&
                   GetSigned(in, &entry->hold_until_ms) &&
                   coding::GetVarint32(in, &entry->holds_in_a_row) &&
                   GetSigned(in, &entry->crawl_delay_ms) && GetBytes(in, &entry->robots) &&
-                  GetBytes(in, &entry->group) && in.empty();
+                  GetBytes(in, &entry->group) &&
+                  (version == 1 || coding::GetVarint64(in, &entry->page_limit)) && in.empty();
   if (!ok) return DataLossError("hosts entry of \"" + std::string(host) + "\" is damaged");
   return Status::Ok();
 }

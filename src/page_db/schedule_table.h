@@ -1,19 +1,20 @@
-// Value encodings of the scheduler's tables (docs/format.md, format version 4).
+// Value encodings of the scheduler's tables (docs/format.md, format version 6).
 //
 // `schedule`: key32 page id -> the page's state, only for a page whose state is not the
 // one its record implies (uncrawled: queued; crawled: done):
 //   u8 state (0 queued after failures or with a priority, 1 leased, 2 waiting to retry,
-//   3 failed for good), varint failures, then for 1: varint lease id, zig-zag varint
-//   expiry (Unix ms); for 2: zig-zag varint due time; for 3: varint HTTP status, varint
-//   length + reason, then (version 4) u8 failure kind and zig-zag varint time of the
-//   failure (Unix ms). States 0, 1 and 2 may end with a zig-zag varint priority (the
-//   caller's tier, QueuedExtra::priority): absent is 0, and a writer omits it when 0.
+//   3 failed for good, 4 removed), varint failures, then for 1: varint lease id, zig-zag
+//   varint expiry (Unix ms); for 2: zig-zag varint due time; for 3: varint HTTP status,
+//   varint length + reason, then (version 4) u8 failure kind and zig-zag varint time of
+//   the failure (Unix ms); for 4 (version 6): zig-zag varint time of the removal. States
+//   0, 1 and 2 may end with a zig-zag varint priority (the caller's tier,
+//   QueuedExtra::priority): absent is 0, and a writer omits it when 0.
 // `payloads`: key32 page id -> the caller's opaque bytes (QueuedExtra::payload), not
 //   encoded here: written with the page, deleted with its crawl or its final failure.
-// `hosts`: host key (bytes) -> u8 version (1), zig-zag varint hold until (Unix ms),
-//   varint holds in a row, zig-zag varint crawl delay (ms, 0: none), varint length +
-//   robots.txt state (opaque to the scheduler; the crawler's), varint length + politeness
-//   group (empty: none).
+// `hosts`: host key (bytes) -> u8 version (2; 1 before format version 6), zig-zag varint
+//   hold until (Unix ms), varint holds in a row, zig-zag varint crawl delay (ms, 0: none),
+//   varint length + robots.txt state (opaque to the scheduler; the crawler's), varint
+//   length + politeness group (empty: none), then (version 2) varint page limit (0: none).
 #ifndef CRAWLRANK_SRC_PAGE_DB_SCHEDULE_TABLE_H_
 #define CRAWLRANK_SRC_PAGE_DB_SCHEDULE_TABLE_H_
 
@@ -30,13 +31,19 @@
 
 namespace crawlrank {
 
-enum class EntryState : uint8_t { kQueued = 0, kLeased = 1, kRetrying = 2, kFailed = 3 };
+enum class EntryState : uint8_t {
+  kQueued = 0,
+  kLeased = 1,
+  kRetrying = 2,
+  kFailed = 3,
+  kRemoved = 4,  // format version 6
+};
 
 struct ScheduleEntry {
   EntryState state = EntryState::kQueued;
   uint32_t failures = 0;
   uint64_t lease = 0;        // kLeased
-  int64_t time_ms = 0;       // kLeased: expiry; kRetrying: due
+  int64_t time_ms = 0;       // kLeased: expiry; kRetrying: due; kRemoved: when
   uint16_t http_status = 0;  // kFailed
   std::string reason;        // kFailed: the detail text
   FailureKind kind = FailureKind::kOther;  // kFailed
@@ -60,6 +67,7 @@ struct HostEntry {
   int64_t crawl_delay_ms = 0;
   std::string robots;
   std::string group;  // politeness group; empty: none
+  uint64_t page_limit = 0;  // SetHostLimit: pages to crawl at most; 0: the options' limit
 };
 
 // Carries the `schedule` table of a version 3 DB over to version 4 inside the writer's

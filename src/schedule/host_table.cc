@@ -32,7 +32,8 @@ int64_t HostTable::DelayOf(const Host& h) const {
 }
 
 bool HostTable::Exhausted(const Host& h) const {
-  return options_.max_pages_per_host != 0 && h.done + h.in_flight >= options_.max_pages_per_host;
+  const uint64_t limit = h.page_limit != 0 ? h.page_limit : options_.max_pages_per_host;
+  return limit != 0 && h.done + h.in_flight >= limit;
 }
 
 bool HostTable::HasRoom(const Host& h) const {
@@ -50,7 +51,8 @@ std::string HostTable::GroupName(const Host& h) const {
 }
 
 HostEntry HostTable::EntryOf(const Host& h) const {
-  return {h.hold_until_ms, h.holds_in_a_row, h.crawl_delay_ms, h.robots, GroupName(h)};
+  return {h.hold_until_ms, h.holds_in_a_row, h.crawl_delay_ms, h.robots, GroupName(h),
+          h.page_limit};
 }
 
 void HostTable::Apply(uint32_t number, const HostEntry& entry, int64_t now) {
@@ -63,7 +65,9 @@ void HostTable::Apply(uint32_t number, const HostEntry& entry, int64_t now) {
   h.crawl_delay_ms = entry.crawl_delay_ms;
   if (h.ready_at_ms > 0 && DelayOf(h) > before) h.ready_at_ms += DelayOf(h) - before;
   h.robots = entry.robots;
+  h.page_limit = entry.page_limit;
   JoinGroup(number, entry.group, now);
+  Reschedule(number, now);  // JoinGroup files it only when the group changes
 }
 
 void HostTable::StartFlight(uint32_t number, int64_t now) {

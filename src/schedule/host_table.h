@@ -39,6 +39,7 @@ struct Host {
   std::string robots;           // kept for the crawler (format version 3 reserves it)
   uint64_t ticket = 0;          // the host's entries in the heaps with this ticket are valid
   uint32_t group = UINT32_MAX;  // its politeness group (SetHostGroup); none: its own budget
+  uint64_t page_limit = 0;      // SetHostLimit; 0: max_pages_per_host
 };
 
 class HostTable {
@@ -62,7 +63,8 @@ class HostTable {
   // ---- politeness of one host
   // Its delay between two requests: min_delay_ms, or its crawl delay when longer.
   int64_t DelayOf(const Host& h) const;
-  // max_pages_per_host reached by what it has done and has in flight.
+  // Its page limit (its own, else max_pages_per_host) reached by what it has done and has
+  // in flight.
   bool Exhausted(const Host& h) const;
   // Room for one more request to the host and to its group.
   bool HasRoom(const Host& h) const;
@@ -72,7 +74,8 @@ class HostTable {
   // Its persistent state (the `hosts` table's entry).
   HostEntry EntryOf(const Host& h) const;
   // Makes `entry` its state: the hold, the crawl delay (a longer one also extends the
-  // delay since the last hand-out), the robots.txt state, the group. Files it again.
+  // delay since the last hand-out), the robots.txt state, the group, the page limit.
+  // Files it again.
   void Apply(uint32_t number, const HostEntry& entry, int64_t now);
 
   // ---- requests in flight

@@ -191,7 +191,8 @@ void ScheduleState::TakeLease(uint32_t id, Lease lease, int64_t now) {
 
 void ScheduleState::MarkCrawled(uint32_t id, int64_t now) {
   const uint32_t state = slot_[id];
-  if (state == kCrawled) return;  // a recrawl not handed out by Next
+  // A recrawl not handed out by Next, or a late report of a page removed since.
+  if (state == kCrawled || state == kRemoved) return;
   const uint32_t host = host_of_[id];
   if (state == kLeased && revisit_leases_.erase(id) != 0) {  // a revisit came back
     leases_.erase(id);
@@ -256,7 +257,7 @@ void ScheduleState::ApplyFailure(uint32_t id, const ScheduleEntry& entry, int64_
     --queued_;
   } else if (state == kRetrying) {
     --retrying_;
-  } else if (state == kFailed || state == kCrawled) {
+  } else if (state == kFailed || state == kCrawled || state == kRemoved) {
     return;  // a late report about a page already settled
   } else if (state == kFiltered || state == kOutOfScope) {
     // Never handed out again: a retry would fetch it. Failed for good, it is listed so.
@@ -276,6 +277,41 @@ void ScheduleState::ApplyFailure(uint32_t id, const ScheduleEntry& entry, int64_
     retry_due_.push({entry.time_ms, id, 0});
   }
   hosts_.Reschedule(host, now);
+}
+
+bool ScheduleState::Remove(uint32_t id, int64_t now) {
+  const uint32_t state = slot_[id];
+  const uint32_t host = host_of_[id];
+  if (state == kRemoved || state == kUnknown) return false;
+  bool active = true;
+  if (state < kFirstState) {
+    hosts_[host].queue.RemoveAt(state, kRemoved, slot_);
+    --queued_;
+  } else if (state == kLeased) {
+    leases_.erase(id);  // its entry in lease_expiry_ goes stale
+    hosts_.EndFlight(host, now);
+    if (revisit_leases_.erase(id) != 0) {  // a crawled page out for a revisit
+      active = false;
+      --crawled_;
+      --hosts_[host].done;
+    }
+  } else if (state == kRetrying) {
+    --retrying_;  // its entry in retry_due_ goes stale
+  } else {
+    active = false;
+    if (state == kCrawled || state == kFailed) {
+      --(state == kCrawled ? crawled_ : failed_);
+      --hosts_[host].done;
+    } else {
+      --(state == kFiltered ? filtered_ : out_of_scope_);
+    }
+  }
+  failures_.erase(id);
+  if (!priorities_.empty()) priorities_.erase(id);
+  slot_[id] = kRemoved;
+  ++removed_;
+  if (host != kNoHost) hosts_.Reschedule(host, now);
+  return active;
 }
 
 void ScheduleState::RevisitFailed(uint32_t id, int64_t due_ms, int64_t now) {
@@ -340,6 +376,7 @@ SchedulerStats ScheduleState::Stats(int64_t now) const {
   stats.failed = failed_;
   stats.filtered = filtered_;
   stats.out_of_scope = out_of_scope_;
+  stats.removed = removed_;
   stats.hosts = hosts_in_scope_;
   stats.ranked_pages = policy_.ranked_pages();
   int64_t next = hosts_.NextReady(now, &stats.ready);
@@ -376,7 +413,8 @@ Result<std::optional<int64_t>> ScheduleState::Load(const PageDb& db, const Snaps
   CRAWLRANK_RETURN_IF_ERROR(LoadHosts(tables, snapshot, now));
   CRAWLRANK_RETURN_IF_ERROR(
       tables.ForEachEntry(snapshot, [&](uint32_t id, ScheduleEntry& entry) -> Status {
-        if (id >= slot_.size() || (slot_[id] == kCrawled && entry.state != EntryState::kLeased)) {
+        if (id >= slot_.size() || (slot_[id] == kCrawled && entry.state != EntryState::kLeased &&
+                                   entry.state != EntryState::kRemoved)) {
           return DataLossError("PageDB \"" + db.path() + "\": schedule entry of page " +
                                std::to_string(id) + ", which is " +
                                (id >= slot_.size() ? "not in the DB" : "crawled"));
@@ -396,6 +434,10 @@ Status ScheduleState::LoadHosts(const ScheduleTables& tables, const Snapshot& sn
 
 Status ScheduleState::LoadEntry(uint32_t id, ScheduleEntry& entry, int64_t now,
                                 Returned* returned) {
+  if (entry.state == EntryState::kRemoved) {
+    Remove(id, now);
+    return Status::Ok();
+  }
   if (slot_[id] == kCrawled) {  // a revisit in flight
     if (returned != nullptr) {
       returned->revisits.push_back(id);  // its entry goes; it is due as its record says

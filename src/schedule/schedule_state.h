@@ -13,6 +13,8 @@
 //                        │ MarkCrawled
 //                        ▼
 //                      crawled ──(revisit due: HandOut)──▶ leased
+//
+//   Any state ──Remove──▶ removed (for good; a crawled page keeps its record)
 #ifndef CRAWLRANK_SRC_SCHEDULE_SCHEDULE_STATE_H_
 #define CRAWLRANK_SRC_SCHEDULE_SCHEDULE_STATE_H_
 
@@ -45,6 +47,7 @@ inline constexpr uint32_t kRetrying = kFirstState + 3;
 inline constexpr uint32_t kFailed = kFirstState + 4;
 inline constexpr uint32_t kFiltered = kFirstState + 5;    // by depth or a pattern
 inline constexpr uint32_t kOutOfScope = kFirstState + 6;  // on a host outside the scope
+inline constexpr uint32_t kRemoved = kFirstState + 7;     // never handed out again
 inline constexpr uint32_t kNoHost = UINT32_MAX;
 
 // InvalidArgument naming the options out of range (Open and Inspect check them first).
@@ -130,6 +133,10 @@ class ScheduleState {
   std::vector<uint32_t> QueuedAt(uint32_t number) const;
   // A page failed for good goes back to the queue, its failures and priority forgotten.
   void Unfail(uint32_t id, int64_t now);
+  // Removes page `id` for good, whatever its state (DeleteQueue, PurgeURLs): it leaves its
+  // heap, lease or retry, and is never handed out again. Returns whether it was still to
+  // be done (queued, leased but not for a revisit, or retrying).
+  bool Remove(uint32_t id, int64_t now);
   // A revisit lease that failed: the page stays crawled and is due again at `due_ms`.
   void RevisitFailed(uint32_t id, int64_t due_ms, int64_t now);
   // Expired leases back to the queue, retries come due, waiting hosts ready.
@@ -170,7 +177,7 @@ class ScheduleState {
   std::unordered_set<uint32_t> revisit_leases_;
   uint64_t next_lease_ = 1;
   uint64_t queued_ = 0, retrying_ = 0, crawled_ = 0, failed_ = 0, filtered_ = 0;
-  uint64_t out_of_scope_ = 0;
+  uint64_t out_of_scope_ = 0, removed_ = 0;
   // By host number: whether a page in the scope was placed on it (SchedulerStats::hosts
   // counts those, not the hosts only out-of-scope links named).
   std::vector<bool> host_in_scope_;

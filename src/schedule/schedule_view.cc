@@ -83,6 +83,19 @@ Result<ScheduleView> Scheduler::Inspect(const PageDb& db, const SchedulerOptions
   return view;
 }
 
+Result<std::vector<uint32_t>> Scheduler::RemovedPages(const PageDb& db,
+                                                       const Snapshot& snapshot) {
+  std::vector<uint32_t> removed;
+  const ScheduleTables tables(db);
+  if (!tables.Present()) return removed;
+  CRAWLRANK_RETURN_IF_ERROR(
+      tables.ForEachEntry(snapshot, [&](uint32_t id, ScheduleEntry& entry) -> Status {
+        if (entry.state == EntryState::kRemoved) removed.push_back(id);
+        return Status::Ok();
+      }));
+  return removed;
+}
+
 Result<std::vector<PageState>> Scheduler::StatesOf(const PageDb& db, const Snapshot& snapshot,
                                                    std::span<const PageRecord> pages) {
   // The state each page's record implies, unless the schedule table says otherwise.
@@ -108,6 +121,7 @@ Result<std::vector<PageState>> Scheduler::StatesOf(const PageDb& db, const Snaps
             state = {PageState::Kind::kRetrying, entry.time_ms, entry.priority};
             break;
           case EntryState::kFailed: state = {PageState::Kind::kFailed, 0, 0}; break;
+          case EntryState::kRemoved: state = {PageState::Kind::kRemoved, 0, 0}; break;
         }
         return Status::Ok();
       }));

@@ -2,7 +2,8 @@
 // What each part owns lives beside this file: the hosts and politeness (host_table.h),
 // the pages' states (schedule_state.h), scores (score_policy.h), revisits
 // (revisit_estimator.h), re-ranks (reranker.h), filters (url_filter.h); the tables go
-// through page_db/schedule_table.h.
+// through page_db/schedule_table.h. The calls that steer hosts, re-queue and remove pages
+// are in scheduler_steer.cc; the state both files share is scheduler_impl.h's.
 //
 // Locks: the PageDB's writer lock (RunWrite) is taken first, then `mu`, which guards the
 // schedule's state; GetStats takes only `mu`. The scheduler joins every write transaction
@@ -25,149 +26,9 @@
 #include "schedule/failed_pages.h"
 #include "schedule/reranker.h"
 #include "schedule/schedule_state.h"
+#include "schedule/scheduler_impl.h"
 
 namespace crawlrank {
-
-struct Scheduler::Impl final : WriteHook, RerankTarget {
-  PageDb& db;
-  PageDbImpl& store;
-  const ScheduleTables tables;
-  const SchedulerOptions options;
-  SystemClock system_clock;
-  const Clock& clock;
-
-  mutable std::mutex mu;
-  ScheduleState state;
-
-  // What the current transaction will change once it commits.
-  struct Staged {
-    std::vector<NewPage> created;
-    // The extras of the pages the call may create (CrawlReport::extras, AddSeeds), by
-    // fingerprint, the first for each page; set by the call's body, which RunWrite may run
-    // again, so each run sets them afresh. The call owns the strings.
-    struct Extra {
-      std::string_view url;  // canonical
-      const QueuedExtra* extra;
-    };
-    std::unordered_map<uint64_t, Extra> extras;
-    std::vector<uint32_t> fetched, raised;
-    // The out-links of each fetched page (push modes): fetched[i]'s are
-    // targets[ends[i-1] .. ends[i]).
-    std::vector<uint32_t> targets, ends;
-    struct FailureChange {
-      uint32_t id;
-      ScheduleEntry entry;
-    };
-    std::vector<FailureChange> failures;
-    std::vector<std::pair<uint32_t, HostEntry>> host_changes;
-    std::vector<ScheduleState::Pick> picks;  // Next: made at once, undone on rollback
-    // Fetched pages' crawl counters (by fetched index), and revisit leases that failed.
-    std::vector<CrawlHistory> revisit_history;
-    std::vector<uint32_t> revisit_failed;
-    std::vector<uint32_t> relinked;  // pages whose out-links the transaction wrote
-    std::vector<uint32_t> requeued;  // failed pages back in the queue (Requeue)
-    uint64_t next_lease = 0;
-    void Clear() { *this = Staged(); }
-  } staged;
-
-  // Rank modes. Last: its thread stops before the rest goes.
-  std::optional<Reranker> reranker;
-
-  Impl(PageDb& db, const SchedulerOptions& options, UrlFilter filter, RevisitEstimator revisits)
-      : db(db),
-        store(PageDbInternals::Of(db)),
-        tables(db),
-        options(options),
-        clock(options.clock != nullptr ? *options.clock : system_clock),
-        state(options, std::move(filter), std::move(revisits)) {
-    if (const auto algorithm = RankAlgorithmOf(options.score)) {
-      reranker.emplace(db, this->options, *algorithm, clock, mu, *this);
-    }
-  }
-
-  ~Impl() override {
-    if (reranker.has_value()) reranker->Stop();
-    DetachWriteHook(db, this);
-  }
-
-  // ---- RerankTarget (mu held)
-  uint64_t KnownPages() const override { return state.pages(); }
-  uint64_t RankedPages() const override { return state.policy().ranked_pages(); }
-  void Rekey(std::span<const double> scores, size_t first, size_t end, int64_t now) override {
-    state.ApplyRanks(scores, first, end, now);
-  }
-
-  // Loads the schedule from a snapshot of the DB; `returned` as ScheduleState::Load.
-  Status Load(ScheduleState::Returned* returned) {
-    const int64_t now = clock.NowMs();
-    CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
-    std::lock_guard lock(mu);
-    CRAWLRANK_ASSIGN_OR_RETURN(std::optional<int64_t> ranked_at,
-                               state.Load(db, snapshot, now, returned));
-    if (reranker.has_value()) {
-      reranker->Grew(snapshot.counters());
-      if (ranked_at.has_value()) reranker->Loaded(*ranked_at, state.policy().loaded_graph());
-    }
-    return Status::Ok();
-  }
-
-  // REQUIRES: mu held.
-  SchedulerStats Stats() const {
-    SchedulerStats stats = state.Stats(clock.NowMs());
-    if (reranker.has_value()) reranker->AddStats(&stats);
-    return stats;
-  }
-
-  // Stages `extra` for the page of canonical `url` unless an earlier extra of this
-  // transaction names it. REQUIRES: mu held, inside the call's RunWrite body.
-  void StageExtra(std::string_view url, uint64_t fingerprint, const QueuedExtra& extra) {
-    staged.extras.try_emplace(fingerprint, Staged::Extra{url, &extra});
-  }
-  // Writes the extra of page `id`, which `write` creates: its payload, and a `schedule`
-  // entry (queued) that keeps a priority other than 0.
-  Status WriteExtra(WriteTxn& write, uint32_t id, const QueuedExtra& extra) const {
-    if (!extra.payload.empty())
-      CRAWLRANK_RETURN_IF_ERROR(tables.PutPayload(write, id, extra.payload));
-    if (extra.priority == 0) return Status::Ok();
-    ScheduleEntry entry;
-    entry.priority = extra.priority;
-    return tables.PutEntry(write, id, entry);
-  }
-
-  // AddSeeds: `extras`, when not empty, holds the extra of pages[i] at i.
-  Status Seed(const std::vector<CrawledPage>& pages, std::span<const QueuedExtra> extras);
-  // Next and NextOfHost (`only_host` not empty): checks the lease, re-ranks when due, then
-  // picks in one transaction.
-  Result<std::vector<Request>> HandOut(std::string_view only_host, size_t n, int64_t lease_ms);
-  // HandOut's pick, in `write`: leases for `lease_ms`.
-  Status Pick(WriteTxn& write, std::string_view only_host, size_t n, int64_t lease_ms,
-              std::vector<Request>* out);
-  // Pick from host `number` alone, as far as its politeness lets it take requests now.
-  Status PickOfHost(WriteTxn& write, uint32_t number, size_t n, int64_t now, int64_t lease_ms,
-                    std::vector<Request>* out);
-  // max_pages is reached by the pages done and those handed out.
-  bool AtMaxPages() const {
-    return options.max_pages != 0 && state.Done() + state.leases().size() >= options.max_pages;
-  }
-  // Hands page `id` of host `number` out under a new lease, in `write`: a queued page
-  // (taken from its host's heap), or with `revisit` a crawled page due again; the lease
-  // runs for `lease_ms` from `now`.
-  Status LeaseOut(WriteTxn& write, uint32_t id, uint32_t number, float key, bool revisit,
-                  int64_t now, int64_t lease_ms, std::vector<Request>* out);
-  // Failed's body, in `write`, for page `id`.
-  Status Fail(WriteTxn& write, uint32_t id, const FailureReport& report);
-  // Changes the persistent state of host `key` (created when new) in one transaction.
-  Status ChangeHost(std::string_view key, const std::function<void(HostEntry&)>& change);
-
-  // ---- WriteHook: every write transaction of the PageDB
-  Status BeforeCommit(WriteTxn& write) override;
-  void Committed() override;
-  void RolledBack() override;
-  // BeforeCommit's parts.
-  Status StageCreated(WriteTxn& write);
-  Status StageFetched(WriteTxn& write);
-  Status WriteStaged(WriteTxn& write) const;
-};
 
 // ---- the hook
 
@@ -214,6 +75,8 @@ Status Scheduler::Impl::StageFetched(WriteTxn& write) {
   for (size_t i = 0; i < write.fetched_count(); ++i) {
     const WriteTxn::Fetched fetched = write.fetched(i);
     const uint32_t id = fetched.id;
+    // A late report of a page removed since: its record takes the fetch, its state stays.
+    if (id < state.pages() && state.state(id) == kRemoved) continue;
     staged.fetched.push_back(id);
     if (options.revisits) {
       staged.revisit_history.push_back(
@@ -274,6 +137,7 @@ void Scheduler::Impl::Committed() {
   }
   for (const auto& change : staged.failures) state.ApplyFailure(change.id, change.entry, now);
   for (uint32_t id : staged.requeued) state.Unfail(id, now);
+  for (uint32_t id : staged.removed) state.Remove(id, now);
   for (const auto& [number, entry] : staged.host_changes) state.hosts().Apply(number, entry, now);
   if (staged.next_lease != 0) state.RaiseNextLease(staged.next_lease);
   staged.Clear();
@@ -430,7 +294,8 @@ Status Scheduler::Failed(const FailureReport& report) {
 Status Scheduler::Impl::Fail(WriteTxn& write, uint32_t id, const FailureReport& report) {
   std::lock_guard lock(mu);
   const int64_t now = clock.NowMs();
-  if (id >= state.pages() || state.state(id) == kCrawled || state.state(id) == kFailed) {
+  if (id >= state.pages() || state.state(id) == kCrawled || state.state(id) == kFailed ||
+      state.state(id) == kRemoved) {
     return Status::Ok();  // a late report about a page already settled
   }
   if (state.IsRevisitLease(id)) {
@@ -475,74 +340,6 @@ Status Scheduler::Impl::Fail(WriteTxn& write, uint32_t id, const FailureReport& 
     staged.host_changes.emplace_back(number, std::move(held));
   }
   return Status::Ok();
-}
-
-Result<uint64_t> Scheduler::Requeue(const FailureFilter& filter) {
-  Impl& s = *impl_;
-  CRAWLRANK_ASSIGN_OR_RETURN(const FailureMatcher matcher,
-                             FailureMatcher::Make(filter, s.db.url_profile()));
-  {
-    std::lock_guard lock(s.mu);
-    if (s.state.failed() == 0) return uint64_t{0};  // the usual case: no write at all
-  }
-  uint64_t requeued = 0;
-  CRAWLRANK_RETURN_IF_ERROR(RunWrite(s.store, nullptr, [&](WriteTxn& write) -> Status {
-    // Named URLs are found through the index; otherwise every page is a candidate.
-    std::vector<uint32_t> named;
-    for (const std::string& url : matcher.urls()) {
-      const FingerprintIndex::Entry* found = s.store.index.Find(UrlFingerprint(url));
-      if (found != nullptr) named.push_back(found->id);
-    }
-    std::lock_guard lock(s.mu);
-    s.staged.requeued.clear();
-    const uint32_t end = matcher.urls().empty() ? static_cast<uint32_t>(s.state.pages()) : 0;
-    const auto consider = [&](uint32_t id) -> Status {
-      if (id >= s.state.pages() || s.state.state(id) != kFailed) return Status::Ok();
-      CRAWLRANK_ASSIGN_OR_RETURN(std::optional<ScheduleEntry> entry, s.tables.Entry(write, id));
-      CRAWLRANK_ASSIGN_OR_RETURN(PageRecord record, write.Record(id));
-      if (!entry.has_value() || !matcher.Matches(record.url, entry->kind)) return Status::Ok();
-      CRAWLRANK_RETURN_IF_ERROR(s.tables.EraseEntry(write, id));  // queued, as if new
-      s.staged.requeued.push_back(id);
-      return Status::Ok();
-    };
-    for (uint32_t id : named) CRAWLRANK_RETURN_IF_ERROR(consider(id));
-    for (uint32_t id = 0; id < end; ++id) CRAWLRANK_RETURN_IF_ERROR(consider(id));
-    requeued = s.staged.requeued.size();
-    return Status::Ok();
-  }));
-  return requeued;
-}
-
-Result<uint64_t> Scheduler::FailQueued(std::string_view host, std::string_view origin,
-                                       const FailureReport& report) {
-  Impl& s = *impl_;
-  FailureReport final = report;
-  final.retryable = false;
-  uint64_t failed = 0;
-  CRAWLRANK_RETURN_IF_ERROR(RunWrite(s.store, nullptr, [&](WriteTxn& write) -> Status {
-    std::vector<uint32_t> queued;
-    {
-      std::lock_guard lock(s.mu);
-      if (const std::optional<uint32_t> number = s.state.hosts().Find(host)) {
-        queued = s.state.QueuedAt(*number);
-      }
-    }
-    failed = 0;
-    for (uint32_t id : queued) {
-      CRAWLRANK_ASSIGN_OR_RETURN(PageRecord record, write.Record(id));
-      const std::string_view url = record.url;
-      if (!url.starts_with(origin) ||
-          (url.size() > origin.size() && std::string_view("/?#").find(url[origin.size()]) ==
-                                             std::string_view::npos)) {
-        continue;  // another origin of the host (another port or scheme)
-      }
-      final.url = record.url;
-      CRAWLRANK_RETURN_IF_ERROR(s.Fail(write, id, final));
-      ++failed;
-    }
-    return Status::Ok();
-  }));
-  return failed;
 }
 
 // ---- hand-outs
@@ -676,61 +473,6 @@ Result<std::vector<Request>> Scheduler::Impl::HandOut(std::string_view only_host
     return Pick(write, only_host, n, lease_ms, &out);
   }));
   return out;
-}
-
-// ---- hosts
-
-Status Scheduler::Impl::ChangeHost(std::string_view key,
-                                   const std::function<void(HostEntry&)>& change) {
-  if (key.empty()) return InvalidArgumentError("change a host: empty host key");
-  return RunWrite(store, nullptr, [&](WriteTxn&) -> Status {
-    std::lock_guard lock(mu);
-    const uint32_t number = state.hosts().Number(std::string(key));
-    HostEntry entry = state.hosts().EntryOf(state.hosts()[number]);
-    change(entry);
-    staged.host_changes.emplace_back(number, std::move(entry));
-    return Status::Ok();
-  });
-}
-
-Status Scheduler::SetCrawlDelay(std::string_view host, int64_t delay_ms) {
-  if (delay_ms < 0) {
-    return InvalidArgumentError("crawl delay of \"" + std::string(host) + "\": negative");
-  }
-  return impl_->ChangeHost(host, [&](HostEntry& entry) { entry.crawl_delay_ms = delay_ms; });
-}
-
-Status Scheduler::HoldHost(std::string_view host, int64_t until_ms) {
-  if (until_ms < 0) {
-    return InvalidArgumentError("hold of \"" + std::string(host) + "\": negative time");
-  }
-  return impl_->ChangeHost(host, [&](HostEntry& entry) {
-    entry.hold_until_ms = until_ms;
-    if (until_ms == 0) entry.holds_in_a_row = 0;
-  });
-}
-
-Status Scheduler::SetDefaultDelay(int64_t delay_ms) {
-  if (delay_ms < 0) {
-    return InvalidArgumentError("default delay: negative (" + std::to_string(delay_ms) + " ms)");
-  }
-  std::lock_guard lock(impl_->mu);
-  impl_->state.hosts().SetMinDelay(delay_ms, impl_->clock.NowMs());
-  return Status::Ok();
-}
-
-Status Scheduler::SetHostGroup(std::string_view host, std::string_view group) {
-  return impl_->ChangeHost(host, [&](HostEntry& entry) { entry.group.assign(group); });
-}
-
-std::string Scheduler::HostRobots(std::string_view host) const {
-  std::lock_guard lock(impl_->mu);
-  const std::optional<uint32_t> number = impl_->state.hosts().Find(host);
-  return number.has_value() ? impl_->state.hosts()[*number].robots : std::string();
-}
-
-Status Scheduler::SetHostRobots(std::string_view host, std::string_view bytes) {
-  return impl_->ChangeHost(host, [&](HostEntry& entry) { entry.robots.assign(bytes); });
 }
 
 SchedulerStats Scheduler::GetStats() const {

@@ -59,13 +59,14 @@ const char* StateName(PageState::Kind kind) {
     case PageState::Kind::kRetrying: return "retrying";
     case PageState::Kind::kFailed: return "failed";
     case PageState::Kind::kCrawled: return "crawled";
+    case PageState::Kind::kRemoved: return "removed";
   }
   return "unknown";
 }
 
-// A page as a known item, given where it stands.
+// A page as a known item, given where it stands and when it was created.
 void FillItem(const PageRecord& page, const PageState& state, const std::string& key,
-              int64_t now_ms, urlfrontier::URLItem* item) {
+              int64_t created_ms, int64_t now_ms, urlfrontier::URLItem* item) {
   item->Clear();
   urlfrontier::KnownURLItem* known = item->mutable_known();
   urlfrontier::URLInfo* info = known->mutable_info();
@@ -80,18 +81,24 @@ void FillItem(const PageRecord& page, const PageState& state, const std::string&
     case PageState::Kind::kLeased:
     case PageState::Kind::kRetrying: from_ms = std::max(state.time_ms, now_ms); break;
     case PageState::Kind::kFailed:
-    case PageState::Kind::kCrawled: break;
+    case PageState::Kind::kCrawled:
+    case PageState::Kind::kRemoved: break;
   }
   // Seconds, rounded up: never earlier than the page may go.
   known->set_refetchable_from_date(static_cast<uint64_t>((from_ms + 999) / 1000));
+  item->set_creation_date(static_cast<uint64_t>(created_ms / 1000));
   item->set_id(page.url);
 }
 
-// Every page of the snapshot `matcher` takes, in id order; `fn` returns false to stop.
+// Every page of the snapshot `matcher` takes, in id order, but those removed (the crawl no
+// longer holds them); `fn` returns false to stop.
 grpc::Status ForEachMatch(const PageDb& db, const Snapshot& snapshot, const UrlMatcher& matcher,
                           const std::function<bool(const PageRecord&)>& fn) {
+  Result<std::vector<uint32_t>> removed = Scheduler::RemovedPages(db, snapshot);
+  if (!removed.ok()) return ToGrpc(removed.status().WithContext(db.path()));
   bool stopped = false;
   const Status scanned = snapshot.ForEachPage([&](const PageRecord& page) -> Status {
+    if (std::binary_search(removed->begin(), removed->end(), page.id)) return Status::Ok();
     if (!matcher.Matches(page.url)) return Status::Ok();
     if (fn(page)) return Status::Ok();
     stopped = true;
@@ -152,11 +159,14 @@ grpc::Status ListUrlsOf(const PageDb& db, const SchedulerOptions& options,
   if (!listed.ok()) return listed;
   Result<std::vector<PageState>> states = Scheduler::StatesOf(db, *snapshot, pages);
   if (!states.ok()) return ToGrpc(states.status().WithContext("ListURLs"));
+  Result<std::vector<CreationMark>> marks = snapshot->CreationMarks();
+  if (!marks.ok()) return ToGrpc(marks.status().WithContext("ListURLs"));
   const int64_t now_ms = UnixNowMs();
   urlfrontier::URLItem item;
   for (size_t i = 0; i < pages.size(); ++i) {
     Result<std::string> key = HostKey(pages[i].url, options.host_key);
-    FillItem(pages[i], (*states)[i], key.ok() ? *key : std::string(), now_ms, &item);
+    FillItem(pages[i], (*states)[i], key.ok() ? *key : std::string(),
+             CreatedMs(*marks, pages[i].id), now_ms, &item);
     if (!write(item)) break;
   }
   return grpc::Status::OK;
@@ -207,7 +217,10 @@ grpc::Status UrlStatusOf(const PageDb& db, const SchedulerOptions& options,
   }
   Result<std::vector<PageState>> state = Scheduler::StatesOf(db, *snapshot, {&*page, 1});
   if (!state.ok()) return ToGrpc(state.status().WithContext("URLStatusRequest"));
-  FillItem(*page, state->front(), *key, UnixNowMs(), response);
+  if (state->front().kind == PageState::Kind::kRemoved) return not_found();
+  Result<std::vector<CreationMark>> marks = snapshot->CreationMarks();
+  if (!marks.ok()) return ToGrpc(marks.status().WithContext("URLStatusRequest"));
+  FillItem(*page, state->front(), *key, CreatedMs(*marks, page->id), UnixNowMs(), response);
   return grpc::Status::OK;
 }
 

@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "crawlrank/clock.h"
 #include "serve/frontier_queries.h"
 
 namespace crawlrank {
@@ -100,14 +101,6 @@ grpc::Status FrontierService::Admit(const grpc::ServerContext& context, std::str
                                     std::string_view field) const {
   if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
   return CheckCrawlId(crawl_id, field);
-}
-
-grpc::Status FrontierService::Unimplemented(const grpc::ServerContext& context,
-                                            std::string_view rpc, std::string_view why) const {
-  if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
-  return Refused(grpc::StatusCode::UNIMPLEMENTED,
-                 std::string(rpc) + ": not implemented by crawlrank yet: " + std::string(why) +
-                     " (docs/frontier.md)");
 }
 
 // ---- writes
@@ -494,34 +487,78 @@ grpc::Status FrontierService::SetLogLevel(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-// ---- not yet: each says why, and what a client can do meanwhile
+// ---- removals and limits
+
+grpc::Status FrontierService::Remove(const grpc::ServerContext& context, std::string_view rpc,
+                                     const RemoveFilter& filter, bool count_all,
+                                     urlfrontier::Long* response) {
+  const Result<RemoveCounts> removed = scheduler_->Remove(filter);
+  if (!removed.ok()) return ToGrpc(removed.status().WithContext(std::string(rpc)));
+  response->set_value(count_all ? removed->removed : removed->active);
+  LogCall(urlfrontier::LogLevelParams::INFO, rpc,
+          (filter.host.empty() ? std::string("the crawl") : QuoteForMessage(filter.host)) + ": " +
+              std::to_string(removed->removed) + " removed (" + std::to_string(removed->active) +
+              " not done yet) from " + context.peer());
+  return grpc::Status::OK;
+}
 
 grpc::Status FrontierService::DeleteQueue(grpc::ServerContext* context,
-                                          const urlfrontier::QueueWithinCrawlParams*,
-                                          urlfrontier::Long*) {
-  return Unimplemented(*context, "DeleteQueue",
-                       "removing URLs needs a removed state in the PageDB (a format change)");
+                                          const urlfrontier::QueueWithinCrawlParams* request,
+                                          urlfrontier::Long* response) {
+  if (grpc::Status admit = Admit(*context, request->crawlid(), "QueueWithinCrawlParams.crawlID");
+      !admit.ok()) {
+    return admit;
+  }
+  if (request->key().empty()) {
+    return Refused(grpc::StatusCode::INVALID_ARGUMENT,
+                   "QueueWithinCrawlParams.key: empty (DeleteCrawl removes the whole crawl)");
+  }
+  return Remove(*context, "DeleteQueue", {.host = request->key()}, false, response);
 }
 
 grpc::Status FrontierService::DeleteCrawl(grpc::ServerContext* context,
-                                          const urlfrontier::DeleteCrawlMessage*,
-                                          urlfrontier::Long*) {
-  return Unimplemented(*context, "DeleteCrawl",
-                       "removing URLs needs a removed state in the PageDB (a format change)");
+                                          const urlfrontier::DeleteCrawlMessage* request,
+                                          urlfrontier::Long* response) {
+  if (grpc::Status admit = Admit(*context, request->value(), "DeleteCrawlMessage.value");
+      !admit.ok()) {
+    return admit;
+  }
+  return Remove(*context, "DeleteCrawl", {}, false, response);
 }
 
 grpc::Status FrontierService::PurgeURLs(grpc::ServerContext* context,
-                                        const urlfrontier::PurgeUrlParams*, urlfrontier::Long*) {
-  return Unimplemented(*context, "PurgeURLs",
-                       "removing URLs needs a removed state and creation dates in the PageDB");
+                                        const urlfrontier::PurgeUrlParams* request,
+                                        urlfrontier::Long* response) {
+  if (grpc::Status admit = Admit(*context, request->crawlid(), "PurgeUrlParams.crawlID");
+      !admit.ok()) {
+    return admit;
+  }
+  // Created more than `days` days ago; 0 days: every URL created before now.
+  const int64_t cutoff = UnixNowMs() - int64_t{request->days()} * 86'400'000;
+  if (cutoff <= 0) {  // before 1970: nothing is that old
+    response->set_value(0);
+    return grpc::Status::OK;
+  }
+  return Remove(*context, "PurgeURLs", {.host = request->key(), .created_before_ms = cutoff}, true,
+                response);
 }
 
 grpc::Status FrontierService::SetCrawlLimit(grpc::ServerContext* context,
-                                            const urlfrontier::CrawlLimitParams*,
+                                            const urlfrontier::CrawlLimitParams* request,
                                             urlfrontier::Empty*) {
-  return Unimplemented(*context, "SetCrawlLimit",
-                       "per-host limits are to join the hosts table (a format change)");
+  if (grpc::Status admit = Admit(*context, request->crawlid(), "CrawlLimitParams.crawlID");
+      !admit.ok()) {
+    return admit;
+  }
+  if (request->key().empty()) {
+    return Refused(grpc::StatusCode::INVALID_ARGUMENT, "CrawlLimitParams.key: empty");
+  }
+  const Status set = scheduler_->SetHostLimit(request->key(), request->limit());
+  if (!set.ok()) return ToGrpc(set.WithContext("SetCrawlLimit " + QuoteForMessage(request->key())));
+  LogCall(urlfrontier::LogLevelParams::INFO, "SetCrawlLimit",
+          QuoteForMessage(request->key()) + " " + std::to_string(request->limit()) + " pages from " +
+              context->peer());
+  return grpc::Status::OK;
 }
-
 
 }  // namespace crawlrank

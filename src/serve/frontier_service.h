@@ -131,9 +131,10 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   // Authorize, then CheckCrawlId of the call's crawl ID (`field` names it).
   grpc::Status Admit(const grpc::ServerContext& context, std::string_view crawl_id,
                      std::string_view field) const;
-  // Authorize, then UNIMPLEMENTED with `why`.
-  grpc::Status Unimplemented(const grpc::ServerContext& context, std::string_view rpc,
-                             std::string_view why) const;
+  // Scheduler::Remove of `filter` for `rpc`: answers how many pages it removed
+  // (`count_all`) or how many of them were not done yet.
+  grpc::Status Remove(const grpc::ServerContext& context, std::string_view rpc,
+                      const RemoveFilter& filter, bool count_all, urlfrontier::Long* response);
 
   // Adds the discovered URLs that are new, and the links from their sources, in one
   // transaction; returns each one's status: OK (added) or SKIPPED (known already, or

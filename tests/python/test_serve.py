@@ -14,6 +14,7 @@ import json
 import os
 import pathlib
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -263,14 +264,6 @@ def test_node_and_crawl_listing(serve):
     assert list(server.stub.ListNodes(server.pb.Empty()).values) == [server.address]
 
 
-def test_an_rpc_not_implemented_says_so_and_why(serve, api):
-    server = serve()
-    with pytest.raises(api[2].RpcError) as refused:
-        server.stub.DeleteQueue(server.pb.QueueWithinCrawlParams(key="a.test"))
-    assert code_of(refused) == "UNIMPLEMENTED"
-    assert "removed state" in refused.value.details()
-
-
 def crawl_three_hosts(server):
     """a.test/1 crawled, a.test/2 failed for good, a.test/3 leased, b.test/ queued,
     c.test/ queued behind a block."""
@@ -344,6 +337,94 @@ def test_get_url_status_says_where_a_url_stands(serve, api):
     with pytest.raises(api[2].RpcError) as bad:
         server.stub.GetURLStatus(server.pb.URLStatusRequest(url="not a url"))
     assert code_of(bad) == "INVALID_ARGUMENT" and "URLStatusRequest.url" in bad.value.details()
+
+
+# ---- removals and limits
+
+def test_delete_queue_removes_every_url_of_a_host_for_good(serve, api, bin_dir, tmp_path):
+    server = serve("--delay-ms", 0, "--per-host", 4)
+    crawl_three_hosts(server)
+    # a.test: 1 crawled, 2 failed, 3 handed out: one was not done yet.
+    removed = server.stub.DeleteQueue(server.pb.QueueWithinCrawlParams(key="a.test"))
+    assert removed.value == 1
+    count = lambda **kw: server.stub.CountURLs(server.pb.CountUrlParams(**kw)).value  # noqa: E731
+    assert count(key="a.test") == 0 and count() == 2
+    with pytest.raises(api[2].RpcError) as gone:
+        server.stub.GetURLStatus(server.pb.URLStatusRequest(url="http://a.test/3"))
+    assert code_of(gone) == "NOT_FOUND"
+    # The late report of a removed URL is taken; found again, it stays removed.
+    assert server.put(server.known("http://a.test/3")) == [("http://a.test/3", "OK")]
+    assert server.put(server.discovered("http://a.test/1")) == [("http://a.test/1", "SKIPPED")]
+    assert server.put(server.discovered("http://a.test/new")) == [("http://a.test/new", "OK")]
+    assert [i.url for i in server.get(key="a.test")] == ["http://a.test/new"]
+    stats = server.stub.GetStats(server.pb.QueueWithinCrawlParams())
+    assert stats.counts["removed"] == 3
+    for key, field in (("", "QueueWithinCrawlParams.key"),):
+        with pytest.raises(api[2].RpcError) as bad:
+            server.stub.DeleteQueue(server.pb.QueueWithinCrawlParams(key=key))
+        assert code_of(bad) == "INVALID_ARGUMENT" and field in bad.value.details()
+    assert server.stop()[0] == 0
+    check = run(bin_dir, "page_db_check", tmp_path / "db")
+    assert "no damage found" in check.stdout
+    assert db_stats(bin_dir, tmp_path / "db")["removed"] == 3
+
+
+def test_delete_crawl_removes_everything_and_purge_takes_the_older_urls(serve, api):
+    server = serve("--delay-ms", 0, "--per-host", 4)
+    server.put(*[server.discovered(f"http://a.test/old{i}") for i in range(3)])
+    server.put(server.discovered("http://b.test/old"))
+    time.sleep(1.1)  # creation times are kept to the second
+    server.put(server.discovered("http://a.test/new"))
+    items = {i.known.info.url: i.creation_date
+             for i in server.stub.ListURLs(server.pb.ListUrlParams())}
+    assert items["http://a.test/new"] > items["http://a.test/old0"] > 0
+    assert abs(items["http://a.test/new"] - time.time()) < 5
+    # Created more than 1 day ago: none. 0 days: every URL created before now.
+    purge = server.stub.PurgeURLs
+    assert purge(server.pb.PurgeUrlParams(key="a.test", days=1)).value == 0
+    assert purge(server.pb.PurgeUrlParams(key="a.test", days=0)).value == 4
+    assert purge(server.pb.PurgeUrlParams(days=10**9)).value == 0  # before 1970: nothing
+    assert [i.known.info.url for i in server.stub.ListURLs(server.pb.ListUrlParams())] == [
+        "http://b.test/old"]
+    assert server.stub.DeleteCrawl(server.pb.DeleteCrawlMessage(value="DEFAULT")).value == 1
+    assert server.stub.CountURLs(server.pb.CountUrlParams()).value == 0
+    assert server.get() == []
+    with pytest.raises(api[2].RpcError) as other:
+        server.stub.DeleteCrawl(server.pb.DeleteCrawlMessage(value="another"))
+    assert code_of(other) == "INVALID_ARGUMENT" and "DeleteCrawlMessage.value" in other.value.details()
+
+
+def test_set_crawl_limit_caps_a_queue_and_survives_a_restart(serve, api):
+    server = serve("--delay-ms", 0, "--per-host", 10)
+    server.put(*[server.discovered(f"http://a.test/{i}") for i in range(5)])
+    server.stub.SetCrawlLimit(server.pb.CrawlLimitParams(key="a.test", limit=2))
+    handed = [i.url for i in server.get()]
+    assert len(handed) == 2
+    assert server.put(*[server.known(url) for url in handed]) == [(u, "OK") for u in handed]
+    assert server.get() == []
+    server.stop()
+    again = serve("--delay-ms", 0, "--per-host", 10)
+    assert again.get() == []
+    again.stub.SetCrawlLimit(again.pb.CrawlLimitParams(key="a.test", limit=0))
+    assert len(again.get()) == 3
+    with pytest.raises(api[2].RpcError) as bad:
+        again.stub.SetCrawlLimit(again.pb.CrawlLimitParams(limit=1))
+    assert code_of(bad) == "INVALID_ARGUMENT" and "CrawlLimitParams.key" in bad.value.details()
+
+
+def test_a_version_5_db_is_served_once_upgraded(serve, bin_dir, tmp_path):
+    db = tmp_path / "db"
+    shutil.copytree(pathlib.Path(__file__).parent.parent / "data" / "format-v5.db", db)
+    started = subprocess.run([str(bin_dir / SERVER), str(db)], capture_output=True, text=True,
+                             timeout=30)
+    assert started.returncode == 1 and "page_db_upgrade" in started.stderr
+    run(bin_dir, "page_db_upgrade", db)
+    server = serve()
+    assert server.stub.CountURLs(server.pb.CountUrlParams()).value == 10
+    # Its pages date from the upgrade; the hold it was given still holds.
+    created = {i.creation_date for i in server.stub.ListURLs(server.pb.ListUrlParams())}
+    assert len(created) == 1 and abs(created.pop() - time.time()) < 60
+    assert [i for i in server.get(key="held.example")] == []
 
 
 def test_block_queue_until_holds_a_host_and_zero_lets_it_go(serve):
@@ -423,7 +504,7 @@ def test_with_a_token_every_call_needs_it(serve, api):
         assert code_of(refused) == "UNAUTHENTICATED"
         assert "s3cret" not in refused.value.details()
     with pytest.raises(api[2].RpcError) as refused:
-        server.stub.DeleteCrawl(server.pb.DeleteCrawlMessage())  # checked before UNIMPLEMENTED
+        server.stub.DeleteCrawl(server.pb.DeleteCrawlMessage())  # checked before anything
     assert code_of(refused) == "UNAUTHENTICATED"
     assert server.stub.GetStats(params, metadata=[("authorization", "Bearer s3cret")]).crawlID == "DEFAULT"
 

@@ -35,6 +35,10 @@ class CMakeBuild(build_ext):
         target = Path(self.get_ext_fullpath(ext.name))
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(built, target)
+        # The URLFrontier messages crawlrank.frontier imports (generated when protoc is there).
+        schema = package_dir / "crawlrank" / "_urlfrontier_pb2.py"
+        if schema.exists():
+            shutil.copy2(schema, target.parent / schema.name)
 
 
 setup(ext_modules=[Extension("crawlrank._core", sources=[])], cmdclass={"build_ext": CMakeBuild})

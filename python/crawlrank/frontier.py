@@ -1,0 +1,271 @@
+"""A client of a shared frontier: ``crawlrank serve`` (or any URLFrontier 2.x server).
+
+    from crawlrank.frontier import Client
+
+    with Client("127.0.0.1:7071") as frontier:
+        frontier.discover(["https://example.com/"])
+        for url in frontier.get_urls(max_urls=10, lease=60):
+            ...fetch url.url...
+            frontier.crawled(url.url, status=200, links=["https://example.com/a"])
+
+Every crawler process opens its own client; the server keeps each host polite across all
+of them, hands out its best URLs first, and takes a URL back when its lease ends unreported.
+What crosses the wire is URLFrontier's schema (``proto/urlfrontier.proto``) and
+crawlrank's metadata convention (``docs/frontier.md``, "Metadata").
+
+Needs python3-grpcio and the schema's message classes, which the build generates with
+``protoc`` (``crawlrank._urlfrontier_pb2``). Errors are ``grpc.RpcError``; a call that finds
+the server gone (``UNAVAILABLE``, a restart) waits and tries again, with back-off, up to
+``retry_for`` seconds: every call the client makes is safe to repeat (a URL discovered
+twice is skipped; a report twice is the same report).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Sequence
+
+try:
+    import grpc
+except ImportError as e:  # pragma: no cover: python3-grpcio is a dependency of this module
+    raise ImportError("crawlrank.frontier needs grpcio (Debian: python3-grpcio)") from e
+try:
+    from crawlrank import _urlfrontier_pb2 as pb
+except ImportError as e:  # pragma: no cover: a build without protoc
+    raise ImportError("crawlrank.frontier needs the URLFrontier messages, which the build "
+                      "generates with protoc (Debian: protobuf-compiler)") from e
+
+__all__ = ["Client", "HandedOut", "DEFAULT_ADDRESS", "MAX_BATCH"]
+
+DEFAULT_ADDRESS = "127.0.0.1:7071"
+# URLs in one PutDiscovered batch at most (the server refuses more: docs/frontier.md).
+MAX_BATCH = 1000
+_SERVICE = "/urlfrontier.URLFrontier/"
+_ACK = {pb.AckMessage.OK: "ok", pb.AckMessage.SKIPPED: "skipped", pb.AckMessage.FAIL: "fail"}
+
+
+@dataclass
+class HandedOut:
+    """A URL the frontier handed out: fetch it, then report it (crawled or failed) before
+    its lease ends, or it is handed out again."""
+    url: str
+    key: str  # its queue: the host key
+    depth: int
+    metadata: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _info(url: str, key: str, crawl_id: str, metadata: dict[str, Sequence[str]]) -> pb.URLInfo:
+    info = pb.URLInfo(url=url, key=key, crawlID=crawl_id)
+    for name, values in metadata.items():
+        info.metadata[name].values.extend([values] if isinstance(values, str) else values)
+    return info
+
+
+class Client:
+    """One connection to a frontier. Thread-safe (gRPC channels are); close it when done,
+    or use it as a context manager.
+
+    `address` is ``host:port``; `token` the server's ``--token`` (sent as ``authorization:
+    Bearer TOKEN`` on every call); `crawl_id` the crawl (crawlrank serves one, ``DEFAULT``);
+    `timeout` the seconds one call may take; `retry_for` how long a call keeps trying a
+    server it cannot reach (0: fail at once)."""
+
+    def __init__(self, address: str = DEFAULT_ADDRESS, *, token: str | None = None,
+                 crawl_id: str = "", timeout: float = 30.0, retry_for: float = 60.0) -> None:
+        self.address = address
+        self.crawl_id = crawl_id
+        self.timeout = timeout
+        self.retry_for = retry_for
+        self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
+        self._channel = grpc.insecure_channel(address)
+        self._calls: dict[str, object] = {}
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- plumbing
+
+    def _method(self, kind: str, name: str, response: type) -> object:
+        method = self._calls.get(name)
+        if method is None:
+            factory = getattr(self._channel, kind)
+            method = factory(_SERVICE + name, request_serializer=lambda m: m.SerializeToString(),
+                             response_deserializer=response.FromString)
+            self._calls[name] = method
+        return method
+
+    def _call(self, kind: str, name: str, response: type, request: object,
+              collect=lambda r: r) -> object:
+        """Calls `name`, trying again while the server is unreachable, up to retry_for s;
+        `collect` turns the response (a stream's iterator) into the result inside the
+        retried part."""
+        method = self._method(kind, name, response)
+        deadline = time.monotonic() + self.retry_for
+        pause = 0.05
+        while True:
+            try:
+                req = request() if callable(request) else request
+                return collect(method(req, timeout=self.timeout, metadata=self._metadata))
+            except grpc.RpcError as e:
+                if e.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() + pause > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 2.0)
+
+    def _unary(self, name: str, response: type, request: object) -> object:
+        return self._call("unary_unary", name, response, request)
+
+    # ---- discovering and handing out
+
+    def discover(self, urls: Iterable[str], *, source: str | None = None,
+                 metadata: dict[str, Sequence[str]] | None = None) -> list[str]:
+        """Adds URLs to the frontier (PutDiscovered, batches of MAX_BATCH). `source` is the
+        page that links to them (its links join the graph the ranks are computed on).
+        Returns each URL's status in order: ``"ok"`` (new), ``"skipped"`` (known, or named
+        twice) or ``"fail"`` (the server could not write it: send it again)."""
+        urls = list(urls)
+        meta = dict(metadata or {})
+        if source is not None:
+            meta["crawlrank.source"] = [source]
+        batches = [urls[i:i + MAX_BATCH] for i in range(0, len(urls), MAX_BATCH)]
+        if not batches:
+            return []
+
+        def stream() -> Iterator[pb.DiscoveredBatch]:
+            for batch in batches:
+                yield pb.DiscoveredBatch(items=[_info(u, "", self.crawl_id, meta) for u in batch])
+
+        def collect(acks: Iterable[pb.BatchAck]) -> list[str]:
+            return [_ACK[s] for ack in acks for s in ack.statuses]
+
+        return self._call("stream_stream", "PutDiscovered", pb.BatchAck, stream, collect)
+
+    def get_urls(self, max_urls: int = 100, *, lease: int = 30, key: str = "") -> list[HandedOut]:
+        """Up to `max_urls` URLs, best first, each leased for `lease` seconds (URLFrontier's
+        delay_requestable): one per queue, or with `key` that queue's only, as many as its
+        politeness lets out at once. Empty when nothing is due now: poll again (stats()
+        says whether anything is left)."""
+        if max_urls < 1 or lease < 1:
+            raise ValueError(f"get_urls: max_urls ({max_urls}) and lease ({lease}) must be "
+                             "at least 1")
+        # URLFrontier bounds a call by queues x URLs per queue: ask for exactly max_urls,
+        # since what is handed out stays leased whether it is read or not.
+        queues, per_queue = (1, max_urls) if key else (max_urls, 1)
+        params = pb.GetParams(max_urls_per_queue=per_queue, max_queues=queues,
+                              delay_requestable=lease, key=key, crawlID=self.crawl_id)
+
+        def collect(infos: Iterable[pb.URLInfo]) -> list[HandedOut]:
+            out = []
+            for info in infos:
+                meta = {k: list(v.values) for k, v in info.metadata.items()}
+                depth = int(meta.get("depth", ["0"])[-1])
+                out.append(HandedOut(info.url, info.key, depth, meta))
+            return out
+
+        return self._call("unary_stream", "GetURLs", pb.URLInfo, params, collect)
+
+    # ---- reports
+
+    def _put(self, items: list[pb.URLItem]) -> list[str]:
+        def collect(acks: Iterable[pb.AckMessage]) -> list[str]:
+            return [_ACK[a.status] for a in acks]
+
+        return self._call("stream_stream", "PutURLs", pb.AckMessage, lambda: iter(items), collect)
+
+    def crawled(self, url: str, *, status: int = 200, links: Iterable[str] = (),
+                content_hash: int | None = None) -> None:
+        """Reports a fetch of `url` (handed out by get_urls, or not): the page is crawled,
+        its lease ends, and `links` (its out-links, absolute) join the frontier and the
+        graph, in one call."""
+        meta = {"crawlrank.status": [str(status)]}
+        if content_hash is not None:
+            meta["crawlrank.content_hash"] = [f"{content_hash & (2**64 - 1):016x}"]
+        items = [pb.URLItem(known=pb.KnownURLItem(info=_info(url, "", self.crawl_id, meta)))]
+        source = {"crawlrank.source": [url]}
+        items += [pb.URLItem(discovered=pb.DiscoveredURLItem(
+            info=_info(link, "", self.crawl_id, source))) for link in links]
+        acks = self._put(items)
+        if "fail" in acks:
+            raise RuntimeError(f"report of {url!r}: the frontier could not write it; send it "
+                               "again")
+
+    def failed(self, url: str, reason: str, *, status: int = 0, retryable: bool = True) -> None:
+        """Reports a fetch of `url` that failed (`reason`: e.g. "timed out"): retried later,
+        up to the server's retries, or at once for good when not `retryable`. A 429 or 503
+        `status` holds the host."""
+        meta = {"crawlrank.failure": [reason], "crawlrank.retryable": [str(retryable).lower()]}
+        if status:
+            meta["crawlrank.status"] = [str(status)]
+        item = pb.URLItem(known=pb.KnownURLItem(info=_info(url, "", self.crawl_id, meta)))
+        if self._put([item]) != ["ok"]:
+            raise RuntimeError(f"failure report of {url!r}: the frontier could not write it")
+
+    # ---- looking
+
+    def stats(self, key: str = "") -> dict[str, int]:
+        """The crawl's counts (or one queue's): ``size`` (not done yet), ``in_process``
+        (handed out), ``queues``, and every counter of the scheduler by its name."""
+        s = self._unary("GetStats", pb.Stats, pb.QueueWithinCrawlParams(key=key,
+                                                                         crawlID=self.crawl_id))
+        return {"size": s.size, "in_process": s.inProcess, "queues": s.numberOfQueues,
+                **dict(s.counts)}
+
+    def status(self, url: str) -> dict[str, object] | None:
+        """Where `url` stands (``state``: queued, leased, retrying, failed, crawled; ``key``,
+        ``refetchable_from``, ``created``), or None when the crawl does not hold it."""
+        try:
+            item = self._unary("GetURLStatus", pb.URLItem,
+                               pb.URLStatusRequest(url=url, crawlID=self.crawl_id))
+        except grpc.RpcError as e:
+            if e.code() == grpc.StatusCode.NOT_FOUND:
+                return None
+            raise
+        info = item.known.info
+        return {"url": info.url, "key": info.key,
+                "state": list(info.metadata["crawlrank.state"].values)[-1],
+                "refetchable_from": item.known.refetchable_from_date,
+                "created": item.creation_date}
+
+    def count_urls(self, key: str = "", contains: str = "") -> int:
+        return self._unary("CountURLs", pb.Long, pb.CountUrlParams(
+            key=key, filter=contains, crawlID=self.crawl_id)).value
+
+    # ---- steering
+
+    def block(self, key: str, until: float) -> None:
+        """Hands out nothing of queue `key` before `until` (Unix seconds; 0 lets it go)."""
+        self._unary("BlockQueueUntil", pb.Empty,
+                    pb.BlockQueueParams(key=key, time=int(until), crawlID=self.crawl_id))
+
+    def set_delay(self, seconds: int, key: str = "") -> None:
+        """The delay between two URLs of queue `key` (never below the default), or without a
+        key the default delay, stored with the crawl."""
+        self._unary("SetDelay", pb.Empty, pb.QueueDelayParams(
+            key=key, delay_requestable=seconds, crawlID=self.crawl_id))
+
+    def set_limit(self, key: str, pages: int) -> None:
+        """Caps the pages of queue `key` to crawl (0: the server's default)."""
+        self._unary("SetCrawlLimit", pb.Empty,
+                    pb.CrawlLimitParams(key=key, limit=pages, crawlID=self.crawl_id))
+
+    def delete_queue(self, key: str) -> int:
+        """Removes every URL of queue `key` for good; returns how many were not done yet."""
+        return self._unary("DeleteQueue", pb.Long, pb.QueueWithinCrawlParams(
+            key=key, crawlID=self.crawl_id)).value
+
+    def purge(self, days: int, key: str = "") -> int:
+        """Removes the URLs (of queue `key`, or all) created more than `days` days ago;
+        returns how many."""
+        return self._unary("PurgeURLs", pb.Long, pb.PurgeUrlParams(
+            key=key, days=days, crawlID=self.crawl_id)).value
+
+    def set_active(self, active: bool) -> None:
+        """Off: the frontier hands out nothing (reports are still taken)."""
+        self._unary("SetActive", pb.Empty, pb.Active(state=active))

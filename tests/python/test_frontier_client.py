@@ -1,0 +1,151 @@
+"""crawlrank.frontier.Client against a real crawlrank_serve on 127.0.0.1: the calls a
+crawler makes, batches past the server's cap, steering, a token, and a server killed and
+restarted under a client that keeps calling."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+pytestmark = pytest.mark.needs_crawlrank
+
+SERVER = "crawlrank_serve"
+
+
+def start(bin_dir, db, address="127.0.0.1:0", *args):
+    proc = subprocess.Popen([str(bin_dir / SERVER), str(db), "--address", address,
+                             *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    ready, _, _ = select.select([proc.stdout], [], [], 30)
+    line = proc.stdout.readline() if ready else ""
+    if not line.startswith("listening on "):
+        proc.kill()
+        pytest.fail(f"{SERVER} did not start: {line!r} {proc.communicate()[1]}")
+    return proc, line.split()[-1]
+
+
+@pytest.fixture
+def frontier(bin_dir, tmp_path):
+    """(server process, address); the server is killed after the test."""
+    if not (bin_dir / SERVER).exists():
+        pytest.skip(f"no {SERVER} in {bin_dir} (built without gRPC)")
+    pytest.importorskip("grpc")
+    procs = []
+
+    def serve(*args, address="127.0.0.1:0"):
+        proc, where = start(bin_dir, tmp_path / "db", address, *args)
+        procs.append(proc)
+        return proc, where
+
+    yield serve
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+
+
+def client(address, **kw):
+    from crawlrank.frontier import Client
+    return Client(address, **kw)
+
+
+def test_a_crawler_discovers_gets_and_reports(frontier):
+    _, address = frontier("--delay-ms", 0, "--per-host", 2)
+    with client(address) as c:
+        assert c.discover(["http://a.test/", "http://b.test/", "http://a.test/"]) == [
+            "ok", "ok", "skipped"]
+        handed = c.get_urls(10, lease=60)
+        assert sorted(h.url for h in handed) == ["http://a.test/", "http://b.test/"]
+        assert {h.key for h in handed} == {"a.test", "b.test"}
+        assert all(h.depth == 0 for h in handed)
+        assert c.get_urls(10) == []  # both leased
+        c.crawled("http://a.test/", links=["http://a.test/x", "http://c.test/"],
+                  content_hash=0xfeed)
+        c.failed("http://b.test/", "timed out")
+        assert c.status("http://a.test/")["state"] == "crawled"
+        assert c.status("http://b.test/")["state"] == "retrying"
+        assert c.status("http://a.test/x")["state"] == "queued"
+        assert c.status("http://nowhere.test/") is None
+        stats = c.stats()
+        assert stats["size"] == 3 and stats["crawled"] == 1 and stats["in_process"] == 0
+        assert c.count_urls() == 4 and c.count_urls(key="a.test") == 2
+        # One queue only, as many as its politeness lets out at once (2).
+        c.discover(["http://a.test/y", "http://a.test/z"])
+        assert len(c.get_urls(10, key="a.test")) == 2
+        c.failed("http://c.test/", "refused", retryable=False)
+        assert c.status("http://c.test/")["state"] == "failed"
+        with pytest.raises(ValueError):
+            c.get_urls(0)
+
+
+def test_discover_sends_more_than_one_batch(frontier):
+    _, address = frontier()
+    from crawlrank.frontier import MAX_BATCH
+    urls = [f"http://h{i % 7}.test/{i}" for i in range(2 * MAX_BATCH + 5)]
+    with client(address) as c:
+        assert c.discover(urls + urls[:3]) == ["ok"] * len(urls) + ["skipped"] * 3
+        assert c.count_urls() == len(urls)
+        assert c.discover([]) == []
+
+
+def test_steering_a_queue(frontier):
+    _, address = frontier("--delay-ms", 0, "--per-host", 10)
+    with client(address) as c:
+        c.discover([f"http://a.test/{i}" for i in range(4)] + ["http://b.test/"])
+        c.set_limit("a.test", 1)
+        assert sorted(h.url for h in c.get_urls(10, key="a.test")) == ["http://a.test/0"]
+        c.block("b.test", time.time() + 3600)
+        assert c.get_urls(10, key="b.test") == []
+        c.block("b.test", 0)
+        assert [h.url for h in c.get_urls(10, key="b.test")] == ["http://b.test/"]
+        assert c.delete_queue("a.test") == 4
+        assert c.count_urls() == 1
+        assert c.purge(0) == 1 and c.count_urls() == 0
+        c.set_delay(2)
+        c.set_active(False)
+        c.discover(["http://d.test/"])
+        assert c.get_urls(10) == []
+        c.set_active(True)
+        assert [h.url for h in c.get_urls(10)] == ["http://d.test/"]
+
+
+def test_a_token_goes_with_every_call(frontier):
+    import grpc
+    _, address = frontier("--token", "s3cret")
+    with client(address, token="s3cret") as c:
+        assert c.discover(["http://a.test/"]) == ["ok"]
+    with client(address, token="wrong") as c:
+        with pytest.raises(grpc.RpcError) as refused:
+            c.stats()
+        assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_a_client_waits_out_a_server_killed_and_restarted(frontier):
+    proc, address = frontier("--delay-ms", 0)
+    with client(address, retry_for=30) as c:
+        assert c.discover(["http://a.test/", "http://b.test/"]) == ["ok", "ok"]
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+        # The same port, 1.5 s later: the calls below wait for it.
+        def restart():
+            time.sleep(1.5)
+            frontier("--delay-ms", 0, address=address)
+
+        thread = threading.Thread(target=restart)
+        thread.start()
+        started = time.monotonic()
+        assert c.discover(["http://c.test/"]) == ["ok"]
+        waited = time.monotonic() - started
+        thread.join()
+        assert waited >= 1.0
+        # What was acknowledged before the kill is there.
+        assert c.count_urls() == 3
+    with client(address, retry_for=0) as c:
+        assert c.stats()["size"] == 3

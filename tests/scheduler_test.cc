@@ -1018,6 +1018,30 @@ TEST_F(SchedulerTest, PayloadsAndPrioritiesComeBackWithThePagesTheyCreated) {
   EXPECT_EQ(db_->NewSnapshot()->counters().pages, 6u);
 }
 
+// Scheduler::Write: a PageDb write batch (a URLFrontier client's discovered URLs, each a
+// link from its source) with extras for the pages it creates.
+TEST_F(SchedulerTest, AWriteBatchGivesTheExtrasToThePagesItCreates) {
+  Open(Unthrottled());
+  ASSERT_OK(scheduler_->AddSeeds({"http://old.example/"}));
+  WriteBatch batch;
+  batch.MergeLinks("http://src.example/", {Link{.url = "http://old.example/"},
+                                           Link{.url = "http://new.example/a"},
+                                           Link{.url = "http://new.example/b"}});
+  const std::vector<QueuedExtra> extras{Extra("http://old.example/", "ignored", 9),
+                                        Extra("HTTP://NEW.example/a", "payload-a", 3),
+                                        Extra("http://new.example/a", "second", 4)};
+  ASSERT_OK(scheduler_->Write(batch, extras));
+  // a (priority 3) first; then the others in discovery order (equal link scores).
+  EXPECT_EQ(Extras(Next(10)), (std::vector<Handed>{{"http://new.example/a", "payload-a", 3},
+                                                   {"http://old.example/", "", 0},
+                                                   {"http://src.example/", "", 0},
+                                                   {"http://new.example/b", "", 0}}));
+  const Status bad = scheduler_->Write(batch, std::vector<QueuedExtra>{Extra("::", "x")});
+  EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("\"::\""), std::string::npos) << bad.ToString();
+  EXPECT_OK(db_->Check());
+}
+
 // Priority goes before score, within a host's queue and across hosts; a re-key (a raised
 // link score) keeps the page's tier. Inspect and page_db_schedule order the same way.
 TEST_F(SchedulerTest, PriorityGoesBeforeScoreWithinAndAcrossHosts) {

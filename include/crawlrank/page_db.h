@@ -175,6 +175,7 @@ class WriteBatch {
 
  private:
   friend class PageDb;
+  friend class PageDbInternals;  // src/: a write that another component joins
   enum class Kind : uint8_t { kPage, kRestorePage, kRestoreLinks };
   struct Op {
     CrawledPage page;

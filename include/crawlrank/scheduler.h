@@ -97,6 +97,13 @@ class Scheduler final : public Frontier {
     return AddSeeds(std::vector<QueuedExtra>(seeds));
   }
 
+  // Writes `batch` (PageDb::Write) in one transaction, with `extras` for the pages it
+  // creates and does not crawl: the payload and priority each is queued with, as AddSeeds
+  // gives seeds theirs (a page that exists keeps what it has; of two extras naming one new
+  // page the first wins). A URL of `extras` that cannot be canonicalised fails the call
+  // before anything is written, naming it.
+  Status Write(const WriteBatch& batch, std::span<const QueuedExtra> extras);
+
   // Up to n requests, best first, each from a host that may take it now, with the payload
   // and priority the page was queued with. Empty when no host is ready: GetStats() tells
   // when one will be, or that the crawl is finished.

@@ -22,6 +22,7 @@ twice is skipped; a report twice is the same report).
 
 from __future__ import annotations
 
+import base64
 import time
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
@@ -52,6 +53,8 @@ class HandedOut:
     url: str
     key: str  # its queue: the host key
     depth: int
+    payload: bytes = b""  # what discover() gave it, if anything
+    priority: int = 0     # the same
     metadata: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -125,22 +128,42 @@ class Client:
     # ---- discovering and handing out
 
     def discover(self, urls: Iterable[str], *, source: str | None = None,
+                 payloads: Sequence[bytes] | None = None,
+                 priorities: Sequence[int] | None = None,
                  metadata: dict[str, Sequence[str]] | None = None) -> list[str]:
         """Adds URLs to the frontier (PutDiscovered, batches of MAX_BATCH). `source` is the
         page that links to them (its links join the graph the ranks are computed on).
-        Returns each URL's status in order: ``"ok"`` (new), ``"skipped"`` (known, or named
-        twice) or ``"fail"`` (the server could not write it: send it again)."""
+        `payloads` and `priorities`, when given, hold each URL's (in the order of `urls`):
+        bytes handed back with it (at most 1 MiB), and its tier (a higher one goes first,
+        before any score); they are kept only by a URL that is new. Returns each URL's
+        status in order: ``"ok"`` (new), ``"skipped"`` (known, or named twice) or ``"fail"``
+        (the server could not write it: send it again)."""
         urls = list(urls)
+        for name, values in (("payloads", payloads), ("priorities", priorities)):
+            if values is not None and len(values) != len(urls):
+                raise ValueError(f"discover: {len(values)} {name} for {len(urls)} URLs")
         meta = dict(metadata or {})
         if source is not None:
             meta["crawlrank.source"] = [source]
-        batches = [urls[i:i + MAX_BATCH] for i in range(0, len(urls), MAX_BATCH)]
-        if not batches:
+
+        def info(i: int) -> pb.URLInfo:
+            own = meta
+            if (payloads is not None and payloads[i]) or (priorities is not None and priorities[i]):
+                own = dict(meta)
+                if payloads is not None and payloads[i]:
+                    own["crawlrank.payload"] = [base64.b64encode(payloads[i]).decode("ascii")]
+                if priorities is not None and priorities[i]:
+                    own["crawlrank.priority"] = [str(int(priorities[i]))]
+            return _info(urls[i], "", self.crawl_id, own)
+
+        starts = range(0, len(urls), MAX_BATCH)
+        if not urls:
             return []
 
         def stream() -> Iterator[pb.DiscoveredBatch]:
-            for batch in batches:
-                yield pb.DiscoveredBatch(items=[_info(u, "", self.crawl_id, meta) for u in batch])
+            for start in starts:
+                yield pb.DiscoveredBatch(
+                    items=[info(i) for i in range(start, min(start + MAX_BATCH, len(urls)))])
 
         def collect(acks: Iterable[pb.BatchAck]) -> list[str]:
             return [_ACK[s] for ack in acks for s in ack.statuses]
@@ -166,7 +189,10 @@ class Client:
             for info in infos:
                 meta = {k: list(v.values) for k, v in info.metadata.items()}
                 depth = int(meta.get("depth", ["0"])[-1])
-                out.append(HandedOut(info.url, info.key, depth, meta))
+                payload = base64.b64decode(meta["crawlrank.payload"][-1]) \
+                    if "crawlrank.payload" in meta else b""
+                priority = int(meta.get("crawlrank.priority", ["0"])[-1])
+                out.append(HandedOut(info.url, info.key, depth, payload, priority, meta))
             return out
 
         return self._call("unary_stream", "GetURLs", pb.URLInfo, params, collect)

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <shared_mutex>
 #include <stop_token>
@@ -92,6 +93,11 @@ class PageDbInternals {
   // The LMDB read transaction of a snapshot, for src/ components reading their own tables
   // consistently with the pages.
   static MDB_txn* TxnOf(const Snapshot& snapshot);
+  // PageDb::Write of `batch`, calling `each_run` first in every run of the transaction
+  // (a full map runs it again): for a component that joins the write (the scheduler's
+  // WriteHook) and must stage its part of it afresh each time.
+  static Status Write(PageDb& db, const WriteBatch& batch, const std::function<void()>& each_run,
+                      AddReport* report = nullptr);
 };
 
 // How src/ names a PageDb's private state.

@@ -547,12 +547,18 @@ Status RunWriteLocked(PageDbImpl& db, AddReport* report,
 }
 
 Status PageDb::Write(const WriteBatch& batch, AddReport* report) {
+  return PageDbInternals::Write(*this, batch, {}, report);
+}
+
+Status PageDbInternals::Write(PageDb& db, const WriteBatch& batch,
+                              const std::function<void()>& each_run, AddReport* report) {
   std::vector<std::pair<const CrawledPage*, bool>> ops;
   ops.reserve(batch.ops_.size());
   for (const WriteBatch::Op& op : batch.ops_) ops.emplace_back(&op.page, op.links_only);
-  const PreparedBatch prepared(ops, impl_->profile);
+  const PreparedBatch prepared(ops, db.impl_->profile);
   CRAWLRANK_RETURN_IF_ERROR(prepared.FirstError());
-  return RunWrite(*impl_, report, [&](WriteTxn& write) {
+  return RunWrite(*db.impl_, report, [&](WriteTxn& write) {
+    if (each_run) each_run();
     for (const auto& [kind, i] : batch.order_) {
       switch (kind) {
         case WriteBatch::Kind::kPage:

@@ -242,26 +242,46 @@ Status Scheduler::Crawled(const CrawlReport& report) {
   return CrawledBatch({report});
 }
 
+namespace {
+
+// An extra with its URL canonical (a bad URL fails the call before anything is written).
+struct NamedExtra {
+  std::string url;
+  uint64_t fingerprint;
+  const QueuedExtra* extra;
+};
+
+Status NameExtras(std::span<const QueuedExtra> extras, UrlProfile profile, std::string_view what,
+                  std::vector<NamedExtra>* out) {
+  for (const QueuedExtra& extra : extras) {
+    auto url = CanonicalizeUrl(extra.url, profile);
+    if (!url.ok()) return url.status().WithContext(std::string(what));
+    const uint64_t fingerprint = UrlFingerprint(*url);
+    out->push_back({*std::move(url), fingerprint, &extra});
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Scheduler::Write(const WriteBatch& batch, std::span<const QueuedExtra> extras) {
+  Impl& s = *impl_;
+  std::vector<NamedExtra> named;
+  CRAWLRANK_RETURN_IF_ERROR(NameExtras(extras, s.db.url_profile(), "queue an extra", &named));
+  return PageDbInternals::Write(s.db, batch, [&] {
+    std::lock_guard lock(s.mu);
+    for (const NamedExtra& n : named) s.StageExtra(n.url, n.fingerprint, *n.extra);
+  });
+}
+
 Status Scheduler::CrawledBatch(const std::vector<CrawlReport>& reports) {
   Impl& s = *impl_;
-  // The extras' URLs, canonical, in report order: a bad one fails the call here, before
-  // anything is written.
-  struct Named {
-    std::string url;
-    uint64_t fingerprint;
-    const QueuedExtra* extra;
-  };
-  std::vector<Named> extras;
+  // The extras' URLs, canonical, in report order.
+  std::vector<NamedExtra> extras;
   for (const CrawlReport& report : reports) {
-    for (const QueuedExtra& extra : report.extras) {
-      auto url = CanonicalizeUrl(extra.url, s.db.url_profile());
-      if (!url.ok()) {
-        return url.status().WithContext("queue an extra in the report of \"" + report.page.url +
-                                        "\"");
-      }
-      const uint64_t fingerprint = UrlFingerprint(*url);
-      extras.push_back({*std::move(url), fingerprint, &extra});
-    }
+    CRAWLRANK_RETURN_IF_ERROR(NameExtras(
+        report.extras, s.db.url_profile(),
+        "queue an extra in the report of \"" + report.page.url + "\"", &extras));
   }
   std::vector<const CrawledPage*> pages;
   pages.reserve(reports.size());
@@ -270,7 +290,9 @@ Status Scheduler::CrawledBatch(const std::vector<CrawlReport>& reports) {
   return RunWrite(s.store, nullptr, [&](WriteTxn& write) -> Status {
     if (!extras.empty()) {
       std::lock_guard lock(s.mu);
-      for (const Named& named : extras) s.StageExtra(named.url, named.fingerprint, *named.extra);
+      for (const NamedExtra& named : extras) {
+        s.StageExtra(named.url, named.fingerprint, *named.extra);
+      }
     }
     for (size_t i = 0; i < prepared.size(); ++i)
       CRAWLRANK_RETURN_IF_ERROR(write.Apply(prepared.at(i)));

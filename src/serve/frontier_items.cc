@@ -1,8 +1,10 @@
 #include "serve/frontier_items.h"
 
 #include <charconv>
+#include <optional>
 
 #include "base/ascii.h"
+#include "base/base64.h"
 #include "crawlrank/page_db.h"
 
 namespace crawlrank {
@@ -97,6 +99,30 @@ Result<Discovery> ReadDiscovery(const urlfrontier::URLInfo& info, UrlProfile pro
   }
   Discovery discovery;
   CRAWLRANK_ASSIGN_OR_RETURN(discovery.url, ClientUrl(info.url(), profile, Field(field, "url")));
+  if (info.key().size() > kMaxKeyBytes) {
+    return BadField(Field(field, "key"), info.url(),
+                    "a key longer than " + std::to_string(kMaxKeyBytes) + " bytes");
+  }
+  discovery.key = info.key();
+  if (const std::string* payload = LastValue(info, kMetaPayload)) {
+    std::optional<std::string> bytes = DecodeBase64(*payload);
+    if (!bytes.has_value()) {
+      return BadField(MetaField(field, kMetaPayload), info.url(), "not base64 (RFC 4648)");
+    }
+    if (bytes->size() > kMaxPayloadBytes) {
+      return BadField(MetaField(field, kMetaPayload), info.url(),
+                      "over " + std::to_string(kMaxPayloadBytes) + " bytes decoded");
+    }
+    discovery.payload = *std::move(bytes);
+  }
+  if (const std::string* text = LastValue(info, kMetaPriority)) {
+    const auto [end, error] =
+        std::from_chars(text->data(), text->data() + text->size(), discovery.priority);
+    if (error != std::errc() || end != text->data() + text->size()) {
+      return BadField(MetaField(field, kMetaPriority), info.url(),
+                      QuoteForMessage(*text) + " is not a whole number in int32's range");
+    }
+  }
   std::string_view name = kMetaSource;
   const std::string* source = LastValue(info, name);
   if (source == nullptr) source = LastValue(info, name = kMetaPath);

@@ -25,6 +25,8 @@ inline constexpr size_t kMaxMessageBytes = size_t{4} << 20;  // gRPC: RESOURCE_E
 inline constexpr size_t kMaxUrlBytes = 8192;                 // a URL or a source URL
 inline constexpr size_t kMaxBatchUrls = 1000;                // URLs in one DiscoveredBatch
 inline constexpr size_t kMaxUrlsPerGet = 1000;               // URLs one GetURLs hands out
+inline constexpr size_t kMaxKeyBytes = 1024;                 // a client's queue key
+inline constexpr size_t kMaxPayloadBytes = size_t{1} << 20;  // a payload, decoded
 
 // The metadata names crawlrank reads from a URLInfo (the last value of each counts).
 inline constexpr std::string_view kMetaSource = "crawlrank.source";  // the linking page
@@ -35,6 +37,10 @@ inline constexpr std::string_view kMetaFailure = "crawlrank.failure";     // the
 inline constexpr std::string_view kMetaRetryable = "crawlrank.retryable";       // "false": for good
 inline constexpr std::string_view kMetaContentHash = "crawlrank.content_hash";  // 16 hex digits
 inline constexpr std::string_view kMetaDepth = "depth";  // set on what GetURLs hands out
+// A discovered URL's payload (base64; handed back with the URL) and priority (an int32:
+// a higher tier goes first, before any score).
+inline constexpr std::string_view kMetaPayload = "crawlrank.payload";
+inline constexpr std::string_view kMetaPriority = "crawlrank.priority";
 
 // A crawl ID as the API normalises it: trimmed of white space, empty naming "DEFAULT".
 std::string NormalizeCrawlId(std::string_view crawl_id);
@@ -52,14 +58,21 @@ const std::string* LastValue(const urlfrontier::URLInfo& info, std::string_view 
 // the URL when it is empty, longer than kMaxUrlBytes or cannot be canonicalised.
 Result<std::string> ClientUrl(std::string_view url, UrlProfile profile, std::string_view field);
 
-// A discovered URL: its canonical form, and the page that links to it (canonical; empty
-// when the client names none: crawlrank.source, else the last of url.path).
+// A discovered URL: its canonical form, the page that links to it (canonical; empty when
+// the client names none: crawlrank.source, else the last of url.path), and the queue key
+// the client gave it (empty: none; where it differs from the URL's host key, it becomes
+// the host's politeness group).
 struct Discovery {
   std::string url;
   std::string source;
+  std::string key;
+  std::string payload;    // crawlrank.payload, decoded; kept only by a URL it creates
+  int32_t priority = 0;   // crawlrank.priority; the same
 };
 // InvalidArgument naming `field` (e.g. "URLItem.discovered.info") and the URL for a URL or
-// source that ClientUrl refuses, or a crawl ID other than the server's.
+// source that ClientUrl refuses, a key longer than kMaxKeyBytes, a payload that is not
+// base64 or decodes past kMaxPayloadBytes, a priority that is not an int32, or a crawl ID
+// other than the server's.
 Result<Discovery> ReadDiscovery(const urlfrontier::URLInfo& info, UrlProfile profile,
                                 std::string_view field);
 

@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "base/base64.h"
 #include "crawlrank/clock.h"
 #include "serve/frontier_queries.h"
 
@@ -109,6 +110,7 @@ Result<std::vector<AckMessage::Status>> FrontierService::Discover(std::span<cons
   std::vector<AckMessage::Status> statuses(urls.size(), AckMessage::OK);
   std::lock_guard lock(discover_mu_);
   WriteBatch batch;
+  std::vector<QueuedExtra> extras;  // the payloads and priorities of the URLs that are new
   {
     CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_->NewSnapshot());
     std::unordered_set<uint64_t> named;
@@ -121,6 +123,9 @@ Result<std::vector<AckMessage::Status>> FrontierService::Discover(std::span<cons
         known = found.ok();  // a URL colliding with another's fingerprint too: never added
       }
       if (known) statuses[i] = AckMessage::SKIPPED;
+      if (!known && (!urls[i].payload.empty() || urls[i].priority != 0)) {
+        extras.push_back({urls[i].url, urls[i].payload, urls[i].priority});
+      }
       // The link from the source is recorded even when its target is known: it is one
       // more in-link for the ranks.
       if (!urls[i].source.empty()) {
@@ -130,7 +135,18 @@ Result<std::vector<AckMessage::Status>> FrontierService::Discover(std::span<cons
       }
     }
   }  // the snapshot closes before the write: a writer must not hold one (page_db.h)
-  if (batch.size() > 0) CRAWLRANK_RETURN_IF_ERROR(db_->Write(batch));
+  if (batch.size() > 0) CRAWLRANK_RETURN_IF_ERROR(scheduler_->Write(batch, extras));
+  // A client's key other than the URL's host key (StormCrawler partitioned by IP or by
+  // domain) groups the hosts that share it: one politeness budget for all of them.
+  for (const Discovery& d : urls) {
+    if (d.key.empty()) continue;
+    Result<std::string> host = HostKey(d.url, scheduler_options_.host_key);
+    if (!host.ok() || host->empty() || *host == d.key) continue;
+    std::string& group = client_groups_[*host];
+    if (group == d.key) continue;
+    CRAWLRANK_RETURN_IF_ERROR(scheduler_->SetHostGroup(*host, d.key));
+    group = d.key;
+  }
   return statuses;
 }
 
@@ -216,7 +232,10 @@ grpc::Status FrontierService::GetURLs(grpc::ServerContext* context,
     info.set_url(r.url);
     info.set_key(r.host);
     info.set_crawlid(std::string(kDefaultCrawlId));
-    (*info.mutable_metadata())[std::string(kMetaDepth)].add_values(std::to_string(r.depth));
+    auto& metadata = *info.mutable_metadata();
+    metadata[std::string(kMetaDepth)].add_values(std::to_string(r.depth));
+    if (!r.payload.empty()) metadata[std::string(kMetaPayload)].add_values(EncodeBase64(r.payload));
+    if (r.priority != 0) metadata[std::string(kMetaPriority)].add_values(std::to_string(r.priority));
     // A client gone: what it did not get comes back when its lease ends.
     if (!writer->Write(info)) break;
     ++sent;

@@ -22,6 +22,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "crawlrank/crawl_config.h"
@@ -162,6 +163,9 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   std::atomic<bool> handing_out_{true};  // false once the server drains
   std::atomic<int> log_level_{urlfrontier::LogLevelParams::WARN};  // SetLogLevel
   std::mutex discover_mu_;               // Discover: look-up and write as one step
+  // Guarded by discover_mu_: the politeness group each host was last given from a client's
+  // key (Discover sets a host's group only when it changes).
+  std::unordered_map<std::string, std::string> client_groups_;
   std::mutex config_mu_;                 // SetDelay: read, merge and write the configuration
   mutable std::mutex node_mu_;           // guards options_.node_address
 };

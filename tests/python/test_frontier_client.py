@@ -84,6 +84,23 @@ def test_a_crawler_discovers_gets_and_reports(frontier):
             c.get_urls(0)
 
 
+def test_payloads_and_priorities_travel_with_the_urls(frontier):
+    _, address = frontier("--delay-ms", 0, "--per-host", 10)
+    with client(address) as c:
+        assert c.discover(["http://a.test/1", "http://a.test/2", "http://a.test/3"],
+                          source="http://a.test/", payloads=[b"", b"\x00two", b"three"],
+                          priorities=[0, 5, 0]) == ["ok"] * 3
+        handed = c.get_urls(10, key="a.test")
+        assert (handed[0].url, handed[0].payload, handed[0].priority) == (
+            "http://a.test/2", b"\x00two", 5)  # its tier first
+        # The rest, and the source page the links created, by score.
+        assert {(h.url, h.payload, h.priority) for h in handed[1:]} == {
+            ("http://a.test/3", b"three", 0), ("http://a.test/1", b"", 0),
+            ("http://a.test/", b"", 0)}
+        with pytest.raises(ValueError):
+            c.discover(["http://a.test/4"], payloads=[])
+
+
 def test_discover_sends_more_than_one_batch(frontier):
     _, address = frontier()
     from crawlrank.frontier import MAX_BATCH

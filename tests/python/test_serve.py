@@ -7,6 +7,7 @@ or without the server (CRAWLRANK_BUILD_SERVER=OFF), every test here skips.
 """
 from __future__ import annotations
 
+import base64
 import concurrent.futures
 import contextlib
 import importlib
@@ -213,6 +214,58 @@ def test_get_urls_hands_out_at_most_the_per_host_limit_of_a_queue(serve):
     keys = sorted(i.key for i in server.get(per_queue=10))
     assert keys == ["busy.test", "busy.test", "quiet.test"]
     assert server.get(per_queue=10) == []  # both of busy.test's slots are out
+
+
+def test_a_client_key_other_than_the_host_groups_hosts_under_one_budget(serve, api):
+    # StormCrawler partitioned by IP: two hosts on one address share one URL in flight.
+    server = serve("--delay-ms", 0, "--per-host", 1)
+    items = [server.discovered(u) for u in ("http://a.test/", "http://b.test/", "http://c.test/")]
+    items[0].discovered.info.key = items[1].discovered.info.key = "10.0.0.1"
+    items[2].discovered.info.key = "c.test"  # its own host key: no group
+    assert [status for _, status in server.put(*items)] == ["OK"] * 3
+    first = [i.url for i in server.get()]
+    assert len(first) == 2 and "http://c.test/" in first
+    assert server.get() == []  # the other of a.test and b.test waits for the shared slot
+    assert [i.key for i in server.get(key="a.test") + server.get(key="b.test")] == []
+    (grouped,) = [u for u in first if u != "http://c.test/"]
+    server.put(server.known(grouped))
+    (second,) = [i.url for i in server.get()]
+    assert {grouped, second} == {"http://a.test/", "http://b.test/"}
+    too_long = server.discovered("http://d.test/")
+    too_long.discovered.info.key = "k" * 1025
+    with pytest.raises(api[2].RpcError) as bad:
+        server.put(too_long)
+    assert code_of(bad) == "INVALID_ARGUMENT" and "URLItem.discovered.info.key" in bad.value.details()
+
+
+def test_payload_and_priority_come_back_with_the_url_and_survive_a_restart(serve, api):
+    server = serve("--delay-ms", 0, "--per-host", 10)
+    payload = bytes(range(256)) * 3
+    items = [server.discovered("http://a.test/low"),
+             server.discovered("http://a.test/high", crawlrank_payload=base64.b64encode(
+                 payload).decode(), crawlrank_priority="7"),
+             server.discovered("http://a.test/neg", crawlrank_priority="-2")]
+    assert [status for _, status in server.put(*items)] == ["OK"] * 3
+    # Found again with other extras: a known URL keeps what it has.
+    server.put(server.discovered("http://a.test/low", crawlrank_priority="99"))
+    server.stop()
+    again = serve("--delay-ms", 0, "--per-host", 10)
+    handed = again.get()
+    assert [i.url for i in handed] == ["http://a.test/high", "http://a.test/low",
+                                       "http://a.test/neg"]
+    meta = {i.url: dict((k, list(v.values)) for k, v in i.metadata.items()) for i in handed}
+    assert base64.b64decode(meta["http://a.test/high"]["crawlrank.payload"][0]) == payload
+    assert meta["http://a.test/high"]["crawlrank.priority"] == ["7"]
+    assert "crawlrank.payload" not in meta["http://a.test/low"]
+    assert "crawlrank.priority" not in meta["http://a.test/low"]
+    assert meta["http://a.test/neg"]["crawlrank.priority"] == ["-2"]
+    for name, value in (("crawlrank_payload", "not base64!"), ("crawlrank_priority", "1.5"),
+                        ("crawlrank_priority", "2147483648"),
+                        ("crawlrank_payload", base64.b64encode(b"x" * (2**20 + 1)).decode())):
+        with pytest.raises(api[2].RpcError) as bad:
+            again.put(again.discovered("http://b.test/", **{name: value}))
+        assert code_of(bad) == "INVALID_ARGUMENT"
+        assert name.replace("_", ".") in bad.value.details()
 
 
 def test_get_urls_with_a_key_hands_out_that_queue_only(serve):

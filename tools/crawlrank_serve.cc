@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <optional>
 
 #include "serve/frontier_server.h"
@@ -14,15 +15,34 @@
 namespace crawlrank::tools {
 namespace {
 
+constexpr size_t kMaxPemBytes = size_t{1} << 20;
+
+// A PEM file's text; NotFound or InvalidArgument naming the file.
+Result<std::string> ReadPemFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFoundError(QuoteForMessage(path) + ": cannot be read");
+  std::string text(kMaxPemBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kMaxPemBytes) {
+    return InvalidArgumentError(QuoteForMessage(path) + ": over 1 MiB; not a PEM file");
+  }
+  if (text.find("-----BEGIN ") == std::string::npos) {
+    return InvalidArgumentError(QuoteForMessage(path) + ": not a PEM file (no -----BEGIN line)");
+  }
+  return text;
+}
+
 int Main(int argc, char** argv) {
   CommandLine app(
       "Serves the frontier of a PageDB (created when missing) over the URLFrontier gRPC API "
       "2.6: crawlers get URLs best first and polite per host, and report what they fetched. "
-      "Listens on 127.0.0.1 unless told otherwise; any other address needs --token. "
+      "Listens on 127.0.0.1 unless told otherwise; any other address needs --token or "
+      "client certificates (--tls-client-ca). "
       "SIGTERM or SIGINT stops taking calls, lets running ones finish (5 s at most), closes "
       "the DB and exits 0.",
       "crawlrank_serve");
-  std::string db_path, address = "127.0.0.1:7071", token;
+  std::string db_path, address = "127.0.0.1:7071", token, tls_cert, tls_key, tls_client_ca;
   std::optional<int64_t> delay_ms;
   std::optional<uint32_t> per_host;
   int64_t lease_s = 30;
@@ -30,6 +50,10 @@ int Main(int argc, char** argv) {
   app.Add("--address", address, "host:port to listen on (port 0: any free one)")->ShowDefault();
   app.Add("--token", token,
           "shared secret every call must send as \"authorization: Bearer TOKEN\"");
+  app.Add("--tls-cert", tls_cert, "PEM file: the server's certificate chain (TLS only, then)");
+  app.Add("--tls-key", tls_key, "PEM file: the private key of --tls-cert");
+  app.Add("--tls-client-ca", tls_client_ca,
+          "PEM file: every client must show a certificate this CA signed (mutual TLS)");
   app.Add("--delay-ms", delay_ms,
           "minimum time between two URLs of one host (stored with the crawl; "
           "default 1000)");
@@ -40,13 +64,30 @@ int Main(int argc, char** argv) {
       ->ShowDefault()
       ->Positive();
   return Run(app, argc, argv, [&] {
-    if (!IsLoopbackAddress(address) && token.empty()) {
-      return UsageError(
-          app, "--address \"" + address + "\" is reachable from other machines: give --token too");
+    if (!IsLoopbackAddress(address) && token.empty() && tls_client_ca.empty()) {
+      return UsageError(app, "--address \"" + address +
+                                 "\" is reachable from other machines: give --token, or "
+                                 "--tls-client-ca with --tls-cert and --tls-key, too");
+    }
+    if (tls_cert.empty() != tls_key.empty()) {
+      return UsageError(app, "--tls-cert and --tls-key go together");
+    }
+    if (!tls_client_ca.empty() && tls_cert.empty()) {
+      return UsageError(app, "--tls-client-ca needs --tls-cert and --tls-key");
     }
     if (delay_ms.has_value() && *delay_ms < 0) return UsageError(app, "--delay-ms is negative");
     if (per_host.has_value() && *per_host == 0) return UsageError(app, "--per-host is 0");
     FrontierServerOptions options;
+    const std::pair<const std::string*, std::string*> pems[] = {
+        {&tls_cert, &options.tls_cert_pem},
+        {&tls_key, &options.tls_key_pem},
+        {&tls_client_ca, &options.tls_client_ca_pem}};
+    for (const auto& [path, pem] : pems) {
+      if (path->empty()) continue;
+      Result<std::string> text = ReadPemFile(*path);
+      if (!text.ok()) return Fail(app, text.status());
+      *pem = *std::move(text);
+    }
     options.address = address;
     options.service.token = token;
     options.service.default_lease_ms = lease_s * 1000;

@@ -23,6 +23,8 @@ twice is skipped; a report twice is the same report).
 from __future__ import annotations
 
 import base64
+import os
+import pathlib
 import time
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
@@ -72,16 +74,35 @@ class Client:
     `address` is ``host:port``; `token` the server's ``--token`` (sent as ``authorization:
     Bearer TOKEN`` on every call); `crawl_id` the crawl (crawlrank serves one, ``DEFAULT``);
     `timeout` the seconds one call may take; `retry_for` how long a call keeps trying a
-    server it cannot reach (0: fail at once)."""
+    server it cannot reach (0: fail at once).
+
+    TLS (a server started with ``--tls-cert``): `tls_ca` is the PEM file of the CA that
+    signed the server's certificate (None with ``tls=True``: the system's CAs), and for a
+    server that asks for client certificates (``--tls-client-ca``), `tls_cert` and
+    `tls_key` are this client's."""
 
     def __init__(self, address: str = DEFAULT_ADDRESS, *, token: str | None = None,
-                 crawl_id: str = "", timeout: float = 30.0, retry_for: float = 60.0) -> None:
+                 crawl_id: str = "", timeout: float = 30.0, retry_for: float = 60.0,
+                 tls: bool = False, tls_ca: str | os.PathLike | None = None,
+                 tls_cert: str | os.PathLike | None = None,
+                 tls_key: str | os.PathLike | None = None) -> None:
         self.address = address
         self.crawl_id = crawl_id
         self.timeout = timeout
         self.retry_for = retry_for
         self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
-        self._channel = grpc.insecure_channel(address)
+        if (tls_cert is None) != (tls_key is None):
+            raise ValueError("Client: tls_cert and tls_key go together")
+        if tls or tls_ca is not None or tls_cert is not None:
+            def read(path: str | os.PathLike | None) -> bytes | None:
+                return None if path is None else pathlib.Path(path).read_bytes()
+
+            credentials = grpc.ssl_channel_credentials(
+                root_certificates=read(tls_ca), private_key=read(tls_key),
+                certificate_chain=read(tls_cert))
+            self._channel = grpc.secure_channel(address, credentials)
+        else:
+            self._channel = grpc.insecure_channel(address)
         self._calls: dict[str, object] = {}
 
     def close(self) -> None:

@@ -41,7 +41,24 @@ Result<std::unique_ptr<FrontierServer>> FrontierServer::Start(
   std::unique_ptr<FrontierServer> server(new FrontierServer());
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options.address, grpc::InsecureServerCredentials(), &port);
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (!options.tls_cert_pem.empty() || !options.tls_key_pem.empty()) {
+    if (options.tls_cert_pem.empty() || options.tls_key_pem.empty()) {
+      return InvalidArgumentError("serve " + QuoteForMessage(db_path) +
+                                  ": TLS needs both a certificate and its private key");
+    }
+    grpc::SslServerCredentialsOptions ssl(
+        options.tls_client_ca_pem.empty()
+            ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+            : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+    ssl.pem_root_certs = options.tls_client_ca_pem;
+    ssl.pem_key_cert_pairs.push_back({options.tls_key_pem, options.tls_cert_pem});
+    credentials = grpc::SslServerCredentials(ssl);
+  } else if (!options.tls_client_ca_pem.empty()) {
+    return InvalidArgumentError("serve " + QuoteForMessage(db_path) +
+                                ": a client CA needs TLS (a certificate and its key)");
+  }
+  builder.AddListeningPort(options.address, credentials, &port);
   builder.SetMaxReceiveMessageSize(static_cast<int>(kMaxMessageBytes));
   grpc::ResourceQuota quota("crawlrank_serve");
   quota.SetMaxThreads(options.max_threads);
@@ -49,9 +66,10 @@ Result<std::unique_ptr<FrontierServer>> FrontierServer::Start(
   builder.RegisterService(service.get());
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || port == 0) {
-    return FailedPreconditionError("serve " + QuoteForMessage(db_path) + ": cannot listen on " +
-                                   QuoteForMessage(options.address) +
-                                   " (in use, or not an address of this machine)");
+    return FailedPreconditionError(
+        "serve " + QuoteForMessage(db_path) + ": cannot listen on " +
+        QuoteForMessage(options.address) +
+        " (in use, not an address of this machine, or a TLS certificate or key gRPC refused)");
   }
   server->address_ = options.address;
   if (!options.address.starts_with("unix")) {

@@ -6,7 +6,9 @@
 //   (*server)->Shutdown(std::chrono::seconds(5));   // drains, then closes the DB
 //
 // Security: the address is the caller's to choose; IsLoopbackAddress tells whether one
-// reaches this machine only (crawlrank_serve refuses any other without a token).
+// reaches this machine only (crawlrank_serve refuses any other without a token or client
+// certificates). With a certificate and key it speaks TLS only, and with a client CA it
+// also requires every client to show a certificate that CA signed (mutual TLS).
 // Thread safety: Shutdown may be called from any thread, once; the destructor shuts down
 // a server still running.
 #ifndef CRAWLRANK_SRC_SERVE_FRONTIER_SERVER_H_
@@ -38,6 +40,9 @@ struct FrontierServerOptions {
   FrontierServiceOptions service;  // its node_address is set to the bound address
   // gRPC threads serving calls at once (a stream holds one for as long as it is open).
   int max_threads = 64;
+  // TLS: the server's certificate chain and private key (PEM text). Both empty: plain
+  // text. A client CA (PEM) also requires and verifies client certificates.
+  std::string tls_cert_pem, tls_key_pem, tls_client_ca_pem;
 };
 
 // Whether `address` (host:port, [v6]:port or unix:path) reaches this machine only:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import signal
 import subprocess
 import threading
@@ -166,3 +167,77 @@ def test_a_client_waits_out_a_server_killed_and_restarted(frontier):
         assert c.count_urls() == 3
     with client(address, retry_for=0) as c:
         assert c.stats()["size"] == 3
+
+
+# ---- TLS
+
+def make_certificates(folder):
+    """A CA, a server certificate for 127.0.0.1 and localhost, and a client certificate,
+    each signed by the CA (openssl, EC P-256, valid one day)."""
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl to make test certificates")
+
+    def openssl(*args):
+        subprocess.run(["openssl", *args], cwd=folder, check=True, capture_output=True)
+
+    key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    openssl("req", "-x509", *key, "-keyout", "ca.key", "-out", "ca.pem", "-days", "1",
+            "-subj", "/CN=crawlrank test CA")
+    (folder / "server.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    for name, ext in (("server", ["-extfile", "server.ext"]), ("client", [])):
+        openssl("req", *key, "-keyout", f"{name}.key", "-out", f"{name}.csr",
+                "-subj", f"/CN=crawlrank test {name}")
+        openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+                "-CAcreateserial", "-out", f"{name}.pem", "-days", "1", *ext)
+    return folder
+
+
+def test_tls_encrypts_and_client_certificates_admit_clients(frontier, tmp_path):
+    import grpc
+    pki = make_certificates(tmp_path)
+    tls = ("--tls-cert", pki / "server.pem", "--tls-key", pki / "server.key")
+    first, address = frontier(*tls)
+    with client(address, tls_ca=pki / "ca.pem") as c:
+        assert c.discover(["http://a.test/"]) == ["ok"]
+    with client(address, retry_for=0, timeout=5) as plain:  # no TLS: no answer
+        with pytest.raises(grpc.RpcError) as refused:
+            plain.stats()
+        assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+    first.terminate()
+    first.wait()
+    # Mutual TLS: a client without a certificate of the CA gets nowhere.
+    _, mutual = frontier(*tls, "--tls-client-ca", pki / "ca.pem")
+    with client(mutual, tls_ca=pki / "ca.pem", tls_cert=pki / "client.pem",
+                tls_key=pki / "client.key") as c:
+        assert c.count_urls() == 1
+    with client(mutual, tls_ca=pki / "ca.pem", retry_for=0, timeout=5) as anonymous:
+        with pytest.raises(grpc.RpcError) as refused:
+            anonymous.count_urls()
+        assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+    with pytest.raises(ValueError):
+        client(mutual, tls_cert=pki / "client.pem")
+
+
+def test_tls_settings_that_cannot_work_are_refused(bin_dir, tmp_path):
+    if not (bin_dir / SERVER).exists():
+        pytest.skip(f"no {SERVER} in {bin_dir}")
+    pki = make_certificates(tmp_path)
+
+    def serve(*args):
+        return subprocess.run([str(bin_dir / SERVER), str(tmp_path / "db"), *map(str, args)],
+                              capture_output=True, text=True, timeout=30)
+
+    tls = ("--tls-cert", pki / "server.pem", "--tls-key", pki / "server.key")
+    # Another machine could reach it, and TLS alone does not say who may call.
+    wide = serve("--address", "0.0.0.0:0", *tls)
+    assert wide.returncode == 2 and "--tls-client-ca" in wide.stderr
+    half = serve("--address", "127.0.0.1:0", "--tls-cert", pki / "server.pem")
+    assert half.returncode == 2 and "go together" in half.stderr
+    lone_ca = serve("--address", "127.0.0.1:0", "--tls-client-ca", pki / "ca.pem")
+    assert lone_ca.returncode == 2 and "needs --tls-cert" in lone_ca.stderr
+    missing = serve("--address", "127.0.0.1:0", "--tls-cert", tmp_path / "none.pem",
+                    "--tls-key", pki / "server.key")
+    assert missing.returncode == 1 and "none.pem" in missing.stderr
+    not_pem = serve("--address", "127.0.0.1:0", "--tls-cert", pki / "server.ext",
+                    "--tls-key", pki / "server.key")
+    assert not_pem.returncode == 1 and "not a PEM file" in not_pem.stderr

@@ -77,6 +77,7 @@ class CrawlSite(LocalServer):
         self.lock = threading.Lock()
         self.in_flight = 0
         self.hostile = hostile
+        self.other_host = other_host  # may be changed after the start (linked sites)
 
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -134,7 +135,7 @@ class CrawlSite(LocalServer):
                         self.end_headers()
                         return
                     if 0 <= n < site.pages:
-                        self.send(200, gen_page(n, site.pages, other_host, site.hostile))
+                        self.send(200, gen_page(n, site.pages, site.other_host, site.hostile))
                         return
                 if path.startswith("/private/"):
                     self.send(200, b"<html>secret</html>")

@@ -7,11 +7,9 @@ c.test (each links to the next one's /elsewhere.html, a 404)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import pathlib
-import select
 import signal
 import subprocess
 import sys
@@ -19,42 +17,12 @@ import time
 
 import pytest
 
-from crawl_site import CrawlSite
+from frontier_sites import PAGES, SERVER, expected_paths, start_server, three_sites
 from tool_runner import run
 
 pytestmark = pytest.mark.needs_crawlrank
 
-SERVER = "crawlrank_serve"
 FETCHER = pathlib.Path(__file__).with_name("frontier_fetcher.py")
-PAGES = 15  # per site: /gen/0..14 and /private/0..14, and the next site's /elsewhere.html
-
-
-def start_server(bin_dir, db, address="127.0.0.1:0", *args):
-    proc = subprocess.Popen([str(bin_dir / SERVER), str(db), "--address", address,
-                             *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    ready, _, _ = select.select([proc.stdout], [], [], 30)
-    line = proc.stdout.readline() if ready else ""
-    if not line.startswith("listening on "):
-        proc.kill()
-        pytest.fail(f"{SERVER} did not start: {line!r} {proc.communicate()[1]}")
-    return proc, line.split()[-1]
-
-
-@contextlib.contextmanager
-def three_sites():
-    """Three CrawlSites; yields ({name:port -> port}, {name:port -> site})."""
-    with contextlib.ExitStack() as stack:
-        ports = []
-        sites = []
-        for _ in range(3):
-            site = stack.enter_context(CrawlSite(pages=PAGES))
-            sites.append(site)
-            ports.append(site.port)
-        names = [f"{n}.test:{port}" for n, port in zip("abc", ports)]
-        for i, site in enumerate(sites):  # each links to the next one
-            site.other_host = names[(i + 1) % 3]
-        yield dict(zip(names, ports)), dict(zip(names, sites))
 
 
 def fetcher(env, address, hosts, log, *args):
@@ -64,11 +32,6 @@ def fetcher(env, address, hosts, log, *args):
 
 def events(log):
     return [json.loads(line) for line in pathlib.Path(log).read_text().splitlines()]
-
-
-def expected_paths():
-    return ({f"/gen/{n}.html" for n in range(PAGES)} | {f"/private/{n}.html" for n in range(PAGES)}
-            | {"/elsewhere.html"})
 
 
 @pytest.fixture

@@ -65,6 +65,11 @@ class SchedulerSettings:
     """
 
     page_db: Optional[str] = None
+    # CRAWLRANK_FRONTIER: "host:port" of a crawlrank serve that this process shares with
+    # others (remote mode: crawlrank/scrapy/remote.py); None: a PageDB of its own.
+    frontier: Optional[str] = None
+    frontier_token: Optional[str] = None  # CRAWLRANK_FRONTIER_TOKEN
+    frontier_tls_ca: Optional[str] = None  # CRAWLRANK_FRONTIER_TLS_CA: the server's CA (PEM)
     score: str = "pagerank"  # CRAWLRANK_SCORE: a score mode of crawlrank.SchedulerOptions
     url_profile: str = "w3lib"  # CRAWLRANK_URL_PROFILE, for a new DB: Scrapy's fingerprints
     delay_ms: int = 0  # CRAWLRANK_DELAY_MS; default DOWNLOAD_DELAY
@@ -114,6 +119,9 @@ class SchedulerSettings:
             page_db = os.path.join(job_dir(settings), JOBDIR_PAGE_DB)
         out = cls(
             page_db=page_db,
+            frontier=settings.get("CRAWLRANK_FRONTIER") or None,
+            frontier_token=settings.get("CRAWLRANK_FRONTIER_TOKEN") or None,
+            frontier_tls_ca=settings.get("CRAWLRANK_FRONTIER_TLS_CA") or None,
             score=settings.get("CRAWLRANK_SCORE", "pagerank"),
             url_profile=settings.get("CRAWLRANK_URL_PROFILE", "w3lib"),
             delay_ms=settings.getint("CRAWLRANK_DELAY_MS",
@@ -164,7 +172,8 @@ JOBDIR_PAGE_DB = "crawlrank.db"
 # Every CRAWLRANK_* setting crawlrank.scrapy reads (the scheduler's, and KeywordScorer's
 # CRAWLRANK_KEYWORDS): any other is taken for a misspelling.
 KNOWN_SETTINGS = frozenset({
-    "CRAWLRANK_PAGE_DB", "CRAWLRANK_SCORE", "CRAWLRANK_URL_PROFILE", "CRAWLRANK_DELAY_MS",
+    "CRAWLRANK_PAGE_DB", "CRAWLRANK_FRONTIER", "CRAWLRANK_FRONTIER_TOKEN",
+    "CRAWLRANK_FRONTIER_TLS_CA", "CRAWLRANK_SCORE", "CRAWLRANK_URL_PROFILE", "CRAWLRANK_DELAY_MS",
     "CRAWLRANK_PER_HOST", "CRAWLRANK_HOST_KEY", "CRAWLRANK_MAX_DEPTH", "CRAWLRANK_MAX_PAGES",
     "CRAWLRANK_MAX_RETRIES", "CRAWLRANK_LEASE_MS", "CRAWLRANK_BATCH", "CRAWLRANK_DURABILITY",
     RANK_AT_CLOSE_SETTING, "CRAWLRANK_SCORER", "CRAWLRANK_CONTENT_SCORER",
@@ -346,6 +355,9 @@ class Scheduler(ReportReceiver):
 
     def open(self, spider: Spider) -> None:
         self.spider = spider
+        if self.settings.frontier:
+            self._open_remote(spider)
+            return
         path = self.settings.page_db or f"{spider.name}.crawlrank"
         self.db = crawlrank.PageDb(path, url_profile=self.settings.url_profile,
                                    durability=self.settings.durability)
@@ -370,14 +382,30 @@ class Scheduler(ReportReceiver):
                     path, stats.crawled, stats.queued, stats.retrying,
                     extra={"spider": spider})
 
+    def _open_remote(self, spider: Spider) -> None:
+        """Remote mode: the frontier is a crawlrank serve shared with other processes; its
+        PageDB, configuration and ranks are the server's (CRAWLRANK_PAGE_DB and the crawl
+        options here are not used)."""
+        from crawlrank.scrapy.remote import RemoteCore
+        self.core = RemoteCore(self.settings.frontier, token=self.settings.frontier_token,
+                               lease_s=self.settings.lease_ms // 1000,
+                               tls_ca=self.settings.frontier_tls_ca)
+        self._score = "remote"
+        stats = self.core.stats()
+        self._refused_seen = stats.filtered + stats.out_of_scope
+        logger.info("crawlrank: frontier %s: %d pages crawled, %d queued, %d retrying",
+                    self.settings.frontier, stats.crawled, stats.queued, stats.retrying,
+                    extra={"spider": spider})
+
     def close(self, reason: str) -> None:
         self._wakeup.cancel()
         if self.core is not None:
             self._flush()
-            self._rank_at_close(reason)
+            if self.db is not None:  # remote mode: the server ranks
+                self._rank_at_close(reason)
             self._record_stats()
             self._left = len(self)
-            if reason == "finished" and not self.stats.get_value(
+            if reason == "finished" and self.db is not None and not self.stats.get_value(
                     "scheduler/dequeued", 0, spider=self.spider):
                 logger.info("crawlrank: the PageDB %s has no page to crawl: %s", self.db.path,
                             nothing_to_crawl(self.core.stats()), extra={"spider": self.spider})
@@ -622,6 +650,8 @@ class Scheduler(ReportReceiver):
         """The PageDB holds the page of canonical `url` (a read of the DB the first time)."""
         if url in self._in_db:
             return True
+        if self.db is None:  # remote mode: the server skips a URL it has
+            return False
         if url not in self.db:
             return False
         if len(self._in_db) >= _CACHED_URLS:

@@ -1,0 +1,78 @@
+"""The Scrapy scheduler's remote mode (CRAWLRANK_FRONTIER): two Scrapy processes
+(scrapy_remote.py) crawl three local sites through one crawlrank serve."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+
+import pytest
+
+from frontier_sites import PAGES, SERVER, expected_paths, start_server, three_sites
+from tool_runner import run
+
+pytestmark = pytest.mark.needs_crawlrank
+
+SPIDER = pathlib.Path(__file__).with_name("scrapy_remote.py")
+
+
+@pytest.fixture
+def spiders(bin_dir):
+    if not (bin_dir / SERVER).exists():
+        pytest.skip(f"no {SERVER} in {bin_dir} (built without gRPC)")
+    pytest.importorskip("grpc")
+    pytest.importorskip("scrapy")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (os.environ.get("CRAWLRANK_PYTHON_DIR"), env.get("PYTHONPATH")) if p)
+    procs = []
+
+    def start(address, hosts, out, *urls):
+        procs.append(subprocess.Popen(
+            ["/usr/bin/python3", str(SPIDER), address, json.dumps(hosts), str(out), *urls],
+            env=env, stderr=subprocess.PIPE, text=True))
+        return procs[-1]
+
+    yield start
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+
+
+def test_two_scrapy_processes_share_one_frontier(spiders, bin_dir, tmp_path):
+    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay-ms", 100,
+                                   "--per-host", 1)
+    try:
+        with three_sites() as (hosts, sites):
+            names = list(hosts)
+            starts = [f"http://{name}/gen/0.html" for name in names]
+            outs = [tmp_path / f"spider{i}.json" for i in range(2)]
+            procs = [spiders(address, hosts, out, *starts) for out in outs]
+            for proc in procs:
+                assert proc.wait(timeout=300) == 0, proc.stderr.read()[-3000:]
+            for name, site in sites.items():  # each page once, across both processes
+                assert sorted(site.paths()) == sorted(expected_paths()), name
+            # /gen/0 yields /gen/1 and /gen/2 (priority 5) at once: /gen/2 goes first.
+            for name, site in sites.items():
+                paths = [h.path for h in site.log()]
+                assert paths.index("/gen/2.html") < paths.index("/gen/1.html"), (name, paths)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+    seen = [row for out in outs for row in json.loads(out.read_text())["seen"]]
+    assert all(json.loads(out.read_text())["reason"] == "finished" for out in outs)
+    assert len({row[3] for row in seen}) == 2, "both processes crawled"
+    by_url = {row[0]: row for row in seen}
+    assert len(by_url) == len(seen) == 3 * (2 * PAGES + 1)
+    # The request each page was queued with came back from the server, wherever it was
+    # queued: its callback's keyword arguments and its meta.
+    for name in names:
+        assert by_url[f"http://{name}/gen/0.html"][1:3] == ["start", "s" + str(names.index(name))]
+        assert by_url[f"http://{name}/gen/1.html"][1:3] == [f"http://{name}/gen/0.html", "link"]
+    stats = json.loads(run(bin_dir, "page_db_stats", tmp_path / "db", "--json").stdout)
+    assert stats["crawled_pages"] == 3 * (2 * PAGES + 1)
+    assert stats["links"] == 3 * (2 * PAGES + PAGES - 1)

@@ -8,6 +8,7 @@ import os
 import pathlib
 import signal
 import subprocess
+import time
 
 import pytest
 
@@ -76,3 +77,44 @@ def test_two_scrapy_processes_share_one_frontier(spiders, bin_dir, tmp_path):
     stats = json.loads(run(bin_dir, "page_db_stats", tmp_path / "db", "--json").stdout)
     assert stats["crawled_pages"] == 3 * (2 * PAGES + 1)
     assert stats["links"] == 3 * (2 * PAGES + PAGES - 1)
+
+
+def test_a_killed_scrapy_process_and_a_restarted_frontier_lose_no_request(spiders, bin_dir,
+                                                                          tmp_path):
+    db = tmp_path / "db"
+    server, address = start_server(bin_dir, db, "127.0.0.1:0", "--delay-ms", 100,
+                                   "--per-host", 1)
+    try:
+        with three_sites() as (hosts, sites):
+            starts = [f"http://{name}/gen/0.html" for name in hosts]
+            doomed = spiders(address, hosts, tmp_path / "doomed.json", *starts)
+            deadline = time.monotonic() + 120
+            while sum(len(s.paths()) for s in sites.values()) < 20:
+                assert time.monotonic() < deadline and doomed.poll() is None
+                time.sleep(0.01)
+            doomed.kill()  # SIGKILL: what it queued and what it held are the server's now
+            doomed.wait()
+            fetched_before = {name: set(site.paths()) for name, site in sites.items()}
+            server.send_signal(signal.SIGTERM)  # and the frontier restarts
+            assert server.wait(timeout=30) == 0
+            server, _ = start_server(bin_dir, db, address, "--delay-ms", 100, "--per-host", 1)
+            survivor = spiders(address, hosts, tmp_path / "survivor.json", *starts)
+            assert survivor.wait(timeout=300) == 0, survivor.stderr.read()[-3000:]
+            for name, site in sites.items():
+                assert set(site.paths()) == expected_paths(), name  # every page, at least once
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+    seen = json.loads((tmp_path / "survivor.json").read_text())["seen"]
+    assert seen, "the survivor crawled what was left"
+    # Its start requests were known already: every page it crawled came from the frontier,
+    # queued by the killed process or by itself, each with the callback arguments and meta
+    # of the request that queued it (a start request's, or its linking page's).
+    for url, origin, tag, _, _ in seen:
+        assert (tag == "link" and origin.startswith("http://")) or (
+            origin == "start" and tag.startswith("s")), (url, origin, tag)
+    # Among them, pages the killed process had queued and not fetched.
+    queued_by_doomed = [url for url, origin, *_ in seen
+                        if origin != "start" and "/" + origin.split("/", 3)[3] in
+                        fetched_before[origin.split("/", 3)[2]]]
+    assert queued_by_doomed

@@ -24,6 +24,9 @@
 #include "crawlrank/version.h"
 #include "rank_column.h"
 #include "tool_common.h"
+#ifdef CRAWLRANK_WITH_SERVER
+#include "serve/remote_frontier.h"
+#endif
 
 namespace crawlrank::tools {
 namespace {
@@ -135,6 +138,9 @@ struct Args {
   double delay_s = 1, retry_delay_s = 60, timeout_s = 30, connect_timeout_s = 10, max_crawl_delay_s = 60;
   bool same_host = false, same_domain = false, quiet = false, json = false;
   uint64_t top = 10;
+  // --frontier: crawl through a crawlrank serve instead of a PageDB of its own.
+  std::string frontier, crawl_id, frontier_token, frontier_tls_ca;
+  double lease_s = 60;
 };
 
 // The rank at the end of a crawl: its header (no vectors), and the DB's counters after it.
@@ -317,6 +323,68 @@ void PrintNotes(Output& out, const CrawlSummary& s, const SchedulerStats& end, c
   }
 }
 
+// The summary of a crawl through a frontier: what this process fetched (the server holds
+// the graph and ranks it).
+int PrintRemoteSummary(const CrawlSummary& s, const Args& a) {
+  Output out;
+  if (a.json) {
+    nlohmann::json j = SummaryJson(s, {}, "", "", std::nullopt);
+    j.erase("db");
+    j["frontier"] = a.frontier;
+    out << j.dump(2) << '\n';
+  } else {
+    char line[256];
+    std::snprintf(line, sizeof line, "%s %llu pages (%llu HTML) in %.1f s through %s; %llu errors\n",
+                  s.stopped ? "stopped after" : (s.finished ? "done:" : "paused:"),
+                  static_cast<unsigned long long>(s.progress.pages),
+                  static_cast<unsigned long long>(s.progress.html_pages), s.progress.elapsed_s,
+                  a.frontier.c_str(), static_cast<unsigned long long>(s.progress.errors));
+    out << line;
+    if (!s.statuses.empty()) {
+      out << "statuses:";
+      for (const auto& [status, n] : s.statuses) out << ' ' << std::to_string(status) << "×" << n;
+      out << '\n';
+    }
+    if (!s.errors.empty()) {
+      out << "errors:";
+      for (const auto& [kind, n] : s.errors) out << ' ' << kind << "×" << n;
+      out << '\n';
+    }
+  }
+  return out.Flush().ok() ? kExitOk : kExitFailure;
+}
+
+#ifdef CRAWLRANK_WITH_SERVER
+// `crawlrank crawl --frontier HOST:PORT SEED...`: the crawler over a RemoteFrontier. The
+// server's stored configuration scopes, orders and paces the crawl; this process fetches,
+// parses and reports, keeping robots.txt per host in memory.
+int CrawlThroughFrontier(const CommandLine& app, const Args& a, CrawlerOptions o,
+                         UrlProfile profile, const FetchLogFn& log) {
+  RemoteFrontierOptions remote;
+  remote.address = a.frontier;
+  remote.token = a.frontier_token;
+  remote.crawl_id = a.crawl_id;
+  remote.lease_ms = std::max<int64_t>(1000, std::llround(a.lease_s * 1000));
+  if (!a.frontier_tls_ca.empty()) {
+    Result<std::string> pem = ReadPemFile(a.frontier_tls_ca);
+    if (!pem.ok()) return Fail(app, pem.status());
+    remote.tls_ca_pem = *std::move(pem);
+  }
+  RemoteFrontier frontier(remote);
+  SignalWatcher signals;
+  auto crawler = Crawler::Open(frontier, o, profile);
+  if (!crawler.ok()) return Fail(app, crawler.status());
+  signals.Watch(**crawler);
+  Result<CrawlSummary> summary = (*crawler)->Run(nullptr, log);
+  const int received = signals.received();
+  signals.Release();
+  crawler->reset();
+  if (!summary.ok()) return Fail(app, summary.status());
+  const int printed = PrintRemoteSummary(*summary, a);
+  return received != 0 ? 128 + received : printed;
+}
+#endif
+
 int Crawl(int argc, char** argv) {
   CommandLine app(
       "Crawls from the seeds into the PageDB DB (created if missing), politely, obeying "
@@ -326,7 +394,7 @@ int Crawl(int argc, char** argv) {
       "crawlrank crawl");
   Args a;
   CrawlerOptions& o = a.crawl;
-  app.Add("db", a.db_path, "PageDB directory")->Required();
+  app.Add("db", a.db_path, "PageDB directory (with --frontier: the first seed)");
   app.Add("seeds", a.seeds, "URLs to start from");
   app.Add("--seeds-file", a.seeds_files,
           "also the URLs in FILE, one a line ('-': standard input); blank lines and "
@@ -402,6 +470,16 @@ int Crawl(int argc, char** argv) {
       ->ShowDefault();
   app.Add("--profile", a.profile, "URL profile of a new DB: rfc3986 or w3lib")->ShowDefault();
   app.Add("--top", a.top, "best pages to print at the end")->ShowDefault();
+  app.Add("--frontier", a.frontier,
+          "HOST:PORT of a crawlrank serve to crawl through, beside other crawlers: no local "
+          "PageDB (every positional argument is a seed); the server's stored configuration "
+          "scopes, orders and paces the crawl");
+  app.Add("--crawl-id", a.crawl_id, "with --frontier: the crawl (default: the server's)");
+  app.Add("--frontier-token", a.frontier_token, "with --frontier: the server's --token");
+  app.Add("--frontier-tls-ca", a.frontier_tls_ca,
+          "with --frontier: PEM file of the CA of the server's TLS certificate");
+  app.Add("--lease", a.lease_s, "with --frontier: seconds a URL handed out stays leased")
+      ->ShowDefault();
   app.Flag("--quiet", a.quiet, "no progress on stderr");
   app.Flag("--json", a.json, "print the summary as JSON on stdout");
   return Run(app, argc, argv, [&] {
@@ -445,6 +523,30 @@ int Crawl(int argc, char** argv) {
                                      ": " + compiled.status().message());
         }
       }
+    }
+    if (a.frontier.empty() && a.db_path.empty()) {
+      return UsageError(app, "db is required (or --frontier HOST:PORT)");
+    }
+    if (!a.frontier.empty()) {
+#ifdef CRAWLRANK_WITH_SERVER
+      if (o.scope != CrawlScope::kAny || !o.allow_patterns.empty() || !o.deny_patterns.empty()) {
+        return UsageError(app, "--frontier: the scope and patterns are the server's (its "
+                               "stored configuration): give them to the crawl it serves");
+      }
+      if (!a.db_path.empty()) o.seeds.insert(o.seeds.begin(), a.db_path);
+      std::optional<FetchLogFile> log;
+      if (!a.log_path.empty()) {
+        Result<FetchLogFile> opened = FetchLogFile::Open(a.log_path);
+        if (!opened.ok()) return Fail(app, opened.status());
+        log.emplace(std::move(*opened));
+      }
+      const int code =
+          CrawlThroughFrontier(app, a, o, *profile, log.has_value() ? log->Writer() : FetchLogFn());
+      if (log.has_value() && !log->Flush().ok()) return Fail(app, log->Flush());
+      return code;
+#else
+      return UsageError(app, "--frontier: this crawlrank was built without gRPC");
+#endif
     }
     if (a.show_config) return ShowConfig(app, a);
 

@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 
 #include "serve/frontier_server.h"
@@ -14,24 +13,6 @@
 
 namespace crawlrank::tools {
 namespace {
-
-constexpr size_t kMaxPemBytes = size_t{1} << 20;
-
-// A PEM file's text; NotFound or InvalidArgument naming the file.
-Result<std::string> ReadPemFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFoundError(QuoteForMessage(path) + ": cannot be read");
-  std::string text(kMaxPemBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxPemBytes) {
-    return InvalidArgumentError(QuoteForMessage(path) + ": over 1 MiB; not a PEM file");
-  }
-  if (text.find("-----BEGIN ") == std::string::npos) {
-    return InvalidArgumentError(QuoteForMessage(path) + ": not a PEM file (no -----BEGIN line)");
-  }
-  return text;
-}
 
 int Main(int argc, char** argv) {
   CommandLine app(

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 
 #include "crawlrank/fault_guard.h"
@@ -26,6 +27,22 @@ int UsageError(const CommandLine& app, std::string_view message) {
   std::cerr << app.name() << ": " << message << "\n"
             << "Run with --help for more information.\n";
   return kExitUsage;
+}
+
+Result<std::string> ReadPemFile(const std::string& path) {
+  constexpr size_t kMaxPemBytes = size_t{1} << 20;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFoundError(QuoteForMessage(path) + ": cannot be read");
+  std::string text(kMaxPemBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kMaxPemBytes) {
+    return InvalidArgumentError(QuoteForMessage(path) + ": over 1 MiB; not a PEM file");
+  }
+  if (text.find("-----BEGIN ") == std::string::npos) {
+    return InvalidArgumentError(QuoteForMessage(path) + ": not a PEM file (no -----BEGIN line)");
+  }
+  return text;
 }
 
 Result<std::unique_ptr<PageDb>> OpenForReading(const std::string& path) {

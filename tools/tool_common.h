@@ -37,6 +37,10 @@ int Fail(const CommandLine& app, const Status& status);
 // Prints `tool: <message>` and the usage hint to stderr and returns kExitUsage.
 int UsageError(const CommandLine& app, std::string_view message);
 
+// A PEM file's text (a TLS certificate, key or CA), at most 1 MiB; NotFound or
+// InvalidArgument naming the file.
+Result<std::string> ReadPemFile(const std::string& path);
+
 // Opens an existing PageDB read-only: takes no lock, works beside a running writer.
 Result<std::unique_ptr<PageDb>> OpenForReading(const std::string& path);
 

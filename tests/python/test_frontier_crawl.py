@@ -170,3 +170,46 @@ def test_a_frontier_killed_and_restarted_under_its_fetchers_loses_nothing(setup,
     restarted.send_signal(signal.SIGTERM)
     assert restarted.wait(timeout=30) == 0
     assert "no damage found" in run(bin_dir, "page_db_check", tmp_path / "db").stdout
+
+
+def test_two_crawlrank_crawls_through_one_frontier(setup, bin_dir, tmp_path):
+    """`crawlrank crawl --frontier`: the built-in crawler as a client, twice at once. Each
+    obeys robots.txt (which it fetches itself: its cache lives in its process), so the
+    /private/ pages are never fetched; every other page once."""
+    env, procs = setup
+    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay-ms", 100,
+                                   "--per-host", 1)
+    procs.append(server)
+    with three_sites() as (hosts, sites):
+        names = list(hosts)
+        resolve = [arg for name in names for arg in ("--resolve", f"{name}:127.0.0.1")]
+        command = [str(bin_dir / "crawlrank"), "crawl", "--frontier", address,
+                   *[f"http://{name}/gen/0.html" for name in names], "--allow-private",
+                   "--json", "--quiet", "--concurrency", 2, *resolve]
+        command = [str(part) for part in command]
+        crawls = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True) for _ in range(2)]
+        procs.extend(crawls)
+        summaries = []
+        for crawl in crawls:
+            out, err = crawl.communicate(timeout=120)
+            assert crawl.returncode == 0, err
+            summaries.append(json.loads(out))
+        for name, site in sites.items():
+            paths = [p for p in site.paths() if p != "/robots.txt"]
+            assert sorted(paths) == sorted(
+                p for p in expected_paths() if not p.startswith("/private/")), name
+            assert 1 <= site.paths().count("/robots.txt") <= 2
+    assert all(s["finished"] and s["frontier"] == address for s in summaries)
+    assert sum(s["pages"] for s in summaries) == 3 * (PAGES + 1)
+    assert all(s["pages"] > 0 for s in summaries), "both took part"
+    from crawlrank.frontier import Client
+    with Client(address) as c:
+        stats = c.stats()
+        assert stats["crawled"] == 3 * (PAGES + 1)
+        assert stats["failed"] == 3 * PAGES  # the /private/ pages, robots-disallowed
+    # Bad use: no DB and no frontier; a scope of its own.
+    usage = subprocess.run([str(bin_dir / "crawlrank"), "crawl"], capture_output=True, text=True)
+    assert usage.returncode == 2 and "--frontier" in usage.stderr
+    scoped = subprocess.run(command + ["--same-host"], capture_output=True, text=True)
+    assert scoped.returncode == 2 and "the server's" in scoped.stderr

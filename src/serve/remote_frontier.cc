@@ -1,0 +1,229 @@
+#include "serve/remote_frontier.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+
+#include "base/base64.h"
+#include "crawlrank/clock.h"
+#include "crawlrank/url.h"
+#include "serve/frontier_items.h"
+#include "urlfrontier.grpc.pb.h"
+
+namespace crawlrank {
+namespace {
+
+// When the server has nothing due, ask again this soon (the API has no next-ready time).
+constexpr int64_t kPollMs = 200;
+
+void AddMeta(urlfrontier::URLInfo* info, std::string_view name, std::string value) {
+  (*info->mutable_metadata())[std::string(name)].add_values(std::move(value));
+}
+
+std::string HashHex(uint64_t hash) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, hash >>= 4) out[static_cast<size_t>(i)] = kDigits[hash & 15];
+  return out;
+}
+
+}  // namespace
+
+struct RemoteFrontier::Impl {
+  RemoteFrontierOptions options;
+  std::unique_ptr<urlfrontier::URLFrontier::Stub> stub;
+  std::atomic<uint64_t> next_lease{1};
+  mutable std::mutex mu;
+  std::unordered_map<std::string, std::string> robots;  // by host
+  mutable SchedulerStats last_stats;
+
+  // A context for one call: the token, wait-for-ready, the deadline.
+  void Prepare(grpc::ClientContext* context) const {
+    if (!options.token.empty()) context->AddMetadata("authorization", "Bearer " + options.token);
+    context->set_wait_for_ready(true);
+    context->set_deadline(std::chrono::system_clock::now() +
+                          std::chrono::milliseconds(options.wait_ms));
+  }
+
+  Status Failure(std::string_view rpc, const grpc::Status& status) const {
+    const std::string what = std::string(rpc) + " to the frontier at " +
+                             QuoteForMessage(options.address) + ": " + status.error_message();
+    if (status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+      return InvalidArgumentError(what);
+    }
+    return IoError(what);
+  }
+
+  urlfrontier::URLInfo Info(std::string_view url) const {
+    urlfrontier::URLInfo info;
+    info.set_url(std::string(url));
+    info.set_crawlid(options.crawl_id);
+    return info;
+  }
+
+  // Sends `items` on one PutURLs stream; an error unless every one is acked OK or SKIPPED.
+  Status Put(const std::vector<urlfrontier::URLItem>& items) const {
+    grpc::ClientContext context;
+    Prepare(&context);
+    auto stream = stub->PutURLs(&context);
+    for (const auto& item : items) {
+      if (!stream->Write(item)) break;
+    }
+    stream->WritesDone();
+    urlfrontier::AckMessage ack;
+    size_t acked = 0;
+    bool failed = false;
+    while (stream->Read(&ack)) {
+      ++acked;
+      failed = failed || ack.status() == urlfrontier::AckMessage::FAIL;
+    }
+    const grpc::Status status = stream->Finish();
+    if (!status.ok()) return Failure("PutURLs", status);
+    if (failed || acked != items.size()) {
+      return IoError("PutURLs to the frontier at " + QuoteForMessage(options.address) + ": " +
+                     std::to_string(acked) + " of " + std::to_string(items.size()) +
+                     " items acknowledged" + (failed ? ", some FAIL (the server's write)" : ""));
+    }
+    return Status::Ok();
+  }
+};
+
+RemoteFrontier::RemoteFrontier(const RemoteFrontierOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->options = options;
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (!options.tls_ca_pem.empty()) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = options.tls_ca_pem;
+    credentials = grpc::SslCredentials(ssl);
+  }
+  impl_->stub = urlfrontier::URLFrontier::NewStub(grpc::CreateChannel(options.address, credentials));
+}
+
+RemoteFrontier::~RemoteFrontier() = default;
+
+Status RemoteFrontier::AddSeeds(const std::vector<std::string>& urls) {
+  std::vector<urlfrontier::URLItem> items;
+  for (const std::string& url : urls) {
+    urlfrontier::URLItem& item = items.emplace_back();
+    *item.mutable_discovered()->mutable_info() = impl_->Info(url);
+  }
+  return items.empty() ? Status::Ok() : impl_->Put(items);
+}
+
+Result<std::vector<Request>> RemoteFrontier::Next(size_t n) {
+  urlfrontier::GetParams params;
+  // Exactly n at most: one per queue (what is handed out is leased, read or not).
+  params.set_max_queues(static_cast<uint32_t>(std::min<size_t>(n, kMaxUrlsPerGet)));
+  params.set_max_urls_per_queue(1);
+  params.set_delay_requestable(
+      static_cast<uint32_t>(std::max<int64_t>(1, impl_->options.lease_ms / 1000)));
+  params.set_crawlid(impl_->options.crawl_id);
+  grpc::ClientContext context;
+  impl_->Prepare(&context);
+  auto reader = impl_->stub->GetURLs(&context, params);
+  std::vector<Request> out;
+  urlfrontier::URLInfo info;
+  while (reader->Read(&info)) {
+    Request& r = out.emplace_back();
+    r.url = info.url();
+    r.fingerprint = UrlFingerprint(r.url);
+    r.host = info.key();
+    r.lease = impl_->next_lease++;
+    if (const std::string* depth = LastValue(info, kMetaDepth)) {
+      std::from_chars(depth->data(), depth->data() + depth->size(), r.depth);
+    }
+    if (const std::string* payload = LastValue(info, kMetaPayload)) {
+      if (auto bytes = DecodeBase64(*payload)) r.payload = *std::move(bytes);
+    }
+    if (const std::string* priority = LastValue(info, kMetaPriority)) {
+      std::from_chars(priority->data(), priority->data() + priority->size(), r.priority);
+    }
+  }
+  const grpc::Status status = reader->Finish();
+  if (!status.ok()) return impl_->Failure("GetURLs", status);
+  return out;
+}
+
+Status RemoteFrontier::CrawledBatch(const std::vector<CrawlReport>& reports) {
+  std::vector<urlfrontier::URLItem> items;
+  for (const CrawlReport& report : reports) {
+    const CrawledPage& page = report.page;
+    // The links first, naming the page as their source, then the page.
+    for (const Link& link : page.links) {
+      urlfrontier::URLItem& item = items.emplace_back();
+      urlfrontier::URLInfo* info = item.mutable_discovered()->mutable_info();
+      *info = impl_->Info(link.url);
+      AddMeta(info, kMetaSource, page.url);
+    }
+    urlfrontier::URLItem& item = items.emplace_back();
+    urlfrontier::URLInfo* info = item.mutable_known()->mutable_info();
+    *info = impl_->Info(page.url);
+    AddMeta(info, kMetaStatus, std::to_string(page.http_status));
+    if (page.content_hash != 0) AddMeta(info, kMetaContentHash, HashHex(page.content_hash));
+  }
+  return items.empty() ? Status::Ok() : impl_->Put(items);
+}
+
+Status RemoteFrontier::Failed(const FailureReport& report) {
+  urlfrontier::URLItem item;
+  urlfrontier::URLInfo* info = item.mutable_known()->mutable_info();
+  *info = impl_->Info(report.url);
+  AddMeta(info, kMetaFailure, report.reason.empty() ? "failed" : report.reason);
+  AddMeta(info, kMetaRetryable, report.retryable ? "true" : "false");
+  if (report.http_status >= 100) AddMeta(info, kMetaStatus, std::to_string(report.http_status));
+  return impl_->Put({item});
+}
+
+Status RemoteFrontier::SetCrawlDelay(std::string_view host, int64_t delay_ms) {
+  urlfrontier::QueueDelayParams params;
+  params.set_key(std::string(host));
+  // Seconds on the wire: rounded up, so that it is never shorter than robots.txt asks.
+  params.set_delay_requestable(static_cast<uint32_t>((std::max<int64_t>(0, delay_ms) + 999) / 1000));
+  params.set_crawlid(impl_->options.crawl_id);
+  grpc::ClientContext context;
+  impl_->Prepare(&context);
+  urlfrontier::Empty empty;
+  const grpc::Status status = impl_->stub->SetDelay(&context, params, &empty);
+  return status.ok() ? Status::Ok() : impl_->Failure("SetDelay", status);
+}
+
+std::string RemoteFrontier::HostRobots(std::string_view host) const {
+  std::lock_guard lock(impl_->mu);
+  const auto it = impl_->robots.find(std::string(host));
+  return it == impl_->robots.end() ? std::string() : it->second;
+}
+
+Status RemoteFrontier::SetHostRobots(std::string_view host, std::string_view bytes) {
+  std::lock_guard lock(impl_->mu);
+  impl_->robots[std::string(host)] = std::string(bytes);
+  return Status::Ok();
+}
+
+SchedulerStats RemoteFrontier::GetStats() const {
+  urlfrontier::QueueWithinCrawlParams params;
+  params.set_crawlid(impl_->options.crawl_id);
+  grpc::ClientContext context;
+  impl_->Prepare(&context);
+  urlfrontier::Stats reply;
+  const grpc::Status status = impl_->stub->GetStats(&context, params, &reply);
+  std::lock_guard lock(impl_->mu);
+  if (!status.ok()) return impl_->last_stats;
+  SchedulerStats stats;
+  const auto count = [&](const char* name) -> uint64_t {
+    const auto it = reply.counts().find(name);
+    return it == reply.counts().end() ? 0 : it->second;
+  };
+  ForEachStatsField([&](const char* name, auto field) {
+    using Value = std::remove_cvref_t<decltype(stats.*field)>;
+    if constexpr (std::is_same_v<Value, uint64_t>) stats.*field = count(name);
+  });
+  stats.finished = reply.size() == 0;
+  stats.next_ready_ms = stats.finished ? -1 : UnixNowMs() + kPollMs;
+  impl_->last_stats = stats;
+  return stats;
+}
+
+}  // namespace crawlrank

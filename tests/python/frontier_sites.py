@@ -29,13 +29,14 @@ def start_server(bin_dir, db, address="127.0.0.1:0", *args):
 
 
 @contextlib.contextmanager
-def three_sites():
-    """Three CrawlSites; yields ({name:port -> port}, {name:port -> site})."""
+def three_sites(**site_args):
+    """Three CrawlSites (`site_args` as CrawlSite takes them); yields
+    ({name:port -> port}, {name:port -> site})."""
     with contextlib.ExitStack() as stack:
         ports = []
         sites = []
         for _ in range(3):
-            site = stack.enter_context(CrawlSite(pages=PAGES))
+            site = stack.enter_context(CrawlSite(pages=PAGES, **site_args))
             sites.append(site)
             ports.append(site.port)
         names = [f"{n}.test:{port}" for n, port in zip("abc", ports)]

@@ -49,7 +49,8 @@ class Remote(scrapy.Spider):
         for i, url in enumerate(self.start):
             yield scrapy.Request(url, cb_kwargs={"origin": "start"}, meta={"tag": f"s{i}"})
 
-    def parse(self, response, origin):
+    def parse(self, response, origin=None):
+        # origin None: a page another kind of client queued (no Scrapy request with it).
         self.seen.append([response.url, origin, response.meta.get("tag"), os.getpid(),
                           response.status])
         if "/gen/" not in response.url:

@@ -213,3 +213,48 @@ def test_two_crawlrank_crawls_through_one_frontier(setup, bin_dir, tmp_path):
     assert usage.returncode == 2 and "--frontier" in usage.stderr
     scoped = subprocess.run(command + ["--same-host"], capture_output=True, text=True)
     assert scoped.returncode == 2 and "the server's" in scoped.stderr
+
+
+def test_the_built_in_crawler_scrapy_and_a_python_client_share_one_frontier(setup, bin_dir,
+                                                                           tmp_path):
+    """One frontier, three kinds of crawler at once: `crawlrank crawl --frontier`, a Scrapy
+    process in remote mode and the Python fetcher. The sites have no robots.txt, so that
+    all three fetch the same pages: each page once in all, and no two requests to a host
+    closer than half the delay (the sites' arrival times carry each client's own latency
+    between hand-out and request; without politeness across processes they would be
+    milliseconds apart)."""
+    pytest.importorskip("scrapy")
+    env, procs = setup
+    delay = 0.4
+    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay-ms",
+                                   int(delay * 1000), "--per-host", 1)
+    procs.append(server)
+    with three_sites(robots=None) as (hosts, sites):
+        names = list(hosts)
+        seeds = [f"http://{name}/gen/0.html" for name in names]
+        resolve = [arg for name in names for arg in ("--resolve", f"{name}:127.0.0.1")]
+        crawl = subprocess.Popen(
+            [str(bin_dir / "crawlrank"), "crawl", "--frontier", address, *seeds,
+             "--allow-private", "--json", "--quiet", "--concurrency", "2", *resolve],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        spider = subprocess.Popen(
+            ["/usr/bin/python3", str(pathlib.Path(__file__).with_name("scrapy_remote.py")),
+             address, json.dumps(hosts), str(tmp_path / "spider.json"), *seeds],
+            env=env, stderr=subprocess.PIPE, text=True)
+        python = fetcher(env, address, hosts, tmp_path / "fetcher.jsonl", "--batch", 2)
+        procs.extend([crawl, spider, python])
+        out, err = crawl.communicate(timeout=180)
+        assert crawl.returncode == 0, err
+        assert spider.wait(timeout=180) == 0, spider.stderr.read()[-3000:]
+        assert python.wait(timeout=180) == 0, python.stderr.read()
+        for name, site in sites.items():
+            log = [h for h in site.log() if h.path != "/robots.txt"]
+            assert sorted(h.path for h in log) == sorted(expected_paths()), name
+            times = sorted(h.time for h in log)
+            assert min(b - a for a, b in zip(times, times[1:])) >= delay / 2, name
+    fetched = {
+        "crawlrank crawl": json.loads(out)["pages"],
+        "scrapy": len(json.loads((tmp_path / "spider.json").read_text())["seen"]),
+        "python": sum(e["event"] == "done" for e in events(tmp_path / "fetcher.jsonl")),
+    }
+    assert sum(fetched.values()) == 3 * (2 * PAGES + 1), fetched

@@ -313,6 +313,11 @@ class Client:
         return self._unary("PurgeURLs", pb.Long, pb.PurgeUrlParams(
             key=key, days=days, crawlID=self.crawl_id)).value
 
+    def set_log_level(self, level: str) -> None:
+        """The server's log level: "TRACE", "DEBUG", "INFO", "WARN" or "ERROR"."""
+        self._unary("SetLogLevel", pb.Empty,
+                    pb.LogLevelParams(level=pb.LogLevelParams.Level.Value(level)))
+
     def set_active(self, active: bool) -> None:
         """Off: the frontier hands out nothing (reports are still taken)."""
         self._unary("SetActive", pb.Empty, pb.Active(state=active))

@@ -5,8 +5,11 @@ the next one's /elsewhere.html (a 404)."""
 from __future__ import annotations
 
 import contextlib
+import os
+import re
 import select
 import subprocess
+import time
 
 import pytest
 
@@ -50,3 +53,37 @@ def expected_paths():
             | {"/elsewhere.html"})
 
 
+
+
+@contextlib.contextmanager
+def all_clients_start_together(server, address, clients):
+    """Holds the frontier inactive (it hands out nothing) until `clients` crawler processes,
+    started inside the `with`, have each sent it something (their seeds), as the server's
+    INFO log shows by their addresses; then lets them go. So that each takes part however
+    slowly the machine starts them."""
+    from crawlrank.frontier import Client
+
+    with Client(address) as c:
+        c.set_active(False)
+        c.set_log_level("INFO")
+    yield
+    peers = set()
+    deadline = time.monotonic() + 120
+    fd = server.stderr.fileno()  # read raw: a buffered readline could sit on a second line
+    pending = b""
+    while len(peers) < clients:
+        assert time.monotonic() < deadline, f"only {len(peers)} of {clients} clients came"
+        ready, _, _ = select.select([fd], [], [], 1)
+        if not ready:
+            continue
+        chunk = os.read(fd, 65536)
+        assert chunk, "the server ended"
+        *lines, pending = (pending + chunk).split(b"\n")
+        for line in lines:
+            match = re.match(r"crawlrank_serve: Put(?:URLs|Discovered): .*?from (\S+?):? ",
+                             line.decode(errors="replace").rstrip() + " ")
+            if match:
+                peers.add(match.group(1))
+    with Client(address) as c:
+        c.set_log_level("WARN")  # nobody reads the server's stderr from here on
+        c.set_active(True)

@@ -17,7 +17,8 @@ import time
 
 import pytest
 
-from frontier_sites import PAGES, SERVER, expected_paths, start_server, three_sites
+from frontier_sites import (PAGES, SERVER, all_clients_start_together, expected_paths,
+                            start_server, three_sites)
 from tool_runner import run
 
 pytestmark = pytest.mark.needs_crawlrank
@@ -180,15 +181,16 @@ def test_two_crawlrank_crawls_through_one_frontier(setup, bin_dir, tmp_path):
     server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay-ms", 100,
                                    "--per-host", 1)
     procs.append(server)
-    with three_sites() as (hosts, sites):
+    with three_sites(page_delay=0.1) as (hosts, sites):  # each crawl busy with its own
         names = list(hosts)
         resolve = [arg for name in names for arg in ("--resolve", f"{name}:127.0.0.1")]
         command = [str(bin_dir / "crawlrank"), "crawl", "--frontier", address,
                    *[f"http://{name}/gen/0.html" for name in names], "--allow-private",
                    "--json", "--quiet", "--concurrency", 2, *resolve]
         command = [str(part) for part in command]
-        crawls = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   text=True) for _ in range(2)]
+        with all_clients_start_together(server, address, 2):
+            crawls = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       text=True) for _ in range(2)]
         procs.extend(crawls)
         summaries = []
         for crawl in crawls:

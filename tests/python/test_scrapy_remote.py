@@ -12,7 +12,8 @@ import time
 
 import pytest
 
-from frontier_sites import PAGES, SERVER, expected_paths, start_server, three_sites
+from frontier_sites import (PAGES, SERVER, all_clients_start_together, expected_paths,
+                            start_server, three_sites)
 from tool_runner import run
 
 pytestmark = pytest.mark.needs_crawlrank
@@ -48,11 +49,14 @@ def test_two_scrapy_processes_share_one_frontier(spiders, bin_dir, tmp_path):
     server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay-ms", 100,
                                    "--per-host", 1)
     try:
-        with three_sites() as (hosts, sites):
+        # Pages that take 0.2 s: one process cannot hold every host (two requests at a time
+        # each), so the other gets work too.
+        with three_sites(page_delay=0.2) as (hosts, sites):
             names = list(hosts)
             starts = [f"http://{name}/gen/0.html" for name in names]
             outs = [tmp_path / f"spider{i}.json" for i in range(2)]
-            procs = [spiders(address, hosts, out, *starts) for out in outs]
+            with all_clients_start_together(server, address, 2):
+                procs = [spiders(address, hosts, out, *starts) for out in outs]
             for proc in procs:
                 assert proc.wait(timeout=300) == 0, proc.stderr.read()[-3000:]
             for name, site in sites.items():  # each page once, across both processes

@@ -114,6 +114,7 @@ Status RemoteFrontier::AddSeeds(const std::vector<std::string>& urls) {
 }
 
 Result<std::vector<Request>> RemoteFrontier::Next(size_t n) {
+  if (n == 0) return std::vector<Request>{};  // max_queues 0 would mean "no limit"
   urlfrontier::GetParams params;
   // Exactly n at most: one per queue (what is handed out is leased, read or not).
   params.set_max_queues(static_cast<uint32_t>(std::min<size_t>(n, kMaxUrlsPerGet)));

@@ -16,7 +16,7 @@ import pytest
 from crawl_site import CrawlSite
 
 SERVER = "crawlrank_serve"
-PAGES = 15  # per site: /gen/0..14 and /private/0..14, and the next site's /elsewhere.html
+PAGES = 7  # per site: /gen/0..6 and /private/0..6, and the next site's /elsewhere.html
 
 
 def start_server(bin_dir, db, address="127.0.0.1:0", *args):

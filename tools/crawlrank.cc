@@ -323,6 +323,20 @@ void PrintNotes(Output& out, const CrawlSummary& s, const SchedulerStats& end, c
   }
 }
 
+// The summary's lines of HTTP statuses and error kinds, each with its count.
+void PrintOutcomes(Output& out, const CrawlSummary& s) {
+  if (!s.statuses.empty()) {
+    out << "statuses:";
+    for (const auto& [status, n] : s.statuses) out << ' ' << std::to_string(status) << "×" << n;
+    out << '\n';
+  }
+  if (!s.errors.empty()) {
+    out << "errors:";
+    for (const auto& [kind, n] : s.errors) out << ' ' << kind << "×" << n;
+    out << '\n';
+  }
+}
+
 // The summary of a crawl through a frontier: what this process fetched (the server holds
 // the graph and ranks it).
 int PrintRemoteSummary(const CrawlSummary& s, const Args& a) {
@@ -340,16 +354,7 @@ int PrintRemoteSummary(const CrawlSummary& s, const Args& a) {
                   static_cast<unsigned long long>(s.progress.html_pages), s.progress.elapsed_s,
                   a.frontier.c_str(), static_cast<unsigned long long>(s.progress.errors));
     out << line;
-    if (!s.statuses.empty()) {
-      out << "statuses:";
-      for (const auto& [status, n] : s.statuses) out << ' ' << std::to_string(status) << "×" << n;
-      out << '\n';
-    }
-    if (!s.errors.empty()) {
-      out << "errors:";
-      for (const auto& [kind, n] : s.errors) out << ' ' << kind << "×" << n;
-      out << '\n';
-    }
+    PrintOutcomes(out, s);
   }
   return out.Flush().ok() ? kExitOk : kExitFailure;
 }
@@ -645,16 +650,7 @@ int Crawl(int argc, char** argv) {
                     s.progress.elapsed_s > 0 ? static_cast<double>(s.progress.pages) / s.progress.elapsed_s : 0.0,
                     static_cast<unsigned long long>(s.progress.errors));
       out << line;
-      if (!s.statuses.empty()) {
-        out << "statuses:";
-        for (const auto& [status, n] : s.statuses) out << ' ' << std::to_string(status) << "×" << n;
-        out << '\n';
-      }
-      if (!s.errors.empty()) {
-        out << "errors:";
-        for (const auto& [kind, n] : s.errors) out << ' ' << kind << "×" << n;
-        out << '\n';
-      }
+      PrintOutcomes(out, s);
       if (s.robots_disallowed > 0) {
         out << "robots.txt kept " << s.robots_disallowed << " pages out\n";
       }

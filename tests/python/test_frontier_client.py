@@ -5,7 +5,6 @@ restarted under a client that keeps calling."""
 from __future__ import annotations
 
 import os
-import select
 import shutil
 import signal
 import subprocess
@@ -14,21 +13,9 @@ import time
 
 import pytest
 
+from frontier_sites import SERVER, start_server as start
+
 pytestmark = pytest.mark.needs_crawlrank
-
-SERVER = "crawlrank_serve"
-
-
-def start(bin_dir, db, address="127.0.0.1:0", *args):
-    proc = subprocess.Popen([str(bin_dir / SERVER), str(db), "--address", address,
-                             *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    ready, _, _ = select.select([proc.stdout], [], [], 30)
-    line = proc.stdout.readline() if ready else ""
-    if not line.startswith("listening on "):
-        proc.kill()
-        pytest.fail(f"{SERVER} did not start: {line!r} {proc.communicate()[1]}")
-    return proc, line.split()[-1]
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "crawlrank/score_mode.h"
 #include "serve/frontier_server.h"
 #include "tool_common.h"
 
@@ -23,7 +24,7 @@ int Main(int argc, char** argv) {
       "SIGTERM or SIGINT stops taking calls, lets running ones finish (5 s at most), closes "
       "the DB and exits 0.",
       "crawlrank_serve");
-  std::string db_path, address = "127.0.0.1:7071", token, tls_cert, tls_key, tls_client_ca;
+  std::string db_path, address = "127.0.0.1:7071", token, tls_cert, tls_key, tls_client_ca, score;
   std::optional<int64_t> delay_ms;
   std::optional<uint32_t> per_host;
   int64_t lease_s = 30;
@@ -40,6 +41,9 @@ int Main(int argc, char** argv) {
           "default 1000)");
   app.Add("--per-host", per_host,
           "URLs of one host out at once (stored with the crawl; default 1)");
+  app.Add("--score-mode", score,
+          "queue order, as crawlrank crawl's --score-mode (stored with the crawl; default "
+          "pagerank)");
   app.Add("--default-lease", lease_s,
           "seconds a URL stays handed out when GetURLs leaves delay_requestable 0")
       ->ShowDefault()
@@ -58,6 +62,11 @@ int Main(int argc, char** argv) {
     }
     if (delay_ms.has_value() && *delay_ms < 0) return UsageError(app, "--delay-ms is negative");
     if (per_host.has_value() && *per_host == 0) return UsageError(app, "--per-host is 0");
+    if (!score.empty()) {
+      if (Result<ScoreMode> mode = ParseScoreMode(score); !mode.ok()) {
+        return UsageError(app, "--score-mode: " + mode.status().message());
+      }
+    }
     FrontierServerOptions options;
     const std::pair<const std::string*, std::string*> pems[] = {
         {&tls_cert, &options.tls_cert_pem},
@@ -74,6 +83,7 @@ int Main(int argc, char** argv) {
     options.service.default_lease_ms = lease_s * 1000;
     if (delay_ms) options.given["delay_ms"] = std::to_string(*delay_ms);
     if (per_host) options.given["per_host"] = std::to_string(*per_host);
+    if (!score.empty()) options.given["score"] = score;
     // The signals wait for this thread alone: blocked before gRPC starts its threads, which
     // inherit the mask.
     sigset_t signals;

@@ -151,16 +151,20 @@ class Client:
     def discover(self, urls: Iterable[str], *, source: str | None = None,
                  payloads: Sequence[bytes] | None = None,
                  priorities: Sequence[int] | None = None,
+                 scores: Sequence[float] | None = None,
                  metadata: dict[str, Sequence[str]] | None = None) -> list[str]:
         """Adds URLs to the frontier (PutDiscovered, batches of MAX_BATCH). `source` is the
         page that links to them (its links join the graph the ranks are computed on).
         `payloads` and `priorities`, when given, hold each URL's (in the order of `urls`):
         bytes handed back with it (at most 1 MiB), and its tier (a higher one goes first,
-        before any score); they are kept only by a URL that is new. Returns each URL's
+        before any score); they are kept only by a URL that is new. `scores`, the link
+        (anchor) score of each link from `source` (the link-score modes order by them).
+        Returns each URL's
         status in order: ``"ok"`` (new), ``"skipped"`` (known, or named twice) or ``"fail"``
         (the server could not write it: send it again)."""
         urls = list(urls)
-        for name, values in (("payloads", payloads), ("priorities", priorities)):
+        for name, values in (("payloads", payloads), ("priorities", priorities),
+                             ("scores", scores)):
             if values is not None and len(values) != len(urls):
                 raise ValueError(f"discover: {len(values)} {name} for {len(urls)} URLs")
         meta = dict(metadata or {})
@@ -169,12 +173,17 @@ class Client:
 
         def info(i: int) -> pb.URLInfo:
             own = meta
-            if (payloads is not None and payloads[i]) or (priorities is not None and priorities[i]):
+            payload = payloads[i] if payloads is not None else b""
+            priority = int(priorities[i]) if priorities is not None else 0
+            score = float(scores[i]) if scores is not None else 0.0
+            if payload or priority or score:
                 own = dict(meta)
-                if payloads is not None and payloads[i]:
-                    own["crawlrank.payload"] = [base64.b64encode(payloads[i]).decode("ascii")]
-                if priorities is not None and priorities[i]:
-                    own["crawlrank.priority"] = [str(int(priorities[i]))]
+                if payload:
+                    own["crawlrank.payload"] = [base64.b64encode(payload).decode("ascii")]
+                if priority:
+                    own["crawlrank.priority"] = [str(priority)]
+                if score:
+                    own["crawlrank.link_score"] = [repr(score)]
             return _info(urls[i], "", self.crawl_id, own)
 
         starts = range(0, len(urls), MAX_BATCH)
@@ -226,30 +235,43 @@ class Client:
 
         return self._call("stream_stream", "PutURLs", pb.AckMessage, lambda: iter(items), collect)
 
-    def crawled(self, url: str, *, status: int = 200, links: Iterable[str] = (),
-                content_hash: int | None = None) -> None:
+    def crawled(self, url: str, *, status: int = 200,
+                links: Iterable[str | tuple[str, float]] = (),
+                content_hash: int | None = None, content_score: float = 0.0) -> None:
         """Reports a fetch of `url` (handed out by get_urls, or not): the page is crawled,
-        its lease ends, and `links` (its out-links, absolute) join the frontier and the
-        graph, in one call."""
+        its lease ends, and `links` (its out-links, absolute; each a URL or a pair of URL
+        and link score) join the frontier and the graph, in one call. `content_score` is
+        your relevance score of the content (the content-score modes use it)."""
         meta = {"crawlrank.status": [str(status)]}
         if content_hash is not None:
             meta["crawlrank.content_hash"] = [f"{content_hash & (2**64 - 1):016x}"]
+        if content_score:
+            meta["crawlrank.content_score"] = [repr(float(content_score))]
         items = [pb.URLItem(known=pb.KnownURLItem(info=_info(url, "", self.crawl_id, meta)))]
-        source = {"crawlrank.source": [url]}
-        items += [pb.URLItem(discovered=pb.DiscoveredURLItem(
-            info=_info(link, "", self.crawl_id, source))) for link in links]
+        for link in links:
+            link_url, score = (link, 0.0) if isinstance(link, str) else link
+            link_meta = {"crawlrank.source": [url]}
+            if score:
+                link_meta["crawlrank.link_score"] = [repr(float(score))]
+            items.append(pb.URLItem(discovered=pb.DiscoveredURLItem(
+                info=_info(link_url, "", self.crawl_id, link_meta))))
         acks = self._put(items)
         if "fail" in acks:
             raise RuntimeError(f"report of {url!r}: the frontier could not write it; send it "
                                "again")
 
-    def failed(self, url: str, reason: str, *, status: int = 0, retryable: bool = True) -> None:
+    def failed(self, url: str, reason: str, *, status: int = 0, retryable: bool = True,
+               kind: str | None = None) -> None:
         """Reports a fetch of `url` that failed (`reason`: e.g. "timed out"): retried later,
         up to the server's retries, or at once for good when not `retryable`. A 429 or 503
-        `status` holds the host."""
+        `status` holds the host. `kind` files it (``"timeout"``, ``"dns"``, ...: the names
+        of crawlrank.FAILURE_KINDS); the server infers it from `status` and `reason`
+        without."""
         meta = {"crawlrank.failure": [reason], "crawlrank.retryable": [str(retryable).lower()]}
         if status:
             meta["crawlrank.status"] = [str(status)]
+        if kind:
+            meta["crawlrank.failure_kind"] = [kind]
         item = pb.URLItem(known=pb.KnownURLItem(info=_info(url, "", self.crawl_id, meta)))
         if self._put([item]) != ["ok"]:
             raise RuntimeError(f"failure report of {url!r}: the frontier could not write it")

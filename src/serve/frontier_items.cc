@@ -1,10 +1,12 @@
 #include "serve/frontier_items.h"
 
 #include <charconv>
+#include <cmath>
 #include <optional>
 
 #include "base/ascii.h"
 #include "base/base64.h"
+#include "crawlrank/failure_kind.h"
 #include "crawlrank/page_db.h"
 
 namespace crawlrank {
@@ -39,6 +41,20 @@ Result<uint16_t> ReadStatus(const urlfrontier::URLInfo& info, std::string_view f
                     QuoteForMessage(*text) + " is not an HTTP status (100 to 999)");
   }
   return static_cast<uint16_t>(value);
+}
+
+// A score a client sent (`name` in the metadata), 0 when absent: a finite decimal number.
+Result<float> ReadScore(const urlfrontier::URLInfo& info, std::string_view name,
+                        std::string_view field) {
+  const std::string* text = LastValue(info, name);
+  if (text == nullptr) return 0.f;
+  float value = 0.f;
+  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (error != std::errc() || end != text->data() + text->size() || !std::isfinite(value)) {
+    return BadField(MetaField(field, name), info.url(),
+                    QuoteForMessage(*text) + " is not a finite decimal number");
+  }
+  return value;
 }
 
 }  // namespace
@@ -123,6 +139,7 @@ Result<Discovery> ReadDiscovery(const urlfrontier::URLInfo& info, UrlProfile pro
                       QuoteForMessage(*text) + " is not a whole number in int32's range");
     }
   }
+  CRAWLRANK_ASSIGN_OR_RETURN(discovery.link_score, ReadScore(info, kMetaLinkScore, field));
   std::string_view name = kMetaSource;
   const std::string* source = LastValue(info, name);
   if (source == nullptr) source = LastValue(info, name = kMetaPath);
@@ -153,10 +170,20 @@ Result<Fetch> ReadFetch(const urlfrontier::KnownURLItem& known, UrlProfile profi
     fetch.failure.retryable = retryable == nullptr || *retryable != "false";
     fetch.failure.http_status = status == 200 ? uint16_t{0} : status;
     fetch.failure.reason = failure != nullptr ? *failure : "HTTP " + std::to_string(status);
+    if (const std::string* kind = LastValue(info, kMetaFailureKind)) {
+      const std::optional<FailureKind> parsed = ParseFailureKind(*kind);
+      if (!parsed.has_value()) {
+        return BadField(MetaField(kField, kMetaFailureKind), info.url(),
+                        QuoteForMessage(*kind) + " is not a failure kind (docs/frontier.md)");
+      }
+      fetch.failure.kind = *parsed;
+    }
     return fetch;
   }
   fetch.page.url = std::move(url);
   fetch.page.http_status = status;
+  CRAWLRANK_ASSIGN_OR_RETURN(fetch.page.content_score,
+                             ReadScore(info, kMetaContentScore, kField));
   if (const std::string* hash = LastValue(info, kMetaContentHash)) {
     Result<uint64_t> parsed = ParseFingerprint(*hash);
     if (!parsed.ok()) {

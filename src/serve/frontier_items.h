@@ -41,6 +41,13 @@ inline constexpr std::string_view kMetaDepth = "depth";  // set on what GetURLs 
 // a higher tier goes first, before any score).
 inline constexpr std::string_view kMetaPayload = "crawlrank.payload";
 inline constexpr std::string_view kMetaPriority = "crawlrank.priority";
+// Scores, decimal floats: a discovered URL's link (anchor) score, and a crawled page's
+// content score (the crawler's relevance score of what it fetched).
+inline constexpr std::string_view kMetaLinkScore = "crawlrank.link_score";
+inline constexpr std::string_view kMetaContentScore = "crawlrank.content_score";
+// Why a fetch failed, by FailureKindName ("timeout", "dns", ...); inferred from the status
+// and the reason when absent.
+inline constexpr std::string_view kMetaFailureKind = "crawlrank.failure_kind";
 
 // A crawl ID as the API normalises it: trimmed of white space, empty naming "DEFAULT".
 std::string NormalizeCrawlId(std::string_view crawl_id);
@@ -68,11 +75,12 @@ struct Discovery {
   std::string key;
   std::string payload;    // crawlrank.payload, decoded; kept only by a URL it creates
   int32_t priority = 0;   // crawlrank.priority; the same
+  float link_score = 0.f;  // crawlrank.link_score: the score of the link from `source`
 };
 // InvalidArgument naming `field` (e.g. "URLItem.discovered.info") and the URL for a URL or
 // source that ClientUrl refuses, a key longer than kMaxKeyBytes, a payload that is not
-// base64 or decodes past kMaxPayloadBytes, a priority that is not an int32, or a crawl ID
-// other than the server's.
+// base64 or decodes past kMaxPayloadBytes, a priority that is not an int32, a link score
+// that is not a finite number, or a crawl ID other than the server's.
 Result<Discovery> ReadDiscovery(const urlfrontier::URLInfo& info, UrlProfile profile,
                                 std::string_view field);
 
@@ -80,10 +88,11 @@ Result<Discovery> ReadDiscovery(const urlfrontier::URLInfo& info, UrlProfile pro
 // fetch failed (crawlrank.failure) or its HTTP status is 429 or 5xx.
 struct Fetch {
   bool failed = false;
-  CrawledPage page;       // when !failed: url, http_status, content_hash
-  FailureReport failure;  // when failed
+  CrawledPage page;       // when !failed: url, http_status, content_hash, content_score
+  FailureReport failure;  // when failed; kind from crawlrank.failure_kind
 };
-// InvalidArgument naming the field and the URL for a bad URL, crawl ID, status or hash.
+// InvalidArgument naming the field and the URL for a bad URL, crawl ID, status, hash,
+// content score or failure kind.
 Result<Fetch> ReadFetch(const urlfrontier::KnownURLItem& known, UrlProfile profile);
 
 }  // namespace crawlrank

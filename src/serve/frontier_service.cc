@@ -129,7 +129,7 @@ Result<std::vector<AckMessage::Status>> FrontierService::Discover(std::span<cons
       // The link from the source is recorded even when its target is known: it is one
       // more in-link for the ranks.
       if (!urls[i].source.empty()) {
-        batch.MergeLinks(urls[i].source, {Link{.url = urls[i].url}});
+        batch.MergeLinks(urls[i].source, {Link{.url = urls[i].url, .score = urls[i].link_score}});
       } else if (!known) {
         batch.MergeLinks(urls[i].url, {});  // a page without links of its own yet
       }

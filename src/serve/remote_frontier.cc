@@ -8,6 +8,7 @@
 
 #include "base/base64.h"
 #include "crawlrank/clock.h"
+#include "crawlrank/failure_kind.h"
 #include "crawlrank/url.h"
 #include "serve/frontier_items.h"
 #include "urlfrontier.grpc.pb.h"
@@ -20,6 +21,13 @@ constexpr int64_t kPollMs = 200;
 
 void AddMeta(urlfrontier::URLInfo* info, std::string_view name, std::string value) {
   (*info->mutable_metadata())[std::string(name)].add_values(std::move(value));
+}
+
+// A float as the shortest decimal text that reads back as the same float.
+std::string DecimalText(float value) {
+  char text[32];
+  const auto result = std::to_chars(std::begin(text), std::end(text), value);
+  return std::string(text, result.ptr);
 }
 
 std::string HashHex(uint64_t hash) {
@@ -158,12 +166,16 @@ Status RemoteFrontier::CrawledBatch(const std::vector<CrawlReport>& reports) {
       urlfrontier::URLInfo* info = item.mutable_discovered()->mutable_info();
       *info = impl_->Info(link.url);
       AddMeta(info, kMetaSource, page.url);
+      if (link.score != 0.f) AddMeta(info, kMetaLinkScore, DecimalText(link.score));
     }
     urlfrontier::URLItem& item = items.emplace_back();
     urlfrontier::URLInfo* info = item.mutable_known()->mutable_info();
     *info = impl_->Info(page.url);
     AddMeta(info, kMetaStatus, std::to_string(page.http_status));
     if (page.content_hash != 0) AddMeta(info, kMetaContentHash, HashHex(page.content_hash));
+    if (page.content_score != 0.f) {
+      AddMeta(info, kMetaContentScore, DecimalText(page.content_score));
+    }
   }
   return items.empty() ? Status::Ok() : impl_->Put(items);
 }
@@ -175,6 +187,9 @@ Status RemoteFrontier::Failed(const FailureReport& report) {
   AddMeta(info, kMetaFailure, report.reason.empty() ? "failed" : report.reason);
   AddMeta(info, kMetaRetryable, report.retryable ? "true" : "false");
   if (report.http_status >= 100) AddMeta(info, kMetaStatus, std::to_string(report.http_status));
+  if (report.kind != FailureKind::kOther) {
+    AddMeta(info, kMetaFailureKind, std::string(FailureKindName(report.kind)));
+  }
   return impl_->Put({item});
 }
 

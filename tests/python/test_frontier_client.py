@@ -4,6 +4,7 @@ restarted under a client that keeps calling."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -87,6 +88,29 @@ def test_payloads_and_priorities_travel_with_the_urls(frontier):
             ("http://a.test/", b"", 0)}
         with pytest.raises(ValueError):
             c.discover(["http://a.test/4"], payloads=[])
+
+
+def test_link_scores_order_a_link_score_crawl_and_kinds_file_failures(frontier, bin_dir,
+                                                                      tmp_path):
+    _, address = frontier("--delay-ms", 0, "--per-host", 10, "--score-mode", "link-score")
+    with client(address) as c:
+        c.discover(["http://a.test/"])
+        [front] = c.get_urls(1)
+        c.crawled(front.url, links=[("http://a.test/low", 0.1), "http://a.test/none",
+                                    ("http://a.test/high", 0.9)], content_score=0.25)
+        c.discover(["http://a.test/mid"], source=front.url, scores=[0.5])
+        assert [h.url for h in c.get_urls(10, key="a.test")] == [
+            "http://a.test/high", "http://a.test/mid", "http://a.test/low",
+            "http://a.test/none"]
+        c.failed("http://a.test/none", "lookup failed", kind="dns", retryable=False)
+    failed = json.loads(subprocess.run(
+        [str(bin_dir / "page_db_failed"), str(tmp_path / "db"), "--json"],
+        capture_output=True, text=True, check=True).stdout)
+    assert [(f["url"], f["kind"]) for f in failed] == [("http://a.test/none", "dns")]
+    front_page = json.loads(subprocess.run(
+        [str(bin_dir / "page_db_dump"), "info", str(tmp_path / "db"), "--json"],
+        capture_output=True, text=True, check=True).stdout.splitlines()[0])
+    assert (front_page["url"], front_page["score"]) == ("http://a.test/", 0.25)
 
 
 def test_discover_sends_more_than_one_batch(frontier):

@@ -210,6 +210,10 @@ def test_two_crawlrank_crawls_through_one_frontier(setup, bin_dir, tmp_path):
         stats = c.stats()
         assert stats["crawled"] == 3 * (PAGES + 1)
         assert stats["failed"] == 3 * PAGES  # the /private/ pages, robots-disallowed
+    failed = json.loads(subprocess.run(
+        [str(bin_dir / "page_db_failed"), str(tmp_path / "db"), "--json"], capture_output=True,
+        text=True, check=True).stdout)
+    assert {f["kind"] for f in failed} == {"robots-disallowed"}  # the kind went on the wire
     # Bad use: no DB and no frontier; a scope of its own.
     usage = subprocess.run([str(bin_dir / "crawlrank"), "crawl"], capture_output=True, text=True)
     assert usage.returncode == 2 and "--frontier" in usage.stderr

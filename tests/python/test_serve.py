@@ -66,7 +66,7 @@ class Server:
     def info(self, url, **metadata):
         info = self.pb.URLInfo(url=url)
         for name, values in metadata.items():
-            info.metadata[name.replace("_", ".")].values.extend(
+            info.metadata[name.replace("_", ".", 1)].values.extend(
                 values if isinstance(values, list) else [values])
         return info
 
@@ -205,6 +205,38 @@ def test_a_failed_fetch_is_reported_with_the_metadata_convention(serve, bin_dir,
     assert acks == [(info.url, "OK")]
     stats = db_stats(bin_dir, tmp_path / "db")
     assert (stats["failed"], stats["crawled_pages"]) == (1, 0)
+
+
+def test_scores_and_the_failure_kind_travel_in_the_metadata(serve, bin_dir, tmp_path):
+    server = serve("--delay-ms", 0)
+    server.put(server.discovered("http://a.test/"))
+    server.put(server.discovered("http://a.test/hot", url_path="http://a.test/",
+                                 crawlrank_link_score="0.75"),
+               server.discovered("http://a.test/cold", url_path="http://a.test/"),
+               server.known("http://a.test/", crawlrank_content_score="0.5"),
+               server.known("http://a.test/cold", crawlrank_failure="no answer",
+                            crawlrank_failure_kind="timeout", crawlrank_retryable="false"))
+    server.stop()
+    pages = {p["url"]: p for p in map(json.loads, run(
+        bin_dir, "page_db_dump", "info", tmp_path / "db", "--json").stdout.splitlines())}
+    assert (pages["http://a.test/hot"]["link_score"], pages["http://a.test/"]["score"]) == (
+        0.75, 0.5)
+    failed = json.loads(run(bin_dir, "page_db_failed", tmp_path / "db", "--json").stdout)
+    assert [(f["url"], f["kind"]) for f in failed] == [("http://a.test/cold", "timeout")]
+
+
+def test_bad_scores_and_kinds_are_refused_naming_the_field(serve, api):
+    server = serve("--delay-ms", 0)
+    for item in (server.discovered("http://a.test/a", crawlrank_link_score="nan"),
+                 server.known("http://a.test/b", crawlrank_content_score="high"),
+                 server.known("http://a.test/c", crawlrank_failure="x",
+                              crawlrank_failure_kind="gremlins")):
+        with pytest.raises(api[2].RpcError) as bad:
+            server.put(item)
+        assert code_of(bad) == "INVALID_ARGUMENT"
+        [name] = item.discovered.info.metadata if item.HasField("discovered") else [
+            n for n in item.known.info.metadata if n != "crawlrank.failure"]
+        assert name in bad.value.details()
 
 
 def test_get_urls_hands_out_at_most_the_per_host_limit_of_a_queue(serve):

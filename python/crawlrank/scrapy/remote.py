@@ -99,7 +99,7 @@ class RemoteCore:
         extras = list(extras)
         if extras:
             with _refusals():
-                    self.client.discover([e.url for e in extras],
+                self.client.discover([e.url for e in extras],
                                      payloads=[e.payload for e in extras],
                                      priorities=[e.priority for e in extras])
             self._stats = None
@@ -108,16 +108,20 @@ class RemoteCore:
                 extras: Optional[List[crawlrank.QueuedExtra]] = None) -> None:
         self._leases.pop(lease, None)
         extras = extras or []
-        # The requests the page yielded first, each with its payload and priority, then the
-        # page with its other links (those it yielded that were known already).
+        # The requests the page yielded first, each with its payload, priority and link
+        # score, then the page with its other links (those it yielded that were known
+        # already) and its content score.
+        scores = dict(page.links)
         with _refusals():
             if extras:
                 self.client.discover([e.url for e in extras], source=page.url,
                                      payloads=[e.payload for e in extras],
-                                     priorities=[e.priority for e in extras])
+                                     priorities=[e.priority for e in extras],
+                                     scores=[scores.get(e.url, 0.0) for e in extras])
             queued = {e.url for e in extras}
-            links = [url for url, _ in page.links if url not in queued]
-            self.client.crawled(page.url, status=page.http_status or 200, links=links)
+            links = [(url, score) for url, score in page.links if url not in queued]
+            self.client.crawled(page.url, status=page.http_status or 200, links=links,
+                                content_score=page.content_score)
         self._stats = None
 
     def crawled_batch(self, reports: Iterable[Tuple[crawlrank.CrawledPage, int,
@@ -128,9 +132,10 @@ class RemoteCore:
     def failed(self, url: str, lease: int, *, retryable: bool = True, http_status: int = 0,
                retry_after_ms: Optional[int] = None, reason: str = "",
                kind: Optional[str] = None) -> None:
-        del retry_after_ms, kind  # the server holds a host after a 429 or 503 itself
+        del retry_after_ms  # the server holds a host after a 429 or 503 itself
         self._leases.pop(lease, None)
-        self.client.failed(url, reason or "failed", status=http_status, retryable=retryable)
+        self.client.failed(url, reason or "failed", status=http_status, retryable=retryable,
+                           kind=kind)
         self._stats = None
 
     # ---- state

@@ -10,11 +10,7 @@
 //              URL, then one Scheduler::Write of the batch's links), in this process.
 //   protobuf   building, serialising and parsing the same DiscoveredBatch messages only.
 // Each run starts from a new, empty PageDB. Prints each run and the medians.
-#include <fcntl.h>
 #include <grpcpp/grpcpp.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <atomic>
@@ -29,9 +25,8 @@
 #include "bench_util.h"
 #include "crawlrank/page_db.h"
 #include "crawlrank/scheduler.h"
+#include "serve_process.h"
 #include "urlfrontier.grpc.pb.h"
-
-extern char** environ;
 
 namespace crawlrank::bench {
 namespace {
@@ -68,44 +63,6 @@ urlfrontier::DiscoveredBatch Message(const Work& work, size_t b) {
   }
   return message;
 }
-
-// A crawlrank_serve on a new PageDB at `db`; kill()s it on destruction.
-class ServerProcess {
- public:
-  ServerProcess(const std::string& server, const std::string& db) {
-    int out[2];
-    if (pipe(out) != 0) Die(IoError("pipe"));
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&actions, out[0]);
-    std::vector<std::string> args{server, db, "--address", "127.0.0.1:0", "--delay-ms", "0"};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (posix_spawn(&pid_, server.c_str(), &actions, nullptr, argv.data(), environ) != 0) {
-      Die(IoError("cannot start " + server));
-    }
-    posix_spawn_file_actions_destroy(&actions);
-    close(out[1]);
-    std::string line;
-    char c;
-    while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
-    close(out[0]);
-    if (!line.starts_with("listening on ")) Die(IoError(server + " did not start: " + line));
-    address_ = line.substr(13);
-  }
-  ~ServerProcess() {
-    kill(pid_, SIGTERM);
-    int status;
-    waitpid(pid_, &status, 0);
-  }
-  const std::string& address() const { return address_; }
-
- private:
-  pid_t pid_ = 0;
-  std::string address_;
-};
 
 // URLs/s through PutDiscovered to a new server, its crawl stored with score mode `score`.
 double Remote(const Work& work, const std::string& server, const std::string& db,

@@ -221,6 +221,49 @@ def test_two_crawlrank_crawls_through_one_frontier(setup, bin_dir, tmp_path):
     assert scoped.returncode == 2 and "the server's" in scoped.stderr
 
 
+def test_crawlrank_crawls_killed_at_random_points_lose_nothing(setup, bin_dir, tmp_path):
+    """Two `crawlrank crawl --frontier` SIGKILLed one after the other at random moments
+    (seeded; the seed is printed), then a third: the crawl completes, each page crawled
+    once in the server's count, and the PageDB checks clean."""
+    import random
+    seed_value = int(os.environ.get("CRAWLRANK_TEST_SEED", time.time_ns() % 1_000_000))
+    print(f"seed {seed_value} (CRAWLRANK_TEST_SEED={seed_value} repeats this run)")
+    rng = random.Random(seed_value)
+    env, procs = setup
+    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay-ms", 0,
+                                   "--per-host", 1)
+    procs.append(server)
+    from crawlrank.frontier import Client
+    with three_sites(page_delay=0.25) as (hosts, sites):  # 2 s of fetching a host at least
+        names = list(hosts)
+        command = [str(part) for part in (
+            bin_dir / "crawlrank", "crawl", "--frontier", address,
+            *[f"http://{name}/gen/0.html" for name in names], "--allow-private", "--json",
+            "--quiet", "--concurrency", 3, "--lease", 2,
+            *[arg for name in names for arg in ("--resolve", f"{name}:127.0.0.1")])]
+        for _ in range(2):
+            doomed = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            procs.append(doomed)
+            time.sleep(rng.uniform(0.2, 0.7))
+            doomed.kill()
+            doomed.communicate()
+            with Client(address) as c:
+                assert c.stats()["size"] > 0, "killed before the crawl was over"
+        last = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        assert last.returncode == 0, last.stderr
+        assert json.loads(last.stdout)["finished"]
+        for name, site in sites.items():  # every page at least once (a kill may repeat one)
+            assert {p for p in site.paths() if p != "/robots.txt"} == {
+                p for p in expected_paths() if not p.startswith("/private/")}, name
+    with Client(address) as c:
+        stats = c.stats()
+        assert (stats["size"], stats["crawled"], stats["failed"]) == (
+            0, 3 * (PAGES + 1), 3 * PAGES)
+    server.terminate()
+    assert server.wait(timeout=30) == 0
+    run(bin_dir, "page_db_check", tmp_path / "db")
+
+
 def test_the_built_in_crawler_scrapy_and_a_python_client_share_one_frontier(setup, bin_dir,
                                                                            tmp_path):
     """One frontier, three kinds of crawler at once: `crawlrank crawl --frontier`, a Scrapy

@@ -1,0 +1,80 @@
+// A crawlrank_serve child process for the frontier benchmarks: started on 127.0.0.1 (a
+// free port) over a PageDB, its address read from its "listening on" line, its memory
+// read from /proc, and SIGTERMed (then waited for) on destruction.
+#ifndef CRAWLRANK_BENCHMARKS_SERVE_PROCESS_H_
+#define CRAWLRANK_BENCHMARKS_SERVE_PROCESS_H_
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bench_util.h"
+
+extern char** environ;
+
+namespace crawlrank::bench {
+
+// A /proc/PID/status field in KiB ("VmRSS", "RssAnon", "VmHWM"); 0 when absent.
+inline long ProcKib(pid_t pid, const std::string& field) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with(field + ":")) return std::stol(line.substr(field.size() + 1));
+  }
+  return 0;
+}
+
+class ServerProcess {
+ public:
+  // `server db --address 127.0.0.1:0 --delay-ms 0 extra...`
+  ServerProcess(const std::string& server, const std::string& db,
+                std::vector<std::string> extra = {}) {
+    int out[2];
+    if (pipe2(out, O_CLOEXEC) != 0) Die(IoError("pipe"));
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, out[0]);
+    std::vector<std::string> args{server, db, "--address", "127.0.0.1:0", "--delay-ms", "0"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (posix_spawn(&pid_, server.c_str(), &actions, nullptr, argv.data(), environ) != 0) {
+      Die(IoError("cannot start " + server));
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    close(out[1]);
+    std::string line;
+    char c;
+    while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
+    close(out[0]);
+    if (!line.starts_with("listening on ")) Die(IoError(server + " did not start: " + line));
+    address_ = line.substr(13);
+  }
+  ~ServerProcess() {
+    kill(pid_, SIGTERM);
+    int status;
+    waitpid(pid_, &status, 0);
+  }
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  const std::string& address() const { return address_; }
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = 0;
+  std::string address_;
+};
+
+}  // namespace crawlrank::bench
+
+#endif  // CRAWLRANK_BENCHMARKS_SERVE_PROCESS_H_

@@ -12,11 +12,15 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 
 namespace crawlrank {
 
 // The system's wall clock, as Unix time in milliseconds.
 int64_t UnixNowMs();
+
+// Unix milliseconds as ISO 8601 UTC with milliseconds: "2026-11-25T19:42:24.123Z" (logs).
+std::string IsoMillis(int64_t unix_ms);
 
 class Clock {
  public:

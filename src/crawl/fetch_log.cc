@@ -5,6 +5,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "crawlrank/clock.h"
+
 namespace crawlrank {
 
 namespace {
@@ -36,21 +38,6 @@ void AppendNullable(std::string_view text, std::string& out) {
   } else {
     AppendJsonString(text, out);
   }
-}
-
-// Unix milliseconds as ISO 8601 UTC with milliseconds: "2026-11-25T19:42:24.123Z".
-std::string IsoMillis(int64_t ms) {
-  const int64_t seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
-  const auto t = static_cast<time_t>(seconds);
-  std::tm utc{};
-  char text[48];
-  if (gmtime_r(&t, &utc) == nullptr ||
-      std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc) == 0) {
-    return "?";
-  }
-  char millis[8];
-  std::snprintf(millis, sizeof millis, ".%03dZ", static_cast<int>(ms - seconds * 1000));
-  return std::string(text) + millis;
 }
 
 constexpr std::chrono::seconds kFlushEvery{1};

@@ -239,6 +239,9 @@ grpc::Status FrontierService::GetURLs(grpc::ServerContext* context,
     // A client gone: what it did not get comes back when its lease ends.
     if (!writer->Write(info)) break;
     ++sent;
+    LogCall(urlfrontier::LogLevelParams::TRACE, "GetURLs",
+            "handed out " + QuoteForMessage(r.url) + " of " + QuoteForMessage(r.host) + " to " +
+                context->peer());
   }
   LogCall(sent > 0 ? urlfrontier::LogLevelParams::INFO : urlfrontier::LogLevelParams::DEBUG,
           "GetURLs",
@@ -490,8 +493,8 @@ grpc::Status FrontierService::SetDelay(grpc::ServerContext* context,
 void FrontierService::LogCall(urlfrontier::LogLevelParams::Level level, std::string_view rpc,
                               const std::string& what) const {
   if (level < log_level_.load()) return;
-  std::fprintf(stderr, "crawlrank_serve: %.*s: %s\n", static_cast<int>(rpc.size()), rpc.data(),
-               what.c_str());
+  std::fprintf(stderr, "crawlrank_serve: %s %.*s: %s\n", IsoMillis(UnixNowMs()).c_str(),
+               static_cast<int>(rpc.size()), rpc.data(), what.c_str());
 }
 
 grpc::Status FrontierService::SetLogLevel(grpc::ServerContext* context,

@@ -80,7 +80,7 @@ def all_clients_start_together(server, address, clients):
         assert chunk, "the server ended"
         *lines, pending = (pending + chunk).split(b"\n")
         for line in lines:
-            match = re.match(r"crawlrank_serve: Put(?:URLs|Discovered): .*?from (\S+?):? ",
+            match = re.match(r"crawlrank_serve: \S+ Put(?:URLs|Discovered): .*?from (\S+?):? ",
                              line.decode(errors="replace").rstrip() + " ")
             if match:
                 peers.add(match.group(1))

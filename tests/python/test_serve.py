@@ -14,6 +14,7 @@ import importlib
 import json
 import os
 import pathlib
+import re
 import select
 import shutil
 import signal
@@ -562,20 +563,30 @@ def test_set_log_level_info_logs_each_change_to_stderr(serve):
     server.put(server.discovered("http://a.test/"), server.discovered("http://b.test/"))
     server.stub.BlockQueueUntil(server.pb.BlockQueueParams(key="b.test", time=4102444800))
     assert [i.url for i in server.get()] == ["http://a.test/"]
+    server.stub.SetLogLevel(server.pb.LogLevelParams(level=server.pb.LogLevelParams.TRACE))
+    server.put(server.discovered("http://c.test/"))
+    assert [i.url for i in server.get()] == ["http://c.test/"]
     server.stub.SetLogLevel(server.pb.LogLevelParams(level=server.pb.LogLevelParams.ERROR))
-    server.put(server.discovered("http://c.test/"))  # quiet again
+    server.put(server.discovered("http://d.test/"))  # quiet again
     code, err = server.stop()
     lines = err.splitlines()
     assert code == 0
     # Before: the configuration line of the start (--delay-ms); after: the drain's.
-    assert len(lines) == 6, err
-    assert lines[0].startswith("crawlrank_serve: changed the configuration") and "SIGTERM" in lines[5]
-    lines = lines[1:5]
-    assert lines[0].startswith("crawlrank_serve: SetLogLevel: level INFO from ")
-    assert lines[1].startswith("crawlrank_serve: PutURLs: from ")
-    assert lines[1].endswith(": 1 OK, 1 SKIPPED, 0 FAIL")
-    assert lines[2].startswith('crawlrank_serve: BlockQueueUntil: "b.test" until 4102444800 from ')
-    assert lines[3].startswith("crawlrank_serve: GetURLs: 1 URLs to ")
+    assert len(lines) == 10, err
+    assert lines[0].startswith("crawlrank_serve: changed the configuration") and "SIGTERM" in lines[-1]
+    # Each call's line: the program, the time (UTC, milliseconds), the call.
+    stamp = r"crawlrank_serve: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z "
+    assert all(re.match(stamp, line) for line in lines[1:-1]), err
+    lines = [re.sub(stamp, "", line) for line in lines[1:-1]]
+    assert lines[0].startswith("SetLogLevel: level INFO from ")
+    assert lines[1].startswith("PutURLs: from ") and lines[1].endswith(": 1 OK, 1 SKIPPED, 0 FAIL")
+    assert lines[2].startswith('BlockQueueUntil: "b.test" until 4102444800 from ')
+    assert lines[3].startswith("GetURLs: 1 URLs to ")
+    # TRACE: also a line for each URL handed out, before the call's own.
+    assert lines[4].startswith("SetLogLevel: level TRACE from ")
+    assert lines[5].startswith("PutURLs: from ")
+    assert lines[6].startswith('GetURLs: handed out "http://c.test/" of "c.test" to ')
+    assert lines[7].startswith("GetURLs: 1 URLs to ")  # and at ERROR, nothing more
 
 
 # ---- security

@@ -7,8 +7,13 @@
 #include <chrono>
 #include <cstdio>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "crawlrank/crawl_config.h"
 #include "crawlrank/score_mode.h"
+#include "crawlrank/url_pattern.h"
 #include "serve/frontier_server.h"
 #include "tool_common.h"
 
@@ -26,7 +31,9 @@ int Main(int argc, char** argv) {
       "crawlrank_serve");
   std::string db_path, address = "127.0.0.1:7071", token, tls_cert, tls_key, tls_client_ca, score;
   std::optional<int64_t> delay_ms;
-  std::optional<uint32_t> per_host;
+  std::optional<uint32_t> per_host, max_depth;
+  std::optional<int64_t> max_pages, max_pages_per_host;
+  std::vector<std::string> allow, deny;
   int64_t lease_s = 30;
   app.Add("db", db_path, "PageDB directory")->Required();
   app.Add("--address", address, "host:port to listen on (port 0: any free one)")->ShowDefault();
@@ -44,6 +51,14 @@ int Main(int argc, char** argv) {
   app.Add("--score-mode", score,
           "queue order, as crawlrank crawl's --score-mode (stored with the crawl; default "
           "pagerank)");
+  app.Add("--allow", allow,
+          "hand out only URLs matching one of these (RE2, searched in the URL; stored with the "
+          "crawl)");
+  app.Add("--deny", deny, "never hand out URLs matching one of these (RE2; stored)");
+  app.Add("--max-pages", max_pages, "pages to crawl in all (0: no limit; stored)");
+  app.Add("--max-pages-per-host", max_pages_per_host,
+          "pages to crawl of one host (0: no limit; stored)");
+  app.Add("--max-depth", max_depth, "link distance from a seed (0: no limit; stored)");
   app.Add("--default-lease", lease_s,
           "seconds a URL stays handed out when GetURLs leaves delay_requestable 0")
       ->ShowDefault()
@@ -62,6 +77,17 @@ int Main(int argc, char** argv) {
     }
     if (delay_ms.has_value() && *delay_ms < 0) return UsageError(app, "--delay-ms is negative");
     if (per_host.has_value() && *per_host == 0) return UsageError(app, "--per-host is 0");
+    for (const auto& [name, list] : {std::pair{"--allow", &allow}, std::pair{"--deny", &deny}}) {
+      for (const std::string& pattern : *list) {
+        if (Result<UrlPattern> compiled = UrlPattern::Compile(pattern); !compiled.ok()) {
+          return UsageError(app, std::string(name) + ": " + compiled.status().message());
+        }
+      }
+    }
+    for (const auto& [name, value] :
+         {std::pair{"--max-pages", max_pages}, std::pair{"--max-pages-per-host", max_pages_per_host}}) {
+      if (value.has_value() && *value < 0) return UsageError(app, std::string(name) + " is negative");
+    }
     if (!score.empty()) {
       if (Result<ScoreMode> mode = ParseScoreMode(score); !mode.ok()) {
         return UsageError(app, "--score-mode: " + mode.status().message());
@@ -84,6 +110,11 @@ int Main(int argc, char** argv) {
     if (delay_ms) options.given["delay_ms"] = std::to_string(*delay_ms);
     if (per_host) options.given["per_host"] = std::to_string(*per_host);
     if (!score.empty()) options.given["score"] = score;
+    if (!allow.empty()) options.given["allow"] = JoinConfigList(allow);
+    if (!deny.empty()) options.given["deny"] = JoinConfigList(deny);
+    if (max_pages) options.given["max_pages"] = std::to_string(*max_pages);
+    if (max_pages_per_host) options.given["max_pages_per_host"] = std::to_string(*max_pages_per_host);
+    if (max_depth) options.given["max_depth"] = std::to_string(*max_depth);
     // The signals wait for this thread alone: blocked before gRPC starts its threads, which
     // inherit the mask.
     sigset_t signals;

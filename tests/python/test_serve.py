@@ -513,6 +513,25 @@ def test_a_version_5_db_is_served_once_upgraded(serve, bin_dir, tmp_path):
     assert [i for i in server.get(key="held.example")] == []
 
 
+def test_allow_deny_and_limits_given_to_the_server_are_stored_and_kept(serve, bin_dir,
+                                                                       tmp_path):
+    server = serve("--delay-ms", 0, "--per-host", 10, "--allow", r"\.html$", "--deny", "/private/",
+                   "--max-pages", 3)
+    server.put(*[server.discovered(f"http://a.test/{path}") for path in (
+        "1.html", "2.png", "private/3.html", "4.html", "5.html", "6.html")])
+    handed = sorted(i.url for i in server.get())
+    assert handed == ["http://a.test/1.html", "http://a.test/4.html",
+                              "http://a.test/5.html"]  # 3: the limit
+    server.stop()
+    config = db_stats(bin_dir, tmp_path / "db")["config"]
+    assert (config["allow"], config["deny"], config["max_pages"]) == (
+        [r"\.html$"], ["/private/"], "3")
+    # A restart without them keeps them (and returns the leases: the same three again).
+    server = serve("--delay-ms", 0, "--per-host", 10)
+    server.put(server.discovered("http://b.test/7.png"))
+    assert sorted(i.url for i in server.get()) == handed
+
+
 def test_block_queue_until_holds_a_host_and_zero_lets_it_go(serve):
     server = serve("--delay-ms", 0)
     server.put(server.discovered("http://held.test/"), server.discovered("http://free.test/"))

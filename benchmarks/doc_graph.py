@@ -51,18 +51,19 @@ def html_files(root: str) -> list[str]:
     return sorted(found, key=lambda path: (path != "index.html", path))
 
 
-def links_of(root: str, path: str, pages: set[str]) -> list[str]:
-    """The distinct targets (relative paths in `pages`) that file `path` links to."""
+def links_of(root: str, path: str, pages: set[str], base: str = BASE) -> list[str]:
+    """The distinct targets (relative paths in `pages`) that file `path` links to, the tree
+    being served at `base` (its links to other hosts leave it)."""
     parser = AnchorParser()
     with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
         parser.feed(f.read())
     parser.close()
-    base = BASE + path
+    root_parts = urllib.parse.urlsplit(base)
     targets: dict[str, None] = {}
     for href in parser.hrefs:
-        url = urllib.parse.urljoin(base, href.strip())
+        url = urllib.parse.urljoin(base + path, href.strip())
         parts = urllib.parse.urlsplit(url)
-        if parts.scheme != "http" or parts.netloc != "docs.python.local":
+        if parts.scheme != root_parts.scheme or parts.netloc != root_parts.netloc:
             continue
         # Dot segments are gone after urljoin; a path ending in '/' names the folder's
         # index.html, as a web server would serve it.

@@ -12,6 +12,7 @@ import html.parser
 import http.server
 import posixpath
 import threading
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -42,13 +43,14 @@ def follow(page_url: str, href: str, host: str) -> str | None:
     return urllib.parse.urlunsplit(parts._replace(path=posixpath.normpath(parts.path)))
 
 
-def page_body(path: str) -> bytes | None:
-    """What the server sends for `path`, or None for a 404."""
-    file = DOC_ROOT / path.lstrip("/")
-    if not file.resolve().is_relative_to(DOC_ROOT.resolve()) or not file.is_file():
+def page_body(path: str, root: Path = DOC_ROOT, extras: bool = True) -> bytes | None:
+    """What the server sends for `path` from the tree at `root`, or None for a 404. With
+    `extras`, the front page gets EXTRA_LINKS."""
+    file = root / path.lstrip("/")
+    if not file.resolve().is_relative_to(root.resolve()) or not file.is_file():
         return None
     body = file.read_bytes()
-    if path == "/index.html":
+    if extras and path == "/index.html":
         body = body.replace(b"<body>", b"<body>" + EXTRA_LINKS, 1)
     return body
 
@@ -83,12 +85,16 @@ def expected_graph(host: str, start: str = "/index.html") -> tuple[dict[str, int
 
 
 class DocSite(LocalServer):
-    """The site on 127.0.0.1:<free port>, in a thread; `log` lists the paths asked for."""
+    """The site on 127.0.0.1:<free port>, in a thread; `log` lists the paths asked for, and
+    `times` when (time.time()). Another tree than Python's manual: `root`, and `extras`
+    False (the added links and the redirect are Python's manual's)."""
 
-    def __init__(self) -> None:
+    def __init__(self, root: Path = DOC_ROOT, extras: bool = True) -> None:
         site = self
         self.log: list[str] = []
+        self.times: list[float] = []
         self.lock = threading.Lock()
+        redirects = REDIRECTS if extras else {}
 
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -97,13 +103,14 @@ class DocSite(LocalServer):
                 path = urllib.parse.urlsplit(self.path).path
                 with site.lock:
                     site.log.append(path)
-                if path in REDIRECTS:
+                    site.times.append(time.time())
+                if path in redirects:
                     self.send_response(301)
-                    self.send_header("Location", REDIRECTS[path])
+                    self.send_header("Location", redirects[path])
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
-                body = page_body(path)
+                body = page_body(path, root, extras)
                 if body is None:
                     body = b"<html><body>not here</body></html>"
                     self.send_response(404)

@@ -2,7 +2,10 @@
 test sites named on the command line through a shared crawlrank serve, following every
 link of /gen/ pages, and writes what its callbacks saw.
 
-    scrapy_remote.py FRONTIER HOSTS OUT [START_URL...]
+    scrapy_remote.py FRONTIER HOSTS OUT [--every-page] [START_URL...]
+
+With --every-page it follows the http links of every page it gets, not only of /gen/ ones
+(the documentation sites of test_frontier_docs.py).
 
 HOSTS is JSON {"a.test:PORT": PORT}: Scrapy reaches each name on 127.0.0.1 (a resolver
 the spider installs answers 127.0.0.1 for every name). Each callback records (url, cb_kwargs, meta "tag", pid)."""
@@ -39,10 +42,11 @@ class LocalResolver:
 class Remote(scrapy.Spider):
     name = "remote"
 
-    def __init__(self, start=(), out=None, **kw):
+    def __init__(self, start=(), out=None, every_page=False, **kw):
         super().__init__(**kw)
         self.start = list(start)
         self.out = out
+        self.every_page = every_page
         self.seen = []
 
     def start_requests(self):
@@ -53,6 +57,12 @@ class Remote(scrapy.Spider):
         # origin None: a page another kind of client queued (no Scrapy request with it).
         self.seen.append([response.url, origin, response.meta.get("tag"), os.getpid(),
                           response.status])
+        if self.every_page:
+            for href in response.css("a::attr(href)").getall():
+                url = response.urljoin(href)
+                if url.startswith("http"):
+                    yield scrapy.Request(url, cb_kwargs={"origin": response.url})
+            return
         if "/gen/" not in response.url:
             return
         for href in response.css("a::attr(href)").getall():
@@ -68,6 +78,8 @@ class Remote(scrapy.Spider):
 
 def main():
     frontier, hosts, out, *start = sys.argv[1:]
+    every_page = start[:1] == ["--every-page"]
+    start = start[1:] if every_page else start
     process = CrawlerProcess({
         "SCHEDULER": "crawlrank.scrapy.Scheduler",
         "SPIDER_MIDDLEWARES": {"crawlrank.scrapy.LinkGraphMiddleware": 1000},
@@ -85,7 +97,7 @@ def main():
         "DNS_RESOLVER": "__main__.LocalResolver",
     })
     json.loads(hosts)  # checked; the resolver needs no map
-    process.crawl(Remote, start=start, out=out)
+    process.crawl(Remote, start=start, out=out, every_page=every_page)
     process.start()
 
 

@@ -194,4 +194,19 @@ Result<Fetch> ReadFetch(const urlfrontier::KnownURLItem& known, UrlProfile profi
   return fetch;
 }
 
+Result<PutItem> ReadPutItem(const urlfrontier::URLItem& item, UrlProfile profile) {
+  if (item.has_discovered()) {
+    CRAWLRANK_ASSIGN_OR_RETURN(Discovery discovery,
+                               ReadDiscovery(item.discovered().info(), profile,
+                                             "URLItem.discovered.info"));
+    return PutItem(std::move(discovery));
+  }
+  if (item.has_known()) {
+    CRAWLRANK_ASSIGN_OR_RETURN(Fetch fetch, ReadFetch(item.known(), profile));
+    return PutItem(std::move(fetch));
+  }
+  return InvalidArgumentError("URLItem " + QuoteForMessage(item.id()) +
+                              ": carries neither a discovered nor a known URL");
+}
+
 }  // namespace crawlrank

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <variant>
 
 #include "crawlrank/schedule_types.h"
 #include "crawlrank/status.h"
@@ -94,6 +95,11 @@ struct Fetch {
 // InvalidArgument naming the field and the URL for a bad URL, crawl ID, status, hash,
 // content score or failure kind.
 Result<Fetch> ReadFetch(const urlfrontier::KnownURLItem& known, UrlProfile profile);
+
+// A PutURLs item as read: a discovered URL or a fetch report.
+using PutItem = std::variant<Discovery, Fetch>;
+// ReadDiscovery or ReadFetch of the item; InvalidArgument for one that carries neither.
+Result<PutItem> ReadPutItem(const urlfrontier::URLItem& item, UrlProfile profile);
 
 }  // namespace crawlrank
 

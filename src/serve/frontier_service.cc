@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <thread>
 #include <type_traits>
 #include <unordered_set>
 #include <utility>
@@ -10,11 +11,16 @@
 #include "base/base64.h"
 #include "crawlrank/clock.h"
 #include "serve/frontier_queries.h"
+#include "serve/put_queue.h"
 
 namespace crawlrank {
 namespace {
 
 using urlfrontier::AckMessage;
+
+// What one PutURLs stream may have read and not yet written (put_queue.h).
+constexpr size_t kMaxQueuedItems = 1000;
+constexpr size_t kMaxQueuedBytes = size_t{8} << 20;
 
 grpc::Status Refused(grpc::StatusCode code, std::string message) {
   return grpc::Status(code, std::move(message));
@@ -106,16 +112,24 @@ grpc::Status FrontierService::Admit(const grpc::ServerContext& context, std::str
 
 // ---- writes
 
-Result<std::vector<AckMessage::Status>> FrontierService::Discover(std::span<const Discovery> urls) {
-  std::vector<AckMessage::Status> statuses(urls.size(), AckMessage::OK);
+Result<std::vector<AckMessage::Status>> FrontierService::Write(std::span<const PutItem> items) {
+  std::vector<AckMessage::Status> statuses(items.size(), AckMessage::OK);
   std::lock_guard lock(discover_mu_);
   WriteBatch batch;
   std::vector<QueuedExtra> extras;  // the payloads and priorities of the URLs that are new
   {
     CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_->NewSnapshot());
-    std::unordered_set<uint64_t> named;
-    for (size_t i = 0; i < urls.size(); ++i) {
-      const uint64_t fingerprint = UrlFingerprint(urls[i].url);
+    std::unordered_set<uint64_t> named;  // the URLs this write creates or names already
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (const Fetch* fetch = std::get_if<Fetch>(&items[i])) {
+        // Crawled: the links its outlinks' discovered items brought, before or after this
+        // report, stay (the report carries none of its own).
+        batch.AddCrawledMergingLinks(fetch->page);
+        named.insert(UrlFingerprint(fetch->page.url));
+        continue;
+      }
+      const Discovery& d = std::get<Discovery>(items[i]);
+      const uint64_t fingerprint = UrlFingerprint(d.url);
       bool known = !named.insert(fingerprint).second;
       if (!known) {
         Result<PageRecord> found = snapshot.Find(fingerprint);
@@ -123,71 +137,67 @@ Result<std::vector<AckMessage::Status>> FrontierService::Discover(std::span<cons
         known = found.ok();  // a URL colliding with another's fingerprint too: never added
       }
       if (known) statuses[i] = AckMessage::SKIPPED;
-      if (!known && (!urls[i].payload.empty() || urls[i].priority != 0)) {
-        extras.push_back({urls[i].url, urls[i].payload, urls[i].priority});
+      if (!known && (!d.payload.empty() || d.priority != 0)) {
+        extras.push_back({d.url, d.payload, d.priority});
       }
       // The link from the source is recorded even when its target is known: it is one
       // more in-link for the ranks.
-      if (!urls[i].source.empty()) {
-        batch.MergeLinks(urls[i].source, {Link{.url = urls[i].url, .score = urls[i].link_score}});
+      if (!d.source.empty()) {
+        batch.MergeLinks(d.source, {Link{.url = d.url, .score = d.link_score}});
       } else if (!known) {
-        batch.MergeLinks(urls[i].url, {});  // a page without links of its own yet
+        batch.MergeLinks(d.url, {});  // a page without links of its own yet
       }
     }
   }  // the snapshot closes before the write: a writer must not hold one (page_db.h)
   if (batch.size() > 0) CRAWLRANK_RETURN_IF_ERROR(scheduler_->Write(batch, extras));
   // A client's key other than the URL's host key (StormCrawler partitioned by IP or by
   // domain) groups the hosts that share it: one politeness budget for all of them.
-  for (const Discovery& d : urls) {
-    if (d.key.empty()) continue;
-    Result<std::string> host = HostKey(d.url, scheduler_options_.host_key);
-    if (!host.ok() || host->empty() || *host == d.key) continue;
+  for (const PutItem& item : items) {
+    const Discovery* d = std::get_if<Discovery>(&item);
+    if (d == nullptr || d->key.empty()) continue;
+    Result<std::string> host = HostKey(d->url, scheduler_options_.host_key);
+    if (!host.ok() || host->empty() || *host == d->key) continue;
     std::string& group = client_groups_[*host];
-    if (group == d.key) continue;
-    CRAWLRANK_RETURN_IF_ERROR(scheduler_->SetHostGroup(*host, d.key));
-    group = d.key;
+    if (group == d->key) continue;
+    CRAWLRANK_RETURN_IF_ERROR(scheduler_->SetHostGroup(*host, d->key));
+    group = d->key;
   }
   return statuses;
 }
 
-Result<AckMessage::Status> FrontierService::Report(const Fetch& fetch) {
-  if (fetch.failed) {
-    const Status failed = scheduler_->Failed(fetch.failure);
-    if (failed.code() == StatusCode::kNotFound) return AckMessage::SKIPPED;
-    CRAWLRANK_RETURN_IF_ERROR(failed);
-    return AckMessage::OK;
-  }
-  // Crawled: the links its outlinks' discovered items brought, before or after this
-  // report, stay (the report carries none of its own).
-  WriteBatch batch;
-  batch.AddCrawledMergingLinks(fetch.page);
-  CRAWLRANK_RETURN_IF_ERROR(db_->Write(batch));
-  return AckMessage::OK;
-}
-
-Result<AckMessage::Status> FrontierService::Put(const urlfrontier::URLItem& item) {
-  const UrlProfile profile = db_->url_profile();
-  if (item.has_discovered()) {
-    CRAWLRANK_ASSIGN_OR_RETURN(Discovery discovery, ReadDiscovery(item.discovered().info(), profile,
-                                                                  "URLItem.discovered.info"));
-    Result<std::vector<AckMessage::Status>> statuses = Discover({&discovery, 1});
-    if (!statuses.ok()) {
-      LogWriteFailure("PutURLs", statuses.status());
-      return AckMessage::FAIL;
+std::vector<AckMessage::Status> FrontierService::WriteGroup(std::span<const PutItem> items,
+                                                            std::string_view rpc) {
+  std::vector<AckMessage::Status> statuses;
+  statuses.reserve(items.size());
+  size_t i = 0;
+  while (i < items.size()) {
+    const Fetch* fetch = std::get_if<Fetch>(&items[i]);
+    if (fetch != nullptr && fetch->failed) {  // a failure goes through the scheduler alone
+      const Status failed = scheduler_->Failed(fetch->failure);
+      if (!failed.ok() && failed.code() != StatusCode::kNotFound) LogWriteFailure(rpc, failed);
+      statuses.push_back(failed.ok()                                ? AckMessage::OK
+                         : failed.code() == StatusCode::kNotFound ? AckMessage::SKIPPED
+                                                                   : AckMessage::FAIL);
+      ++i;
+      continue;
     }
-    return statuses->front();
-  }
-  if (item.has_known()) {
-    CRAWLRANK_ASSIGN_OR_RETURN(Fetch fetch, ReadFetch(item.known(), profile));
-    Result<AckMessage::Status> status = Report(fetch);
-    if (!status.ok()) {
-      LogWriteFailure("PutURLs", status.status());
-      return AckMessage::FAIL;
+    // The run of items up to the next failure: one transaction.
+    size_t end = i + 1;
+    while (end < items.size()) {
+      const Fetch* next = std::get_if<Fetch>(&items[end]);
+      if (next != nullptr && next->failed) break;
+      ++end;
     }
-    return status;
+    Result<std::vector<AckMessage::Status>> written = Write(items.subspan(i, end - i));
+    if (!written.ok()) {
+      LogWriteFailure(rpc, written.status());
+      statuses.insert(statuses.end(), end - i, AckMessage::FAIL);
+    } else {
+      statuses.insert(statuses.end(), written->begin(), written->end());
+    }
+    i = end;
   }
-  return InvalidArgumentError("URLItem " + QuoteForMessage(item.id()) +
-                              ": carries neither a discovered nor a known URL");
+  return statuses;
 }
 
 // ---- handing out
@@ -256,29 +266,49 @@ grpc::Status FrontierService::PutURLs(
     grpc::ServerContext* context,
     grpc::ServerReaderWriter<urlfrontier::AckMessage, urlfrontier::URLItem>* stream) {
   if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
-  urlfrontier::URLItem item;
-  urlfrontier::AckMessage ack;
+  const UrlProfile profile = db_->url_profile();
+  PutQueue queue(kMaxQueuedItems, kMaxQueuedBytes);
   uint64_t acked[3] = {0, 0, 0};  // by AckMessage::Status: OK, SKIPPED, FAIL
-  const auto log = [&] {
-    LogCall(urlfrontier::LogLevelParams::INFO, "PutURLs",
-            "from " + context->peer() + ": " + std::to_string(acked[AckMessage::OK]) + " OK, " +
-                std::to_string(acked[AckMessage::SKIPPED]) + " SKIPPED, " +
-                std::to_string(acked[AckMessage::FAIL]) + " FAIL");
-  };
-  while (stream->Read(&item)) {
-    Result<AckMessage::Status> status = Put(item);
-    if (!status.ok()) {  // bad input ends the stream
-      LogCall(urlfrontier::LogLevelParams::WARN, "PutURLs", status.status().ToString());
-      log();
-      return ToGrpc(status.status());
+  // This thread reads and checks; the writer writes what is queued, a group at a time,
+  // and acknowledges each group once it is committed (put_queue.h).
+  std::thread writer([&] {
+    std::vector<PutItem> items;
+    std::vector<std::string> ids;
+    urlfrontier::AckMessage ack;
+    while (queue.TakeAll(&items, &ids)) {
+      const std::vector<AckMessage::Status> statuses = WriteGroup(items, "PutURLs");
+      for (size_t i = 0; i < statuses.size(); ++i) {
+        ack.set_id(ids[i]);
+        ack.set_status(statuses[i]);
+        ++acked[statuses[i]];
+        // (A buffer hint on all but the last would save sends, but the synchronous API's
+        // Write waits for a hinted message to go out: it would wait for the next one.)
+        if (!stream->Write(ack)) {  // the client is gone
+          queue.Stop();
+          return;
+        }
+      }
     }
-    ack.set_id(item.id().empty() ? UrlOf(item) : item.id());
-    ack.set_status(*status);
-    ++acked[*status];
-    if (!stream->Write(ack)) break;
+  });
+  Status bad;
+  urlfrontier::URLItem item;
+  while (stream->Read(&item)) {
+    Result<PutItem> read = ReadPutItem(item, profile);
+    if (!read.ok()) {  // bad input ends the stream, once what came before is acknowledged
+      bad = read.status();
+      break;
+    }
+    std::string id = item.id().empty() ? UrlOf(item) : item.id();
+    if (!queue.Push(std::move(id), *std::move(read), item.ByteSizeLong())) break;
   }
-  log();
-  return grpc::Status::OK;
+  queue.Close();
+  writer.join();
+  if (!bad.ok()) LogCall(urlfrontier::LogLevelParams::WARN, "PutURLs", bad.ToString());
+  LogCall(urlfrontier::LogLevelParams::INFO, "PutURLs",
+          "from " + context->peer() + ": " + std::to_string(acked[AckMessage::OK]) + " OK, " +
+              std::to_string(acked[AckMessage::SKIPPED]) + " SKIPPED, " +
+              std::to_string(acked[AckMessage::FAIL]) + " FAIL");
+  return bad.ok() ? grpc::Status::OK : ToGrpc(bad);
 }
 
 grpc::Status FrontierService::PutDiscovered(
@@ -287,7 +317,7 @@ grpc::Status FrontierService::PutDiscovered(
   if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
   const UrlProfile profile = db_->url_profile();
   urlfrontier::DiscoveredBatch batch;
-  std::vector<Discovery> urls;
+  std::vector<PutItem> urls;
   uint64_t batches = 0, total = 0;
   while (stream->Read(&batch)) {
     if (static_cast<size_t>(batch.items_size()) > kMaxBatchUrls) {
@@ -301,11 +331,11 @@ grpc::Status FrontierService::PutDiscovered(
       Result<Discovery> discovery = ReadDiscovery(
           batch.items(i), profile, "DiscoveredBatch.items[" + std::to_string(i) + "]");
       if (!discovery.ok()) return ToGrpc(discovery.status());
-      urls.push_back(*std::move(discovery));
+      urls.emplace_back(*std::move(discovery));
     }
     urlfrontier::BatchAck ack;
     ack.set_id(batch.id());
-    Result<std::vector<AckMessage::Status>> statuses = Discover(urls);
+    Result<std::vector<AckMessage::Status>> statuses = Write(urls);
     if (!statuses.ok()) LogWriteFailure("PutDiscovered", statuses.status());
     for (size_t i = 0; i < urls.size(); ++i) {
       ack.add_statuses(statuses.ok() ? (*statuses)[i] : AckMessage::FAIL);

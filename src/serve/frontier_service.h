@@ -137,14 +137,16 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   grpc::Status Remove(const grpc::ServerContext& context, std::string_view rpc,
                       const RemoveFilter& filter, bool count_all, urlfrontier::Long* response);
 
-  // Adds the discovered URLs that are new, and the links from their sources, in one
-  // transaction; returns each one's status: OK (added) or SKIPPED (known already, or
-  // named twice). A failed write is the error.
-  Result<std::vector<urlfrontier::AckMessage::Status>> Discover(std::span<const Discovery> urls);
-  // Records a fetch report; SKIPPED for a failure of a URL the PageDB does not hold.
-  Result<urlfrontier::AckMessage::Status> Report(const Fetch& fetch);
-  // One PutURLs item: its ack status, or an error that ends the stream (bad input).
-  Result<urlfrontier::AckMessage::Status> Put(const urlfrontier::URLItem& item);
+  // Writes discovered URLs and crawled pages (no failure reports) in one transaction: the
+  // discovered URLs that are new, the links from their sources, and the pages crawled;
+  // returns each item's status: OK (added, or recorded) or SKIPPED (a discovered URL known
+  // already, or named before in `items`). A failed write is the error.
+  Result<std::vector<urlfrontier::AckMessage::Status>> Write(std::span<const PutItem> items);
+  // Writes PutURLs items: each run between failure reports in one transaction, each failure
+  // through the scheduler (SKIPPED for a URL the PageDB does not hold). Each item's status;
+  // FAIL for the items of a write that failed (logged under `rpc`).
+  std::vector<urlfrontier::AckMessage::Status> WriteGroup(std::span<const PutItem> items,
+                                                          std::string_view rpc);
   // How many URLs one GetURLs asks the scheduler for.
   size_t UrlsWanted(const urlfrontier::GetParams& request) const;
   // Prints `crawlrank_serve: <rpc>: <what>` on stderr when the level SetLogLevel set is
@@ -162,9 +164,9 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   std::atomic<bool> active_{true};       // SetActive
   std::atomic<bool> handing_out_{true};  // false once the server drains
   std::atomic<int> log_level_{urlfrontier::LogLevelParams::WARN};  // SetLogLevel
-  std::mutex discover_mu_;               // Discover: look-up and write as one step
+  std::mutex discover_mu_;               // Write: look-up and write as one step
   // Guarded by discover_mu_: the politeness group each host was last given from a client's
-  // key (Discover sets a host's group only when it changes).
+  // key (Write sets a host's group only when it changes).
   std::unordered_map<std::string, std::string> client_groups_;
   std::mutex config_mu_;                 // SetDelay: read, merge and write the configuration
   mutable std::mutex node_mu_;           // guards options_.node_address

@@ -161,6 +161,8 @@ def test_a_bad_url_ends_the_stream_with_invalid_argument_naming_field_and_url(se
     assert code_of(bad) == "INVALID_ARGUMENT"
     assert "URLItem.discovered.info.url" in bad.value.details()
     assert "no scheme here" in bad.value.details()
+    # What came before the bad item was written (and acknowledged) first.
+    assert [i.url for i in server.get()] == ["http://a.test/ok"]
     with pytest.raises(api[2].RpcError) as other_crawl:
         item = server.discovered("http://a.test/3")
         item.discovered.info.crawlID = "another"
@@ -649,3 +651,25 @@ def test_what_was_acknowledged_survives_kill_9(serve, bin_dir, tmp_path):
     assert [i.url for i in again.get()] == ["http://b.test/out"]
     assert again.stop()[0] == 0
     run(bin_dir, "page_db_check", tmp_path / "db")
+
+
+def test_what_a_stream_had_acknowledged_survives_kill_9_mid_stream(serve, api, bin_dir,
+                                                                   tmp_path):
+    """Items are written a group at a time and acknowledged after each group's commit: a
+    server SIGKILLed in the middle of a long stream keeps every URL it acknowledged."""
+    server = serve("--delay-ms", 0)
+    items = (server.discovered(f"http://h{i % 50}.test/{i}") for i in range(20000))
+    acked = []
+    with pytest.raises(api[2].RpcError):
+        for ack in server.stub.PutURLs(items):
+            acked.append(ack.ID)
+            if len(acked) == 3000:
+                server.proc.kill()
+    server.proc.wait()
+    assert len(acked) >= 3000
+    run(bin_dir, "page_db_check", tmp_path / "db")
+    again = serve("--delay-ms", 0)
+    for url in acked:
+        item = again.stub.GetURLStatus(again.pb.URLStatusRequest(url=url))  # NOT_FOUND: raises
+        assert item.known.info.url == url
+

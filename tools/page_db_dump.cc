@@ -12,6 +12,7 @@
 
 #include "crawlrank/scheduler.h"
 
+#include "dump_formats.h"
 #include "page_line.h"
 #include "rank_column.h"
 #include "tool_common.h"
@@ -25,6 +26,9 @@ struct Options {
   bool header = false;
   bool all = false;
   bool json = false;
+  bool csv = false;
+  bool graphml = false;
+  bool urls = false;  // links: the pages' URLs instead of their indexes
   bool skip_damaged = false;
   bool iso_times = false;
   std::vector<std::string> ranks;  // extra rank columns
@@ -127,13 +131,14 @@ nlohmann::ordered_json PageJson(const PageRecord& r) {
 
 Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColumns& ranks,
                 const FailedKinds& failed, Skipped& skipped, Output& out) {
-  if (options.header && !options.json) {
+  if (options.header && !options.json && !options.csv) {
     out << PageLineHeader(options.all);
     for (const std::string& name : options.ranks) out << ' ' << name;
     out << '\n';
   }
   std::string line;
   PageRecord renumbered;
+  bool csv_header_written = false;
   const auto print = [&](const PageRecord& stored) {
     const PageRecord* record_ptr = &stored;
     if (skipped.any()) {
@@ -144,7 +149,7 @@ Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColu
     const PageRecord& record = *record_ptr;
     const uint32_t id = stored.id;  // of the rank columns, which follow the DB's ids
     line.clear();
-    if (options.json) {
+    if (options.json || options.csv) {
       nlohmann::ordered_json json = PageJson(record);
       if (options.iso_times) {
         json["first_crawl"] = IsoTimeOr(record.first_crawl_ms, "-");
@@ -154,6 +159,27 @@ Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColu
       for (size_t c = 0; c < options.ranks.size(); ++c) {
         json[options.ranks[c]] = ranks.Has(c, id) ? nlohmann::ordered_json(ranks.values[c][id])
                                                   : nlohmann::ordered_json(nullptr);
+      }
+      if (options.csv) {
+        if (!csv_header_written) {  // the header row: the same fields, named as in JSON
+          for (const auto& [name, value] : json.items()) {
+            if (!line.empty()) line += ',';
+            AppendCsvField(name, line);
+          }
+          line += kCsvLineEnd;
+          csv_header_written = true;
+        }
+        bool first = true;
+        for (const auto& [name, value] : json.items()) {
+          if (!first) line += ',';
+          first = false;
+          AppendCsvField(value.is_string() ? value.get<std::string>()
+                         : value.is_null() ? std::string()
+                                           : value.dump(),
+                         line);
+        }
+        out << line << kCsvLineEnd;
+        return Status::Ok();
       }
       line = json.dump();
     } else {
@@ -176,14 +202,58 @@ Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColu
   return out.Flush();
 }
 
-Status DumpLinks(const Snapshot& snapshot, const Options& options, Skipped& skipped, Output& out) {
+// The pages' URLs by id (skipped pages: empty), for links with --urls; and with --graphml,
+// each page as a GraphML node. One walk of the pages; the links come after.
+Result<std::vector<std::string>> WalkPages(const Snapshot& snapshot, const Options& options,
+                                           Skipped& skipped, Output& out) {
+  std::vector<std::string> urls;
+  std::string line;
+  const auto visit = [&](const PageRecord& r) {
+    if (options.urls) {
+      urls.resize(std::max<size_t>(urls.size(), size_t{r.id} + 1));
+      urls[r.id] = r.url;
+    }
+    if (options.graphml) {
+      line = "    <node id=\"n" + std::to_string(skipped.Renumbered(r.id)) + "\"><data key=\"url\">";
+      AppendXmlText(r.url, line);
+      line += "</data><data key=\"status\">" + std::to_string(r.http_status) +
+              "</data><data key=\"crawls\">" + std::to_string(r.n_crawls) +
+              "</data><data key=\"depth\">" + std::to_string(r.depth) + "</data></node>\n";
+      out << line;
+    }
+    return Status::Ok();
+  };
+  // With --skip-damaged, the walk also names the pages the links then leave out.
+  const std::string_view also = "; the links from and to it are left out too";
   if (options.skip_damaged) {
-    // The pages the info dump leaves out first: their links go too.
-    CRAWLRANK_RETURN_IF_ERROR(
-        snapshot.ForEachPage([](const PageRecord&) { return Status::Ok(); },
-                             skipped.Sink("; the links from and to it are left out too")));
+    CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage(visit, skipped.Sink(also)));
+  } else if (options.urls || options.graphml) {
+    CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage(visit));
   }
-  if (options.header && !options.json) out << "# from_index to_index\n";
+  return urls;
+}
+
+constexpr std::string_view kGraphmlHead =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+    "  <key id=\"url\" for=\"node\" attr.name=\"url\" attr.type=\"string\"/>\n"
+    "  <key id=\"status\" for=\"node\" attr.name=\"status\" attr.type=\"int\"/>\n"
+    "  <key id=\"crawls\" for=\"node\" attr.name=\"crawls\" attr.type=\"int\"/>\n"
+    "  <key id=\"depth\" for=\"node\" attr.name=\"depth\" attr.type=\"int\"/>\n"
+    "  <graph id=\"pagedb\" edgedefault=\"directed\">\n";
+
+Status DumpLinks(const Snapshot& snapshot, const Options& options, Skipped& skipped, Output& out) {
+  if (options.graphml) out << kGraphmlHead;
+  CRAWLRANK_ASSIGN_OR_RETURN(const std::vector<std::string> urls,
+                             WalkPages(snapshot, options, skipped, out));
+  const std::string_view from = options.urls ? "from_url" : "from";
+  const std::string_view to = options.urls ? "to_url" : "to";
+  if (options.csv) {
+    out << from << ',' << to << kCsvLineEnd;
+  } else if (options.header && !options.json && !options.graphml) {
+    out << (options.urls ? "# from_url to_url\n" : "# from_index to_index\n");
+  }
+  std::string line;
   EdgeCursor cursor = options.skip_damaged ? snapshot.Edges(skipped.Sink()) : snapshot.Edges();
   for (; cursor.Valid(); cursor.Next()) {
     if (skipped.IsSkippedPage(cursor.source())) continue;
@@ -191,14 +261,35 @@ Status DumpLinks(const Snapshot& snapshot, const Options& options, Skipped& skip
     for (uint32_t stored_target : cursor.targets()) {
       if (skipped.IsSkippedPage(stored_target)) continue;
       const uint64_t target = skipped.Renumbered(stored_target);
-      if (options.json) {
-        out << "{\"from\":" << source << ",\"to\":" << target << "}\n";
+      line.clear();
+      if (options.graphml) {
+        line = "    <edge source=\"n" + std::to_string(source) + "\" target=\"n" +
+               std::to_string(target) + "\"/>\n";
+      } else if (options.urls) {
+        const std::string& a = urls[cursor.source()];
+        const std::string& b = urls[stored_target];
+        if (options.json) {
+          line = nlohmann::ordered_json{{"from_url", a}, {"to_url", b}}.dump() + "\n";
+        } else if (options.csv) {
+          AppendCsvField(a, line);
+          line += ',';
+          AppendCsvField(b, line);
+          line += kCsvLineEnd;
+        } else {  // canonical URLs hold no space: one line, two fields
+          line = a + ' ' + b + '\n';
+        }
+      } else if (options.json) {
+        line = "{\"from\":" + std::to_string(source) + ",\"to\":" + std::to_string(target) + "}\n";
+      } else if (options.csv) {
+        line = std::to_string(source) + ',' + std::to_string(target) + std::string(kCsvLineEnd);
       } else {
-        out << source << ' ' << target << '\n';
+        line = std::to_string(source) + ' ' + std::to_string(target) + '\n';
       }
+      out << line;
     }
   }
   CRAWLRANK_RETURN_IF_ERROR(cursor.status());
+  if (options.graphml) out << "  </graph>\n</graphml>\n";
   return out.Flush();
 }
 
@@ -218,6 +309,15 @@ int Main(int argc, char** argv) {
            "(crawled, pending, or failed:KIND for a page failed for good; page_db_load "
            "reads it back and restores nothing of it)");
   app.Flag("--json", options.json, "one JSON object per line, every field");
+  app.Flag("--csv", options.csv,
+           "CSV (RFC 4180: a header row, fields quoted where needed, CRLF line ends): info, "
+           "every field of --json; links, from,to");
+  app.Flag("--urls", options.urls,
+           "links: each link as the two pages' URLs (from_url to_url) instead of their "
+           "indexes; with --csv or --json too");
+  app.Flag("--graphml", options.graphml,
+           "links: the whole graph as one GraphML document: each page a node (n<index>) "
+           "with its url, status, crawls and depth, each link an edge");
   app.Flag("--iso-times", options.iso_times,
            "info: crawl times as ISO 8601 UTC (\"-\" for never) instead of Unix seconds, "
            "for people; page_db_load reads only Unix seconds (with --json: adds "
@@ -231,6 +331,20 @@ int Main(int argc, char** argv) {
               " (stored by page_db_rank; "
               "'-' for pages newer than the rank); repeatable");
   return Run(app, argc, argv, [&] {
+    if (options.json + options.csv + options.graphml > 1) {
+      return UsageError(app, "--json, --csv and --graphml are different formats: give one");
+    }
+    if ((options.urls || options.graphml) && options.mode != "links") {
+      return UsageError(app, std::string(options.urls ? "--urls" : "--graphml") +
+                                 " goes with links");
+    }
+    if (options.urls && options.graphml) {
+      return UsageError(app, "--graphml names pages by index and gives their URLs itself");
+    }
+    if (options.header && (options.csv || options.graphml)) {
+      return UsageError(app, "--header goes without --csv (its header row is always there) "
+                             "and --graphml");
+    }
     if (options.iso_times && options.mode != "info") {
       return UsageError(app, "--iso-times goes with info");
     }

@@ -614,3 +614,91 @@ def test_crawlrank_runs_the_robots_tool(bin_dir, tmp_path):
     assert delay == "crawl-delay\t2.000\n"
     usage = subprocess.run([str(bin_dir / "crawlrank")], capture_output=True, text=True).stderr
     assert " robots " in usage
+
+
+# ---- page_db_dump's interchange formats
+
+def raw_dump(bin_dir, *args):
+    """page_db_dump's stdout as bytes (CSV's CRLF line ends kept)."""
+    proc = subprocess.run([str(bin_dir / "page_db_dump"), *map(str, args)], capture_output=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@pytest.fixture(scope="module")
+def hostile_db(bin_dir, tmp_path_factory):
+    """A PageDB whose URLs carry a comma, an apostrophe and an ampersand."""
+    folder = tmp_path_factory.mktemp("hostile")
+    edges = folder / "edges.links"
+    edges.write_text("http://a.test/ http://a.test/p?a=1&b=x,y\n"
+                     "http://a.test/p?a=1&b=x,y http://a.test/it's\n"
+                     "http://a.test/it's http://a.test/\n")
+    run(bin_dir, "page_db_load", folder / "db", edges)
+    return folder / "db"
+
+
+def test_dump_csv_is_rfc_4180_with_the_json_fields(bin_dir, example_db, hostile_db):
+    import csv
+    import io
+    for db in (example_db, hostile_db):
+        raw = raw_dump(bin_dir, "info", db, "--csv")
+        assert raw.endswith(b"\r\n") and b"\n" not in raw.replace(b"\r\n", b"")
+        rows = list(csv.reader(io.StringIO(raw.decode(), newline="")))
+        pages = [json.loads(line) for line in run(bin_dir, "page_db_dump", "info", db,
+                                                  "--json").stdout.splitlines()]
+        assert rows[0] == list(pages[0])  # the header row: the JSON fields, in order
+        assert len(rows) == len(pages) + 1
+        for row, page in zip(rows[1:], pages):
+            for value, (name, expected) in zip(row, page.items()):
+                if isinstance(expected, (int, float)):
+                    assert float(value) == expected, name
+                else:
+                    assert value == expected, name
+    # The comma made its field quoted; the link ends as URLs come back whole.
+    assert b'"http://a.test/p?a=1&b=x,y"' in raw_dump(bin_dir, "info", hostile_db, "--csv")
+    links = list(csv.reader(io.StringIO(
+        raw_dump(bin_dir, "links", hostile_db, "--csv", "--urls").decode(), newline="")))
+    assert links[0] == ["from_url", "to_url"]
+    assert set(map(tuple, links[1:])) == {
+        ("http://a.test/", "http://a.test/p?a=1&b=x,y"),
+        ("http://a.test/p?a=1&b=x,y", "http://a.test/it's"),
+        ("http://a.test/it's", "http://a.test/")}
+    indexes = raw_dump(bin_dir, "links", hostile_db, "--csv").decode().split("\r\n")
+    assert indexes[0] == "from,to" and len(indexes) == 5 and indexes[-1] == ""
+
+
+def test_dump_links_as_urls_is_the_loaded_edge_list(bin_dir, example_db):
+    text = run(bin_dir, "page_db_dump", "links", example_db, "--urls").stdout
+    assert {tuple(line.split()) for line in text.splitlines()} == example_edges()
+    lines = run(bin_dir, "page_db_dump", "links", example_db, "--urls", "--json").stdout
+    assert {(e["from_url"], e["to_url"]) for e in map(json.loads, lines.splitlines())} == \
+        example_edges()
+    header = run(bin_dir, "page_db_dump", "links", example_db, "--urls", "--header").stdout
+    assert header.splitlines()[0] == "# from_url to_url"
+
+
+def test_dump_graphml_reads_back_as_the_same_graph(bin_dir, example_db, hostile_db, tmp_path):
+    networkx = pytest.importorskip("networkx")
+    for db in (example_db, hostile_db):
+        path = tmp_path / "graph.graphml"
+        path.write_bytes(raw_dump(bin_dir, "links", db, "--graphml"))
+        graph = networkx.read_graphml(path)
+        assert graph.is_directed()
+        pages = [json.loads(line) for line in run(bin_dir, "page_db_dump", "info", db,
+                                                  "--json").stdout.splitlines()]
+        assert {n: (d["url"], d["status"], d["crawls"], d["depth"])
+                for n, d in graph.nodes(data=True)} == {
+            f"n{p['index']}": (p["url"], p["status"], p["crawls"], p["depth"]) for p in pages}
+        links = run(bin_dir, "page_db_dump", "links", db).stdout.split("\n")
+        assert set(graph.edges()) == {
+            (f"n{a}", f"n{b}") for a, b in (line.split() for line in links if line)}
+    assert b"&amp;" in raw_dump(bin_dir, "links", hostile_db, "--graphml")
+
+
+@pytest.mark.parametrize("args", [
+    ["info", "--csv", "--json"], ["links", "--graphml", "--csv"], ["info", "--urls"],
+    ["info", "--graphml"], ["links", "--graphml", "--urls"], ["links", "--csv", "--header"]])
+def test_dump_format_options_that_do_not_go_together_are_refused(bin_dir, example_db, args):
+    proc = run(bin_dir, "page_db_dump", args[0], example_db, *args[1:], expect=2)
+    assert proc.stderr.strip()

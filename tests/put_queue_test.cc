@@ -43,8 +43,9 @@ TEST(PutQueueTest, CloseLetsTheRestBeTakenFirst) {
 }
 
 TEST(PutQueueTest, PushWaitsWhileFullByCountOrBytes) {
-  for (const auto& [max_items, max_bytes, bytes] :
+  for (const auto& [max_items, max_bytes, size] :
        {std::tuple{size_t{2}, size_t{1000}, size_t{1}}, std::tuple{size_t{100}, size_t{10}, size_t{6}}}) {
+    const size_t bytes = size;  // a lambda below takes it (clang 14 cannot capture a binding)
     PutQueue queue(max_items, max_bytes);
     ASSERT_TRUE(queue.Push("1", Named("http://a.test/1"), bytes));
     if (max_items == 2) {

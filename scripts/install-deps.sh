@@ -8,6 +8,7 @@ packages=(
   libgumbo-dev  # the built-in crawler: HTML5 parsing for link and text extraction
   libre2-dev  # user URL patterns in linear time (allow/deny, revisit rules, page_db_find)
   libxml2-dev zlib1g-dev  # sitemaps: XML with entities, CDATA and namespaces; .xml.gz
+  libssl-dev  # WARC files: the SHA-1 payload and block digests (libcrypto)
   clang-14 libclang-rt-14-dev  # scripts/fuzz.sh: clang++-14 and its libFuzzer, ASan, UBSan
   python3 python3-pytest python3-w3lib python3-networkx python3-scipy
   # Python bindings (issue 12): the module, its packaging and the Scrapy/Frontera side
@@ -20,6 +21,7 @@ packages=(
   # generate the schema's C++ and, for the tests' client, Python at build time
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   python3-grpcio python3-protobuf
+  python3-pandas  # PageDb.to_pandas() (issue 27), tested in CI
 )
 missing=()
 for p in "${packages[@]}"; do

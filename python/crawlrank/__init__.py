@@ -53,6 +53,10 @@ from crawlrank._core import (
     unix_now_ms,
 )
 
+from crawlrank._pandas import to_pandas as _to_pandas
+
+PageDb.to_pandas = _to_pandas  # defined in Python: pandas is optional
+
 __all__ = [
     "AbortedError",
     "AlreadyExistsError",

@@ -1,6 +1,6 @@
 """Type stubs of crawlrank._core (the pybind11 module; docs/python.md)."""
 
-from typing import Iterable, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -124,6 +124,7 @@ class PageDb:
                  read_only: bool = False, upgrade: bool = False, url_profile: str = "rfc3986",
                  durability: str = "periodic", sync_interval_ms: int = 1000,
                  initial_map_size: int = 268435456) -> None: ...
+    def to_pandas(self, table: str = "pages") -> Any: ...  # pandas.DataFrame; _pandas.py
     @property
     def path(self) -> str: ...
     @property

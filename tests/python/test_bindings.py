@@ -104,6 +104,28 @@ def test_page_db_records_links_and_snapshots(cr, tmp_path):
         assert again.read_only and again.find_id(2).url == "http://c.test/x"
 
 
+def test_to_pandas_gives_every_page_and_link(cr, tmp_path):
+    pandas = pytest.importorskip("pandas")
+    with cr.PageDb(str(tmp_path / "db")) as db:
+        db.add(cr.CrawledPage("http://a.test/", [("http://b.test/", 0.5), "http://c.test/x"],
+                              content_score=0.25, http_status=200, crawl_time_ms=1_700_000_000_000))
+        db.add(cr.CrawledPage("http://b.test/", ["http://a.test/"], http_status=404,
+                              content_hash=2**64 - 1))
+        pages = db.to_pandas()
+        links = db.to_pandas("links")
+        with pytest.raises(ValueError, match="nodes"):
+            db.to_pandas("nodes")
+        assert isinstance(pages, pandas.DataFrame) and pages.index.name == "id"
+        assert pages.index.tolist() == [0, 1, 2]
+        assert pages.loc[0, "url"] == "http://a.test/" and pages.loc[0, "first_crawl_ms"] == \
+            1_700_000_000_000
+        assert pages.loc[1, "link_score"] == 0.5 and pages.loc[1, "http_status"] == 404
+        assert int(pages.loc[1, "content_hash"]) == 2**64 - 1  # unsigned, whole
+        assert pages.loc[2, "n_crawls"] == 0 and pages.loc[0, "content_score"] == 0.25
+        assert pages.loc[1, "fingerprint"] == cr.fingerprint("http://b.test/")
+        assert sorted(zip(links.source, links.target)) == [(0, 1), (0, 2), (1, 0)]
+
+
 def test_pagerank_matches_networkx(cr, tmp_path):
     rng = np.random.default_rng(12)
     print("seed 12")

@@ -668,9 +668,13 @@ def test_dump_csv_is_rfc_4180_with_the_json_fields(bin_dir, example_db, hostile_
     assert indexes[0] == "from,to" and len(indexes) == 5 and indexes[-1] == ""
 
 
-def test_dump_links_as_urls_is_the_loaded_edge_list(bin_dir, example_db):
+def test_dump_links_as_urls_is_the_loaded_edge_list(bin_dir, example_db, tmp_path):
     text = run(bin_dir, "page_db_dump", "links", example_db, "--urls").stdout
     assert {tuple(line.split()) for line in text.splitlines()} == example_edges()
+    (tmp_path / "edges").write_text(text)  # and page_db_load reads it back
+    run(bin_dir, "page_db_load", tmp_path / "again", tmp_path / "edges")
+    again = run(bin_dir, "page_db_dump", "links", tmp_path / "again", "--urls").stdout
+    assert sorted(again.splitlines()) == sorted(text.splitlines())  # ids may differ
     lines = run(bin_dir, "page_db_dump", "links", example_db, "--urls", "--json").stdout
     assert {(e["from_url"], e["to_url"]) for e in map(json.loads, lines.splitlines())} == \
         example_edges()

@@ -16,6 +16,7 @@ packages=(
   python3-scrapy python3-six python3-sqlalchemy python3-cachetools python3-msgpack
   python3.11-doc  # the documentation site the end-to-end crawl tests serve on 127.0.0.1
   lmdb-doc  # a second one (Doxygen) beside it for the shared-frontier test
+  wget  # its --warc-file output is what the tests' WARC reader is checked against
   python3-protego  # the robots.txt oracle of tests/python/test_robots_oracle.py
   # crawlrank serve (issue 26): the URLFrontier API is gRPC; protoc and its gRPC plugins
   # generate the schema's C++ and, for the tests' client, Python at build time

@@ -18,7 +18,6 @@
 //     between the largest and the smallest N; and each client process's own.
 #include <fcntl.h>
 #include <grpcpp/grpcpp.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -144,21 +143,8 @@ class Child {
     // Close-on-exec: a sibling spawned later must not hold this child's stdin open.
     int in[2], out[2];
     if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) Die(IoError("pipe"));
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&actions, in[1]);
-    posix_spawn_file_actions_addclose(&actions, out[0]);
-    const std::string self = std::filesystem::read_symlink("/proc/self/exe");
-    args.insert(args.begin(), self);
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (posix_spawn(&pid_, self.c_str(), &actions, nullptr, argv.data(), environ) != 0) {
-      Die(IoError("cannot start " + self));
-    }
-    posix_spawn_file_actions_destroy(&actions);
+    args.insert(args.begin(), std::filesystem::read_symlink("/proc/self/exe").string());
+    pid_ = Spawn(std::move(args), in[0], out[1]);
     close(in[0]);
     close(out[1]);
     to_ = in[1];

@@ -31,6 +31,24 @@ inline long ProcKib(pid_t pid, const std::string& field) {
   return 0;
 }
 
+// Starts args[0] with `args`, its stdin and stdout on `stdin_fd` and `stdout_fd` (-1: this
+// process's own). The pipes of the benchmarks are close-on-exec, so the child keeps only
+// these two ends. Die()s when it cannot start.
+inline pid_t Spawn(std::vector<std::string> args, int stdin_fd, int stdout_fd) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (stdin_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stdin_fd, STDIN_FILENO);
+  if (stdout_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stdout_fd, STDOUT_FILENO);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int error = posix_spawn(&pid, args[0].c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) Die(IoError("cannot start " + args[0]));
+  return pid;
+}
+
 class ServerProcess {
  public:
   // `server db --address 127.0.0.1:0 --delay-ms 0 extra...`
@@ -38,19 +56,9 @@ class ServerProcess {
                 std::vector<std::string> extra = {}) {
     int out[2];
     if (pipe2(out, O_CLOEXEC) != 0) Die(IoError("pipe"));
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&actions, out[0]);
     std::vector<std::string> args{server, db, "--address", "127.0.0.1:0", "--delay-ms", "0"};
     args.insert(args.end(), extra.begin(), extra.end());
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (posix_spawn(&pid_, server.c_str(), &actions, nullptr, argv.data(), environ) != 0) {
-      Die(IoError("cannot start " + server));
-    }
-    posix_spawn_file_actions_destroy(&actions);
+    pid_ = Spawn(std::move(args), -1, out[1]);
     close(out[1]);
     std::string line;
     char c;

@@ -114,7 +114,7 @@ grpc::Status FrontierService::Admit(const grpc::ServerContext& context, std::str
 
 Result<std::vector<AckMessage::Status>> FrontierService::Write(std::span<const PutItem> items) {
   std::vector<AckMessage::Status> statuses(items.size(), AckMessage::OK);
-  std::lock_guard lock(discover_mu_);
+  std::lock_guard lock(write_mu_);
   WriteBatch batch;
   std::vector<QueuedExtra> extras;  // the payloads and priorities of the URLs that are new
   {

@@ -164,8 +164,8 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   std::atomic<bool> active_{true};       // SetActive
   std::atomic<bool> handing_out_{true};  // false once the server drains
   std::atomic<int> log_level_{urlfrontier::LogLevelParams::WARN};  // SetLogLevel
-  std::mutex discover_mu_;               // Write: look-up and write as one step
-  // Guarded by discover_mu_: the politeness group each host was last given from a client's
+  std::mutex write_mu_;               // Write: look-up and write as one step
+  // Guarded by write_mu_: the politeness group each host was last given from a client's
   // key (Write sets a host's group only when it changes).
   std::unordered_map<std::string, std::string> client_groups_;
   std::mutex config_mu_;                 // SetDelay: read, merge and write the configuration

@@ -30,13 +30,6 @@ std::string DecimalText(float value) {
   return std::string(text, result.ptr);
 }
 
-std::string HashHex(uint64_t hash) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out(16, '0');
-  for (int i = 15; i >= 0; --i, hash >>= 4) out[static_cast<size_t>(i)] = kDigits[hash & 15];
-  return out;
-}
-
 }  // namespace
 
 struct RemoteFrontier::Impl {
@@ -172,7 +165,7 @@ Status RemoteFrontier::CrawledBatch(const std::vector<CrawlReport>& reports) {
     urlfrontier::URLInfo* info = item.mutable_known()->mutable_info();
     *info = impl_->Info(page.url);
     AddMeta(info, kMetaStatus, std::to_string(page.http_status));
-    if (page.content_hash != 0) AddMeta(info, kMetaContentHash, HashHex(page.content_hash));
+    if (page.content_hash != 0) AddMeta(info, kMetaContentHash, FormatFingerprint(page.content_hash));
     if (page.content_score != 0.f) {
       AddMeta(info, kMetaContentScore, DecimalText(page.content_score));
     }

@@ -1,5 +1,5 @@
 """Local sites and a crawlrank serve for the shared-frontier tests (test_frontier_crawl.py,
-test_scrapy_remote.py): three CrawlSites named a.test, b.test and c.test, each linking to
+test_scrapy_remote.py, test_frontier_docs.py, test_frontier_client.py): three CrawlSites named a.test, b.test and c.test, each linking to
 the next one's /elsewhere.html (a 404)."""
 
 from __future__ import annotations
@@ -17,6 +17,24 @@ from crawl_site import CrawlSite
 
 SERVER = "crawlrank_serve"
 PAGES = 7  # per site: /gen/0..6 and /private/0..6, and the next site's /elsewhere.html
+
+
+def require_server(bin_dir, *modules):
+    """Skips the test without the server (a build without gRPC), python3-grpcio, or any of
+    `modules` (e.g. "scrapy")."""
+    if not (bin_dir / SERVER).exists():
+        pytest.skip(f"no {SERVER} in {bin_dir} (built without gRPC)")
+    for module in ("grpc", *modules):
+        pytest.importorskip(module)
+
+
+def client_env():
+    """The environment of a crawler process the test starts: ours, with the built crawlrank
+    package (CRAWLRANK_PYTHON_DIR) first on PYTHONPATH."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (os.environ.get("CRAWLRANK_PYTHON_DIR"), env.get("PYTHONPATH")) if p)
+    return env
 
 
 def start_server(bin_dir, db, address="127.0.0.1:0", *args):

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from frontier_sites import SERVER, start_server as start
+from frontier_sites import SERVER, require_server, start_server as start
 
 pytestmark = pytest.mark.needs_crawlrank
 
@@ -22,9 +22,7 @@ pytestmark = pytest.mark.needs_crawlrank
 @pytest.fixture
 def frontier(bin_dir, tmp_path):
     """(server process, address); the server is killed after the test."""
-    if not (bin_dir / SERVER).exists():
-        pytest.skip(f"no {SERVER} in {bin_dir} (built without gRPC)")
-    pytest.importorskip("grpc")
+    require_server(bin_dir)
     procs = []
 
     def serve(*args, address="127.0.0.1:0"):

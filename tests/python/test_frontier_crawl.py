@@ -17,8 +17,8 @@ import time
 
 import pytest
 
-from frontier_sites import (PAGES, SERVER, all_clients_start_together, expected_paths,
-                            start_server, three_sites)
+from frontier_sites import (PAGES, all_clients_start_together, client_env, expected_paths,
+                            require_server, start_server, three_sites)
 from tool_runner import run
 
 pytestmark = pytest.mark.needs_crawlrank
@@ -37,12 +37,8 @@ def events(log):
 
 @pytest.fixture
 def setup(bin_dir, tmp_path):
-    if not (bin_dir / SERVER).exists():
-        pytest.skip(f"no {SERVER} in {bin_dir} (built without gRPC)")
-    pytest.importorskip("grpc")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (os.environ.get("CRAWLRANK_PYTHON_DIR"), env.get("PYTHONPATH")) if p)
+    require_server(bin_dir)
+    env = client_env()
     procs = []
     yield env, procs
     for proc in procs:
@@ -213,7 +209,8 @@ def test_two_crawlrank_crawls_through_one_frontier(setup, bin_dir, tmp_path):
     failed = json.loads(subprocess.run(
         [str(bin_dir / "page_db_failed"), str(tmp_path / "db"), "--json"], capture_output=True,
         text=True, check=True).stdout)
-    assert {f["kind"] for f in failed} == {"robots-disallowed"}  # the kind went on the wire
+    # The kind each crawler files (crawlrank.failure_kind), as page_db_failed shows it.
+    assert {f["kind"] for f in failed} == {"robots-disallowed"}
     # Bad use: no DB and no frontier; a scope of its own.
     usage = subprocess.run([str(bin_dir / "crawlrank"), "crawl"], capture_output=True, text=True)
     assert usage.returncode == 2 and "--frontier" in usage.stderr

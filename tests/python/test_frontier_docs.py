@@ -18,7 +18,6 @@ import collections
 import contextlib
 import datetime
 import json
-import os
 import pathlib
 import re
 import select
@@ -30,7 +29,7 @@ import urllib.parse
 import pytest
 
 from doc_site import DocSite
-from frontier_sites import SERVER
+from frontier_sites import SERVER, client_env, require_server
 from tool_runner import run
 
 pytestmark = pytest.mark.needs_crawlrank
@@ -104,18 +103,13 @@ def log_calls(log):
 
 
 def test_four_crawlers_of_two_kinds_crawl_two_doc_sites_through_one_frontier(bin_dir, tmp_path):
-    if not (bin_dir / SERVER).exists():
-        pytest.skip(f"no {SERVER} in {bin_dir} (built without gRPC)")
+    require_server(bin_dir, "scrapy")
     for docs, package in ((PYTHON_DOCS, "python3.11-doc"), (LMDB_DOCS, "lmdb-doc")):
         if not (docs / "index.html").exists():
             pytest.skip(f"no {docs} (apt-get install {package})")
-    pytest.importorskip("grpc")
-    pytest.importorskip("scrapy")
     from crawlrank.frontier import Client
 
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (os.environ.get("CRAWLRANK_PYTHON_DIR"), env.get("PYTHONPATH")) if p)
+    env = client_env()
     log = tmp_path / "server.log"
     with contextlib.ExitStack() as stack:
         python_site = stack.enter_context(DocSite(PYTHON_DOCS, extras=False))

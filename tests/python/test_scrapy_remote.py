@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import signal
 import subprocess
@@ -12,8 +11,8 @@ import time
 
 import pytest
 
-from frontier_sites import (PAGES, SERVER, all_clients_start_together, expected_paths,
-                            start_server, three_sites)
+from frontier_sites import (PAGES, all_clients_start_together, client_env, expected_paths,
+                            require_server, start_server, three_sites)
 from tool_runner import run
 
 pytestmark = pytest.mark.needs_crawlrank
@@ -23,13 +22,8 @@ SPIDER = pathlib.Path(__file__).with_name("scrapy_remote.py")
 
 @pytest.fixture
 def spiders(bin_dir):
-    if not (bin_dir / SERVER).exists():
-        pytest.skip(f"no {SERVER} in {bin_dir} (built without gRPC)")
-    pytest.importorskip("grpc")
-    pytest.importorskip("scrapy")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (os.environ.get("CRAWLRANK_PYTHON_DIR"), env.get("PYTHONPATH")) if p)
+    require_server(bin_dir, "scrapy")
+    env = client_env()
     procs = []
 
     def start(address, hosts, out, *urls):

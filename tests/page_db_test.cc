@@ -420,7 +420,7 @@ void MakeVersion2(const std::string& path) {
   ASSERT_EQ(mdb_env_open(env, path.c_str(), 0, 0644), 0);
   MDB_txn* txn;
   ASSERT_EQ(mdb_txn_begin(env, nullptr, 0, &txn), 0);
-  for (const char* table : {"schedule", "hosts", "payloads"}) {
+  for (const char* table : {"schedule", "hosts", "payloads", "counters", "fetches", "progress"}) {
     MDB_dbi dbi;
     ASSERT_EQ(mdb_dbi_open(txn, table, 0, &dbi), 0);
     ASSERT_EQ(mdb_drop(txn, dbi, 1), 0);

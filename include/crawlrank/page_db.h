@@ -44,6 +44,7 @@
 #include <string_view>
 #include <vector>
 
+#include "crawlrank/crawl_counters.h"
 #include "crawlrank/edge_chunk.h"
 #include "crawlrank/page_types.h"
 #include "crawlrank/status.h"
@@ -54,9 +55,10 @@ namespace crawlrank {
 // The newest on-disk format this library reads and writes. Version 3 added the
 // scheduler's tables, version 4 the kind and time of each failure, version 5 the crawl's
 // stored configuration, version 6 the pages' creation times, removed pages and per-host
-// page limits (docs/format.md). A DB of version 2 to 5 is read as it is, and written only
-// after PageDbOptions::upgrade (page_db_upgrade) carries it over.
-inline constexpr uint32_t kPageDbFormatVersion = 6;
+// page limits, version 7 the crawl's counters, the last fetch's details and progress
+// samples (crawl_counters.h; docs/format.md). A DB of version 2 to 6 is read as it is, and
+// written only after PageDbOptions::upgrade (page_db_upgrade) carries it over.
+inline constexpr uint32_t kPageDbFormatVersion = 7;
 
 enum class Durability : uint8_t {
   // fsync at every commit: nothing reported done is lost even on power loss. Slowest for
@@ -77,11 +79,12 @@ struct PageDbOptions {
   bool error_if_exists = false;
   // Open for reading only: takes no writer lock, so it works beside a running writer.
   bool read_only = false;
-  // Let a writer's open carry a DB of format version 2 to 5 over to the newest, in place,
+  // Let a writer's open carry a DB of format version 2 to 6 over to the newest, in place,
   // in one transaction: it adds the tables the DB lacks (the scheduler's, the
-  // configuration's, the creation times', which date the pages there from the upgrade)
-  // and files each failure of a version 3 DB with its kind, and nothing else, but older
-  // crawlrank releases can no longer open the DB. Without it, opening an older DB for
+  // configuration's, the creation times', which date the pages there from the upgrade,
+  // the counters', counted from the pages and failures there: RebuildCrawlCounters in
+  // docs/format.md) and files each failure of a version 3 DB with its kind, and nothing
+  // else, but older crawlrank releases can no longer open the DB. Without it, opening an older DB for
   // writing is FailedPrecondition naming page_db_upgrade (which sets it). Default: false.
   bool upgrade = false;
   // Size of the LMDB map when the DB is opened for writing. The map doubles whenever it
@@ -298,6 +301,24 @@ class Snapshot {
   // which the writer created pages, a few KiB a day. Empty for a DB older than format
   // version 6. DataLoss naming the mark when one is damaged.
   Result<std::vector<CreationMark>> CreationMarks() const;
+
+  // The crawl's counters (crawl_counters.h, format version 7), each read in time
+  // independent of the number of pages. All zero for an older DB.
+  //   CrawlTotals: the whole crawl's.
+  //   HostTotals: one host's (HostKey with HostKeyMode::kHost, e.g. "example.com", any
+  //     port; empty: the URLs without a host); zeros for a host it never saw.
+  //   ForEachHostTotals: every host's, in host key order (one read per host).
+  // DataLoss naming the host when an entry is damaged.
+  Result<CrawlCounters> CrawlTotals() const;
+  Result<CrawlCounters> HostTotals(std::string_view host) const;
+  Status ForEachHostTotals(
+      const std::function<Status(std::string_view host, const CrawlCounters&)>& fn) const;
+  // The last fetch's details of page `id` (FetchInfo, page_types.h). NotFound when no
+  // fetch of it reported any, or the DB is older than version 7.
+  Result<FetchInfo> FetchOf(uint32_t id) const;
+  // The progress samples from `since_ms` on (Unix ms), in time order, at most `max`.
+  Result<std::vector<ProgressSample>> Progress(int64_t since_ms = 0,
+                                               size_t max = SIZE_MAX) const;
 
  private:
   friend class PageDb;

@@ -17,6 +17,25 @@ struct Link {
   float score = 0.f;  // link score; a page's link score is the max over its in-links
 };
 
+// What a fetch of a page was like (format version 7): kept for its last fetch in the
+// PageDB's `fetches` table, and summed into the crawl's counters (crawl_counters.h). All
+// zero or empty when the crawler does not tell; then nothing is kept for the page.
+// Longer text is cut at a UTF-8 character boundary to the caps below.
+inline constexpr size_t kMaxContentTypeBytes = 256;
+inline constexpr size_t kMaxTitleBytes = 512;
+struct FetchInfo {
+  std::string content_type;    // the Content-Type header as sent, e.g. "text/html; charset=utf-8"
+  uint64_t wire_bytes = 0;     // bytes received: headers and the body as sent (compressed)
+  uint64_t decoded_bytes = 0;  // the body after content decoding
+  uint32_t fetch_ms = 0;       // from the request's start to the body's end
+  std::string title;           // the HTML <title>, whitespace collapsed
+  bool empty() const {
+    return content_type.empty() && wire_bytes == 0 && decoded_bytes == 0 && fetch_ms == 0 &&
+           title.empty();
+  }
+  friend bool operator==(const FetchInfo&, const FetchInfo&) = default;
+};
+
 // What a crawler reports about one fetched page.
 struct CrawledPage {
   std::string url;             // absolute; canonicalised with the DB's profile
@@ -24,6 +43,7 @@ struct CrawledPage {
   float content_score = 0.f;   // the caller's relevance score of the content
   uint64_t content_hash = 0;   // hash of the content, to count changes on recrawl
   uint16_t http_status = 200;  // last HTTP status
+  FetchInfo fetch{};           // optional details of the fetch (format version 7)
   std::vector<Link> links;     // out-links; repeats are stored once
 };
 

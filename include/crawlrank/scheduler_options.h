@@ -64,6 +64,12 @@ struct SchedulerOptions {
   int64_t retry_ms = 60'000;
   uint32_t max_retries = 3;
 
+  // --- Progress (crawl_counters.h): a write at least this long after the last progress
+  // sample appends one (the crawl's counters, the queue, the requests in flight) to the
+  // PageDB, so that a finished crawl keeps its history. 0: none. A crawl that writes
+  // nothing for a while leaves a gap.
+  int64_t progress_interval_ms = 10'000;
+
   // --- Scope and filters, applied when a page joins the schedule (a page left out stays
   // in the PageDB with its links; it is never handed out).
   // The scope: checked first; a page outside it counts as out_of_scope (SchedulerStats),

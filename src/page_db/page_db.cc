@@ -12,6 +12,7 @@
 #include "base/coding.h"
 #include "base/errno_text.h"
 #include "page_db/link_block.h"
+#include "page_db/crawl_counters.h"
 #include "page_db/creation_marks.h"
 #include "page_db/page_db_impl.h"
 #include "page_db/page_record.h"
@@ -326,10 +327,21 @@ Status CreateCreatedTable(PageDbImpl& db, MDB_txn* txn) {
   return Status::Ok();
 }
 
+// The crawl's counters, fetch details and progress samples, new in format version 7.
+constexpr uint32_t kFirstCountersVersion = 7;
+Status CreateCounterTables(PageDbImpl& db, MDB_txn* txn) {
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "counters", MDB_CREATE, &db.counters, db.path));
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "fetches", MDB_CREATE, &db.fetches, db.path));
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "progress", MDB_CREATE, &db.progress, db.path));
+  db.has_counters = true;
+  return Status::Ok();
+}
+
 // Carries a DB of format version `from` over to the newest, in the writer's open
 // transaction: version 2 gets the scheduler's tables, version 3 its failures' kinds,
 // version 4 (and older) an empty configuration table, version 5 (and older) the creation
-// marks' table, with one mark that dates the pages there from now.
+// marks' table, with one mark that dates the pages there from now, version 6 (and older)
+// the counters' tables, counted from the pages and failures there.
 Status Upgrade(PageDbImpl& db, MDB_txn* txn, uint32_t from) {
   if (from < kFirstScheduleVersion) {
     CRAWLRANK_RETURN_IF_ERROR(CreateScheduleTables(db, txn));
@@ -341,6 +353,10 @@ Status Upgrade(PageDbImpl& db, MDB_txn* txn, uint32_t from) {
     CRAWLRANK_RETURN_IF_ERROR(CreateCreatedTable(db, txn));
     CRAWLRANK_ASSIGN_OR_RETURN(const PageDbCounters counters, db.ReadCounters(txn));
     if (counters.pages > 0) CRAWLRANK_RETURN_IF_ERROR(PutCreationMark(db, txn, 0, UnixNowMs()));
+  }
+  if (from < kFirstCountersVersion) {
+    CRAWLRANK_RETURN_IF_ERROR(CreateCounterTables(db, txn));
+    CRAWLRANK_RETURN_IF_ERROR(RebuildCrawlCounters(db, txn));
   }
   std::string encoded;
   coding::PutFixed32(encoded, kPageDbFormatVersion);
@@ -360,6 +376,7 @@ Status CreateTables(PageDbImpl& db, MDB_txn* txn) {
   CRAWLRANK_RETURN_IF_ERROR(CreateScheduleTables(db, txn));
   CRAWLRANK_RETURN_IF_ERROR(CreateConfigTable(db, txn));
   CRAWLRANK_RETURN_IF_ERROR(CreateCreatedTable(db, txn));
+  CRAWLRANK_RETURN_IF_ERROR(CreateCounterTables(db, txn));
   std::string version;
   coding::PutFixed32(version, kPageDbFormatVersion);
   const std::pair<std::string_view, std::string> header[] = {
@@ -414,7 +431,10 @@ Status OpenTables(PageDbImpl& db, MDB_txn* txn) {
          : version == kFirstScheduleVersion ? "files each failure with its kind"
          : version < kFirstCreatedVersion - 1
              ? "adds an empty table for the crawl's configuration"
-             : "adds a table of the pages' creation times, dating the pages there from now") +
+         : version < kFirstCountersVersion - 1
+             ? "adds a table of the pages' creation times, dating the pages there from now"
+             : "adds the crawl's counters, counted from the pages there, and tables for "
+               "fetch details and progress samples") +
         " in place; pages and links stay as they are; older releases then cannot open it)");
   }
   CRAWLRANK_ASSIGN_OR_RETURN(std::string_view hash, GetMeta(txn, db.meta, kMetaHash, db.path));
@@ -447,6 +467,12 @@ Status OpenTables(PageDbImpl& db, MDB_txn* txn) {
   if (version >= kFirstCreatedVersion) {
     CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "created", 0, &db.created, db.path));
     db.has_created = true;
+  }
+  if (version >= kFirstCountersVersion) {
+    CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "counters", 0, &db.counters, db.path));
+    CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "fetches", 0, &db.fetches, db.path));
+    CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "progress", 0, &db.progress, db.path));
+    db.has_counters = true;
   }
   if (old_version && !db.read_only()) return Upgrade(db, txn, version);  // as asked
   return Status::Ok();
@@ -501,7 +527,9 @@ Status LoadWriterState(PageDbImpl& db, MDB_txn* txn) {
   } else if (rc != 0 && rc != MDB_NOTFOUND) {
     return lmdb::Error(rc, "read links of", db.path);
   }
-  return LoadLastCreationMark(db, txn);
+  CRAWLRANK_RETURN_IF_ERROR(LoadLastCreationMark(db, txn));
+  CRAWLRANK_RETURN_IF_ERROR(LoadCrawlCounters(db, txn));
+  return LoadLastProgress(db, txn);
 }
 
 void SyncLoop(PageDbImpl* db, std::stop_token stop) {

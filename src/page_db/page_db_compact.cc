@@ -76,6 +76,11 @@ Status PageDb::CompactTo(const std::string& dir, bool check_data) const {
   if (db.has_created) {  // nor has a version 2 to 5 DB this one
     CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.created, to.get(), "created", true, where));
   }
+  if (db.has_counters) {  // nor has a version 2 to 6 DB these
+    CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.counters, to.get(), "counters", true, where));
+    CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.fetches, to.get(), "fetches", true, where));
+    CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.progress, to.get(), "progress", true, where));
+  }
   if (const int rc = mdb_env_sync(to.get(), 1); rc != 0) return lmdb::Error(rc, "sync", dir);
   return Status::Ok();
 }

@@ -17,6 +17,7 @@
 #include "base/coding.h"
 #include "base/unique_fd.h"
 #include "crawlrank/clock.h"
+#include "crawlrank/crawl_counters.h"
 #include "crawlrank/page_db.h"
 #include "page_db/fingerprint_index.h"
 #include "page_db/lmdb_env.h"
@@ -42,7 +43,7 @@ inline std::string PageDbName(std::string_view path) {
 }
 
 // LMDB's named-table limit for a PageDB environment: its eight tables, with room to grow.
-inline constexpr unsigned kMaxTables = 16;
+inline constexpr unsigned kMaxTables = 16;  // 11 in use (version 7)
 
 // LMDB keys: big-endian, so byte order is numeric order (docs/format.md).
 struct Key32 {
@@ -110,6 +111,8 @@ struct WriterState {
   int64_t max_links_block = -1;  // highest key in `links`, to append in order
   uint64_t indexed_pages = 0;    // pages [0, indexed_pages) are filed in `fingerprints`
   int64_t last_created_mark_ms = -1;  // time of the last `created` mark (-1: none)
+  CrawlCounters crawl;                // the whole crawl's, as meta "crawl_counters" has them
+  int64_t last_progress_ms = -1;      // time of the last `progress` sample (-1: none)
 };
 
 struct PageDb::Impl {
@@ -132,6 +135,10 @@ struct PageDb::Impl {
   // opened read-only, whose pages have no creation time.
   MDB_dbi created = 0;
   bool has_created = false;
+  // The crawl's counters, fetch details and progress samples (format version 7,
+  // crawl_counters.h); has_counters is false for an older DB opened read-only.
+  MDB_dbi counters = 0, fetches = 0, progress = 0;
+  bool has_counters = false;
   uint32_t format_version = kPageDbFormatVersion;
 
   // Every live transaction of this process holds this shared; resizing the map (which

@@ -267,9 +267,13 @@ Status WriteTxn::Apply(const PreparedPage& prepared, bool merge_links) {
   CRAWLRANK_ASSIGN_OR_RETURN(PageRecord * record, pages_.Touch(db_, txn(), id));
   if (!prepared.links_only) {
     const int64_t when = page.crawl_time_ms != 0 ? page.crawl_time_ms : UnixNowMs();
+    const std::string host = CounterHostOf(record->url);
+    counter_deltas_.AddFetch(host, page.http_status, page.fetch);
+    CRAWLRANK_RETURN_IF_ERROR(PutFetchInfo(id, page.fetch));
     if (record->n_crawls == 0) {
       record->first_crawl_ms = when;
       ++db_.writer.counters.crawled_pages;
+      counter_deltas_.Add(host, counter_field::kCrawledPages, 1);
     } else if (record->content_hash != page.content_hash) {
       ++record->n_changes;
     }
@@ -341,7 +345,13 @@ Status WriteTxn::Restore(const PageRecord& in) {
                                                   in.discovered_from, in.link_score));
   CRAWLRANK_ASSIGN_OR_RETURN(PageRecord * record, pages_.Touch(db_, txn(), id));
   *record = in;
-  if (in.crawled()) ++counters.crawled_pages;
+  if (in.crawled()) {
+    ++counters.crawled_pages;
+    const std::string host = CounterHostOf(url);
+    counter_deltas_.Add(host, counter_field::kCrawledPages, 1);
+    counter_deltas_.Add(host, counter_field::kFetches + static_cast<size_t>(StatusClassOf(in.http_status)),
+                        in.n_crawls);
+  }
   return Status::Ok();
 }
 
@@ -388,6 +398,17 @@ Status WriteTxn::Commit() {
   CRAWLRANK_RETURN_IF_ERROR(pages_.Write(*this));
   CRAWLRANK_RETURN_IF_ERROR(FileFingerprints());
   if (db_.write_hook != nullptr) CRAWLRANK_RETURN_IF_ERROR(db_.write_hook->BeforeCommit(*this));
+  {
+    // The pages this transaction created, by host (a page's links mostly share one).
+    std::string host;
+    std::string_view last_url;
+    for (const PageRecord& record : pages_.created()) {
+      if (last_url.empty() || !SameHostPrefix(last_url, record.url)) host = CounterHostOf(record.url);
+      last_url = record.url;
+      counter_deltas_.Add(host, counter_field::kPages, 1);
+    }
+  }
+  CRAWLRANK_RETURN_IF_ERROR(WriteCounters());
   if (const int64_t now = UnixNowMs();
       writer.counters.pages > pages_.first_new_id() && CreationMarkDue(writer, now)) {
     char key[4];

@@ -18,6 +18,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "crawlrank/page_db.h"
+#include "page_db/crawl_counters.h"
 #include "page_db/link_block.h"
 #include "page_db/page_db_impl.h"
 
@@ -196,6 +198,23 @@ class WriteTxn {
   // older pages whose link score it raised (their new score is db().link_scores[id]).
   std::span<const std::pair<uint32_t, float>> raised_scores() const { return undo_.old_scores; }
 
+  // The crawl's counters (crawl_counters.h), for what the page writes do not see: a
+  // failure of the page at canonical `url` reported (each attempt), and a page failed for
+  // good (+1) or no longer (-1: re-queued, removed).
+  void CountFailure(std::string_view url, FailureKind kind) {
+    counter_deltas_.Add(CounterHostOf(url), counter_field::kFailures + static_cast<size_t>(kind), 1);
+  }
+  void CountFailedPage(std::string_view url, int64_t delta) {
+    counter_deltas_.Add(CounterHostOf(url), counter_field::kFailedPages, delta);
+  }
+  // Appends a progress sample at `time_ms` with the schedule's queue as the caller sees it
+  // at commit; the crawl's counters are filled in then.
+  void RecordProgress(int64_t time_ms, uint64_t queued, uint64_t in_flight) {
+    progress_ = ProgressSample{.time_ms = time_ms, .queued = queued, .in_flight = in_flight};
+  }
+  // The time of the last progress sample committed (-1: none).
+  int64_t last_progress_ms() const { return db_.writer.last_progress_ms; }
+
   // Writes the touched records, new ids and counters, runs the hook, and commits.
   Status Commit();
   // Undoes the in-memory changes of an aborted transaction.
@@ -216,6 +235,10 @@ class WriteTxn {
   Status PutLinks(uint32_t source, std::vector<uint32_t>& targets, bool merge = false);
   // Writes the pages not yet in `fingerprints` there once they are a batch.
   Status FileFingerprints();
+  // The fetch details of page `id`, when `info` has any (crawl_counters.cc).
+  Status PutFetchInfo(uint32_t id, const FetchInfo& info);
+  // Writes counter_deltas_ and progress_ (crawl_counters.cc).
+  Status WriteCounters();
 
   PageDbImpl& db_;
   lmdb::Txn txn_;
@@ -229,6 +252,8 @@ class WriteTxn {
   // Fetched pages: ids, their targets concatenated, and where each one's targets end.
   std::vector<uint32_t> fetched_ids_, fetched_targets_, fetched_ends_;
   std::vector<uint32_t> relinked_;
+  CounterDeltas counter_deltas_;
+  std::optional<ProgressSample> progress_;
   bool map_full_ = false;
 };
 

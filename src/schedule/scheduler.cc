@@ -42,6 +42,14 @@ Status Scheduler::Impl::BeforeCommit(WriteTxn& write) {
   if (reranker.has_value() && reranker->keeps_graph()) {
     staged.relinked.assign(write.relinked().begin(), write.relinked().end());
   }
+  if (options.progress_interval_ms > 0) {
+    const int64_t now = clock.NowMs();
+    const int64_t last = write.last_progress_ms();
+    if (last < 0 || now - last >= options.progress_interval_ms || now < last) {
+      const SchedulerStats stats = state.Stats(now);
+      write.RecordProgress(now, stats.queued, stats.in_flight);
+    }
+  }
   return WriteStaged(write);
 }
 
@@ -77,6 +85,10 @@ Status Scheduler::Impl::StageFetched(WriteTxn& write) {
     const uint32_t id = fetched.id;
     // A late report of a page removed since: its record takes the fetch, its state stays.
     if (id < state.pages() && state.state(id) == kRemoved) continue;
+    // A late report of a page failed for good since: it is crawled now.
+    if (id < state.pages() && state.state(id) == kFailed && fetched.record != nullptr) {
+      write.CountFailedPage(fetched.record->url, -1);
+    }
     staged.fetched.push_back(id);
     if (options.revisits) {
       staged.revisit_history.push_back(
@@ -320,6 +332,11 @@ Status Scheduler::Impl::Fail(WriteTxn& write, uint32_t id, const FailureReport& 
       state.state(id) == kRemoved) {
     return Status::Ok();  // a late report about a page already settled
   }
+  const FailureKind kind = report.kind != FailureKind::kOther
+                               ? report.kind
+                               : InferFailureKind(report.http_status, report.reason);
+  CRAWLRANK_ASSIGN_OR_RETURN(const PageRecord record, write.Record(id));
+  write.CountFailure(record.url, kind);
   if (state.IsRevisitLease(id)) {
     // A revisit that failed: the page keeps what its last crawl found, and is due again
     // after retry_ms. Its lease entry goes (a crawled page has no entry otherwise).
@@ -338,10 +355,9 @@ Status Scheduler::Impl::Fail(WriteTxn& write, uint32_t id, const FailureReport& 
     entry.state = EntryState::kFailed;
     entry.http_status = report.http_status;
     entry.reason = report.reason.empty() ? "failed" : report.reason;
-    entry.kind = report.kind != FailureKind::kOther
-                     ? report.kind
-                     : InferFailureKind(report.http_status, report.reason);
+    entry.kind = kind;
     entry.failed_ms = now;
+    write.CountFailedPage(record.url, 1);
     // Failed for good: its payload will never be handed out.
     CRAWLRANK_RETURN_IF_ERROR(tables.ErasePayload(write, id));
   }

@@ -38,6 +38,7 @@ Result<uint64_t> Scheduler::Requeue(const FailureFilter& filter) {
       CRAWLRANK_ASSIGN_OR_RETURN(PageRecord record, write.Record(id));
       if (!entry.has_value() || !matcher.Matches(record.url, entry->kind)) return Status::Ok();
       CRAWLRANK_RETURN_IF_ERROR(s.tables.EraseEntry(write, id));  // queued, as if new
+      write.CountFailedPage(record.url, -1);
       s.staged.requeued.push_back(id);
       return Status::Ok();
     };
@@ -175,6 +176,10 @@ Result<RemoveCounts> Scheduler::Remove(const RemoveFilter& filter) {
       entry.time_ms = now;
       CRAWLRANK_RETURN_IF_ERROR(s.tables.PutEntry(write, id, entry));
       CRAWLRANK_RETURN_IF_ERROR(s.tables.ErasePayload(write, id));
+      if (at == kFailed) {
+        CRAWLRANK_ASSIGN_OR_RETURN(const PageRecord record, write.Record(id));
+        write.CountFailedPage(record.url, -1);
+      }
       s.staged.removed.push_back(id);
       // Still to be done: queued, retrying, or handed out other than for a revisit.
       if (at < kFirstState || at == kRetrying || (at == kLeased && !s.state.IsRevisitLease(id))) {

@@ -72,6 +72,25 @@ Result<nlohmann::ordered_json> Collect(const PageDb& db) {
   for (const FailedPage& page : failed) ++by_kind[std::string(FailureKindName(page.kind))];
   for (const auto& [kind, n] : by_kind) stats["failed_" + kind] = n;
   stats["crawl_finished"] = schedule.stats.finished;
+  // The crawl's counters (format version 7; zeros before): fetches by status class,
+  // failure reports by kind, bytes and time, and the progress samples kept.
+  CRAWLRANK_ASSIGN_OR_RETURN(const CrawlCounters totals, snapshot.CrawlTotals());
+  stats["fetches"] = totals.fetches_total();
+  for (size_t i = 0; i < kStatusClasses; ++i) {
+    stats["fetches_" + std::string(StatusClassName(static_cast<StatusClass>(i)))] =
+        totals.fetches[i];
+  }
+  stats["failure_reports"] = totals.failures_total();
+  ForEachFailureKind([&](FailureKind kind) {
+    if (totals.failures_of(kind) != 0) {
+      stats["failure_reports_" + std::string(FailureKindName(kind))] = totals.failures_of(kind);
+    }
+  });
+  stats["wire_bytes"] = totals.wire_bytes;
+  stats["decoded_bytes"] = totals.decoded_bytes;
+  stats["fetch_ms"] = totals.fetch_ms;
+  CRAWLRANK_ASSIGN_OR_RETURN(const std::vector<ProgressSample> samples, snapshot.Progress());
+  stats["progress_samples"] = samples.size();
   // The crawl's stored configuration (crawl_config.h), lists as arrays.
   CRAWLRANK_ASSIGN_OR_RETURN(StoredConfig config, snapshot.Config());
   nlohmann::ordered_json stored = nlohmann::ordered_json::object();

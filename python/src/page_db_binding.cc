@@ -17,6 +17,46 @@
 namespace crawlrank::python {
 namespace {
 
+// The crawl's counters (crawl_counters.h) as a dict: page counts, fetches by status class
+// and failures by kind (each a dict by name), bytes and milliseconds.
+py::dict CountersDict(const CrawlCounters& c) {
+  py::dict fetches, failures;
+  for (size_t i = 0; i < kStatusClasses; ++i) {
+    fetches[py::str(std::string(StatusClassName(static_cast<StatusClass>(i))))] = c.fetches[i];
+  }
+  ForEachFailureKind([&](FailureKind kind) {
+    failures[py::str(std::string(FailureKindName(kind)))] = c.failures_of(kind);
+  });
+  py::dict d;
+  d["pages"] = c.pages;
+  d["crawled_pages"] = c.crawled_pages;
+  d["failed_pages"] = c.failed_pages;
+  d["fetches"] = fetches;
+  d["failures"] = failures;
+  d["wire_bytes"] = c.wire_bytes;
+  d["decoded_bytes"] = c.decoded_bytes;
+  d["fetch_ms"] = c.fetch_ms;
+  return d;
+}
+
+// Text a stranger wrote (a title, a header), as str: bytes that are not UTF-8 are replaced.
+py::str Text(const std::string& s) {
+  return py::reinterpret_steal<py::str>(
+      PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace"));
+}
+
+py::dict SampleDict(const ProgressSample& s) {
+  py::dict d;
+  d["time_ms"] = s.time_ms;
+  d["crawled_pages"] = s.crawled_pages;
+  d["fetches"] = s.fetches;
+  d["failures"] = s.failures;
+  d["wire_bytes"] = s.wire_bytes;
+  d["queued"] = s.queued;
+  d["in_flight"] = s.in_flight;
+  return d;
+}
+
 Durability DurabilityOf(std::string_view name) {
   if (name == "sync") return Durability::kSync;
   if (name == "periodic") return Durability::kPeriodic;
@@ -232,22 +272,47 @@ void BindRecords(py::module_& m) {
                           "What a crawler reports about one fetched page. `links` are absolute "
                           "URLs, or (URL, link score) pairs.")
       .def(py::init([](std::string url, const py::iterable& links, float content_score,
-                       uint64_t content_hash, uint16_t http_status, int64_t crawl_time_ms) {
+                       uint64_t content_hash, uint16_t http_status, int64_t crawl_time_ms,
+                       std::string content_type, uint64_t wire_bytes, uint64_t decoded_bytes,
+                       uint32_t fetch_ms, std::string title) {
              return CrawledPage{.url = std::move(url),
                                 .crawl_time_ms = crawl_time_ms,
                                 .content_score = content_score,
                                 .content_hash = content_hash,
                                 .http_status = http_status,
+                                .fetch = {.content_type = std::move(content_type),
+                                          .wire_bytes = wire_bytes,
+                                          .decoded_bytes = decoded_bytes,
+                                          .fetch_ms = fetch_ms,
+                                          .title = std::move(title)},
                                 .links = LinksOf(links)};
            }),
            py::arg("url"), py::arg("links") = py::tuple(), py::arg("content_score") = 0.f,
-           py::arg("content_hash") = 0, py::arg("http_status") = 200, py::arg("crawl_time_ms") = 0)
+           py::arg("content_hash") = 0, py::arg("http_status") = 200, py::arg("crawl_time_ms") = 0,
+           py::kw_only(), py::arg("content_type") = "", py::arg("wire_bytes") = 0,
+           py::arg("decoded_bytes") = 0, py::arg("fetch_ms") = 0, py::arg("title") = "")
       .def_readwrite("url", &CrawledPage::url)
       .def_readwrite("crawl_time_ms", &CrawledPage::crawl_time_ms,
                      "Unix ms, 0 (now) to the end of year 9999")
       .def_readwrite("content_score", &CrawledPage::content_score)
       .def_readwrite("content_hash", &CrawledPage::content_hash)
       .def_readwrite("http_status", &CrawledPage::http_status)
+      // The fetch's details (FetchInfo, format version 7): kept as the page's last fetch.
+      .def_property(
+          "content_type", [](const CrawledPage& p) { return p.fetch.content_type; },
+          [](CrawledPage& p, std::string v) { p.fetch.content_type = std::move(v); })
+      .def_property(
+          "wire_bytes", [](const CrawledPage& p) { return p.fetch.wire_bytes; },
+          [](CrawledPage& p, uint64_t v) { p.fetch.wire_bytes = v; })
+      .def_property(
+          "decoded_bytes", [](const CrawledPage& p) { return p.fetch.decoded_bytes; },
+          [](CrawledPage& p, uint64_t v) { p.fetch.decoded_bytes = v; })
+      .def_property(
+          "fetch_ms", [](const CrawledPage& p) { return p.fetch.fetch_ms; },
+          [](CrawledPage& p, uint32_t v) { p.fetch.fetch_ms = v; })
+      .def_property(
+          "title", [](const CrawledPage& p) { return p.fetch.title; },
+          [](CrawledPage& p, std::string v) { p.fetch.title = std::move(v); })
       .def_property(
           "links", [](const CrawledPage& p) { return LinkList(p.links); },
           [](CrawledPage& p, const py::iterable& links) { p.links = LinksOf(links); },
@@ -329,6 +394,65 @@ void BindSnapshot(py::module_& m) {
           },
           py::arg("start") = 0, py::arg("count") = std::nullopt,
           "The records of pages start, start + 1, ... (count of them, or to the end).")
+      .def(
+          "crawl_totals",
+          [](PySnapshot& s) {
+            return CountersDict(
+                s.With([](const Snapshot& snap) { return Take(snap.CrawlTotals()); }));
+          },
+          "The whole crawl's counters: pages, crawled_pages, failed_pages, fetches (by status "
+          "class), failures (by kind), wire_bytes, decoded_bytes, fetch_ms. Zeros before "
+          "format version 7.")
+      .def(
+          "host_totals",
+          [](PySnapshot& s, std::string_view host) {
+            return CountersDict(
+                s.With([&](const Snapshot& snap) { return Take(snap.HostTotals(host)); }));
+          },
+          py::arg("host"), "One host's counters, as crawl_totals.")
+      .def(
+          "hosts_totals",
+          [](PySnapshot& s) {
+            py::dict out;
+            s.With([&](const Snapshot& snap) {
+              Check(snap.ForEachHostTotals([&](std::string_view host, const CrawlCounters& c) {
+                out[py::str(std::string(host))] = CountersDict(c);
+                return Status::Ok();
+              }));
+              return 0;
+            });
+            return out;
+          },
+          "Every host's counters: {host: counters}.")
+      .def(
+          "fetch_of",
+          [](PySnapshot& s, uint32_t id) -> py::object {
+            Result<FetchInfo> info = s.With([&](const Snapshot& snap) { return snap.FetchOf(id); });
+            if (info.status().code() == StatusCode::kNotFound) return py::none();
+            const FetchInfo f = Take(std::move(info));
+            py::dict d;
+            d["content_type"] = Text(f.content_type);
+            d["wire_bytes"] = f.wire_bytes;
+            d["decoded_bytes"] = f.decoded_bytes;
+            d["fetch_ms"] = f.fetch_ms;
+            d["title"] = Text(f.title);
+            return d;
+          },
+          py::arg("id"), "The last fetch's details of a page (a dict), or None.")
+      .def(
+          "progress",
+          [](PySnapshot& s, int64_t since_ms) {
+            py::list out;
+            for (const ProgressSample& sample : s.With([&](const Snapshot& snap) {
+                   return Take(snap.Progress(since_ms));
+                 })) {
+              out.append(SampleDict(sample));
+            }
+            return out;
+          },
+          py::arg("since_ms") = 0,
+          "The progress samples from since_ms on, in time order: dicts of time_ms, "
+          "crawled_pages, fetches, failures, wire_bytes, queued, in_flight.")
       .def("__len__",
            [](PySnapshot& s) {
              return s.With([](const Snapshot& snap) { return snap.counters().pages; });

@@ -2,183 +2,20 @@
 
 #include <xxhash.h>
 
-#include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <deque>
-#include <map>
-#include <mutex>
-#include <optional>
-#include <shared_mutex>
-#include <thread>
-#include <unordered_map>
-#include <unordered_set>
-
-#include "base/coding.h"
-#include "crawl/crawl_options.h"
-#include "crawl/fetcher.h"
-#include "crawl/parse_pool.h"
-#include "crawl/redirect_chains.h"
-#include "crawl/robots_cache.h"
-#include "crawl/sitemap.h"
-#include "crawlrank/clock.h"
-#include "crawlrank/html_extract.h"
-#include "crawlrank/robots.h"
-#include "crawlrank/url.h"
+#include "crawl/crawler_impl.h"
 
 namespace crawlrank {
 namespace {
 
-// The window of CrawlProgress::recent_pages_per_s.
-constexpr double kRecentWindowS = 10;
-// Sitemaps fetched per robots.txt, and in all per run.
-constexpr size_t kMaxSitemapsPerRobots = 10;
-constexpr size_t kMaxSitemaps = 1000;
+// What the PageDB keeps of a page's fetch (its title comes from the parse).
+FetchInfo FetchInfoOf(const FetchResult& result) {
+  return {.content_type = result.content_type,
+          .wire_bytes = result.wire_bytes,
+          .decoded_bytes = result.body.size(),
+          .fetch_ms = result.fetch_ms};
+}
 
 }  // namespace
-
-struct Crawler::Impl {
-  // What the crawl drives: a Scheduler of its own (`owned`, Open on a PageDb) or the
-  // caller's frontier.
-  std::unique_ptr<Scheduler> owned;
-  Frontier* frontier = nullptr;
-  CrawlerOptions options;
-  UrlProfile profile = UrlProfile::kRfc3986;
-  std::unique_ptr<Fetcher> fetcher;
-  std::optional<KeywordScorer> keywords;
-  HtmlExtractOptions extract;
-  std::string robots_agent;
-  std::atomic<bool> stop{false};
-  SystemClock clock;
-
-  // robots.txt, by origin. The network thread writes it (under robots_mu) and reads it;
-  // the parse threads read it under robots_mu to drop disallowed links from the queue.
-  mutable std::shared_mutex robots_mu;
-  std::unordered_map<std::string, RobotsEntry> robots;
-  // Fingerprints of links failed at once for robots.txt (parse threads).
-  std::unordered_set<uint64_t> disallowed;
-  std::unordered_set<std::string> robots_loaded_hosts;  // hosts whose stored state is read
-  std::unordered_map<std::string, std::vector<Request>> waiting;  // origin -> its pages
-  size_t waiting_count = 0;
-  // Pages of an origin whose robots.txt could not be read (5xx, unreachable), held with
-  // their leases until it is asked again: failing them would spend their retries. The
-  // origin's own failures back off as a page's do (retry_ms, doubling, max_retries).
-  std::multimap<int64_t, Request> parked;  // by the time robots.txt is due again
-  std::unordered_set<std::string> retrying_origins;  // robots.txt failed, not given up
-  RedirectChains redirects;
-
-  enum class Kind : uint8_t { kPage, kRobots, kSitemap };
-  struct Pending {
-    Kind kind;
-    Request request;     // kPage; for kRobots only its host and URL (the origin's page)
-    std::string origin;  // kRobots
-    int depth = 0;       // kSitemap: nesting of sitemap indexes
-    int64_t started_ms = 0;
-  };
-  struct Fetched {  // a page's fetch, for the crawl log
-    const FetchResult& result;
-    int64_t started_ms;
-  };
-  // The crawl log (Run's), and the PageDB that names referrers (none on a foreign frontier).
-  FetchLogFn fetch_log;
-  const PageDb* db = nullptr;
-  void Log(const Request& request, std::optional<FailureKind> failure, uint16_t http_status,
-           const Fetched* fetched);
-  std::unordered_map<uint64_t, Pending> pending;
-  uint64_t next_tag = 1;
-  std::unordered_set<std::string> sitemaps_seen;
-  uint64_t requeued_seeds = 0;  // by Open
-
-  // Summary, shared with the parse threads.
-  mutable std::mutex summary_mu;
-  CrawlSummary summary;
-  // (elapsed s, pages) at the last progress reports: the recent rate's window.
-  mutable std::deque<std::pair<double, uint64_t>> rate_samples;
-  std::chrono::steady_clock::time_point start;
-  std::unique_ptr<ParsePool> pool;  // declared last: its threads stop first
-
-  // Everything but the frontier: options checked, keywords read, the fetcher made, and
-  // the seeds canonicalised into *seeds.
-  static Result<std::unique_ptr<Impl>> Make(const CrawlerOptions& options, UrlProfile profile,
-                                            std::vector<std::string>* seeds);
-
-  Status Dispatch(Request request);
-  Status StartPage(Request request);
-  Status StartRobots(const std::string& origin, const std::string& host);
-  void StartSitemap(const std::string& url, int depth);
-  Status OnPage(Request request, FetchResult result, int64_t started_ms,
-                std::vector<CrawlReport>& reports);
-  Status OnRobots(const Pending& p, FetchResult result);
-  // Files a failed fetch of `origin`'s robots.txt in `entry`: its failures in a row, and
-  // when to ask again (retry_ms, doubling) or, past max_retries, that the origin's pages
-  // fail for good (robots-unreachable) until robots_ttl_ms.
-  void BackOff(const std::string& origin, const FetchResult& result, RobotsEntry* entry);
-  Status OnSitemap(const Pending& p, const FetchResult& result);
-  Status ParseBatch(std::vector<ParsePool::Job>& jobs);
-  // Run's parts: one round of its loop (hands out parked and new requests, waits for
-  // transfers, reports what ended; *finished when nothing is left), and its end.
-  Status Unpark();
-  Status Round(bool* finished);
-  Status Collect(std::vector<FetchResult>& done);
-  Status Close(bool stopped, Status failure);
-  Status DropDisallowed(const std::vector<CrawlReport>& reports);
-  Status SaveRobots(const std::string& host);
-  void LoadRobots(const std::string& host);
-  void CountError(FailureKind kind) {
-    std::lock_guard lock(summary_mu);
-    ++summary.errors[std::string(FailureKindName(kind))];
-    ++summary.progress.errors;
-  }
-  CrawlProgress Progress() const;
-  // Links longer than max_url_bytes are dropped before they reach the PageDB (they would
-  // never be fetched, and the scheduler's patterns run on every new URL).
-  bool UrlTooLong(std::string_view url) const { return url.size() > options.max_url_bytes; }
-  // Ends the lease of a page that was not fetched (or not recorded), and counts why.
-  Status Fail(const Request& request, FailureKind kind, bool retryable, std::string reason,
-              uint16_t http_status = 0, std::optional<int64_t> retry_after_ms = std::nullopt,
-              const Fetched* fetched = nullptr) {
-    CountError(kind);
-    Log(request, kind, http_status, fetched);
-    FailureReport report;
-    report.url = request.url;
-    report.lease = request.lease;
-    report.retryable = retryable;
-    report.http_status = http_status;
-    report.retry_after_ms = retry_after_ms;
-    report.reason = std::move(reason);
-    report.kind = kind;
-    return frontier->Failed(report);
-  }
-  // Fails a page of an origin whose robots.txt could not be fetched, retries spent.
-  Status FailUnreachable(const Request& request, const std::string& origin,
-                         const RobotsEntry& entry) {
-    return Fail(request, FailureKind::kRobotsUnreachable, false, entry.UnreachableReason(origin));
-  }
-};
-
-void Crawler::Impl::LoadRobots(const std::string& host) {
-  if (!robots_loaded_hosts.insert(host).second) return;
-  DecodeRobotsState(frontier->HostRobots(host), [&](std::string_view origin, RobotsEntry entry) {
-    entry.host = host;
-    if (entry.gave_up(options.max_retries)) {
-      // Given up on by an earlier run: asked once more (its pages may have been re-queued
-      // after a fix), and given up on again at the first failure.
-      entry.expires_ms = 0;
-      entry.failures = options.max_retries;
-    }
-    std::unique_lock lock(robots_mu);
-    robots[std::string(origin)] = std::move(entry);
-  });
-}
-
-Status Crawler::Impl::SaveRobots(const std::string& host) {
-  std::string bytes;
-  for (const auto& [origin, e] : robots) {
-    if (e.host == host) AppendRobotsState(origin, e, &bytes);
-  }
-  return frontier->SetHostRobots(host, bytes);
-}
 
 Status Crawler::Impl::Dispatch(Request request) {
   if (request.url.size() > options.max_url_bytes) {
@@ -241,165 +78,6 @@ Status Crawler::Impl::StartPage(Request request) {
   return Status::Ok();
 }
 
-Status Crawler::Impl::StartRobots(const std::string& origin, const std::string& host) {
-  FetchJob job;
-  job.url = origin + "/robots.txt";
-  job.tag = next_tag++;
-  job.max_redirects = options.max_redirects_robots;
-  job.max_body_bytes = kRobotsMaxBytes;
-  job.truncate_body = true;
-  Pending p{Kind::kRobots, {}, origin, 0};
-  p.request.host = host;
-  if (Status s = fetcher->Start(std::move(job)); !s.ok()) {
-    FetchResult failed;
-    failed.error = FetchError::kProtocol;
-    failed.message = s.message();
-    return OnRobots(p, std::move(failed));
-  }
-  pending.emplace(next_tag - 1, std::move(p));
-  return Status::Ok();
-}
-
-void Crawler::Impl::StartSitemap(const std::string& url, int depth) {
-  if (sitemaps_seen.size() >= kMaxSitemaps || UrlTooLong(url) ||
-      !sitemaps_seen.insert(url).second) {
-    return;
-  }
-  FetchJob job;
-  job.url = url;
-  job.tag = next_tag++;
-  job.max_redirects = 5;
-  if (fetcher->Start(std::move(job)).ok()) {
-    pending.emplace(next_tag - 1, Pending{Kind::kSitemap, {}, {}, depth});
-  }
-}
-
-Status Crawler::Impl::OnRobots(const Pending& p, FetchResult result) {
-  const int64_t now = clock.NowMs();
-  RobotsEntry entry;
-  entry.host = p.request.host;
-  entry.fetched_ms = now;
-  {
-    std::lock_guard lock(summary_mu);
-    ++summary.robots_fetched;
-  }
-  std::vector<Request> pages = std::move(waiting[p.origin]);
-  waiting.erase(p.origin);
-  waiting_count -= pages.size();
-  if (result.error == FetchError::kPrivateAddress || result.error == FetchError::kProtocol) {
-    // Nothing on this origin can be fetched: the pages fail as the robots.txt did, and
-    // nothing is cached (another page of the host may name another origin).
-    for (const Request& r : pages) {
-      CRAWLRANK_RETURN_IF_ERROR(Fail(r, FailureKindOf(result.error), false, result.message));
-    }
-    return Status::Ok();
-  }
-  if (result.error == FetchError::kTooManyRedirects) {
-    entry.status = 404;  // §2.3.1.2: past five redirects, robots.txt is "unavailable"
-  } else if (result.error != FetchError::kNone) {
-    entry.status = 0;  // unreachable: disallow all for a while (RFC 9309 §2.3.1.4)
-  } else {
-    entry.status = static_cast<uint32_t>(result.status);
-  }
-  if (entry.status >= 200 && entry.status < 300) {
-    entry.rules = RobotsRules::Parse(result.body, robots_agent);
-    entry.expires_ms = now + options.robots_ttl_ms;
-  } else if (entry.status >= 400 && entry.status < 500 && entry.status != 429) {
-    entry.rules = RobotsRules::AllowAll();  // §2.3.1.3: "unavailable"
-    entry.expires_ms = now + options.robots_ttl_ms;
-  } else if (entry.status >= 300 && entry.status < 400) {  // §2.3.1.2: gave up following
-    entry.rules = RobotsRules::AllowAll();
-    entry.expires_ms = now + options.robots_ttl_ms;
-  } else {  // 5xx, 429 or unreachable: disallow all, and ask again after a back-off
-    entry.rules = RobotsRules::DisallowAll();
-    BackOff(p.origin, result, &entry);
-  }
-  if (entry.usable()) retrying_origins.erase(p.origin);
-  if (entry.usable()) {  // its Crawl-delay, or none (a delay dropped from the file goes)
-    int64_t applied = entry.rules.crawl_delay_ms().value_or(0);
-    if (applied > options.max_crawl_delay_ms) {
-      std::lock_guard lock(summary_mu);
-      summary.capped_crawl_delays[entry.host] = applied;
-      applied = options.max_crawl_delay_ms;
-    }
-    CRAWLRANK_RETURN_IF_ERROR(frontier->SetCrawlDelay(entry.host, applied));
-  }
-  if (options.sitemaps && entry.usable()) {
-    size_t n = 0;
-    for (const std::string& url : entry.rules.sitemaps()) {
-      if (++n > kMaxSitemapsPerRobots) break;
-      StartSitemap(url, 0);
-    }
-    StartSitemap(p.origin + "/sitemap.xml", 0);
-  }
-  const std::string host = entry.host;
-  const bool gave_up = entry.gave_up(options.max_retries);
-  FailureReport unreachable;
-  unreachable.kind = FailureKind::kRobotsUnreachable;
-  unreachable.reason = entry.UnreachableReason(p.origin);
-  {
-    std::unique_lock lock(robots_mu);
-    robots[p.origin] = std::move(entry);
-  }
-  CRAWLRANK_RETURN_IF_ERROR(SaveRobots(host));
-  for (Request& r : pages) CRAWLRANK_RETURN_IF_ERROR(Dispatch(std::move(r)));
-  if (gave_up) {  // the origin's queued pages too, at once rather than one per delay
-    CRAWLRANK_ASSIGN_OR_RETURN(const uint64_t failed,
-                               frontier->FailQueued(host, p.origin, unreachable));
-    std::lock_guard lock(summary_mu);
-    summary.errors[std::string(FailureKindName(unreachable.kind))] += failed;
-    summary.progress.errors += failed;
-  }
-  return Status::Ok();
-}
-
-void Crawler::Impl::BackOff(const std::string& origin, const FetchResult& result,
-                            RobotsEntry* entry) {
-  const int64_t now = entry->fetched_ms;
-  const auto previous = robots.find(origin);  // this thread is its only writer
-  entry->failures = (previous != robots.end() ? previous->second.failures : 0) + 1;
-  entry->detail = result.error != FetchError::kNone
-                      ? result.message
-                      : "HTTP " + std::to_string(entry->status);
-  if (entry->gave_up(options.max_retries)) {  // its pages fail until it is asked again
-    entry->expires_ms = now + options.robots_ttl_ms;
-    retrying_origins.erase(origin);
-    std::lock_guard lock(summary_mu);
-    summary.unreachable_origins[origin] = entry->detail;
-    return;
-  }
-  const int shift = static_cast<int>(std::min<uint32_t>(entry->failures - 1, 20));
-  entry->expires_ms = now + std::min(options.retry_ms << shift, options.robots_ttl_ms);
-  retrying_origins.insert(origin);
-}
-
-Status Crawler::Impl::OnSitemap(const Pending& p, const FetchResult& result) {
-  if (result.error != FetchError::kNone || result.status < 200 || result.status >= 300) {
-    return Status::Ok();  // a missing sitemap is no error
-  }
-  SitemapUrls urls = ParseSitemap(result.body);
-  for (const std::string& nested : urls.sitemaps) {
-    if (p.depth < 2) StartSitemap(nested, p.depth + 1);
-  }
-  // sitemaps.org: a sitemap lists URLs of its own host only (which also keeps a sitemap
-  // from widening --same-host on the next run, where seeds make the scope).
-  const Result<std::string> own_host = HostKey(result.final_url.empty() ? result.url : result.final_url);
-  std::vector<std::string> seeds;
-  for (std::string& url : urls.pages) {
-    if (UrlTooLong(url)) continue;
-    Result<std::string> canonical = CanonicalizeUrl(url, profile);
-    if (!canonical.ok()) continue;
-    Result<std::string> host = HostKey(*canonical);
-    if (own_host.ok() && host.ok() && *host == *own_host) seeds.push_back(std::move(*canonical));
-  }
-  {
-    std::lock_guard lock(summary_mu);
-    summary.sitemap_urls += seeds.size();
-  }
-  if (seeds.empty()) return Status::Ok();
-  return frontier->AddSeeds(seeds);
-}
-
 void Crawler::Impl::Log(const Request& request, std::optional<FailureKind> failure,
                         uint16_t http_status, const Fetched* fetched) {
   if (!fetch_log) return;
@@ -449,6 +127,7 @@ Status Crawler::Impl::OnPage(Request request, FetchResult result, int64_t starte
   report.page.url = request.url;
   report.page.crawl_time_ms = now;
   report.page.http_status = static_cast<uint16_t>(status);
+  report.page.fetch = FetchInfoOf(result);
   if (status >= 300 && status < 400 && status != 304 && !result.location.empty()) {
     Result<std::string> target = ResolveUrl(request.url, result.location, profile);
     if (target.ok() && !UrlTooLong(*target)) {
@@ -486,9 +165,11 @@ Status Crawler::Impl::ParseBatch(std::vector<ParsePool::Job>& jobs) {
     report.page.url = job.request.url;
     report.page.crawl_time_ms = job.crawl_time_ms;
     report.page.http_status = static_cast<uint16_t>(job.result.status);
+    report.page.fetch = FetchInfoOf(job.result);
     Result<HtmlPage> page =
         ExtractHtml(job.result.body, job.request.url, job.result.content_type, extract);
     if (page.ok()) {
+      report.page.fetch.title = std::move(page->title);
       report.page.content_hash = page->content_hash;
       report.page.content_score = page->content_score;
       report.page.links.reserve(page->links.size() + 1);

@@ -246,6 +246,17 @@ FetchResult Fetcher::Impl::Finish(Transfer& t, CURLcode code) {
   if (curl_easy_getinfo(e, CURLINFO_REDIRECT_URL, &text) == CURLE_OK && text) r.location = text;
   text = nullptr;
   if (curl_easy_getinfo(e, CURLINFO_PRIMARY_IP, &text) == CURLE_OK && text) r.address = text;
+  long header_bytes = 0;
+  curl_off_t body_bytes = 0, total_us = 0;
+  if (curl_easy_getinfo(e, CURLINFO_HEADER_SIZE, &header_bytes) == CURLE_OK && header_bytes > 0) {
+    r.wire_bytes += static_cast<uint64_t>(header_bytes);
+  }
+  if (curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &body_bytes) == CURLE_OK && body_bytes > 0) {
+    r.wire_bytes += static_cast<uint64_t>(body_bytes);
+  }
+  if (curl_easy_getinfo(e, CURLINFO_TOTAL_TIME_T, &total_us) == CURLE_OK && total_us > 0) {
+    r.fetch_ms = static_cast<uint32_t>(std::min<curl_off_t>(total_us / 1000, UINT32_MAX));
+  }
   curl_off_t retry_after = 0;
   if (curl_easy_getinfo(e, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0) {
     // A day at most: the scheduler caps holds further (max_hold_ms); this keeps the

@@ -91,6 +91,8 @@ struct FetchResult {
   std::string body;           // decoded (gzip, deflate, br, zstd)
   bool truncated = false;     // FetchJob::truncate_body cut it
   std::string address;        // the address connected to
+  uint64_t wire_bytes = 0;    // headers and body as received (before content decoding)
+  uint32_t fetch_ms = 0;      // from the start to the end of the transfer
 };
 
 class Fetcher {

@@ -33,6 +33,59 @@ class _Anchors(html.parser.HTMLParser):
             self.hrefs.extend(v for k, v in attrs if k == "href" and v is not None)
 
 
+class _Title(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] | None = None
+        self.title: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "title" and self.title is None:
+            self.parts = []
+
+    def handle_data(self, data):
+        if self.parts is not None:
+            self.parts.append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "title" and self.parts is not None:
+            self.title, self.parts = " ".join("".join(self.parts).split()), None
+
+
+def title_of(body: bytes) -> str:
+    """The first <title>'s text, whitespace collapsed (Python's own HTML parser)."""
+    parser = _Title()
+    parser.feed(body.decode("utf-8", "replace"))
+    return parser.title or ""
+
+
+def check_fetch_records(cr, db_path: Path, host: str, status: dict[str, int],
+                        extras: bool = True) -> None:
+    """The PageDB's fetch details and counters (format version 7) agree with what the
+    site served: each 200 page's content type, body size and title; fetches by status
+    class; at least one progress sample."""
+    with cr.PageDb(str(db_path), read_only=True) as db, db.snapshot() as snap:
+        for url, code in status.items():
+            if code != 200:
+                continue
+            body = page_body(url.split(host, 1)[1], extras=extras)
+            fetch = snap.fetch_of(snap.find_url(url).id)
+            assert fetch is not None, url
+            assert fetch["content_type"] == "text/html; charset=utf-8", (url, fetch)
+            assert fetch["decoded_bytes"] == len(body), (url, fetch)
+            assert fetch["wire_bytes"] > len(body), (url, fetch)  # headers too
+            assert fetch["title"] == title_of(body), (url, fetch["title"])
+        totals = snap.crawl_totals()
+        by_class: dict[str, int] = {}
+        for code in status.values():
+            by_class[f"{code // 100}xx"] = by_class.get(f"{code // 100}xx", 0) + 1
+        assert {k: v for k, v in totals["fetches"].items() if v} == by_class, totals
+        assert totals["crawled_pages"] == len(status)
+        assert snap.host_totals(host.split(":")[0])["crawled_pages"] == len(status)
+        samples = snap.progress()
+        assert samples and samples[-1]["crawled_pages"] <= totals["crawled_pages"], samples
+
+
 def follow(page_url: str, href: str, host: str) -> str | None:
     """The URL a crawl follows for `href` on `page_url`: same host, an .html path, no
     fragment; None for anything else. The test spiders apply the same rule."""

@@ -21,7 +21,7 @@ import time
 import pytest
 
 from crawl_site import HOSTILE, ODD, CrawlSite
-from doc_site import DocSite, expected_graph
+from doc_site import DocSite, check_fetch_records, expected_graph
 
 LOCAL = ("--allow-private", "--quiet", "--json")
 
@@ -80,6 +80,7 @@ def test_doc_site_every_page_once_and_pagerank(bin_dir, tmp_path):
     by_index = {row["index"]: url for url, row in rows.items()}
     found = {(a, b) for a, b in edges(bin_dir, db, by_index) if a in status and b in status}
     assert found == expected_edges, (len(found), len(expected_edges))
+    check_fetch_records(pytest.importorskip("crawlrank"), db, site.host, status)
 
     # The summary's ranks are the stored PageRank; it matches networkx on the whole graph
     # the crawl recorded (external pages included).

@@ -154,6 +154,34 @@ def test_crawled_pages_and_their_links_make_new_pages(cf, tmp_path):
     assert record(tmp_path / "db", "http://b.test/2").http_status == 404
 
 
+def test_fetch_details_are_kept_with_the_page(cf, tmp_path):
+    """Content type, bytes, time and title reach the PageDB (format version 7)."""
+    from frontera.core.models import Response
+
+    import crawlrank
+
+    manager = manager_of(tmp_path / "db")
+    manager.backend.add_seeds(["http://a.test/"])
+    [seed] = next_requests(manager)
+    seed.meta[b"scrapy_meta"]["download_latency"] = 0.125
+    body = b"<html><head><title>  Caf\xc3\xa9 &amp; tea\n</title></head><body>x</body></html>"
+    headers = {b"Content-Type": [b"text/html; charset=utf-8"],
+               b"Content-Length": [str(len(body)).encode()]}
+    manager.page_crawled(Response(seed.url, status_code=200, headers=headers, body=body,
+                                  request=seed))
+    manager.links_extracted(seed, [])
+    manager.stop()
+    with crawlrank.PageDb(str(tmp_path / "db"), read_only=True) as db, db.snapshot() as snap:
+        fetch = snap.fetch_of(snap.find_url("http://a.test/").id)
+        totals = snap.crawl_totals()
+    assert fetch["content_type"] == "text/html; charset=utf-8"
+    assert fetch["decoded_bytes"] == len(body)
+    assert fetch["wire_bytes"] > len(body)
+    assert fetch["fetch_ms"] == 125
+    assert fetch["title"] == "Caf\u00e9 & tea"
+    assert totals["fetches"]["2xx"] == 1 and totals["decoded_bytes"] == len(body)
+
+
 def test_reports_are_written_at_the_next_batch(cf, tmp_path, caplog):
     from frontera.core.models import Response
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from doc_site import DocSite, expected_graph
+from doc_site import DocSite, check_fetch_records, expected_graph
 
 pytestmark = pytest.mark.needs_crawlrank
 
@@ -84,6 +84,7 @@ def test_native_scheduler_crawls_every_page_once(tmp_path):
     assert stats["crawlrank/crawled"] + stats["crawlrank/redirects"] == len(status)
     assert stats["crawlrank/db/queued"] == 0 and stats["crawlrank/db/in_flight"] == 0
     check_ranks(cr, tmp_path / "db", status, edges)
+    check_fetch_records(cr, tmp_path / "db", site.host, status)
 
 
 def test_killed_crawl_resumes_without_refetching(tmp_path):

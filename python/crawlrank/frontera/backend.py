@@ -31,6 +31,7 @@ from crawlrank._frontend import (
     resolve_config,
     scheduler_options,
 )
+from crawlrank._fetch_info import fetch_kwargs
 from crawlrank._http import redirect_status, retry_after_ms
 
 logger = logging.getLogger(__name__)
@@ -148,7 +149,7 @@ class _Page:
     """A page_crawled waiting for its links_extracted."""
 
     __slots__ = ("url", "lease", "status", "score", "content_hash", "meta", "redirects",
-                 "failed")
+                 "failed", "fetch")
 
     def __init__(self, url: str, lease: int, status: int, meta: dict) -> None:
         self.url = url  # the URL the frontier handed out (or the chain's end: redirects)
@@ -160,6 +161,7 @@ class _Page:
         content_hash = scrapy_meta.get("content_hash")
         self.content_hash = content_hash & (2**64 - 1) if isinstance(content_hash, int) else 0
         self.redirects: List[Tuple[str, int]] = []  # (URL, status) of each hop before url
+        self.fetch: Dict[str, Any] = {}  # CrawledPage's fetch details (page_crawled)
         self.failed = False
 
     def matches(self, request: FrontierRequest) -> bool:
@@ -350,6 +352,11 @@ class Backend(_FronteraBackend):
         status = int(response.status_code)
         page = _Page(response.url, int(meta.get(LEASE_KEY) or 0), status, meta)
         page.redirects, page.url = _redirect_chain(response.url, meta)
+        scrapy_meta = meta.get(b"scrapy_meta") or {}
+        page.fetch = fetch_kwargs(getattr(response, "headers", None),
+                                  getattr(response, "body", None),
+                                  scrapy_meta.get("download_latency")
+                                  if isinstance(scrapy_meta, dict) else None)
         if status == 429 or status >= 500:
             # A failure (retried), reported now; its links_extracted is ignored.
             page.failed = True
@@ -473,7 +480,8 @@ class Backend(_FronteraBackend):
             lease = 0  # the lease is the first URL's; the others were never handed out
         self._buffer.add_report(
             crawlrank.CrawledPage(page.url, links, content_score=page.score,
-                                  content_hash=page.content_hash, http_status=page.status),
+                                  content_hash=page.content_hash, http_status=page.status,
+                                  **page.fetch),
             lease)
         if self._buffer.full:
             self._flush()

@@ -36,6 +36,7 @@ from crawlrank._frontend import (
     resolve_config,
     scheduler_options,
 )
+from crawlrank._fetch_info import fetch_kwargs
 from crawlrank._http import redirect_status, retry_after_ms
 from crawlrank.scrapy._protocol import LEASE_KEY, SEED_KEY, ReportReceiver
 from crawlrank.scrapy.middlewares import ErrorMiddleware, LinkGraphMiddleware
@@ -580,7 +581,9 @@ class Scheduler(ReportReceiver):
         content_score = float(scorer(response)) if scorer is not None and status < 300 else 0.0
         self._buffer.add_report(
             crawlrank.CrawledPage(page.url, page.links, content_score=content_score,
-                                  http_status=status),
+                                  http_status=status,
+                                  **fetch_kwargs(response.headers, response.body,
+                                                 response.meta.get("download_latency"))),
             page.lease, page.extras)
         self.stats.inc_value("crawlrank/crawled", spider=self.spider)
         self.stats.inc_value(f"crawlrank/crawled/{status}", spider=self.spider)

@@ -1,0 +1,162 @@
+// The crawler's private state (crawlrank/crawler.h), shared by its two files: crawler.cc
+// (hand-outs, pages, parsing, the run loop) and crawler_robots.cc (robots.txt and sitemaps).
+#ifndef CRAWLRANK_SRC_CRAWL_CRAWLER_IMPL_H_
+#define CRAWLRANK_SRC_CRAWL_CRAWLER_IMPL_H_
+
+#include "crawlrank/crawler.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "base/coding.h"
+#include "crawl/crawl_options.h"
+#include "crawl/fetcher.h"
+#include "crawl/parse_pool.h"
+#include "crawl/redirect_chains.h"
+#include "crawl/robots_cache.h"
+#include "crawl/sitemap.h"
+#include "crawlrank/clock.h"
+#include "crawlrank/html_extract.h"
+#include "crawlrank/robots.h"
+#include "crawlrank/url.h"
+
+namespace crawlrank {
+
+// The window of CrawlProgress::recent_pages_per_s.
+inline constexpr double kRecentWindowS = 10;
+// Sitemaps fetched per robots.txt, and in all per run.
+inline constexpr size_t kMaxSitemapsPerRobots = 10;
+inline constexpr size_t kMaxSitemaps = 1000;
+
+struct Crawler::Impl {
+  // What the crawl drives: a Scheduler of its own (`owned`, Open on a PageDb) or the
+  // caller's frontier.
+  std::unique_ptr<Scheduler> owned;
+  Frontier* frontier = nullptr;
+  CrawlerOptions options;
+  UrlProfile profile = UrlProfile::kRfc3986;
+  std::unique_ptr<Fetcher> fetcher;
+  std::optional<KeywordScorer> keywords;
+  HtmlExtractOptions extract;
+  std::string robots_agent;
+  std::atomic<bool> stop{false};
+  SystemClock clock;
+
+  // robots.txt, by origin. The network thread writes it (under robots_mu) and reads it;
+  // the parse threads read it under robots_mu to drop disallowed links from the queue.
+  mutable std::shared_mutex robots_mu;
+  std::unordered_map<std::string, RobotsEntry> robots;
+  // Fingerprints of links failed at once for robots.txt (parse threads).
+  std::unordered_set<uint64_t> disallowed;
+  std::unordered_set<std::string> robots_loaded_hosts;  // hosts whose stored state is read
+  std::unordered_map<std::string, std::vector<Request>> waiting;  // origin -> its pages
+  size_t waiting_count = 0;
+  // Pages of an origin whose robots.txt could not be read (5xx, unreachable), held with
+  // their leases until it is asked again: failing them would spend their retries. The
+  // origin's own failures back off as a page's do (retry_ms, doubling, max_retries).
+  std::multimap<int64_t, Request> parked;  // by the time robots.txt is due again
+  std::unordered_set<std::string> retrying_origins;  // robots.txt failed, not given up
+  RedirectChains redirects;
+
+  enum class Kind : uint8_t { kPage, kRobots, kSitemap };
+  struct Pending {
+    Kind kind;
+    Request request;     // kPage; for kRobots only its host and URL (the origin's page)
+    std::string origin;  // kRobots
+    int depth = 0;       // kSitemap: nesting of sitemap indexes
+    int64_t started_ms = 0;
+  };
+  struct Fetched {  // a page's fetch, for the crawl log
+    const FetchResult& result;
+    int64_t started_ms;
+  };
+  // The crawl log (Run's), and the PageDB that names referrers (none on a foreign frontier).
+  FetchLogFn fetch_log;
+  const PageDb* db = nullptr;
+  void Log(const Request& request, std::optional<FailureKind> failure, uint16_t http_status,
+           const Fetched* fetched);
+  std::unordered_map<uint64_t, Pending> pending;
+  uint64_t next_tag = 1;
+  std::unordered_set<std::string> sitemaps_seen;
+  uint64_t requeued_seeds = 0;  // by Open
+
+  // Summary, shared with the parse threads.
+  mutable std::mutex summary_mu;
+  CrawlSummary summary;
+  // (elapsed s, pages) at the last progress reports: the recent rate's window.
+  mutable std::deque<std::pair<double, uint64_t>> rate_samples;
+  std::chrono::steady_clock::time_point start;
+  std::unique_ptr<ParsePool> pool;  // declared last: its threads stop first
+
+  // Everything but the frontier: options checked, keywords read, the fetcher made, and
+  // the seeds canonicalised into *seeds.
+  static Result<std::unique_ptr<Impl>> Make(const CrawlerOptions& options, UrlProfile profile,
+                                            std::vector<std::string>* seeds);
+
+  Status Dispatch(Request request);
+  Status StartPage(Request request);
+  Status StartRobots(const std::string& origin, const std::string& host);
+  void StartSitemap(const std::string& url, int depth);
+  Status OnPage(Request request, FetchResult result, int64_t started_ms,
+                std::vector<CrawlReport>& reports);
+  Status OnRobots(const Pending& p, FetchResult result);
+  // Files a failed fetch of `origin`'s robots.txt in `entry`: its failures in a row, and
+  // when to ask again (retry_ms, doubling) or, past max_retries, that the origin's pages
+  // fail for good (robots-unreachable) until robots_ttl_ms.
+  void BackOff(const std::string& origin, const FetchResult& result, RobotsEntry* entry);
+  Status OnSitemap(const Pending& p, const FetchResult& result);
+  Status ParseBatch(std::vector<ParsePool::Job>& jobs);
+  // Run's parts: one round of its loop (hands out parked and new requests, waits for
+  // transfers, reports what ended; *finished when nothing is left), and its end.
+  Status Unpark();
+  Status Round(bool* finished);
+  Status Collect(std::vector<FetchResult>& done);
+  Status Close(bool stopped, Status failure);
+  Status DropDisallowed(const std::vector<CrawlReport>& reports);
+  Status SaveRobots(const std::string& host);
+  void LoadRobots(const std::string& host);
+  void CountError(FailureKind kind) {
+    std::lock_guard lock(summary_mu);
+    ++summary.errors[std::string(FailureKindName(kind))];
+    ++summary.progress.errors;
+  }
+  CrawlProgress Progress() const;
+  // Links longer than max_url_bytes are dropped before they reach the PageDB (they would
+  // never be fetched, and the scheduler's patterns run on every new URL).
+  bool UrlTooLong(std::string_view url) const { return url.size() > options.max_url_bytes; }
+  // Ends the lease of a page that was not fetched (or not recorded), and counts why.
+  Status Fail(const Request& request, FailureKind kind, bool retryable, std::string reason,
+              uint16_t http_status = 0, std::optional<int64_t> retry_after_ms = std::nullopt,
+              const Fetched* fetched = nullptr) {
+    CountError(kind);
+    Log(request, kind, http_status, fetched);
+    FailureReport report;
+    report.url = request.url;
+    report.lease = request.lease;
+    report.retryable = retryable;
+    report.http_status = http_status;
+    report.retry_after_ms = retry_after_ms;
+    report.reason = std::move(reason);
+    report.kind = kind;
+    return frontier->Failed(report);
+  }
+  // Fails a page of an origin whose robots.txt could not be fetched, retries spent.
+  Status FailUnreachable(const Request& request, const std::string& origin,
+                         const RobotsEntry& entry) {
+    return Fail(request, FailureKind::kRobotsUnreachable, false, entry.UnreachableReason(origin));
+  }
+};
+
+}  // namespace crawlrank
+
+#endif  // CRAWLRANK_SRC_CRAWL_CRAWLER_IMPL_H_

@@ -159,6 +159,12 @@ std::vector<CrawledPage> ReportPages(uint64_t count) {
     page.http_status = 200;
     page.content_hash = i;
     page.crawl_time_ms = 1'700'000'000'000;
+    // What crawlrank crawl reports of a fetch (format version 7): kept per page, counted.
+    page.fetch = {.content_type = "text/html; charset=utf-8",
+                  .wire_bytes = 12'000 + i % 997,
+                  .decoded_bytes = 40'000 + i % 1009,
+                  .fetch_ms = static_cast<uint32_t>(50 + i % 300),
+                  .title = "Page " + std::to_string(i) + " of the benchmark's site"};
     for (int l = 0; l < 40; ++l) {
       const uint64_t target = rng() % (count * 20);
       page.links.push_back({PageUrl(target % 5000, target), 0.5f});

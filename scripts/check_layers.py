@@ -53,6 +53,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "crawl": ("schedule",),
     # The URLFrontier server: the scheduler behind gRPC, beside the built-in crawler.
     "serve": ("schedule",),
+    # The web dashboard: reads the PageDB, the schedule's tables and the stored ranks.
+    "dashboard": ("schedule",),
 }
 
 # The floor of each installed header (include/crawlrank/), from the src/ folder that

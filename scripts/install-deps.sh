@@ -23,6 +23,9 @@ packages=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   python3-grpcio python3-protobuf
   python3-pandas  # PageDb.to_pandas() (issue 27), tested in CI
+  # crawlrank dashboard (issue 27): its HTTP server, its charts (served from the package at
+  # run time, never copied), and the tests' check of /metrics
+  libcpp-httplib-dev libjs-chart.js python3-prometheus-client
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -31,10 +31,10 @@
 namespace crawlrank::tools {
 namespace {
 
-constexpr std::string_view kTools[] = {"check",    "compact", "dump",  "failed",  "find",
-                                       "links",    "load",    "path",  "rank",    "requeue",
-                                       "robots",   "schedule", "serve", "stats",  "top",
-                                       "upgrade",  "url"};
+constexpr std::string_view kTools[] = {"check",   "compact",  "dashboard", "dump",  "failed",
+                                       "find",    "links",    "load",      "path",  "rank",
+                                       "requeue", "robots",   "schedule",  "serve", "stats",
+                                       "top",     "upgrade",  "url"};
 
 std::string Duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "?";
@@ -680,7 +680,8 @@ int Usage() {
   std::fprintf(stderr,
                "usage: crawlrank crawl DB SEED... [options]   crawl (crawlrank crawl --help)\n"
                "       crawlrank TOOL ARGS...                 run page_db_TOOL (crawlrank_url,\n"
-               "                                              crawlrank_robots, crawlrank_serve),\n"
+               "                                              crawlrank_robots, crawlrank_serve,\n"
+               "                                              crawlrank_dashboard),\n"
                "                                              TOOL one of:\n"
                "        ");
   for (std::string_view t : kTools) std::fprintf(stderr, " %.*s", static_cast<int>(t.size()), t.data());
@@ -707,7 +708,8 @@ int Main(int argc, char** argv) {
   }
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  const std::string name = command == "url" || command == "robots" || command == "serve"
+  const std::string name = command == "url" || command == "robots" || command == "serve" ||
+                                   command == "dashboard"
                                ? "crawlrank_" + std::string(command)
                                : "page_db_" + std::string(command);
   const std::string path = (ec ? std::filesystem::path(name) : self.parent_path() / name).string();

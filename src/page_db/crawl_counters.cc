@@ -81,10 +81,15 @@ void PutText(std::string& out, std::string_view text) {
 
 }  // namespace
 
-std::string CounterHostOf(std::string_view url) {
-  auto host = HostKey(url, HostKeyMode::kHost);
-  if (!host.ok() || host->empty()) return std::string(kNoHostKey);
-  return *std::move(host);
+std::string_view CounterHostView(std::string_view url) {
+  // HostKey(url, kHost), without a copy.
+  const size_t start = url.find("://");
+  if (start == std::string_view::npos) return kNoHostKey;
+  std::string_view host = url.substr(start + 3);
+  host = host.substr(0, host.find_first_of("/?#"));
+  if (const size_t at = host.rfind('@'); at != std::string_view::npos) host.remove_prefix(at + 1);
+  host = host.starts_with('[') ? host.substr(0, host.find(']') + 1) : host.substr(0, host.find(':'));
+  return host.empty() ? kNoHostKey : host;
 }
 
 bool SameHostPrefix(std::string_view a, std::string_view b) {
@@ -175,6 +180,12 @@ void CounterDeltas::Add(std::string_view host, size_t field, int64_t delta) {
   global_[field] += delta;
 }
 
+void CounterDeltas::AddToHost(std::string_view host, size_t field, int64_t delta) {
+  auto it = hosts_.find(host);
+  if (it == hosts_.end()) it = hosts_.emplace(std::string(host), Fields{}).first;
+  it->second[field] += delta;
+}
+
 void CounterDeltas::AddFetch(std::string_view host, uint16_t status, const FetchInfo& info) {
   namespace f = counter_field;
   auto it = hosts_.find(host);
@@ -199,17 +210,51 @@ void ApplyDelta(const CounterDeltas::Fields& delta, CrawlCounters* counters) {
 
 // ---- the writer
 
+Result<uint64_t> ReadHostPagesCounted(const PageDbImpl& db, MDB_txn* txn);
+
 Status LoadCrawlCounters(PageDbImpl& db, MDB_txn* txn) {
   db.writer.crawl = CrawlCounters();
   if (!db.has_counters) return Status::Ok();
   MDB_val k = Val(kMetaCrawlCounters), v;
   const int rc = mdb_get(txn, db.meta, &k, &v);
-  if (rc == MDB_NOTFOUND) return Status::Ok();
-  if (rc != 0) return lmdb::Error(rc, "read the crawl's counters of", db.path);
-  if (!DecodeCrawlCounters(View(v), &db.writer.crawl)) {
+  if (rc != 0 && rc != MDB_NOTFOUND) return lmdb::Error(rc, "read the crawl's counters of", db.path);
+  if (rc == 0 && !DecodeCrawlCounters(View(v), &db.writer.crawl)) {
     return DataLossError(db.Where() + ": the crawl's counters (meta \"crawl_counters\") are damaged");
   }
+  db.writer.crawl.pages = db.writer.counters.pages;
+  // The pages a writer created after its last count by host (it stopped before the next).
+  db.pending_host_pages.clear();
+  CRAWLRANK_ASSIGN_OR_RETURN(db.writer.host_pages_counted, ReadHostPagesCounted(db, txn));
+  db.writer.last_host_flush_ms = UnixNowMs();
+  if (db.writer.host_pages_counted >= db.writer.counters.pages) return Status::Ok();
+  CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor pages, lmdb::Cursor::Open(txn, db.pages, db.path));
+  Key32 first(static_cast<uint32_t>(db.writer.host_pages_counted));
+  pages.StartAt(first.val());
+  for (;;) {
+    CRAWLRANK_ASSIGN_OR_RETURN(bool more, pages.Next(&k, &v));
+    if (!more) break;
+    if (k.mv_size != 4) return DataLossError(db.Where() + ": a pages key is damaged");
+    PageRecord record;
+    CRAWLRANK_RETURN_IF_ERROR(
+        DecodePageRecord(coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data)), View(v),
+                         &record)
+            .WithContext(db.Where()));
+    ++db.pending_host_pages[CounterHostOf(record.url)];
+  }
   return Status::Ok();
+}
+
+Result<uint64_t> ReadHostPagesCounted(const PageDbImpl& db, MDB_txn* txn) {
+  MDB_val k = Val(kMetaHostPagesCounted), v;
+  const int rc = mdb_get(txn, db.meta, &k, &v);
+  if (rc == MDB_NOTFOUND) return uint64_t{0};
+  if (rc != 0) return lmdb::Error(rc, "read the pages counted by host of", db.path);
+  std::string_view value = View(v);
+  uint64_t n = 0;
+  if (!coding::GetFixed64(value, &n) || !value.empty()) {
+    return DataLossError(db.Where() + ": meta \"host_pages_counted\" is damaged");
+  }
+  return n;
 }
 
 Status LoadLastProgress(PageDbImpl& db, MDB_txn* txn) {
@@ -228,9 +273,58 @@ Status LoadLastProgress(PageDbImpl& db, MDB_txn* txn) {
   return Status::Ok();
 }
 
+void WriteTxn::CountCreatedPages() {
+  if (!db_.has_counters) return;
+  auto& pending = db_.pending_host_pages;
+  std::string_view last_url, host;
+  int64_t* count = nullptr;
+  for (const PageRecord& record : pages_.created()) {
+    // A page's links mostly share a host: parse and look up once a run.
+    if (count == nullptr || !SameHostPrefix(last_url, record.url)) {
+      host = CounterHostView(record.url);
+      auto it = pending.find(host);
+      if (it == pending.end()) it = pending.emplace(std::string(host), 0).first;
+      count = &it->second;
+    }
+    last_url = record.url;
+    ++*count;
+  }
+  counted_created_ = true;
+  const int64_t now = UnixNowMs();
+  if (pending.empty() ||
+      !(force_host_flush_ || now - db_.writer.last_host_flush_ms >= kHostPagesFlushMs ||
+        now < db_.writer.last_host_flush_ms || pending.size() >= (size_t{1} << 16))) {
+    return;
+  }
+  flushed_.assign(std::make_move_iterator(pending.begin()), std::make_move_iterator(pending.end()));
+  pending.clear();
+  for (const auto& [h, n] : flushed_) counter_deltas_.AddToHost(h, counter_field::kPages, n);
+  db_.writer.host_pages_counted = db_.writer.counters.pages;
+  db_.writer.last_host_flush_ms = now;
+  host_flush_ = true;
+}
+
+void WriteTxn::UncountCreatedPages() {
+  auto& pending = db_.pending_host_pages;
+  for (auto& [host, n] : flushed_) pending[host] += n;
+  flushed_.clear();
+  if (!counted_created_) return;
+  for (const PageRecord& record : pages_.created()) {
+    const auto it = pending.find(CounterHostView(record.url));
+    if (it != pending.end() && --it->second == 0) pending.erase(it);
+  }
+  counted_created_ = false;
+}
+
 Status WriteTxn::WriteCounters() {
   if (!db_.has_counters) return Status::Ok();
   std::string value;
+  db_.writer.crawl.pages = db_.writer.counters.pages;
+  if (host_flush_) {
+    const std::string counted = Fixed64Value(db_.writer.host_pages_counted);
+    MDB_val k = Val(kMetaHostPagesCounted), v = Val(counted);
+    CRAWLRANK_RETURN_IF_ERROR(Check(mdb_put(txn(), db_.meta, &k, &v, 0), "write meta to"));
+  }
   for (const auto& [host, delta] : counter_deltas_.hosts()) {
     MDB_val k = Val(host), v;
     CrawlCounters counters;
@@ -249,7 +343,7 @@ Status WriteTxn::WriteCounters() {
     CRAWLRANK_RETURN_IF_ERROR(Check(mdb_put(txn(), db_.counters, &k, &v, 0), "write counters to"));
   }
   if (!counter_deltas_.empty()) ApplyDelta(counter_deltas_.global(), &db_.writer.crawl);
-  if (!counter_deltas_.empty() || progress_.has_value()) {
+  if (!counter_deltas_.empty() || progress_.has_value() || !pages_.created().empty()) {
     value.clear();
     EncodeCrawlCounters(db_.writer.crawl, &value);
     MDB_val k = Val(kMetaCrawlCounters), v = Val(value);
@@ -294,7 +388,8 @@ struct Recount {
   CrawlCounters global;
 };
 
-Status RecountStored(const PageDbImpl& db, MDB_txn* txn, bool crawls, Recount* out) {
+Status RecountStored(const PageDbImpl& db, MDB_txn* txn, bool crawls, Recount* out,
+                     uint64_t host_pages_below = UINT64_MAX) {
   std::vector<uint32_t> host_of;  // by page id: index into `names`
   std::vector<CrawlCounters*> names;
   std::map<std::string, CrawlCounters, std::less<>>& hosts = out->hosts;
@@ -311,8 +406,9 @@ Status RecountStored(const PageDbImpl& db, MDB_txn* txn, bool crawls, Recount* o
     if (id >= host_of.size()) host_of.resize(id + 1, UINT32_MAX);
     host_of[id] = static_cast<uint32_t>(names.size());
     names.push_back(&host);  // map nodes do not move
+    ++out->global.pages;
+    if (id < host_pages_below) ++host.pages;  // newer pages are not in their hosts' yet
     for (CrawlCounters* c : {&host, &out->global}) {
-      ++c->pages;
       if (record.crawled()) ++c->crawled_pages;
       if (crawls) c->fetches[static_cast<size_t>(StatusClassOf(record.http_status))] += record.n_crawls;
     }
@@ -391,6 +487,12 @@ Status RebuildCrawlCounters(PageDbImpl& db, MDB_txn* txn) {
   if (const int rc = mdb_put(txn, db.meta, &k, &v, 0); rc != 0) {
     return lmdb::Error(rc, "write the crawl's counters to", db.path);
   }
+  const std::string counted = Fixed64Value(recount.global.pages);
+  k = Val(kMetaHostPagesCounted);
+  v = Val(counted);
+  if (const int rc = mdb_put(txn, db.meta, &k, &v, 0); rc != 0) {
+    return lmdb::Error(rc, "write the pages counted by host to", db.path);
+  }
   db.writer.crawl = recount.global;
   return Status::Ok();
 }
@@ -400,8 +502,9 @@ Status CheckCrawlCounters(const PageDbImpl& db, MDB_txn* txn, uint64_t pages) {
   auto broken = [&db](const std::string& what) {
     return DataLossError("check " + db.Where() + ": " + what);
   };
+  CRAWLRANK_ASSIGN_OR_RETURN(const uint64_t counted, ReadHostPagesCounted(db, txn));
   Recount recount;
-  CRAWLRANK_RETURN_IF_ERROR(RecountStored(db, txn, false, &recount));
+  CRAWLRANK_RETURN_IF_ERROR(RecountStored(db, txn, false, &recount, counted));
   auto pages_of = [](const CrawlCounters& c) {
     return std::to_string(c.pages) + " pages, " + std::to_string(c.crawled_pages) +
            " crawled, " + std::to_string(c.failed_pages) + " failed";
@@ -425,7 +528,7 @@ Status CheckCrawlCounters(const PageDbImpl& db, MDB_txn* txn, uint64_t pages) {
     }
     const auto it = recount.hosts.find(host);
     const CrawlCounters expected = it != recount.hosts.end() ? it->second : CrawlCounters();
-    if (it != recount.hosts.end()) ++seen;
+    if (it != recount.hosts.end() && !same_pages(it->second, CrawlCounters())) ++seen;
     if (!same_pages(stored, expected)) {
       return broken("host \"" + std::string(host) + "\" counts " + pages_of(stored) +
                     "; its pages are " + pages_of(expected));
@@ -433,9 +536,11 @@ Status CheckCrawlCounters(const PageDbImpl& db, MDB_txn* txn, uint64_t pages) {
     const Fields fields = ToFields(stored);
     for (size_t i = 0; i < sum.size(); ++i) sum[i] += fields[i];
   }
-  if (seen != recount.hosts.size()) {
-    return broken(std::to_string(recount.hosts.size() - seen) +
-                  " hosts with pages have no counters");
+  const size_t expected_hosts = static_cast<size_t>(
+      std::count_if(recount.hosts.begin(), recount.hosts.end(),
+                    [&](const auto& host) { return !same_pages(host.second, CrawlCounters()); }));
+  if (seen != expected_hosts) {
+    return broken(std::to_string(expected_hosts - seen) + " hosts with pages have no counters");
   }
   MDB_val mk = Val(kMetaCrawlCounters);
   CrawlCounters global;
@@ -450,6 +555,12 @@ Status CheckCrawlCounters(const PageDbImpl& db, MDB_txn* txn, uint64_t pages) {
     return broken("the crawl counts " + pages_of(global) + "; its pages are " +
                   pages_of(recount.global));
   }
+  // Every count of the crawl is the sum of its hosts', but pages: theirs stop at `counted`.
+  if (sum[counter_field::kPages] != std::min(counted, global.pages)) {
+    return broken("its hosts count " + std::to_string(sum[counter_field::kPages]) +
+                  " pages, the first " + std::to_string(counted) + " are to be counted there");
+  }
+  sum[counter_field::kPages] = global.pages;
   if (ToFields(global) != sum) return broken("the crawl's counters are not the sum of its hosts'");
   return CheckFetchesAndProgress(db, txn, pages);
 }

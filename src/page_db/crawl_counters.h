@@ -39,11 +39,17 @@ inline constexpr size_t kCount = kWireBytes + 3;
 }  // namespace counter_field
 
 inline constexpr std::string_view kMetaCrawlCounters = "crawl_counters";
+// Pages [0, N) are counted in their hosts' entries (fixed64 N; absent: 0).
+inline constexpr std::string_view kMetaHostPagesCounted = "host_pages_counted";
+// How often the writer adds the pages it created to their hosts' entries.
+inline constexpr int64_t kHostPagesFlushMs = 1000;
 // The `counters` key of the URLs that have no host.
 inline constexpr std::string_view kNoHostKey{"\0", 1};
 
-// The `counters` key of canonical `url`.
-std::string CounterHostOf(std::string_view url);
+// The `counters` key of canonical `url` (HostKey with kHost, or kNoHostKey), as a view
+// into `url` or kNoHostKey.
+std::string_view CounterHostView(std::string_view url);
+inline std::string CounterHostOf(std::string_view url) { return std::string(CounterHostView(url)); }
 // True when `b` has the scheme and authority of `a` (then the two share a host key): a
 // test that spares a parse.
 bool SameHostPrefix(std::string_view a, std::string_view b);
@@ -65,6 +71,8 @@ class CounterDeltas {
  public:
   using Fields = std::array<int64_t, counter_field::kCount>;
   void Add(std::string_view host, size_t field, int64_t delta);
+  // The same for the host alone (the crawl's own count is kept otherwise).
+  void AddToHost(std::string_view host, size_t field, int64_t delta);
   // A fetch of a page on `host` with `status` and `info`.
   void AddFetch(std::string_view host, uint16_t status, const FetchInfo& info);
   bool empty() const { return hosts_.empty(); }
@@ -87,9 +95,12 @@ void ApplyDelta(const CounterDeltas::Fields& delta, CrawlCounters* counters);
 // ---- the tables
 
 // Reads the whole crawl's counters into db.writer.crawl, and the last progress sample's
-// time into db.writer.last_progress_ms (a writer's open).
+// time into db.writer.last_progress_ms (a writer's open). Pages past the hosts' count
+// (a writer that stopped without writing it) go to db.pending_host_pages.
 Status LoadCrawlCounters(PageDbImpl& db, MDB_txn* txn);
 Status LoadLastProgress(PageDbImpl& db, MDB_txn* txn);
+// meta "host_pages_counted" (0 when absent).
+Result<uint64_t> ReadHostPagesCounted(const PageDbImpl& db, MDB_txn* txn);
 // Counts the pages, crawls and failures of a DB older than version 7 into its new tables,
 // in the upgrade's transaction: each page under its host, its crawls as fetches of its last
 // status's class, each page failed for good with its attempts as failures of its kind.

@@ -17,6 +17,7 @@
 #include "page_db/page_db_impl.h"
 #include "page_db/page_record.h"
 #include "page_db/schedule_table.h"
+#include "page_db/write_txn.h"
 
 namespace crawlrank {
 namespace {
@@ -549,6 +550,14 @@ void SyncLoop(PageDbImpl* db, std::stop_token stop) {
 PageDb::PageDb(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 PageDb::~PageDb() {
+  // The pages created in the last second, counted by host (crawl_counters.h); should this
+  // fail, the next writer's open counts them.
+  if (!impl_->read_only() && !impl_->pending_host_pages.empty()) {
+    (void)RunWrite(*impl_, nullptr, [](WriteTxn& write) {
+      write.ForceHostFlush();
+      return Status::Ok();
+    });
+  }
   if (impl_->syncer.joinable()) {
     impl_->syncer.request_stop();
     impl_->syncer.join();

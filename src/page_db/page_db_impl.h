@@ -12,6 +12,7 @@
 #include <stop_token>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "base/coding.h"
@@ -113,6 +114,16 @@ struct WriterState {
   int64_t last_created_mark_ms = -1;  // time of the last `created` mark (-1: none)
   CrawlCounters crawl;                // the whole crawl's, as meta "crawl_counters" has them
   int64_t last_progress_ms = -1;      // time of the last `progress` sample (-1: none)
+  // Pages [0, host_pages_counted) are counted in their hosts' `counters` (meta
+  // "host_pages_counted"); the newer ones wait in PageDb::Impl::pending_host_pages.
+  uint64_t host_pages_counted = 0;
+  int64_t last_host_flush_ms = 0;
+};
+
+// Hashes a std::string or a std::string_view alike (look-ups by view, no copy).
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
 };
 
 struct PageDb::Impl {
@@ -139,6 +150,10 @@ struct PageDb::Impl {
   // crawl_counters.h); has_counters is false for an older DB opened read-only.
   MDB_dbi counters = 0, fetches = 0, progress = 0;
   bool has_counters = false;
+  // Pages created and not yet counted in their hosts' `counters` entries, by host key:
+  // written at most once a second (a transaction creates pages on thousands of hosts), and
+  // at close; a writer's open counts those a crash left out (crawl_counters.h).
+  std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> pending_host_pages;
   uint32_t format_version = kPageDbFormatVersion;
 
   // Every live transaction of this process holds this shared; resizing the map (which

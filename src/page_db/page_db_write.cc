@@ -398,16 +398,7 @@ Status WriteTxn::Commit() {
   CRAWLRANK_RETURN_IF_ERROR(pages_.Write(*this));
   CRAWLRANK_RETURN_IF_ERROR(FileFingerprints());
   if (db_.write_hook != nullptr) CRAWLRANK_RETURN_IF_ERROR(db_.write_hook->BeforeCommit(*this));
-  {
-    // The pages this transaction created, by host (a page's links mostly share one).
-    std::string host;
-    std::string_view last_url;
-    for (const PageRecord& record : pages_.created()) {
-      if (last_url.empty() || !SameHostPrefix(last_url, record.url)) host = CounterHostOf(record.url);
-      last_url = record.url;
-      counter_deltas_.Add(host, counter_field::kPages, 1);
-    }
-  }
+  CountCreatedPages();
   CRAWLRANK_RETURN_IF_ERROR(WriteCounters());
   if (const int64_t now = UnixNowMs();
       writer.counters.pages > pages_.first_new_id() && CreationMarkDue(writer, now)) {
@@ -452,6 +443,7 @@ void WriteTxn::Rollback() {
     db_.link_scores[it->first] = it->second;
   }
   db_.writer = saved_;
+  UncountCreatedPages();
   if (db_.write_hook != nullptr) db_.write_hook->RolledBack();
 }
 

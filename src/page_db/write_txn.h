@@ -214,6 +214,9 @@ class WriteTxn {
   }
   // The time of the last progress sample committed (-1: none).
   int64_t last_progress_ms() const { return db_.writer.last_progress_ms; }
+  // Writes every page created so far to its host's counters in this transaction (a
+  // writer's close), not a second later.
+  void ForceHostFlush() { force_host_flush_ = true; }
 
   // Writes the touched records, new ids and counters, runs the hook, and commits.
   Status Commit();
@@ -239,6 +242,11 @@ class WriteTxn {
   Status PutFetchInfo(uint32_t id, const FetchInfo& info);
   // Writes counter_deltas_ and progress_ (crawl_counters.cc).
   Status WriteCounters();
+  // Adds the pages this transaction created to db_.pending_host_pages, and moves them all
+  // to counter_deltas_ when a flush is due (kHostPagesFlushMs, or force_host_flush_);
+  // Uncount undoes both for a rollback.
+  void CountCreatedPages();
+  void UncountCreatedPages();
 
   PageDbImpl& db_;
   lmdb::Txn txn_;
@@ -254,6 +262,10 @@ class WriteTxn {
   std::vector<uint32_t> relinked_;
   CounterDeltas counter_deltas_;
   std::optional<ProgressSample> progress_;
+  bool counted_created_ = false;
+  std::vector<std::pair<std::string, int64_t>> flushed_;  // pending pages this txn writes
+  bool host_flush_ = false;
+  bool force_host_flush_ = false;
   bool map_full_ = false;
 };
 

@@ -1,0 +1,172 @@
+// The dashboard's script and style sheet, served as /static/dashboard.js and
+// /static/dashboard.css. The script writes data into the page with textContent only
+// (never as markup), and draws the charts with Chart.js on linear axes (no date adapter
+// is packaged: times are minutes since the first sample).
+#include "dashboard/dashboard_pages.h"
+
+namespace crawlrank::dashboard {
+namespace {
+
+constexpr std::string_view kScript = R"JS('use strict';
+(function () {
+  // Tables sort on a click of their header: numbers by value, the rest as text.
+  function sortable(table) {
+    const heads = table.querySelectorAll('thead th');
+    heads.forEach(function (th, column) {
+      th.addEventListener('click', function () {
+        const body = table.tBodies[0];
+        const descending = th.dataset.order !== 'desc';
+        heads.forEach(function (h) { delete h.dataset.order; });
+        th.dataset.order = descending ? 'desc' : 'asc';
+        const rows = Array.from(body.rows);
+        rows.sort(function (a, b) {
+          const x = a.cells[column].dataset.v, y = b.cells[column].dataset.v;
+          const nx = Number(x), ny = Number(y);
+          const c = (x !== '' && y !== '' && !isNaN(nx) && !isNaN(ny)) ? nx - ny
+                                                                       : String(x).localeCompare(String(y));
+          return descending ? -c : c;
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  }
+  document.querySelectorAll('table.sortable').forEach(sortable);
+
+  function bytes(n) {
+    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+    let u = 0;
+    while (n >= 1024 && u + 1 < units.length) { n /= 1024; u++; }
+    return (u === 0 ? n.toFixed(0) : n.toFixed(1)) + ' ' + units[u];
+  }
+  function set(id, text) {
+    const e = document.getElementById(id);
+    if (e) e.textContent = text;
+  }
+
+  const charts = {};
+  function lineChart(box, key, label, points) {
+    if (!charts[key]) {
+      const figure = document.createElement('figure');
+      const canvas = document.createElement('canvas');
+      const caption = document.createElement('figcaption');
+      caption.textContent = label;
+      figure.appendChild(canvas);
+      figure.appendChild(caption);
+      box.appendChild(figure);
+      charts[key] = new Chart(canvas, {
+        type: 'line',
+        data: { datasets: [{ label: label, data: points, pointRadius: 0, borderWidth: 1.5,
+                             borderColor: '#2b6cb0' }] },
+        options: { animation: false, parsing: false, maintainAspectRatio: false,
+                   plugins: { legend: { display: false } },
+                   scales: { x: { type: 'linear', title: { display: true, text: 'minutes' } },
+                             y: { beginAtZero: true } } }
+      });
+    } else {
+      charts[key].data.datasets[0].data = points;
+      charts[key].update();
+    }
+  }
+
+  // The progress charts: rates between consecutive samples, and the queue.
+  function drawProgress(samples) {
+    const box = document.getElementById('charts');
+    if (!box || typeof Chart === 'undefined' || samples.length === 0) return;
+    const t0 = samples[0].time_ms;
+    const at = function (s) { return (s.time_ms - t0) / 60000; };
+    const rate = function (field) {
+      const out = [];
+      for (let i = 1; i < samples.length; i++) {
+        const dt = (samples[i].time_ms - samples[i - 1].time_ms) / 1000;
+        if (dt > 0) out.push({ x: at(samples[i]), y: (samples[i][field] - samples[i - 1][field]) / dt });
+      }
+      return out;
+    };
+    const level = function (field) {
+      return samples.map(function (s) { return { x: at(s), y: s[field] }; });
+    };
+    lineChart(box, 'pages', 'pages fetched per second', rate('fetches'));
+    lineChart(box, 'queue', 'pages queued', level('queued'));
+    lineChart(box, 'flight', 'pages in flight', level('in_flight'));
+    lineChart(box, 'errors', 'failures per second', rate('failures'));
+    lineChart(box, 'bytes', 'bytes received per second', rate('wire_bytes'));
+  }
+
+  function refresh() {
+    fetch('api/summary').then(function (r) { return r.json(); }).then(function (s) {
+      const c = s.counters;
+      set('f-pages', s.pages);
+      set('f-crawled', s.crawled_pages);
+      set('f-failed', c.failed_pages);
+      set('f-links', s.links);
+      set('f-fetches', c.fetches);
+      set('f-failures', c.failures);
+      set('f-bytes', bytes(c.wire_bytes));
+      if (s.last_sample) {
+        set('f-queued', s.last_sample.queued);
+        set('f-inflight', s.last_sample.in_flight);
+      }
+    }).catch(function () {});
+    fetch('api/progress').then(function (r) { return r.json(); })
+      .then(function (p) { drawProgress(p.samples); }).catch(function () {});
+  }
+  if (document.getElementById('f-pages')) {
+    refresh();
+    setInterval(refresh, 5000);
+  }
+
+  // The rank distribution, log-log.
+  const histogram = document.getElementById('histogram');
+  if (histogram && typeof Chart !== 'undefined') {
+    fetch('api/top?n=1&by=' + encodeURIComponent(histogram.dataset.algorithm))
+      .then(function (r) { return r.json(); }).then(function (t) {
+        const figure = document.createElement('figure');
+        const canvas = document.createElement('canvas');
+        figure.appendChild(canvas);
+        histogram.appendChild(figure);
+        new Chart(canvas, {
+          type: 'scatter',
+          data: { datasets: [{ data: t.histogram.bins.map(function (b) { return { x: b.score, y: b.pages }; }),
+                               pointRadius: 2, borderColor: '#2b6cb0' }] },
+          options: { animation: false, parsing: false, maintainAspectRatio: false,
+                     plugins: { legend: { display: false } },
+                     scales: { x: { type: 'logarithmic', title: { display: true, text: 'score' } },
+                               y: { type: 'logarithmic', title: { display: true, text: 'pages' } } } }
+        });
+      }).catch(function () {});
+  }
+})();
+)JS";
+
+constexpr std::string_view kStyle = R"CSS(*{box-sizing:border-box}
+body{margin:0;font:14px/1.4 system-ui,sans-serif;color:#1a202c;background:#f7fafc}
+header{display:flex;gap:1.5em;align-items:center;padding:.6em 1em;background:#1a365d;color:#fff}
+header nav a{color:#cbd5e0;margin-right:1em;text-decoration:none}
+header nav a.active{color:#fff;font-weight:bold}
+main{padding:1em;max-width:100%}
+h1{font-size:1.4em;margin:.2em 0 .6em}
+h2{font-size:1.1em;margin:1.2em 0 .4em}
+.figures{display:flex;flex-wrap:wrap;gap:.6em}
+.figure{background:#fff;border:1px solid #e2e8f0;border-radius:4px;padding:.4em .8em;min-width:8em}
+.figure span{display:block;color:#4a5568;font-size:.85em}
+.figure b{font-size:1.3em}
+.note,.path{color:#4a5568}
+.error{color:#c53030}
+table{border-collapse:collapse;background:#fff;max-width:100%;table-layout:auto}
+th,td{border:1px solid #e2e8f0;padding:.25em .5em;text-align:left;vertical-align:top}
+td{overflow-wrap:anywhere;word-break:break-word}
+thead th{background:#edf2f7;cursor:pointer;white-space:nowrap}
+thead th[data-order=desc]::after{content:" \25BC"}
+thead th[data-order=asc]::after{content:" \25B2"}
+.charts{display:flex;flex-wrap:wrap;gap:1em}
+.charts figure{margin:0;width:min(420px,100%);height:220px;background:#fff;border:1px solid #e2e8f0;padding:.4em .4em 1.6em}
+figcaption{text-align:center;color:#4a5568;font-size:.85em}
+.url{overflow-wrap:anywhere}
+)CSS";
+
+}  // namespace
+
+std::string_view DashboardScript() { return kScript; }
+std::string_view DashboardStyle() { return kStyle; }
+
+}  // namespace crawlrank::dashboard

@@ -1,0 +1,321 @@
+#include "dashboard/dashboard_data.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <unordered_map>
+
+#include "crawlrank/clock.h"
+#include "crawlrank/rank_store.h"
+#include "crawlrank/scheduler.h"
+#include "crawlrank/url.h"
+#include "dashboard/html.h"
+#include "page_db/schedule_table.h"
+
+namespace crawlrank::dashboard {
+namespace {
+
+Json CountersJson(const CrawlCounters& c) {
+  Json fetches = Json::object(), failures = Json::object();
+  for (size_t i = 0; i < kStatusClasses; ++i) {
+    fetches[std::string(StatusClassName(static_cast<StatusClass>(i)))] = c.fetches[i];
+  }
+  ForEachFailureKind([&](FailureKind kind) {
+    if (c.failures_of(kind) != 0) failures[std::string(FailureKindName(kind))] = c.failures_of(kind);
+  });
+  return Json{{"pages", c.pages},
+              {"crawled_pages", c.crawled_pages},
+              {"failed_pages", c.failed_pages},
+              {"to_do", c.pages - std::min(c.pages, c.crawled_pages + c.failed_pages)},
+              {"fetches", c.fetches_total()},
+              {"fetches_by_class", fetches},
+              {"failures", c.failures_total()},
+              {"failures_by_kind", failures},
+              {"wire_bytes", c.wire_bytes},
+              {"decoded_bytes", c.decoded_bytes},
+              {"fetch_ms", c.fetch_ms}};
+}
+
+Json SampleJson(const ProgressSample& s) {
+  return Json{{"time_ms", s.time_ms},          {"crawled_pages", s.crawled_pages},
+              {"fetches", s.fetches},          {"failures", s.failures},
+              {"wire_bytes", s.wire_bytes},    {"queued", s.queued},
+              {"in_flight", s.in_flight}};
+}
+
+// The latest samples, at most `max`: the last ones of those from `since_ms` on.
+Result<std::vector<ProgressSample>> LatestSamples(const Snapshot& snapshot, int64_t since_ms,
+                                                  size_t max) {
+  CRAWLRANK_ASSIGN_OR_RETURN(std::vector<ProgressSample> samples, snapshot.Progress(since_ms));
+  if (samples.size() > max) samples.erase(samples.begin(), samples.end() - static_cast<ptrdiff_t>(max));
+  return samples;
+}
+
+// Sorts `rows` by `key` (numbers numerically, then text), ties by host.
+void SortRows(std::vector<Json>& rows, const std::string& key, bool descending) {
+  std::stable_sort(rows.begin(), rows.end(), [&](const Json& a, const Json& b) {
+    const Json& x = a[key];
+    const Json& y = b[key];
+    if (x == y) return a["host"].get<std::string>() < b["host"].get<std::string>();
+    const bool less = x.is_number() && y.is_number() ? x.get<double>() < y.get<double>()
+                                                     : x.dump() < y.dump();
+    return descending ? !less : less;
+  });
+}
+
+constexpr std::string_view kHostColumns[] = {
+    "host", "pages", "crawled_pages", "failed_pages", "to_do", "in_flight", "fetches",
+    "failures", "wire_bytes", "decoded_bytes", "fetch_ms", "delay_ms", "hold_until_ms"};
+
+}  // namespace
+
+Result<Json> DashboardData::Summary() const {
+  CRAWLRANK_ASSIGN_OR_RETURN(PageDbInfo info, db_.Info());
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_.NewSnapshot());
+  CRAWLRANK_ASSIGN_OR_RETURN(const CrawlCounters totals, snapshot.CrawlTotals());
+  CRAWLRANK_ASSIGN_OR_RETURN(const std::vector<ProgressSample> last,
+                             LatestSamples(snapshot, 0, 2));
+  Json summary{{"path", ValidUtf8(info.path)},
+               {"format_version", info.format_version},
+               {"now_ms", UnixNowMs()},
+               {"pages", snapshot.counters().pages},
+               {"crawled_pages", snapshot.counters().crawled_pages},
+               {"links", snapshot.counters().edges},
+               {"file_bytes", info.file_bytes},
+               {"counters", CountersJson(totals)}};
+  if (last.empty()) {
+    summary["last_sample"] = nullptr;
+  } else {
+    summary["last_sample"] = SampleJson(last.back());
+  }
+  if (last.size() == 2 && last[1].time_ms > last[0].time_ms) {
+    const double s = static_cast<double>(last[1].time_ms - last[0].time_ms) / 1000;
+    summary["rates"] = {
+        {"fetches_per_s", static_cast<double>(last[1].fetches - last[0].fetches) / s},
+        {"failures_per_s", static_cast<double>(last[1].failures - last[0].failures) / s},
+        {"wire_bytes_per_s", static_cast<double>(last[1].wire_bytes - last[0].wire_bytes) / s}};
+  } else {
+    summary["rates"] = nullptr;
+  }
+  return summary;
+}
+
+Result<Json> DashboardData::Progress(int64_t since_ms) const {
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_.NewSnapshot());
+  CRAWLRANK_ASSIGN_OR_RETURN(const std::vector<ProgressSample> samples,
+                             LatestSamples(snapshot, since_ms, 10'000));
+  Json out = Json::array();
+  for (const ProgressSample& s : samples) out.push_back(SampleJson(s));
+  return Json{{"samples", std::move(out)}};
+}
+
+Result<Json> DashboardData::Hosts(const HostsQuery& query) const {
+  if (std::find(std::begin(kHostColumns), std::end(kHostColumns), query.sort) ==
+      std::end(kHostColumns)) {
+    std::string names;
+    for (std::string_view c : kHostColumns) names += (names.empty() ? "" : ", ") + std::string(c);
+    return InvalidArgumentError("hosts: no column \"" + ValidUtf8(query.sort) + "\" to sort by (" +
+                                names + ")");
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_.NewSnapshot());
+  // Politeness state and pages in flight, by host key (the scheduler's tables).
+  const ScheduleTables tables(db_);
+  std::unordered_map<std::string, HostEntry> entries;
+  std::unordered_map<std::string, uint64_t> in_flight;
+  if (tables.Present()) {
+    CRAWLRANK_RETURN_IF_ERROR(tables.ForEachHost(snapshot, [&](std::string_view key, HostEntry& e) {
+      entries.emplace(std::string(key), std::move(e));
+      return Status::Ok();
+    }));
+    CRAWLRANK_RETURN_IF_ERROR(tables.ForEachEntry(snapshot, [&](uint32_t id, ScheduleEntry& e) {
+      if (e.state != EntryState::kLeased) return Status::Ok();
+      CRAWLRANK_ASSIGN_OR_RETURN(PageRecord page, snapshot.FindId(id));
+      Result<std::string> host = HostKey(page.url);
+      if (host.ok()) ++in_flight[*host];
+      return Status::Ok();
+    }));
+  }
+  std::vector<Json> rows;
+  CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachHostTotals([&](std::string_view host,
+                                                           const CrawlCounters& c) {
+    Json row = CountersJson(c);
+    row["host"] = ValidUtf8(host);
+    const auto flying = in_flight.find(std::string(host));
+    row["in_flight"] = flying == in_flight.end() ? 0 : flying->second;
+    const auto entry = entries.find(std::string(host));
+    const HostEntry e = entry == entries.end() ? HostEntry() : entry->second;
+    row["delay_ms"] = e.crawl_delay_ms;
+    row["hold_until_ms"] = e.hold_until_ms;
+    row["robots_bytes"] = e.robots.size();
+    row["group"] = ValidUtf8(e.group);
+    row["page_limit"] = e.page_limit;
+    rows.push_back(std::move(row));
+    return Status::Ok();
+  }));
+  SortRows(rows, query.sort, query.descending);
+  Json out{{"hosts", rows.size()}, {"sort", query.sort}, {"descending", query.descending}};
+  Json shown = Json::array();
+  const size_t limit = std::min(query.limit, kMaxRows);
+  for (size_t i = query.offset; i < rows.size() && shown.size() < limit; ++i) {
+    shown.push_back(std::move(rows[i]));
+  }
+  out["rows"] = std::move(shown);
+  return out;
+}
+
+Result<Json> DashboardData::Failures(const std::string& kind, const std::string& host,
+                                     size_t limit) const {
+  FailureFilter filter;
+  if (!kind.empty()) {
+    const std::optional<FailureKind> parsed = ParseFailureKind(kind);
+    if (!parsed) return InvalidArgumentError("failures: no failure kind \"" + ValidUtf8(kind) + "\"");
+    filter.kind = parsed;
+  }
+  filter.host = host;
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_.NewSnapshot());
+  CRAWLRANK_ASSIGN_OR_RETURN(std::vector<FailedPage> failed,
+                             Scheduler::FailedPages(db_, snapshot, filter));
+  std::stable_sort(failed.begin(), failed.end(), [](const FailedPage& a, const FailedPage& b) {
+    return a.failed_ms > b.failed_ms;
+  });
+  Json rows = Json::array();
+  for (const FailedPage& f : failed) {
+    if (rows.size() >= std::min(limit, kMaxRows)) break;
+    rows.push_back({{"id", f.id},
+                    {"url", ValidUtf8(f.url)},
+                    {"kind", FailureKindName(f.kind)},
+                    {"detail", ValidUtf8(f.detail)},
+                    {"http_status", f.http_status},
+                    {"attempts", f.attempts},
+                    {"failed_ms", f.failed_ms}});
+  }
+  return Json{{"failed", failed.size()}, {"rows", std::move(rows)}};
+}
+
+Result<std::shared_ptr<const DashboardData::RankView>> DashboardData::LoadRankView(
+    RankAlgorithm algorithm) const {
+  const std::string path = RankFilePath(db_.path(), algorithm);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    return NotFoundError("no " + std::string(RankAlgorithmName(algorithm)) +
+                         " rank stored (crawlrank rank " + db_.path() + " --algo " +
+                         std::string(RankAlgorithmName(algorithm)) + ")");
+  }
+  const int64_t mtime = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+  {
+    std::lock_guard lock(ranks_mu_);
+    const auto it = ranks_.find(algorithm);
+    if (it != ranks_.end() && it->second->file_mtime_ns == mtime &&
+        it->second->file_size == static_cast<uint64_t>(st.st_size)) {
+      return it->second;
+    }
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(StoredRank stored, LoadRank(db_.path(), algorithm));
+  auto view = std::make_shared<RankView>();
+  view->file_mtime_ns = mtime;
+  view->file_size = static_cast<uint64_t>(st.st_size);
+  const std::vector<double>& scores = stored.rank.scores;
+  view->meta = {{"algorithm", RankAlgorithmName(algorithm)},
+                {"created_ms", stored.created_ms},
+                {"pages", scores.size()},
+                {"cross_host_only", stored.cross_host_only}};
+  if (stored.graph) {
+    view->meta["graph"] = {{"pages", stored.graph->pages},
+                           {"links", stored.graph->edges},
+                           {"crawled_pages", stored.graph->crawled_pages}};
+  }
+  std::vector<uint32_t> order(scores.size());
+  std::iota(order.begin(), order.end(), 0u);
+  const size_t n = std::min(order.size(), kMaxRows);
+  std::partial_sort(order.begin(), order.begin() + static_cast<ptrdiff_t>(n), order.end(),
+                    [&](uint32_t a, uint32_t b) {
+                      return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
+                    });
+  for (size_t i = 0; i < n; ++i) view->best.emplace_back(order[i], scores[order[i]]);
+  // The distribution: pages per tenth of a decade of score, zero scores apart.
+  std::map<int, uint64_t> bins;
+  uint64_t zeros = 0;
+  for (double s : scores) {
+    if (!(s > 0) || !std::isfinite(s)) {
+      ++zeros;
+      continue;
+    }
+    ++bins[static_cast<int>(std::floor(std::log10(s) * 10))];
+  }
+  Json histogram = Json::array();
+  for (const auto& [bin, count] : bins) {
+    histogram.push_back({{"score", std::pow(10.0, (bin + 0.5) / 10)}, {"pages", count}});
+  }
+  view->histogram = {{"bins", std::move(histogram)}, {"zero", zeros}};
+  std::lock_guard lock(ranks_mu_);
+  ranks_[algorithm] = view;
+  return std::shared_ptr<const RankView>(view);
+}
+
+Result<Json> DashboardData::Top(RankAlgorithm algorithm, size_t n) const {
+  CRAWLRANK_ASSIGN_OR_RETURN(std::shared_ptr<const RankView> view, LoadRankView(algorithm));
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_.NewSnapshot());
+  Json out = view->meta;
+  out["age_ms"] = UnixNowMs() - view->meta["created_ms"].get<int64_t>();
+  out["pages_now"] = snapshot.counters().pages;
+  out["links_now"] = snapshot.counters().edges;
+  Json rows = Json::array();
+  for (const auto& [id, score] : view->best) {
+    if (rows.size() >= std::min(n, kMaxRows)) break;
+    Result<PageRecord> page = snapshot.FindId(id);
+    if (!page.ok()) continue;  // a rank of a bigger DB (restored from elsewhere)
+    rows.push_back({{"id", id},
+                    {"url", ValidUtf8(page->url)},
+                    {"score", score},
+                    {"crawled", page->crawled()},
+                    {"http_status", page->http_status}});
+  }
+  out["rows"] = std::move(rows);
+  out["histogram"] = view->histogram;
+  return out;
+}
+
+Result<Json> DashboardData::Page(std::optional<uint32_t> id, const std::string& url) const {
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_.NewSnapshot());
+  Result<PageRecord> found = id ? snapshot.FindId(*id) : snapshot.FindUrl(url);
+  if (!found.ok()) return found.status();
+  const PageRecord& page = *found;
+  Json out{{"id", page.id},
+           {"url", ValidUtf8(page.url)},
+           {"depth", page.depth},
+           {"first_crawl_ms", page.first_crawl_ms},
+           {"last_crawl_ms", page.last_crawl_ms},
+           {"crawls", page.n_crawls},
+           {"changes", page.n_changes},
+           {"http_status", page.http_status},
+           {"errors", page.n_errors},
+           {"link_score", page.link_score},
+           {"content_score", page.content_score}};
+  Result<FetchInfo> fetch = snapshot.FetchOf(page.id);
+  if (fetch.ok()) {
+    out["fetch"] = {{"content_type", ValidUtf8(fetch->content_type)},
+                    {"wire_bytes", fetch->wire_bytes},
+                    {"decoded_bytes", fetch->decoded_bytes},
+                    {"fetch_ms", fetch->fetch_ms},
+                    {"title", ValidUtf8(fetch->title)}};
+  } else if (fetch.status().code() == StatusCode::kNotFound) {
+    out["fetch"] = nullptr;
+  } else {
+    return fetch.status();
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(std::vector<uint32_t> links, snapshot.Links(page.id));
+  Json out_links = Json::array();
+  for (uint32_t target : links) {
+    if (out_links.size() >= kMaxRows) break;
+    CRAWLRANK_ASSIGN_OR_RETURN(PageRecord to, snapshot.FindId(target));
+    out_links.push_back({{"id", target}, {"url", ValidUtf8(to.url)}, {"crawled", to.crawled()}});
+  }
+  out["out_links"] = links.size();
+  out["links"] = std::move(out_links);
+  return out;
+}
+
+}  // namespace crawlrank::dashboard

@@ -1,0 +1,80 @@
+// What `crawlrank dashboard` shows, as JSON (its /api/ endpoints, and what its pages
+// render) and as Prometheus text (/metrics). Every call opens its own snapshot of a
+// PageDB (opened read-only, beside a running crawl) and reads in time proportional to
+// what it returns: the crawl's counters, one entry per host, the failed pages, the
+// progress samples; never a pass over the pages. A stored rank is read once per file
+// version (its top pages and its distribution are kept until the file changes).
+// Thread-safe: the server calls it from several threads.
+#ifndef CRAWLRANK_SRC_DASHBOARD_DASHBOARD_DATA_H_
+#define CRAWLRANK_SRC_DASHBOARD_DASHBOARD_DATA_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "crawlrank/page_db.h"
+#include "crawlrank/rank.h"
+#include "crawlrank/status.h"
+
+namespace crawlrank::dashboard {
+
+using Json = nlohmann::ordered_json;
+
+// The most rows a list returns (hosts, failures, top pages, links).
+inline constexpr size_t kMaxRows = 1000;
+
+struct HostsQuery {
+  std::string sort = "pages";  // a column of the hosts view (Json keys of a row)
+  bool descending = true;
+  size_t offset = 0;
+  size_t limit = 100;
+};
+
+class DashboardData {
+ public:
+  explicit DashboardData(const PageDb& db) : db_(db) {}
+
+  // The crawl at a glance: the PageDB's header and counters, the crawl's counters, the
+  // last progress sample and the rates since the one before.
+  Result<Json> Summary() const;
+  // {"samples": [...]} from since_ms on, at most 10,000 (the latest).
+  Result<Json> Progress(int64_t since_ms) const;
+  // {"hosts": total, "rows": [...]}: each host's counters and politeness state, sorted;
+  // InvalidArgument naming the column for an unknown sort.
+  Result<Json> Hosts(const HostsQuery& query) const;
+  // {"failed": total, "rows": [...]}: pages failed for good, newest first, of `kind` and
+  // `host` when given (names as crawlrank failed takes them).
+  Result<Json> Failures(const std::string& kind, const std::string& host, size_t limit) const;
+  // The best `n` pages by the stored rank of `algorithm`, with the rank's age and the
+  // graph it was computed on, and its distribution (log-log histogram). NotFound when no
+  // rank of it is stored.
+  Result<Json> Top(RankAlgorithm algorithm, size_t n) const;
+  // One page (by id, or by URL when `url` is not empty): its record, last fetch, and out-
+  // links (at most kMaxRows). NotFound when the DB has no such page.
+  Result<Json> Page(std::optional<uint32_t> id, const std::string& url) const;
+  // Prometheus text format 0.0.4: the crawl's counters and gauges.
+  Result<std::string> Metrics() const;
+
+ private:
+  // A stored rank as the dashboard keeps it: the best kMaxRows pages and the histogram.
+  struct RankView {
+    int64_t file_mtime_ns = 0;
+    uint64_t file_size = 0;
+    Json meta;                                 // created, graph
+    std::vector<std::pair<uint32_t, double>> best;  // (page id, score), best first
+    Json histogram;
+  };
+  Result<std::shared_ptr<const RankView>> LoadRankView(RankAlgorithm algorithm) const;
+
+  const PageDb& db_;
+  mutable std::mutex ranks_mu_;
+  mutable std::map<RankAlgorithm, std::shared_ptr<const RankView>> ranks_;
+};
+
+}  // namespace crawlrank::dashboard
+
+#endif  // CRAWLRANK_SRC_DASHBOARD_DASHBOARD_DATA_H_

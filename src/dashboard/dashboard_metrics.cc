@@ -1,0 +1,100 @@
+// DashboardData::Metrics: the crawl in Prometheus' text exposition format (version
+// 0.0.4), with the conventional names and units: counters end in _total, sizes are bytes,
+// times are seconds. Labels take a fixed set of values (status classes, failure kinds,
+// rank algorithms): nothing per host or per URL, so the series stay few.
+#include <cstdio>
+
+#include "crawlrank/clock.h"
+#include "crawlrank/rank_store.h"
+#include "dashboard/dashboard_data.h"
+
+namespace crawlrank::dashboard {
+namespace {
+
+class Exposition {
+ public:
+  // Starts a metric family.
+  void Family(std::string_view name, std::string_view type, std::string_view help) {
+    out_ += "# HELP " + std::string(name) + ' ' + std::string(help) + '\n';
+    out_ += "# TYPE " + std::string(name) + ' ' + std::string(type) + '\n';
+  }
+  void Sample(std::string_view name, std::string_view labels, double value) {
+    char number[64];
+    std::snprintf(number, sizeof number, "%.17g", value);
+    out_ += std::string(name) + (labels.empty() ? "" : "{" + std::string(labels) + "}") + ' ' +
+            number + '\n';
+  }
+  void One(std::string_view name, std::string_view type, std::string_view help, double value) {
+    Family(name, type, help);
+    Sample(name, "", value);
+  }
+  std::string Take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+}  // namespace
+
+Result<std::string> DashboardData::Metrics() const {
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_.NewSnapshot());
+  CRAWLRANK_ASSIGN_OR_RETURN(const CrawlCounters c, snapshot.CrawlTotals());
+  CRAWLRANK_ASSIGN_OR_RETURN(const std::vector<ProgressSample> samples, snapshot.Progress());
+  const PageDbCounters& db = snapshot.counters();
+  Exposition e;
+  e.One("crawlrank_pages", "gauge", "Pages the PageDB knows, crawled or only linked to.",
+        static_cast<double>(db.pages));
+  e.One("crawlrank_pages_crawled", "gauge", "Pages crawled at least once.",
+        static_cast<double>(db.crawled_pages));
+  e.One("crawlrank_pages_failed", "gauge", "Pages failed for good.",
+        static_cast<double>(c.failed_pages));
+  e.One("crawlrank_links", "gauge", "Links stored.", static_cast<double>(db.edges));
+  e.Family("crawlrank_pages_fetched_total", "counter",
+           "Fetches recorded (recrawls included), by HTTP status class.");
+  for (size_t i = 0; i < kStatusClasses; ++i) {
+    e.Sample("crawlrank_pages_fetched_total",
+             "status_class=\"" + std::string(StatusClassName(static_cast<StatusClass>(i))) + "\"",
+             static_cast<double>(c.fetches[i]));
+  }
+  e.Family("crawlrank_fetch_failures_total", "counter",
+           "Failures reported (each attempt, retried or final), by kind.");
+  ForEachFailureKind([&](FailureKind kind) {
+    e.Sample("crawlrank_fetch_failures_total",
+             "kind=\"" + std::string(FailureKindName(kind)) + "\"",
+             static_cast<double>(c.failures_of(kind)));
+  });
+  e.One("crawlrank_received_bytes_total", "counter",
+        "Bytes received: headers and bodies as sent (before content decoding).",
+        static_cast<double>(c.wire_bytes));
+  e.One("crawlrank_decoded_bytes_total", "counter", "Body bytes after content decoding.",
+        static_cast<double>(c.decoded_bytes));
+  e.One("crawlrank_fetch_seconds_total", "counter", "Time spent in fetches, summed.",
+        static_cast<double>(c.fetch_ms) / 1000);
+  if (!samples.empty()) {
+    const ProgressSample& last = samples.back();
+    e.One("crawlrank_queue_urls", "gauge", "Pages queued, at the last progress sample.",
+          static_cast<double>(last.queued));
+    e.One("crawlrank_in_flight_urls", "gauge",
+          "Pages handed out and not reported yet, at the last progress sample.",
+          static_cast<double>(last.in_flight));
+    e.One("crawlrank_progress_sample_timestamp_seconds", "gauge",
+          "When the last progress sample was taken (Unix time).",
+          static_cast<double>(last.time_ms) / 1000);
+  }
+  bool family = false;
+  for (const std::string_view name : RankAlgorithmNames()) {
+    const Result<RankAlgorithm> algorithm = ParseRankAlgorithm(name);
+    if (!algorithm.ok()) continue;
+    Result<std::shared_ptr<const RankView>> view = LoadRankView(*algorithm);
+    if (!view.ok()) continue;
+    if (!family) {
+      e.Family("crawlrank_rank_age_seconds", "gauge", "Age of each stored rank.");
+      family = true;
+    }
+    e.Sample("crawlrank_rank_age_seconds", "algorithm=\"" + std::string(name) + "\"",
+             static_cast<double>(UnixNowMs() - (*view)->meta["created_ms"].get<int64_t>()) / 1000);
+  }
+  return e.Take();
+}
+
+}  // namespace crawlrank::dashboard

@@ -1,0 +1,205 @@
+#include "dashboard/dashboard_pages.h"
+
+#include <cstdio>
+
+#include "crawlrank/clock.h"
+#include "dashboard/html.h"
+
+namespace crawlrank::dashboard {
+namespace {
+
+// A JSON value as text: numbers as they are, strings escaped, null as "—".
+std::string Text(const Json& v) {
+  if (v.is_null()) return "\xE2\x80\x94";
+  if (v.is_string()) return Escape(v.get<std::string>());
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  if (v.is_number_float()) {
+    char out[32];
+    std::snprintf(out, sizeof out, "%.6g", v.get<double>());
+    return out;
+  }
+  return Escape(v.dump());
+}
+
+std::string Bytes(const Json& v) {
+  if (!v.is_number()) return Text(v);
+  double n = v.get<double>();
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  size_t u = 0;
+  while (n >= 1024 && u + 1 < std::size(units)) {
+    n /= 1024;
+    ++u;
+  }
+  char out[32];
+  std::snprintf(out, sizeof out, u == 0 ? "%.0f %s" : "%.1f %s", n, units[u]);
+  return out;
+}
+
+std::string Time(const Json& ms) {
+  if (!ms.is_number() || ms.get<int64_t>() <= 0) return "\xE2\x80\x94";
+  return IsoMillis(ms.get<int64_t>());
+}
+
+// A cell whose sort key is `v` (a number sorts as one).
+std::string Cell(const Json& v, const std::string& shown) {
+  return "<td data-v=\"" + (v.is_number() ? Text(v) : Escape(v.is_string() ? v.get<std::string>() : v.dump())) +
+         "\">" + shown + "</td>";
+}
+std::string Cell(const Json& v) { return Cell(v, Text(v)); }
+
+std::string PageLink(const Json& row) {
+  const std::string url = row["url"].get<std::string>();
+  return "<a href=\"page?id=" + Text(row["id"]) + "\">" + Escape(url) + "</a>";
+}
+
+std::string Layout(std::string_view title, std::string_view active, const std::string& body,
+                   bool charts = false) {
+  std::string nav;
+  for (const auto& [href, name] : {std::pair{"./", "Overview"}, std::pair{"hosts", "Hosts"},
+                                   std::pair{"failures", "Failures"}, std::pair{"top", "Top pages"}}) {
+    nav += std::string("<a href=\"") + href + "\"" + (name == active ? " class=\"active\"" : "") +
+           ">" + name + "</a>";
+  }
+  return "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+         "<title>" + Escape(title) + " \xC2\xB7 crawlrank</title>"
+         "<link rel=\"stylesheet\" href=\"static/dashboard.css\">" +
+         (charts ? "<script src=\"static/chart.js\" defer></script>" : "") +
+         "<script src=\"static/dashboard.js\" defer></script></head><body><header><b>crawlrank</b>"
+         "<nav>" + nav + "</nav></header><main><h1>" + Escape(title) + "</h1>" + body +
+         "</main></body></html>";
+}
+
+std::string Figure(std::string_view label, const std::string& value, std::string_view id = "") {
+  return "<div class=\"figure\"><span>" + std::string(label) + "</span><b" +
+         (id.empty() ? "" : " id=\"" + std::string(id) + "\"") + ">" + value + "</b></div>";
+}
+
+}  // namespace
+
+std::string OverviewPage(const Json& s, bool charts) {
+  const Json& c = s["counters"];
+  const Json& last = s["last_sample"];
+  std::string body = "<p class=\"path\">" + Text(s["path"]) + " (format " +
+                     Text(s["format_version"]) + ")</p><div class=\"figures\">";
+  body += Figure("pages", Text(s["pages"]), "f-pages");
+  body += Figure("crawled", Text(s["crawled_pages"]), "f-crawled");
+  body += Figure("failed", Text(c["failed_pages"]), "f-failed");
+  body += Figure("links", Text(s["links"]), "f-links");
+  body += Figure("fetches", Text(c["fetches"]), "f-fetches");
+  body += Figure("failure reports", Text(c["failures"]), "f-failures");
+  body += Figure("received", Bytes(c["wire_bytes"]), "f-bytes");
+  body += Figure("queued", last.is_null() ? Text(last) : Text(last["queued"]), "f-queued");
+  body += Figure("in flight", last.is_null() ? Text(last) : Text(last["in_flight"]), "f-inflight");
+  body += "</div><p class=\"note\">Queue figures as of the last progress sample (" +
+          (last.is_null() ? std::string("none yet") : Time(last["time_ms"])) +
+          "); the page refreshes every 5 s.</p>";
+  body += "<h2>Fetches by status class</h2><table><tr>";
+  for (const auto& [name, n] : c["fetches_by_class"].items()) body += "<th>" + Escape(name) + "</th>";
+  body += "</tr><tr>";
+  for (const auto& [name, n] : c["fetches_by_class"].items()) body += "<td>" + Text(n) + "</td>";
+  body += "</tr></table><h2>Progress</h2>";
+  body += charts ? "<div id=\"charts\" class=\"charts\"></div>"
+                 : "<p class=\"note\">Charts need Chart.js (Debian's libjs-chart.js).</p>";
+  return Layout("Overview", "Overview", body, charts);
+}
+
+std::string HostsPage(const Json& h, const HostsQuery& q) {
+  std::string body = "<p>" + Text(h["hosts"]) + " hosts; sorted by " + Escape(q.sort) +
+                     (q.descending ? ", largest first" : ", smallest first") + ", from " +
+                     std::to_string(q.offset) + ". Click a column to sort the rows shown; " +
+                     "<a href=\"hosts?sort=to_do\">most to do</a>, "
+                     "<a href=\"hosts?sort=failures\">most failures</a>.</p>"
+                     "<table class=\"sortable\"><thead><tr>";
+  for (const char* th : {"host", "pages", "crawled", "to do", "failed", "in flight", "fetches",
+                         "2xx", "4xx", "5xx", "failure reports", "received", "delay ms",
+                         "held until", "robots.txt"}) {
+    body += std::string("<th>") + th + "</th>";
+  }
+  body += "</tr></thead><tbody>";
+  for (const Json& r : h["rows"]) {
+    const Json& by_class = r["fetches_by_class"];
+    body += "<tr>" + Cell(r["host"], "<a href=\"failures?host=" + Escape(r["host"].get<std::string>()) +
+                                          "\">" + Text(r["host"]) + "</a>") +
+            Cell(r["pages"]) + Cell(r["crawled_pages"]) + Cell(r["to_do"]) +
+            Cell(r["failed_pages"]) + Cell(r["in_flight"]) + Cell(r["fetches"]) +
+            Cell(by_class["2xx"]) + Cell(by_class["4xx"]) + Cell(by_class["5xx"]) +
+            Cell(r["failures"]) + Cell(r["wire_bytes"], Bytes(r["wire_bytes"])) +
+            Cell(r["delay_ms"]) + Cell(r["hold_until_ms"], Time(r["hold_until_ms"])) +
+            Cell(r["robots_bytes"], r["robots_bytes"].get<uint64_t>() > 0 ? "kept" : "none") +
+            "</tr>";
+  }
+  body += "</tbody></table>";
+  return Layout("Hosts", "Hosts", body);
+}
+
+std::string FailuresPage(const Json& f, std::string_view kind, std::string_view host) {
+  std::string body = "<p>" + Text(f["failed"]) + " pages failed for good" +
+                     (kind.empty() ? "" : ", kind " + Escape(kind)) +
+                     (host.empty() ? "" : ", host " + Escape(host)) +
+                     "; newest first. <code>crawlrank requeue</code> puts them back.</p>"
+                     "<table class=\"sortable\"><thead><tr><th>url</th><th>kind</th>"
+                     "<th>detail</th><th>status</th><th>attempts</th><th>when</th></tr></thead><tbody>";
+  for (const Json& r : f["rows"]) {
+    body += "<tr>" + Cell(r["url"], PageLink(r)) +
+            Cell(r["kind"], "<a href=\"failures?kind=" + Text(r["kind"]) + "\">" + Text(r["kind"]) +
+                                "</a>") +
+            Cell(r["detail"]) + Cell(r["http_status"]) + Cell(r["attempts"]) +
+            Cell(r["failed_ms"], Time(r["failed_ms"])) + "</tr>";
+  }
+  body += "</tbody></table>";
+  return Layout("Failures", "Failures", body);
+}
+
+std::string TopPage(const Json& t, bool charts) {
+  std::string body = "<p>By " + Text(t["algorithm"]) + ", computed " + Time(t["created_ms"]) +
+                     " (" + std::to_string(t["age_ms"].get<int64_t>() / 1000) + " s ago) over " +
+                     Text(t["pages"]) + " pages; the PageDB has " + Text(t["pages_now"]) +
+                     " now.</p><table class=\"sortable\"><thead><tr><th>#</th><th>url</th>"
+                     "<th>score</th><th>crawled</th><th>status</th></tr></thead><tbody>";
+  int rank = 0;
+  for (const Json& r : t["rows"]) {
+    body += "<tr>" + Cell(Json(++rank)) + Cell(r["url"], PageLink(r)) + Cell(r["score"]) +
+            Cell(r["crawled"]) + Cell(r["http_status"]) + "</tr>";
+  }
+  body += "</tbody></table><h2>Distribution</h2>";
+  body += charts ? "<div id=\"histogram\" class=\"charts\" data-algorithm=\"" + Text(t["algorithm"]) +
+                       "\"></div>"
+                 : "<p class=\"note\">Charts need Chart.js (Debian's libjs-chart.js).</p>";
+  return Layout("Top pages", "Top pages", body, charts);
+}
+
+std::string PagePage(const Json& p) {
+  std::string body;
+  const std::string url = p["url"].get<std::string>();
+  const std::string href = SafeHref(url);
+  body += "<p class=\"url\">" + (href.empty() ? Escape(url)
+                                              : "<a rel=\"noreferrer nofollow\" href=\"" + href +
+                                                    "\">" + Escape(url) + "</a>") + "</p>";
+  body += "<table>";
+  for (const char* key : {"id", "depth", "crawls", "changes", "http_status", "errors",
+                          "link_score", "content_score"}) {
+    body += std::string("<tr><th>") + key + "</th><td>" + Text(p[key]) + "</td></tr>";
+  }
+  body += "<tr><th>first crawl</th><td>" + Time(p["first_crawl_ms"]) + "</td></tr>";
+  body += "<tr><th>last crawl</th><td>" + Time(p["last_crawl_ms"]) + "</td></tr>";
+  if (!p["fetch"].is_null()) {
+    const Json& f = p["fetch"];
+    body += "<tr><th>title</th><td>" + Text(f["title"]) + "</td></tr>";
+    body += "<tr><th>content type</th><td>" + Text(f["content_type"]) + "</td></tr>";
+    body += "<tr><th>received</th><td>" + Bytes(f["wire_bytes"]) + " (" +
+            Bytes(f["decoded_bytes"]) + " decoded) in " + Text(f["fetch_ms"]) + " ms</td></tr>";
+  }
+  body += "</table><h2>Out-links (" + Text(p["out_links"]) + ")</h2><ul>";
+  for (const Json& l : p["links"]) {
+    body += "<li>" + PageLink(l) + (l["crawled"].get<bool>() ? "" : " <i>not crawled</i>") + "</li>";
+  }
+  body += "</ul>";
+  return Layout("Page " + std::to_string(p["id"].get<uint32_t>()), "", body);
+}
+
+std::string ErrorPage(std::string_view title, std::string_view message) {
+  return Layout(title, "", "<p class=\"error\">" + Escape(message) + "</p>");
+}
+
+}  // namespace crawlrank::dashboard

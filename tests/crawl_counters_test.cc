@@ -107,6 +107,21 @@ TEST(CrawlCountersTest, FetchInfoKeepsItsFieldsWithinTheCaps) {
   EXPECT_FALSE(DecodeFetchInfo(value.substr(0, 10), &back));
 }
 
+// The writer's one-pass host key is HostKey's (kHost), which every other part uses.
+TEST(CrawlCountersTest, CounterHostViewIsHostKey) {
+  for (const char* url :
+       {"http://a.example/", "https://A.example:8443/x?y#z", "http://user:pw@b.example:81/",
+        "http://u@p@c.example/", "http://[::1]:8080/p", "http://[2001:db8::1]/", "http://d.example",
+        "http://e.example?q", "http://f.example#f", "http://127.0.0.1:5/", "ftp://g.example/"}) {
+    Result<std::string> key = HostKey(url, HostKeyMode::kHost);
+    ASSERT_OK(key.status());
+    EXPECT_EQ(CounterHostView(url), *key) << url;
+  }
+  EXPECT_EQ(CounterHostView("not a url"), kNoHostKey);
+  EXPECT_EQ(CounterHostView("http:///path"), kNoHostKey);
+  EXPECT_EQ(CounterHostView("http://:80/"), kNoHostKey);
+}
+
 TEST(CrawlCountersTest, SameHostPrefixComparesSchemeAndAuthority) {
   EXPECT_TRUE(SameHostPrefix("http://a.example/x", "http://a.example/y?q"));
   EXPECT_TRUE(SameHostPrefix("http://a.example/x", "http://a.example"));

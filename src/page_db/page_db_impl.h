@@ -15,6 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <xxhash.h>
+
 #include "base/coding.h"
 #include "base/unique_fd.h"
 #include "crawlrank/clock.h"
@@ -123,7 +125,7 @@ struct WriterState {
 // Hashes a std::string or a std::string_view alike (look-ups by view, no copy).
 struct StringHash {
   using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  size_t operator()(std::string_view s) const { return XXH3_64bits(s.data(), s.size()); }
 };
 
 struct PageDb::Impl {

@@ -1,0 +1,201 @@
+"""`crawlrank dashboard DB` (issue 27) over HTTP, as a browser or a Prometheus server
+would use it: the JSON API against page_db_stats, /metrics through prometheus_client's
+own parser, hostile titles and URLs escaped, the token off 127.0.0.1, and bad input
+answered with 400 and a message."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import re
+import subprocess
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from local_server import LocalServer
+
+pytestmark = pytest.mark.needs_crawlrank
+
+# Titles and paths written by a stranger: markup, attributes, quotes, broken UTF-8.
+HOSTILE_TITLE = (b"<script>alert(1)</script>\"' onmouseover=alert(2) x=\"<img src=x "
+                 b"onerror=alert(3)>\xff\xfe broken")
+PAGES = {
+    "/": b"<html><head><title>home</title></head><body>"
+         b"<a href=\"/evil\">1</a> <a href=\"/q?a=%3Cscript%3Ealert(4)%3C/script%3E&b='\">2</a>"
+         b" <a href=\"/missing\">3</a> <a href=\"javascript:alert(5)\">4</a></body></html>",
+    "/evil": b"<html><head><title>" + HOSTILE_TITLE + b"</title></head><body>x</body></html>",
+    "/q": b"<html><head><title>a &lt;b&gt; &amp; \"c\"</title></head><body>y</body></html>",
+}
+
+
+class HostileSite(LocalServer):
+    def __init__(self) -> None:
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):  # noqa: N802
+                path = self.path.split("?", 1)[0]
+                body = PAGES.get(path)
+                status = 200 if body is not None else 404
+                body = body if body is not None else b"<html><title>gone</title></html>"
+                self.send_response(status)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        super().__init__(Handler)
+
+
+class Dashboard:
+    """crawlrank dashboard DB on a free port, for a `with` block."""
+
+    def __init__(self, bin_dir: Path, db: Path, *args: str) -> None:
+        self.proc = subprocess.Popen([str(bin_dir / "crawlrank"), "dashboard", str(db),
+                                      "--port", "0", *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        found = re.search(r"on (http://\S+/)$", line.strip())
+        assert found, (line, self.proc.stderr.read() if self.proc.poll() is not None else "")
+        self.url = found.group(1)
+
+    def get(self, path: str, headers: dict[str, str] | None = None) -> tuple[int, str, dict]:
+        request = urllib.request.Request(self.url + path, headers=headers or {})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, response.read().decode(), dict(response.headers)
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode(), dict(error.headers)
+
+    def json(self, path: str) -> dict:
+        status, body, _ = self.get(path)
+        assert status == 200, (path, status, body)
+        return json.loads(body)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.proc.terminate()
+        assert self.proc.wait(timeout=30) == 0, self.proc.stderr.read()
+
+
+@pytest.fixture(scope="module")
+def crawled(bin_dir, tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("dashboard") / "db"
+    with HostileSite() as site:
+        subprocess.run([str(bin_dir / "crawlrank"), "crawl", str(db), f"http://{site.host}/",
+                        "--allow-private", "--delay", "0", "--quiet", "--same-host"],
+                       check=True, capture_output=True, timeout=120)
+    subprocess.run([str(bin_dir / "page_db_rank"), str(db)], check=True, capture_output=True)
+    return db
+
+
+def stats(bin_dir: Path, db: Path) -> dict:
+    out = subprocess.run([str(bin_dir / "page_db_stats"), str(db), "--json"], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def test_the_api_agrees_with_page_db_stats(bin_dir, crawled):
+    expected = stats(bin_dir, crawled)
+    with Dashboard(bin_dir, crawled) as dash:
+        summary = dash.json("api/summary")
+        hosts = dash.json("api/hosts")
+        progress = dash.json("api/progress")
+    c = summary["counters"]
+    assert summary["pages"] == expected["pages"]
+    assert summary["crawled_pages"] == expected["crawled_pages"]
+    assert summary["links"] == expected["links"]
+    assert c["fetches"] == expected["fetches"]
+    assert c["fetches_by_class"]["2xx"] == expected["fetches_2xx"]
+    assert c["fetches_by_class"]["4xx"] == expected["fetches_4xx"] == 1  # /missing
+    assert c["wire_bytes"] == expected["wire_bytes"] > 0
+    assert len(progress["samples"]) == expected["progress_samples"] >= 1
+    [host] = hosts["rows"]
+    assert host["host"] == "127.0.0.1" and host["crawled_pages"] == expected["crawled_pages"]
+    assert host["pages"] == expected["pages"]
+
+
+def test_metrics_parse_as_prometheus_text(bin_dir, crawled):
+    parser = pytest.importorskip("prometheus_client.parser")
+    expected = stats(bin_dir, crawled)
+    with Dashboard(bin_dir, crawled) as dash:
+        status, text, headers = dash.get("metrics")
+    assert status == 200 and headers["Content-Type"].startswith("text/plain; version=0.0.4")
+    samples = {}
+    for family in parser.text_string_to_metric_families(text):
+        for sample in family.samples:
+            samples[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
+    assert samples[("crawlrank_pages", ())] == expected["pages"]
+    assert samples[("crawlrank_pages_fetched_total", (("status_class", "2xx"),))] == \
+        expected["fetches_2xx"]
+    assert samples[("crawlrank_received_bytes_total", ())] == expected["wire_bytes"]
+    assert ("crawlrank_rank_age_seconds", (("algorithm", "pagerank"),)) in samples
+    assert ("crawlrank_queue_urls", ()) in samples
+
+
+def test_hostile_titles_and_urls_are_shown_escaped(bin_dir, crawled):
+    with Dashboard(bin_dir, crawled) as dash:
+        pages = [dash.json(f"api/page?id={i}") for i in range(dash.json("api/summary")["pages"])]
+        evil = next(p for p in pages if p["url"].endswith("/evil"))
+        title = evil["fetch"]["title"]
+        assert title.startswith("<script>alert(1)</script>") and "\ufffd" in title, title
+        views = [dash.get(f"page?id={p['id']}")[1] for p in pages]
+        views += [dash.get(v)[1] for v in ("", "hosts", "failures", "top")]
+    for html in views:
+        assert "<script>alert" not in html and "<img" not in html and "javascript:" not in html
+        assert "onmouseover=alert(2) x=\"" not in html  # the quote that would end an attribute
+        # The only scripts are the dashboard's own files.
+        assert set(re.findall(r"<script[^>]*>", html)) <= {
+            '<script src="static/chart.js" defer>', '<script src="static/dashboard.js" defer>'}
+    evil_view = views[pages.index(evil)]
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39; onmouseover=alert(2)" in evil_view
+
+
+def test_pages_forbid_inline_scripts_and_sniffing(bin_dir, crawled):
+    with Dashboard(bin_dir, crawled) as dash:
+        status, _, headers = dash.get("")
+        script_status, script, script_headers = dash.get("static/dashboard.js")
+    assert status == 200
+    assert "script-src 'self'" in headers["Content-Security-Policy"]
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert script_status == 200 and script_headers["Content-Type"].startswith("text/javascript")
+    assert "innerHTML" not in script  # data reaches the page as text only
+
+
+def test_bad_queries_are_400_with_a_message(bin_dir, crawled):
+    with Dashboard(bin_dir, crawled) as dash:
+        status, body, _ = dash.get("api/hosts?sort=%3Cbogus%3E")
+        assert status == 400 and "no column" in json.loads(body)["error"]
+        status, body, _ = dash.get("hosts?sort=%3Cbogus%3E")
+        assert status == 400 and "&lt;bogus&gt;" in body and "<bogus>" not in body
+        assert dash.get("api/failures?kind=nonsense")[0] == 400
+        assert dash.get("api/top?by=nonsense")[0] == 400
+        assert dash.get("api/page?id=999999")[0] == 404
+        assert dash.get("api/page?url=http://elsewhere.example/")[0] == 404
+
+
+def test_off_loopback_needs_a_token_and_every_request_carries_it(bin_dir, crawled):
+    refused = subprocess.run([str(bin_dir / "crawlrank"), "dashboard", str(crawled), "--host",
+                              "0.0.0.0", "--port", "0"], capture_output=True, text=True,
+                             timeout=30)
+    assert refused.returncode == 2 and "--token" in refused.stderr
+    with Dashboard(bin_dir, crawled, "--token", "s3cret") as dash:
+        assert dash.get("")[0] == 401
+        assert dash.get("api/summary")[0] == 401
+        assert dash.get("metrics")[0] == 401
+        assert dash.get("api/summary", {"Authorization": "Bearer wrong"})[0] == 401
+        assert dash.get("api/summary", {"Authorization": "Bearer s3cret"})[0] == 200
+        assert dash.get("login?token=wrong")[0] == 401
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        with opener.open(dash.url + "login?token=s3cret", timeout=30) as response:
+            assert response.status == 200 and "Overview" in response.read().decode()
+        with opener.open(dash.url + "api/summary", timeout=30) as response:
+            assert response.status == 200

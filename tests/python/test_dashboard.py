@@ -9,12 +9,14 @@ import http.server
 import json
 import re
 import subprocess
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+from crawl_site import CrawlSite
 from local_server import LocalServer
 
 pytestmark = pytest.mark.needs_crawlrank
@@ -199,3 +201,40 @@ def test_off_loopback_needs_a_token_and_every_request_carries_it(bin_dir, crawle
             assert response.status == 200 and "Overview" in response.read().decode()
         with opener.open(dash.url + "api/summary", timeout=30) as response:
             assert response.status == 200
+
+
+def test_figures_follow_a_running_crawl(bin_dir, tmp_path):
+    """Beside a live crawl, each figure lies between page_db_stats just before and just
+    after; once the crawl ends, they are equal."""
+    db = tmp_path / "live.db"
+    keys = {"pages": lambda s: s["pages"], "crawled_pages": lambda s: s["crawled_pages"],
+            "fetches": lambda s: s["counters"]["fetches"] if "counters" in s else s["fetches"],
+            "wire_bytes": lambda s: s["counters"]["wire_bytes"] if "counters" in s
+            else s["wire_bytes"]}
+    with CrawlSite(pages=40, page_delay=0.05) as site:
+        crawl = subprocess.Popen([str(bin_dir / "crawlrank"), "crawl", str(db),
+                                  f"http://{site.host}/gen/0.html", "--allow-private", "--delay",
+                                  "0", "--quiet", "--same-host"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 30
+            while not (db / "data.mdb").exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            with Dashboard(bin_dir, db) as dash:
+                checked = 0
+                while crawl.poll() is None:
+                    before = stats(bin_dir, db)
+                    shown = dash.json("api/summary")
+                    after = stats(bin_dir, db)
+                    for name, get in keys.items():
+                        assert get(before) <= get(shown) <= get(after), (name, before, shown, after)
+                    checked += 1
+                assert crawl.wait() == 0, crawl.stderr.read()
+                final, shown = stats(bin_dir, db), dash.json("api/summary")
+                for name, get in keys.items():
+                    assert get(final) == get(shown), name
+                assert final["crawled_pages"] == 40
+                assert checked >= 2
+        finally:
+            if crawl.poll() is None:
+                crawl.kill()

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh
+CRAWLRANK_BENCHMARKS=OFF scripts/build.sh  # no test runs the benchmarks
 ctest --test-dir build --output-on-failure -j"${JOBS:-2}"
 if [ "${1:-}" = "--quick" ]; then exit 0; fi
 # clang, not GCC, for this pass: it compiles the sanitizers' checks in half GCC's time, and

@@ -124,6 +124,22 @@ constexpr std::string_view kScript = R"JS('use strict';
         const canvas = document.createElement('canvas');
         figure.appendChild(canvas);
         histogram.appendChild(figure);
+        const curve = document.createElement('figure');
+        const curveCanvas = document.createElement('canvas');
+        curve.appendChild(curveCanvas);
+        histogram.appendChild(curve);
+        const points = t.guidance.points;
+        new Chart(curveCanvas, {
+          type: 'line',
+          data: { datasets: [
+            { label: 'this crawl', borderColor: '#2b6cb0', pointRadius: 0,
+              data: points.map(function (p) { return { x: p.pages, y: p.share }; }) },
+            { label: 'best order', borderColor: '#a0aec0', borderDash: [4, 4], pointRadius: 0,
+              data: points.map(function (p) { return { x: p.pages, y: p.ideal }; }) }] },
+          options: { animation: false, parsing: false, maintainAspectRatio: false,
+                     scales: { x: { type: 'linear', title: { display: true, text: 'pages fetched' } },
+                               y: { min: 0, max: 1, title: { display: true, text: 'share of the rank' } } } }
+        });
         new Chart(canvas, {
           type: 'scatter',
           data: { datasets: [{ data: t.histogram.bins.map(function (b) { return { x: b.score, y: b.pages }; }),

@@ -66,6 +66,43 @@ void SortRows(std::vector<Json>& rows, const std::string& key, bool descending) 
   });
 }
 
+// The crawl's guidance against a rank: after each number of pages fetched (in the order
+// of their first fetch), the share of the rank's mass on them. At most 200 points; the
+// ideal (the best pages first) beside it.
+Result<Json> GuidanceCurve(const PageDb& db, const std::vector<double>& scores) {
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
+  std::vector<std::pair<int64_t, double>> fetched;  // (first crawl ms, score)
+  double total = 0;
+  for (double s : scores) total += std::isfinite(s) && s > 0 ? s : 0;
+  CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
+    if (page.crawled() && page.id < scores.size()) {
+      const double s = scores[page.id];
+      fetched.emplace_back(page.first_crawl_ms, std::isfinite(s) && s > 0 ? s : 0);
+    }
+    return Status::Ok();
+  }));
+  std::stable_sort(fetched.begin(), fetched.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<double> best;
+  best.reserve(scores.size());
+  for (double s : scores) best.push_back(std::isfinite(s) && s > 0 ? s : 0);
+  std::sort(best.begin(), best.end(), std::greater<>());
+  Json points = Json::array();
+  const size_t n = fetched.size();
+  const size_t step = std::max<size_t>(1, n / 200);
+  double mass = 0, ideal = 0;
+  for (size_t i = 0; i < n; ++i) {
+    mass += fetched[i].second;
+    ideal += i < best.size() ? best[i] : 0;
+    if ((i + 1) % step == 0 || i + 1 == n) {
+      points.push_back({{"pages", i + 1},
+                        {"share", total > 0 ? mass / total : 0.0},
+                        {"ideal", total > 0 ? ideal / total : 0.0}});
+    }
+  }
+  return Json{{"fetched", n}, {"points", std::move(points)}};
+}
+
 constexpr std::string_view kHostColumns[] = {
     "host", "pages", "crawled_pages", "failed_pages", "to_do", "in_flight", "fetches",
     "failures", "wire_bytes", "decoded_bytes", "fetch_ms", "delay_ms", "hold_until_ms"};
@@ -250,6 +287,7 @@ Result<std::shared_ptr<const DashboardData::RankView>> DashboardData::LoadRankVi
     histogram.push_back({{"score", std::pow(10.0, (bin + 0.5) / 10)}, {"pages", count}});
   }
   view->histogram = {{"bins", std::move(histogram)}, {"zero", zeros}};
+  CRAWLRANK_ASSIGN_OR_RETURN(view->guidance, GuidanceCurve(db_, scores));
   std::lock_guard lock(ranks_mu_);
   ranks_[algorithm] = view;
   return std::shared_ptr<const RankView>(view);
@@ -275,6 +313,7 @@ Result<Json> DashboardData::Top(RankAlgorithm algorithm, size_t n) const {
   }
   out["rows"] = std::move(rows);
   out["histogram"] = view->histogram;
+  out["guidance"] = view->guidance;
   return out;
 }
 
@@ -315,6 +354,29 @@ Result<Json> DashboardData::Page(std::optional<uint32_t> id, const std::string& 
   }
   out["out_links"] = links.size();
   out["links"] = std::move(out_links);
+  // In-links: the sources that list this page, from one pass over the links.
+  std::vector<uint32_t> sources;
+  uint64_t in_links = 0;
+  CRAWLRANK_RETURN_IF_ERROR(snapshot.ScanEdges([&](const EdgeChunk& chunk) {
+    uint32_t begin = 0;
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      const auto first = chunk.targets.begin() + begin;
+      const auto last = chunk.targets.begin() + chunk.ends[i];
+      if (std::binary_search(first, last, page.id)) {  // each list is sorted
+        ++in_links;
+        if (sources.size() < kMaxRows) sources.push_back(chunk.sources[i]);
+      }
+      begin = chunk.ends[i];
+    }
+    return Status::Ok();
+  }));
+  Json in = Json::array();
+  for (uint32_t source : sources) {
+    CRAWLRANK_ASSIGN_OR_RETURN(PageRecord from, snapshot.FindId(source));
+    in.push_back({{"id", source}, {"url", ValidUtf8(from.url)}, {"crawled", from.crawled()}});
+  }
+  out["in_links"] = in_links;
+  out["linked_from"] = std::move(in);
   return out;
 }
 

@@ -50,11 +50,14 @@ class DashboardData {
   // `host` when given (names as crawlrank failed takes them).
   Result<Json> Failures(const std::string& kind, const std::string& host, size_t limit) const;
   // The best `n` pages by the stored rank of `algorithm`, with the rank's age and the
-  // graph it was computed on, and its distribution (log-log histogram). NotFound when no
-  // rank of it is stored.
+  // graph it was computed on, its distribution (log-log histogram), and the crawl's
+  // guidance curve: the share of the rank's mass on the pages fetched, against pages
+  // fetched in the order they were first fetched (one pass over the pages when the rank
+  // file changes, then kept). NotFound when no rank of it is stored.
   Result<Json> Top(RankAlgorithm algorithm, size_t n) const;
-  // One page (by id, or by URL when `url` is not empty): its record, last fetch, and out-
-  // links (at most kMaxRows). NotFound when the DB has no such page.
+  // One page (by id, or by URL when `url` is not empty): its record, last fetch, out-links
+  // and in-links (at most kMaxRows each; the in-links take one pass over the links, about
+  // 200 M a second). NotFound when the DB has no such page.
   Result<Json> Page(std::optional<uint32_t> id, const std::string& url) const;
   // Prometheus text format 0.0.4: the crawl's counters and gauges.
   Result<std::string> Metrics() const;
@@ -67,6 +70,7 @@ class DashboardData {
     Json meta;                                 // created, graph
     std::vector<std::pair<uint32_t, double>> best;  // (page id, score), best first
     Json histogram;
+    Json guidance;  // the share of the rank's mass fetched against pages fetched
   };
   Result<std::shared_ptr<const RankView>> LoadRankView(RankAlgorithm algorithm) const;
 

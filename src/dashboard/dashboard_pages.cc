@@ -162,7 +162,10 @@ std::string TopPage(const Json& t, bool charts) {
     body += "<tr>" + Cell(Json(++rank)) + Cell(r["url"], PageLink(r)) + Cell(r["score"]) +
             Cell(r["crawled"]) + Cell(r["http_status"]) + "</tr>";
   }
-  body += "</tbody></table><h2>Distribution</h2>";
+  body += "</tbody></table><h2>Distribution and guidance</h2><p class=\"note\">Left: pages "
+          "by score (log-log). Right: the share of this rank's mass on the pages fetched, "
+          "against pages fetched in the order the crawl first fetched them, beside the "
+          "best possible order.</p>";
   body += charts ? "<div id=\"histogram\" class=\"charts\" data-algorithm=\"" + Text(t["algorithm"]) +
                        "\"></div>"
                  : "<p class=\"note\">Charts need Chart.js (Debian's libjs-chart.js).</p>";
@@ -192,6 +195,10 @@ std::string PagePage(const Json& p) {
   }
   body += "</table><h2>Out-links (" + Text(p["out_links"]) + ")</h2><ul>";
   for (const Json& l : p["links"]) {
+    body += "<li>" + PageLink(l) + (l["crawled"].get<bool>() ? "" : " <i>not crawled</i>") + "</li>";
+  }
+  body += "</ul><h2>In-links (" + Text(p["in_links"]) + ")</h2><ul>";
+  for (const Json& l : p["linked_from"]) {
     body += "<li>" + PageLink(l) + (l["crawled"].get<bool>() ? "" : " <i>not crawled</i>") + "</li>";
   }
   body += "</ul>";

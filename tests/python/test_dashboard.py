@@ -238,3 +238,24 @@ def test_figures_follow_a_running_crawl(bin_dir, tmp_path):
         finally:
             if crawl.poll() is None:
                 crawl.kill()
+
+
+def test_in_links_and_the_guidance_curve_agree_with_the_tools(bin_dir, crawled):
+    out = subprocess.run([str(bin_dir / "page_db_dump"), "info", str(crawled), "--json", "--all",
+                          "--rank", "pagerank"], check=True, capture_output=True, text=True).stdout
+    rows = [json.loads(line) for line in out.splitlines()]
+    total = sum(r["pagerank"] for r in rows)
+    fetched = sum(r["pagerank"] for r in rows if r["crawls"] > 0)
+    with Dashboard(bin_dir, crawled) as dash:
+        top = dash.json("api/top")
+        for row in rows:
+            links = subprocess.run([str(bin_dir / "page_db_links"), str(crawled), row["url"]],
+                                   check=True, capture_output=True, text=True).stdout
+            expected_in = {line.split()[2] for line in links.splitlines() if line.startswith("in ")}
+            page = dash.json(f"api/page?id={row['index']}")
+            assert {link["url"] for link in page["linked_from"]} == expected_in, row["url"]
+            assert page["in_links"] == len(expected_in)
+    points = top["guidance"]["points"]
+    assert points[-1]["pages"] == sum(1 for r in rows if r["crawls"] > 0)
+    assert abs(points[-1]["share"] - fetched / total) < 1e-9
+    assert all(p["ideal"] >= p["share"] - 1e-12 for p in points)

@@ -3,7 +3,9 @@
     pip install --no-build-isolation .
 
 works offline with Debian's pybind11 and setuptools. Only the library and the module are
-built (no tools, tests or benchmarks); CRAWLRANK_BUILD_JOBS sets the parallel jobs."""
+built (no tools, tests or benchmarks); CRAWLRANK_BUILD_JOBS sets the parallel jobs.
+CRAWLRANK_UNOPTIMIZED=1 compiles without optimisation, in about half the time: for the
+test that checks the install works (tests/python/test_install.py), never for use."""
 
 import os
 import shutil
@@ -22,8 +24,10 @@ class CMakeBuild(build_ext):
         build_dir = Path(self.build_temp).resolve() / "cmake"
         package_dir = build_dir / "python"
         jobs = os.environ.get("CRAWLRANK_BUILD_JOBS", str(os.cpu_count() or 2))
+        quick = (["-DCMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG"]
+                 if os.environ.get("CRAWLRANK_UNOPTIMIZED") == "1" else [])
         subprocess.run(
-            ["cmake", "-S", str(ROOT), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release",
+            ["cmake", "-S", str(ROOT), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release", *quick,
              "-DCRAWLRANK_BUILD_TESTS=OFF", "-DCRAWLRANK_BUILD_TOOLS=OFF",
              "-DCRAWLRANK_BUILD_BENCHMARKS=OFF", "-DCRAWLRANK_BUILD_PYTHON=ON",
              f"-DPython3_EXECUTABLE={sys.executable}", f"-DPython_EXECUTABLE={sys.executable}",

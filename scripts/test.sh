@@ -2,7 +2,7 @@
 # Installs missing dependencies, builds, and runs every test (C++ and Python) with CTest;
 # then builds again with clang, AddressSanitizer, UBSan and libFuzzer's coverage
 # (build-sanitize/), runs every test there too, and runs each libFuzzer target of that build
-# for 10 s on its seed corpus (scripts/fuzz.sh). `scripts/test.sh --quick` skips the
+# for 5 s on its seed corpus (scripts/fuzz.sh). `scripts/test.sh --quick` skips the
 # sanitizer and fuzz passes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,5 +23,5 @@ cmake --build build-sanitize -j"${JOBS:-2}"
 # install_consumer links the user's project without the sanitizer runtime: skip it there.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-sanitize --output-on-failure -j"${JOBS:-2}" -E install_consumer
-# A short, bounded fuzz pass (about 10 s a target): longer runs are scripts/fuzz.sh's default.
-FUZZ_BUILD=build-sanitize scripts/fuzz.sh 10
+# A short, bounded fuzz pass (5 s a target): longer runs are scripts/fuzz.sh's default.
+FUZZ_BUILD=build-sanitize scripts/fuzz.sh 5

@@ -44,6 +44,7 @@ def test_pip_installs_offline_into_a_venv(tmp_path):
     python = env_dir / "bin" / "python"
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CRAWLRANK_PYTHON_DIR")}
     env["CRAWLRANK_BUILD_JOBS"] = "2"
+    env["CRAWLRANK_UNOPTIMIZED"] = "1"  # what is tested is the install, not the code's speed
     proc = subprocess.run([str(python), "-m", "pip", "install", "--no-build-isolation",
                            "--no-index", "--no-deps", str(source)],
                           env=env, capture_output=True, text=True, timeout=1200)

@@ -122,15 +122,6 @@ TEST(CrawlCountersTest, CounterHostViewIsHostKey) {
   EXPECT_EQ(CounterHostView("http://:80/"), kNoHostKey);
 }
 
-TEST(CrawlCountersTest, SameHostPrefixComparesSchemeAndAuthority) {
-  EXPECT_TRUE(SameHostPrefix("http://a.example/x", "http://a.example/y?q"));
-  EXPECT_TRUE(SameHostPrefix("http://a.example/x", "http://a.example"));
-  EXPECT_FALSE(SameHostPrefix("http://a.example/x", "http://a.example.org/"));
-  EXPECT_FALSE(SameHostPrefix("http://a.example/x", "http://a.example:81/"));
-  EXPECT_FALSE(SameHostPrefix("http://a.example/x", "https://a.example/x"));
-  EXPECT_FALSE(SameHostPrefix("no scheme", "no scheme"));
-}
-
 // A random crawl written through PageDb::Add: the counters equal sums made here from the
 // pages written, for the crawl and for each host, and Check(kFull) recounts them.
 TEST(CrawlCountersTest, WritesAreCountedByHostAndStatusClass) {
@@ -399,6 +390,12 @@ TEST_F(SchedulerCountersTest, ProgressIsSampledEveryIntervalOfWrites) {
   ASSERT_OK_AND_ASSIGN(auto later, snapshot.Progress(1'000'001));
   ASSERT_EQ(later.size(), 1u);
   EXPECT_EQ(later[0], samples[1]);
+  // The latest `max`, read from the newest back.
+  ASSERT_OK_AND_ASSIGN(auto last, snapshot.Progress(0, 1));
+  ASSERT_EQ(last.size(), 1u);
+  EXPECT_EQ(last[0], samples[1]);
+  ASSERT_OK_AND_ASSIGN(auto both, snapshot.Progress(0, 5));
+  EXPECT_EQ(both, samples);
   EXPECT_OK(db_->Check());
 }
 

@@ -316,7 +316,9 @@ class Snapshot {
   // The last fetch's details of page `id` (FetchInfo, page_types.h). NotFound when no
   // fetch of it reported any, or the DB is older than version 7.
   Result<FetchInfo> FetchOf(uint32_t id) const;
-  // The progress samples from `since_ms` on (Unix ms), in time order, at most `max`.
+  // The progress samples from `since_ms` on (Unix ms), in time order: the latest `max`
+  // of them, read from the newest back (so the last few cost a few reads, however long
+  // the crawl).
   Result<std::vector<ProgressSample>> Progress(int64_t since_ms = 0,
                                                size_t max = SIZE_MAX) const;
 

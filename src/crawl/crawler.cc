@@ -12,7 +12,8 @@ FetchInfo FetchInfoOf(const FetchResult& result) {
   return {.content_type = result.content_type,
           .wire_bytes = result.wire_bytes,
           .decoded_bytes = result.body.size(),
-          .fetch_ms = result.fetch_ms};
+          .fetch_ms = result.fetch_ms,
+          .title = {}};  // the parse fills it
 }
 
 }  // namespace

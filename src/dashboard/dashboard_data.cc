@@ -13,6 +13,7 @@
 #include "crawlrank/scheduler.h"
 #include "crawlrank/url.h"
 #include "dashboard/html.h"
+#include "page_db/crawl_counters.h"
 #include "page_db/schedule_table.h"
 
 namespace crawlrank::dashboard {
@@ -44,14 +45,6 @@ Json SampleJson(const ProgressSample& s) {
               {"fetches", s.fetches},          {"failures", s.failures},
               {"wire_bytes", s.wire_bytes},    {"queued", s.queued},
               {"in_flight", s.in_flight}};
-}
-
-// The latest samples, at most `max`: the last ones of those from `since_ms` on.
-Result<std::vector<ProgressSample>> LatestSamples(const Snapshot& snapshot, int64_t since_ms,
-                                                  size_t max) {
-  CRAWLRANK_ASSIGN_OR_RETURN(std::vector<ProgressSample> samples, snapshot.Progress(since_ms));
-  if (samples.size() > max) samples.erase(samples.begin(), samples.end() - static_cast<ptrdiff_t>(max));
-  return samples;
 }
 
 // Sorts `rows` by `key` (numbers numerically, then text), ties by host.
@@ -114,7 +107,7 @@ Result<Json> DashboardData::Summary() const {
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_.NewSnapshot());
   CRAWLRANK_ASSIGN_OR_RETURN(const CrawlCounters totals, snapshot.CrawlTotals());
   CRAWLRANK_ASSIGN_OR_RETURN(const std::vector<ProgressSample> last,
-                             LatestSamples(snapshot, 0, 2));
+                             snapshot.Progress(0, 2));
   Json summary{{"path", ValidUtf8(info.path)},
                {"format_version", info.format_version},
                {"now_ms", UnixNowMs()},
@@ -143,7 +136,7 @@ Result<Json> DashboardData::Summary() const {
 Result<Json> DashboardData::Progress(int64_t since_ms) const {
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_.NewSnapshot());
   CRAWLRANK_ASSIGN_OR_RETURN(const std::vector<ProgressSample> samples,
-                             LatestSamples(snapshot, since_ms, 10'000));
+                             snapshot.Progress(since_ms, 10'000));
   Json out = Json::array();
   for (const ProgressSample& s : samples) out.push_back(SampleJson(s));
   return Json{{"samples", std::move(out)}};
@@ -170,8 +163,7 @@ Result<Json> DashboardData::Hosts(const HostsQuery& query) const {
     CRAWLRANK_RETURN_IF_ERROR(tables.ForEachEntry(snapshot, [&](uint32_t id, ScheduleEntry& e) {
       if (e.state != EntryState::kLeased) return Status::Ok();
       CRAWLRANK_ASSIGN_OR_RETURN(PageRecord page, snapshot.FindId(id));
-      Result<std::string> host = HostKey(page.url);
-      if (host.ok()) ++in_flight[*host];
+      ++in_flight[CounterHostOf(page.url)];  // keyed as the counters are
       return Status::Ok();
     }));
   }

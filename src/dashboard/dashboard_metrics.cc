@@ -39,7 +39,7 @@ class Exposition {
 Result<std::string> DashboardData::Metrics() const {
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_.NewSnapshot());
   CRAWLRANK_ASSIGN_OR_RETURN(const CrawlCounters c, snapshot.CrawlTotals());
-  CRAWLRANK_ASSIGN_OR_RETURN(const std::vector<ProgressSample> samples, snapshot.Progress());
+  CRAWLRANK_ASSIGN_OR_RETURN(const std::vector<ProgressSample> samples, snapshot.Progress(0, 1));
   const PageDbCounters& db = snapshot.counters();
   Exposition e;
   e.One("crawlrank_pages", "gauge", "Pages the PageDB knows, crawled or only linked to.",

@@ -1,5 +1,6 @@
 #include "page_db/crawl_counters.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "base/coding.h"
@@ -115,15 +116,6 @@ std::string_view CounterHostView(std::string_view url) {
   return std::string_view(host, static_cast<size_t>(stop - host));
 }
 
-bool SameHostPrefix(std::string_view a, std::string_view b) {
-  const size_t scheme = a.find("://");
-  if (scheme == std::string_view::npos) return false;
-  const size_t end = a.find_first_of("/?#", scheme + 3);
-  const size_t n = end == std::string_view::npos ? a.size() : end;
-  return b.size() >= n && b.compare(0, n, a, 0, n) == 0 &&
-         (b.size() == n || b[n] == '/' || b[n] == '?' || b[n] == '#');
-}
-
 void EncodeCrawlCounters(const CrawlCounters& counters, std::string* out) {
   out->push_back(static_cast<char>(kCountersVersion));
   coding::PutVarint64(*out, counter_field::kCount);
@@ -197,9 +189,7 @@ bool DecodeProgressSample(std::string_view key, std::string_view value, Progress
 // ---- CounterDeltas
 
 void CounterDeltas::Add(std::string_view host, size_t field, int64_t delta) {
-  auto it = hosts_.find(host);
-  if (it == hosts_.end()) it = hosts_.emplace(std::string(host), Fields{}).first;
-  it->second[field] += delta;
+  AddToHost(host, field, delta);
   global_[field] += delta;
 }
 
@@ -660,16 +650,20 @@ Result<std::vector<ProgressSample>> Snapshot::Progress(int64_t since_ms, size_t 
   if (!db.has_counters || max == 0) return samples;
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor cursor,
                              lmdb::Cursor::Open(impl_->txn.get(), db.progress, db.path));
-  Key64 start(static_cast<uint64_t>(std::max<int64_t>(since_ms, 0)));
-  cursor.StartAt(start.val());
+  // Backwards from the newest: a dashboard asks for the last few of a month of samples.
   MDB_val k, v;
-  while (samples.size() < max) {
-    CRAWLRANK_ASSIGN_OR_RETURN(bool more, cursor.Next(&k, &v));
-    if (!more) break;
-    if (!DecodeProgressSample(View(k), View(v), &samples.emplace_back())) {
+  for (int op = MDB_LAST; samples.size() < max; op = MDB_PREV) {
+    const int rc = mdb_cursor_get(cursor.get(), &k, &v, static_cast<MDB_cursor_op>(op));
+    if (rc == MDB_NOTFOUND) break;
+    if (rc != 0) return lmdb::Error(rc, "read the progress samples of", db.path);
+    ProgressSample sample;
+    if (!DecodeProgressSample(View(k), View(v), &sample)) {
       return DataLossError(db.Where() + ": a progress sample is damaged");
     }
+    if (sample.time_ms < since_ms) break;
+    samples.push_back(sample);
   }
+  std::reverse(samples.begin(), samples.end());
   return samples;
 }
 

@@ -50,9 +50,6 @@ inline constexpr std::string_view kNoHostKey{"\0", 1};
 // into `url` or kNoHostKey.
 std::string_view CounterHostView(std::string_view url);
 inline std::string CounterHostOf(std::string_view url) { return std::string(CounterHostView(url)); }
-// True when `b` has the scheme and authority of `a` (then the two share a host key): a
-// test that spares a parse.
-bool SameHostPrefix(std::string_view a, std::string_view b);
 
 void EncodeCrawlCounters(const CrawlCounters& counters, std::string* out);
 // False when `value` does not decode.

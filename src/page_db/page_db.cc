@@ -304,36 +304,37 @@ Status OpenTable(MDB_txn* txn, const char* name, unsigned flags, MDB_dbi* dbi,
 
 // The scheduler's tables, new in format version 3 (docs/format.md).
 constexpr uint32_t kFirstScheduleVersion = 3;
-Status CreateScheduleTables(PageDbImpl& db, MDB_txn* txn) {
-  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "schedule", MDB_CREATE, &db.schedule, db.path));
-  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "hosts", MDB_CREATE, &db.hosts, db.path));
-  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "payloads", MDB_CREATE, &db.payloads, db.path));
+// Each version's tables open with `flags` 0 in a DB that has them, MDB_CREATE to add them.
+Status OpenScheduleTables(PageDbImpl& db, MDB_txn* txn, unsigned flags) {
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "schedule", flags, &db.schedule, db.path));
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "hosts", flags, &db.hosts, db.path));
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "payloads", flags, &db.payloads, db.path));
   db.has_schedule = true;
   return Status::Ok();
 }
 
 // The stored configuration's table, new in format version 5.
 constexpr uint32_t kFirstConfigVersion = 5;
-Status CreateConfigTable(PageDbImpl& db, MDB_txn* txn) {
-  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "config", MDB_CREATE, &db.config, db.path));
+Status OpenConfigTable(PageDbImpl& db, MDB_txn* txn, unsigned flags) {
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "config", flags, &db.config, db.path));
   db.has_config = true;
   return Status::Ok();
 }
 
 // The pages' creation marks, new in format version 6.
 constexpr uint32_t kFirstCreatedVersion = 6;
-Status CreateCreatedTable(PageDbImpl& db, MDB_txn* txn) {
-  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "created", MDB_CREATE, &db.created, db.path));
+Status OpenCreatedTable(PageDbImpl& db, MDB_txn* txn, unsigned flags) {
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "created", flags, &db.created, db.path));
   db.has_created = true;
   return Status::Ok();
 }
 
 // The crawl's counters, fetch details and progress samples, new in format version 7.
 constexpr uint32_t kFirstCountersVersion = 7;
-Status CreateCounterTables(PageDbImpl& db, MDB_txn* txn) {
-  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "counters", MDB_CREATE, &db.counters, db.path));
-  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "fetches", MDB_CREATE, &db.fetches, db.path));
-  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "progress", MDB_CREATE, &db.progress, db.path));
+Status OpenCounterTables(PageDbImpl& db, MDB_txn* txn, unsigned flags) {
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "counters", flags, &db.counters, db.path));
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "fetches", flags, &db.fetches, db.path));
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "progress", flags, &db.progress, db.path));
   db.has_counters = true;
   return Status::Ok();
 }
@@ -345,18 +346,18 @@ Status CreateCounterTables(PageDbImpl& db, MDB_txn* txn) {
 // the counters' tables, counted from the pages and failures there.
 Status Upgrade(PageDbImpl& db, MDB_txn* txn, uint32_t from) {
   if (from < kFirstScheduleVersion) {
-    CRAWLRANK_RETURN_IF_ERROR(CreateScheduleTables(db, txn));
+    CRAWLRANK_RETURN_IF_ERROR(OpenScheduleTables(db, txn, MDB_CREATE));
   } else if (from == kFirstScheduleVersion) {
     CRAWLRANK_RETURN_IF_ERROR(UpgradeScheduleEntries(txn, db.schedule, db.path));
   }
-  if (from < kFirstConfigVersion) CRAWLRANK_RETURN_IF_ERROR(CreateConfigTable(db, txn));
+  if (from < kFirstConfigVersion) CRAWLRANK_RETURN_IF_ERROR(OpenConfigTable(db, txn, MDB_CREATE));
   if (from < kFirstCreatedVersion) {
-    CRAWLRANK_RETURN_IF_ERROR(CreateCreatedTable(db, txn));
+    CRAWLRANK_RETURN_IF_ERROR(OpenCreatedTable(db, txn, MDB_CREATE));
     CRAWLRANK_ASSIGN_OR_RETURN(const PageDbCounters counters, db.ReadCounters(txn));
     if (counters.pages > 0) CRAWLRANK_RETURN_IF_ERROR(PutCreationMark(db, txn, 0, UnixNowMs()));
   }
   if (from < kFirstCountersVersion) {
-    CRAWLRANK_RETURN_IF_ERROR(CreateCounterTables(db, txn));
+    CRAWLRANK_RETURN_IF_ERROR(OpenCounterTables(db, txn, MDB_CREATE));
     CRAWLRANK_RETURN_IF_ERROR(RebuildCrawlCounters(db, txn));
   }
   std::string encoded;
@@ -374,10 +375,10 @@ Status CreateTables(PageDbImpl& db, MDB_txn* txn) {
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "pages", MDB_CREATE, &db.pages, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "fingerprints", MDB_CREATE, &db.fingerprints, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "links", MDB_CREATE, &db.links, db.path));
-  CRAWLRANK_RETURN_IF_ERROR(CreateScheduleTables(db, txn));
-  CRAWLRANK_RETURN_IF_ERROR(CreateConfigTable(db, txn));
-  CRAWLRANK_RETURN_IF_ERROR(CreateCreatedTable(db, txn));
-  CRAWLRANK_RETURN_IF_ERROR(CreateCounterTables(db, txn));
+  CRAWLRANK_RETURN_IF_ERROR(OpenScheduleTables(db, txn, MDB_CREATE));
+  CRAWLRANK_RETURN_IF_ERROR(OpenConfigTable(db, txn, MDB_CREATE));
+  CRAWLRANK_RETURN_IF_ERROR(OpenCreatedTable(db, txn, MDB_CREATE));
+  CRAWLRANK_RETURN_IF_ERROR(OpenCounterTables(db, txn, MDB_CREATE));
   std::string version;
   coding::PutFixed32(version, kPageDbFormatVersion);
   const std::pair<std::string_view, std::string> header[] = {
@@ -455,26 +456,10 @@ Status OpenTables(PageDbImpl& db, MDB_txn* txn) {
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "pages", 0, &db.pages, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "fingerprints", 0, &db.fingerprints, db.path));
   CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "links", 0, &db.links, db.path));
-  if (version >= kFirstScheduleVersion) {
-    CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "schedule", 0, &db.schedule, db.path));
-    CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "hosts", 0, &db.hosts, db.path));
-    CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "payloads", 0, &db.payloads, db.path));
-    db.has_schedule = true;
-  }
-  if (version >= kFirstConfigVersion) {
-    CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "config", 0, &db.config, db.path));
-    db.has_config = true;
-  }
-  if (version >= kFirstCreatedVersion) {
-    CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "created", 0, &db.created, db.path));
-    db.has_created = true;
-  }
-  if (version >= kFirstCountersVersion) {
-    CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "counters", 0, &db.counters, db.path));
-    CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "fetches", 0, &db.fetches, db.path));
-    CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "progress", 0, &db.progress, db.path));
-    db.has_counters = true;
-  }
+  if (version >= kFirstScheduleVersion) CRAWLRANK_RETURN_IF_ERROR(OpenScheduleTables(db, txn, 0));
+  if (version >= kFirstConfigVersion) CRAWLRANK_RETURN_IF_ERROR(OpenConfigTable(db, txn, 0));
+  if (version >= kFirstCreatedVersion) CRAWLRANK_RETURN_IF_ERROR(OpenCreatedTable(db, txn, 0));
+  if (version >= kFirstCountersVersion) CRAWLRANK_RETURN_IF_ERROR(OpenCounterTables(db, txn, 0));
   if (old_version && !db.read_only()) return Upgrade(db, txn, version);  // as asked
   return Status::Ok();
 }

@@ -46,7 +46,7 @@ inline std::string PageDbName(std::string_view path) {
 }
 
 // LMDB's named-table limit for a PageDB environment: its eight tables, with room to grow.
-inline constexpr unsigned kMaxTables = 16;  // 11 in use (version 7)
+inline constexpr unsigned kMaxTables = 16;  // 12 in use (version 7)
 
 // LMDB keys: big-endian, so byte order is numeric order (docs/format.md).
 struct Key32 {

@@ -267,7 +267,7 @@ Status WriteTxn::Apply(const PreparedPage& prepared, bool merge_links) {
   CRAWLRANK_ASSIGN_OR_RETURN(PageRecord * record, pages_.Touch(db_, txn(), id));
   if (!prepared.links_only) {
     const int64_t when = page.crawl_time_ms != 0 ? page.crawl_time_ms : UnixNowMs();
-    const std::string host = CounterHostOf(record->url);
+    const std::string_view host = CounterHostView(prepared.url);
     counter_deltas_.AddFetch(host, page.http_status, page.fetch);
     CRAWLRANK_RETURN_IF_ERROR(PutFetchInfo(id, page.fetch));
     if (record->n_crawls == 0) {
@@ -347,7 +347,7 @@ Status WriteTxn::Restore(const PageRecord& in) {
   *record = in;
   if (in.crawled()) {
     ++counters.crawled_pages;
-    const std::string host = CounterHostOf(url);
+    const std::string_view host = CounterHostView(url);
     counter_deltas_.Add(host, counter_field::kCrawledPages, 1);
     counter_deltas_.Add(host, counter_field::kFetches + static_cast<size_t>(StatusClassOf(in.http_status)),
                         in.n_crawls);

@@ -202,10 +202,10 @@ class WriteTxn {
   // failure of the page at canonical `url` reported (each attempt), and a page failed for
   // good (+1) or no longer (-1: re-queued, removed).
   void CountFailure(std::string_view url, FailureKind kind) {
-    counter_deltas_.Add(CounterHostOf(url), counter_field::kFailures + static_cast<size_t>(kind), 1);
+    counter_deltas_.Add(CounterHostView(url), counter_field::kFailures + static_cast<size_t>(kind), 1);
   }
   void CountFailedPage(std::string_view url, int64_t delta) {
-    counter_deltas_.Add(CounterHostOf(url), counter_field::kFailedPages, delta);
+    counter_deltas_.Add(CounterHostView(url), counter_field::kFailedPages, delta);
   }
   // Appends a progress sample at `time_ms` with the schedule's queue as the caller sees it
   // at commit; the crawl's counters are filled in then.

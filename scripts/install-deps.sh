@@ -26,6 +26,11 @@ packages=(
   # crawlrank dashboard (issue 27): its HTTP server, its charts (served from the package at
   # run time, never copied), and the tests' check of /metrics
   libcpp-httplib-dev libjs-chart.js python3-prometheus-client
+  # the dashboard's browser tests: Selenium drives headless Chromium
+  chromium chromium-driver python3-selenium
+  # crawlrank crawl --warc keeps bodies as received and decodes them itself
+  libbrotli-dev libzstd-dev
+  python3-brotli python3-zstandard  # the tests' server encodes with the reference encoders
 )
 missing=()
 for p in "${packages[@]}"; do

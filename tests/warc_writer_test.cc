@@ -219,6 +219,58 @@ TEST_F(WarcWriterTest, BadOptionsAreRefused) {
             StatusCode::kIoError);
 }
 
+// A write cut short (a kill during a large write(2), a power loss) leaves part of a member at
+// the end; the next Open cuts it, and only it.
+TEST_F(WarcWriterTest, OpenCutsATornEndOfTheNewestFileOnly) {
+  auto first = WarcWriter::Open({.dir = dir_.string(), .max_file_bytes = 1});
+  ASSERT_TRUE(first.ok());
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE((*first)->Write(Exchange("http://a.test/" + std::to_string(i), "body")).ok());
+  }
+  ASSERT_TRUE((*first)->Close().ok());
+  auto files = WarcFiles(dir_);
+  ASSERT_EQ(files.size(), 2u);
+  const auto whole = fs::file_size(files[1]);
+  // Half of a copy of the file's first member, appended to both files.
+  std::ifstream in(files[1], std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string torn = bytes.substr(0, 40);
+  for (const auto& f : files) std::ofstream(f, std::ios::binary | std::ios::app) << torn;
+  ASSERT_FALSE(ReadWarcFile(files[1]).complete);
+  auto second = WarcWriter::Open({.dir = dir_.string()});
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ((*second)->repaired_bytes(), torn.size());
+  EXPECT_EQ(fs::file_size(files[1]), whole);
+  EXPECT_TRUE(ReadWarcFile(files[1]).complete);
+  EXPECT_EQ(ReadWarcFile(files[1]).members.size(), 3u);
+  EXPECT_FALSE(ReadWarcFile(files[0]).complete) << "only the newest file is looked at";
+  // A whole file is left as it is.
+  auto third = WarcWriter::Open({.dir = dir_.string()});
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ((*third)->repaired_bytes(), 0u);
+  EXPECT_EQ(fs::file_size(files[1]), whole);
+}
+
+TEST_F(WarcWriterTest, OpenLeavesAFileAnotherWriterHoldsAlone) {
+  auto writing = WarcWriter::Open({.dir = dir_.string()});
+  ASSERT_TRUE(writing.ok());
+  ASSERT_TRUE((*writing)->Write(Exchange("http://a.test/", "body")).ok());
+  const std::string path = (*writing)->current_file();
+  std::ofstream(path, std::ios::binary | std::ios::app) << std::string("\x1f\x8b\x08\0", 4);
+  const auto size = fs::file_size(path);
+  auto other = WarcWriter::Open({.dir = dir_.string()});
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ((*other)->repaired_bytes(), 0u);
+  EXPECT_EQ(fs::file_size(path), size);
+}
+
+TEST_F(WarcWriterTest, OpenRemovesAnEmptyNewestFile) {
+  fs::create_directories(dir_);
+  std::ofstream(dir_ / "crawlrank-20990101000000-00000.warc.gz");
+  ASSERT_TRUE(WarcWriter::Open({.dir = dir_.string()}).ok());
+  EXPECT_FALSE(fs::exists(dir_ / "crawlrank-20990101000000-00000.warc.gz"));
+}
+
 // A writer SIGKILLed at a random moment leaves whole records only.
 TEST_F(WarcWriterTest, KillNineLeavesWholeRecordsOnly) {
   const uint64_t seed = std::random_device{}();
@@ -263,6 +315,34 @@ TEST_F(WarcWriterTest, KillNineLeavesWholeRecordsOnly) {
     }
     EXPECT_GE(records, 7u);
   }
+}
+
+// WARC 1.1 §6.3.2 and the IIPC's readers take `application/http` blocks in HTTP/1.1 form.
+TEST(WarcHttpHeadTest, Http2StatusAndRequestLinesTakeHttp11Form) {
+  EXPECT_EQ(WarcHttpHead("HTTP/2 200 \r\ncontent-type: text/html\r\n\r\n"),
+            "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\n\r\n");
+  EXPECT_EQ(WarcHttpHead("HTTP/2 404\r\n\r\n"), "HTTP/1.1 404 Not Found\r\n\r\n");
+  EXPECT_EQ(WarcHttpHead("HTTP/3 299\r\n\r\n"), "HTTP/1.1 299\r\n\r\n");
+  EXPECT_EQ(WarcHttpHead("GET /a?b HTTP/2\r\nHost: x.example\r\n\r\n"),
+            "GET /a?b HTTP/1.1\r\nHost: x.example\r\n\r\n");
+}
+
+TEST(WarcHttpHeadTest, Http11HeadsStayAsSent) {
+  const std::string head = "HTTP/1.1 301 Gone Fishing\r\nLocation: /b\r\nX-A:  b \r\n\r\n";
+  EXPECT_EQ(WarcHttpHead(head), head);
+  EXPECT_EQ(WarcHttpHead("HTTP/1.0 200 OK\nServer: old\n\n"),
+            "HTTP/1.0 200 OK\r\nServer: old\r\n\r\n");
+}
+
+TEST(WarcHttpHeadTest, TransferEncodingIsDroppedWithTheCodingLibcurlRemoved) {
+  EXPECT_EQ(WarcHttpHead("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
+                         "Content-Encoding: gzip\r\ntransfer-encoding: chunked\r\n\r\n"),
+            "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n");
+}
+
+TEST(WarcHttpHeadTest, EndsWithOneBlankLineWhateverItWasGiven) {
+  EXPECT_EQ(WarcHttpHead("HTTP/1.1 200 OK\r\nA: b"), "HTTP/1.1 200 OK\r\nA: b\r\n\r\n");
+  EXPECT_EQ(WarcHttpHead(""), "\r\n");
 }
 
 }  // namespace

@@ -453,6 +453,12 @@ int Crawl(int argc, char** argv) {
   app.Add("--connect-timeout", a.connect_timeout_s, "seconds to connect")->ShowDefault();
   app.Add("--max-body", o.max_body_bytes, "bytes of one body (decoded); more is an error")
       ->ShowDefault();
+  app.Add("--warc", o.warc_dir,
+          "keep every exchange (pages, robots.txt, sitemaps) as WARC 1.1 files in DIR, "
+          "bodies as received (docs/crawler.md, \"Keeping what was fetched\")");
+  app.Add("--warc-max-size", o.warc_max_file_bytes,
+          "with --warc: bytes of one .warc.gz file before the next begins")
+      ->ShowDefault();
   app.Add("--max-retries", o.max_retries,
           "retries of a page after a timeout, a connection error, a 429 or a 5xx")
       ->ShowDefault();

@@ -176,6 +176,17 @@ struct CrawlerOptions {
   std::vector<std::string> resolve;
   int64_t dns_cache_ms = 300'000;
 
+  // --- Keeping what was fetched.
+  // Appends every exchange that got a whole answer (pages, robots.txt, sitemaps; any
+  // status) to WARC 1.1 files in this directory, created if missing: a request and a
+  // response record each, one gzip member per record, named
+  // crawlrank-YYYYMMDDhhmmss-NNNNN.warc.gz, a new file once one reaches
+  // warc_max_file_bytes. Bodies are kept as received: content decoding moves from libcurl
+  // into crawlrank (gzip, deflate, br, zstd) and HTTP/2 heads are written in HTTP/1.1 form
+  // (docs/crawler.md, "Keeping what was fetched"). Empty: no WARC.
+  std::string warc_dir;
+  uint64_t warc_max_file_bytes = uint64_t{1} << 30;
+
   // --- Progress: called about every progress_interval_ms with the figures so far.
   int64_t progress_interval_ms = 2000;
 

@@ -33,6 +33,9 @@ Status CheckCrawlerOptions(const CrawlerOptions& options) {
       options.retry_ms < 0 || options.max_time_ms < 0 || options.max_url_bytes == 0) {
     return InvalidArgumentError("crawl: timeouts must be above 0, and other times 0 or more");
   }
+  if (!options.warc_dir.empty() && options.warc_max_file_bytes == 0) {
+    return InvalidArgumentError("crawl: WARC files of at most 0 bytes");
+  }
   return Status::Ok();
 }
 
@@ -105,6 +108,7 @@ FetcherOptions FetcherOptionsFor(const CrawlerOptions& options) {
   fo.resolve = options.resolve;
   fo.dns_cache_ms = options.dns_cache_ms;
   fo.max_connections = std::max<uint32_t>(64, 2 * options.concurrency);
+  fo.keep_wire = !options.warc_dir.empty();
   return fo;
 }
 

@@ -3,6 +3,7 @@
 #include <xxhash.h>
 
 #include "crawl/crawler_impl.h"
+#include "crawlrank/version.h"
 
 namespace crawlrank {
 namespace {
@@ -287,6 +288,11 @@ Result<std::unique_ptr<Crawler::Impl>> Crawler::Impl::Make(const CrawlerOptions&
   c.extract.keywords = c.keywords ? &*c.keywords : nullptr;
   CRAWLRANK_ASSIGN_OR_RETURN(*seeds, CanonicalSeeds(options, c.profile));
   CRAWLRANK_ASSIGN_OR_RETURN(c.fetcher, Fetcher::Create(FetcherOptionsFor(options)));
+  if (!options.warc_dir.empty()) {
+    CRAWLRANK_ASSIGN_OR_RETURN(c.warc, WarcWriter::Open({.dir = options.warc_dir,
+                                                         .max_file_bytes = options.warc_max_file_bytes,
+                                                         .software = "crawlrank/" CRAWLRANK_VERSION_STRING}));
+  }
   return impl;
 }
 
@@ -390,6 +396,7 @@ Status Crawler::Impl::Collect(std::vector<FetchResult>& done) {
   for (FetchResult& result : done) {
     auto it = pending.find(result.tag);
     if (it == pending.end()) continue;
+    if (Status s = Archive(result); !s.ok() && failure.ok()) failure = s;
     Pending p = std::move(it->second);
     pending.erase(it);
     Status s;
@@ -464,6 +471,16 @@ Result<CrawlSummary> Crawler::Run(const ProgressFn& progress, const FetchLogFn& 
   return summary;
 }
 
+Status Crawler::Impl::Archive(const FetchResult& result) {
+  if (!warc || !result.wire_complete) return Status::Ok();
+  return warc->Write({.url = result.final_url.empty() ? result.url : result.final_url,
+                      .time_ms = result.started_ms,
+                      .ip = result.address,
+                      .request_head = WarcHttpHead(result.request_head),
+                      .response_head = WarcHttpHead(result.response_head),
+                      .body = result.wire_body});
+}
+
 Status Crawler::Impl::Close(bool stopped, Status failure) {
   // Transfers in flight, pages parked (at max_pages) and pages not parsed are dropped
   // unreported (leases come back at the PageDB's next open); a batch being parsed ends.
@@ -476,6 +493,9 @@ Status Crawler::Impl::Close(bool stopped, Status failure) {
   if (Status s = pool->error(); failure.ok() && !s.ok()) failure = s;
   pool.reset();
   fetch_log = nullptr;  // the caller's, for this Run only
+  if (warc) {
+    if (Status s = warc->Close(); failure.ok() && !s.ok()) failure = s;
+  }
   return failure;
 }
 

@@ -25,6 +25,7 @@
 #include "crawl/redirect_chains.h"
 #include "crawl/robots_cache.h"
 #include "crawl/sitemap.h"
+#include "crawl/warc_writer.h"
 #include "crawlrank/clock.h"
 #include "crawlrank/html_extract.h"
 #include "crawlrank/robots.h"
@@ -46,6 +47,7 @@ struct Crawler::Impl {
   CrawlerOptions options;
   UrlProfile profile = UrlProfile::kRfc3986;
   std::unique_ptr<Fetcher> fetcher;
+  std::unique_ptr<WarcWriter> warc;  // with options.warc_dir
   std::optional<KeywordScorer> keywords;
   HtmlExtractOptions extract;
   std::string robots_agent;
@@ -121,6 +123,8 @@ struct Crawler::Impl {
   Status Unpark();
   Status Round(bool* finished);
   Status Collect(std::vector<FetchResult>& done);
+  // Appends an exchange to the WARC files (with options.warc_dir, once its answer came whole).
+  Status Archive(const FetchResult& result);
   Status Close(bool stopped, Status failure);
   Status DropDisallowed(const std::vector<CrawlReport>& reports);
   Status SaveRobots(const std::string& host);

@@ -8,7 +8,10 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/ascii.h"
 #include "crawl/address_guard.h"
+#include "crawl/content_decoding.h"
+#include "crawlrank/clock.h"
 
 namespace crawlrank {
 
@@ -62,6 +65,8 @@ struct Transfer {
   bool body_over = false;
   bool header_over = false;
   std::string refused;  // the guard's verdict on an address it refused
+  bool keep_wire = false;
+  bool request_ended = true;  // the request head seen last was whole (keep_wire)
   char error[CURL_ERROR_SIZE] = {};
 };
 
@@ -97,7 +102,11 @@ size_t OnHeader(char* data, size_t size, size_t n, void* user) {
   const size_t bytes = size * n;
   // A new response (after a redirect followed, or a 1xx) starts the count again: its
   // status line is the first line after a blank one.
-  if (t.headers_ended && bytes >= 5 && std::string_view(data, 5) == "HTTP/") t.header_bytes = 0;
+  if (t.headers_ended && bytes >= 5 && std::string_view(data, 5) == "HTTP/") {
+    t.header_bytes = 0;
+    t.result.response_head.clear();
+  }
+  if (t.keep_wire) t.result.response_head.append(data, bytes);
   t.headers_ended = bytes <= 2 && (bytes == 0 || data[0] == '\r' || data[0] == '\n');
   t.header_bytes += bytes;
   if (t.header_bytes > t.max_header_bytes) {
@@ -105,6 +114,37 @@ size_t OnHeader(char* data, size_t size, size_t n, void* user) {
     return 0;
   }
   return bytes;
+}
+
+// The request heads as libcurl sends them (keep_wire; CURLOPT_VERBOSE routes them here,
+// not to stderr). A head may come in several calls; a call after a whole head begins the
+// next request's (after a redirect or an authentication round).
+int OnDebug(CURL*, curl_infotype type, char* data, size_t size, void* user) {
+  if (type != CURLINFO_HEADER_OUT) return 0;
+  auto& t = *static_cast<Transfer*>(user);
+  std::string& head = t.result.request_head;
+  if (t.request_ended) head.clear();
+  head.append(data, size);
+  t.request_ended = head.ends_with("\r\n\r\n");
+  return 0;
+}
+
+// The values of a head's Content-Encoding headers, joined by commas.
+std::string ContentEncodingOf(std::string_view head) {
+  std::string codings;
+  constexpr std::string_view kName = "content-encoding:";
+  size_t start = head.find('\n');  // after the status line
+  while (start != std::string_view::npos && start + 1 < head.size()) {
+    const size_t end = head.find('\n', start + 1);
+    const std::string_view line =
+        head.substr(start + 1, end == std::string_view::npos ? end : end - start - 1);
+    if (line.size() > kName.size() && AsciiEqualsIgnoreCase(line.substr(0, kName.size()), kName)) {
+      if (!codings.empty()) codings += ',';
+      codings += TrimAsciiSpace(line.substr(kName.size()));
+    }
+    start = end;
+  }
+  return codings;
 }
 
 // Opens the socket libcurl asks for, unless the address it is for is not public: the
@@ -198,7 +238,17 @@ Status Fetcher::Impl::Setup(Transfer& t) {
   curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, job.max_redirects > 0 ? 1L : 0L);
   curl_easy_setopt(e, CURLOPT_MAXREDIRS, static_cast<long>(job.max_redirects));
   curl_easy_setopt(e, CURLOPT_USERAGENT, options.user_agent.c_str());
-  curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");  // every decoder libcurl has
+  t.keep_wire = options.keep_wire;
+  if (options.keep_wire) {
+    // The body stays as sent; Finish decodes it. Only codings crawlrank decodes are asked for.
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, std::string(AcceptedContentCodings()).c_str());
+    curl_easy_setopt(e, CURLOPT_HTTP_CONTENT_DECODING, 0L);
+    curl_easy_setopt(e, CURLOPT_DEBUGFUNCTION, OnDebug);
+    curl_easy_setopt(e, CURLOPT_DEBUGDATA, &t);
+    curl_easy_setopt(e, CURLOPT_VERBOSE, 1L);
+  } else {
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");  // every decoder libcurl has
+  }
   curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
   curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout_ms));
@@ -229,6 +279,26 @@ Status Fetcher::Impl::Setup(Transfer& t) {
   }
   return Status::Ok();
 }
+
+namespace {
+
+// keep_wire: the body as received moves to wire_body, and its content decoded to body. A
+// coding that cannot be undone fails the fetch as libcurl's own decoding would have.
+void Decode(const Transfer& t, FetchResult& r) {
+  r.wire_complete = !r.truncated;
+  r.wire_body = std::move(r.body);
+  r.body.clear();
+  Result<std::string> decoded = DecodeContent(ContentEncodingOf(r.response_head), r.wire_body, t.body_cap);
+  if (decoded.ok()) {
+    r.body = std::move(*decoded);
+    return;
+  }
+  r.error = decoded.status().code() == StatusCode::kResourceExhausted ? FetchError::kBodyTooLarge
+                                                                      : FetchError::kProtocol;
+  r.message = "fetch \"" + t.job.url + "\": " + decoded.status().message();
+}
+
+}  // namespace
 
 FetchResult Fetcher::Impl::Finish(Transfer& t, CURLcode code) {
   FetchResult r = std::move(t.result);
@@ -268,7 +338,8 @@ FetchResult Fetcher::Impl::Finish(Transfer& t, CURLcode code) {
     r.error = FetchError::kNone;
     r.truncated = true;
   }
-  if (r.error != FetchError::kNone) {
+  if (t.keep_wire && r.error == FetchError::kNone) Decode(t, r);
+  if (r.error != FetchError::kNone && r.message.empty()) {
     std::string cause;
     if (r.error == FetchError::kPrivateAddress) {
       cause = "refused: " + t.refused + " (allow_private is off)";
@@ -324,6 +395,7 @@ Status Fetcher::Start(FetchJob job) {
     if (!t->easy) return ResourceExhaustedError("fetch \"" + job.url + "\": curl_easy_init failed");
   }
   t->job = std::move(job);
+  t->result.started_ms = UnixNowMs();
   CRAWLRANK_RETURN_IF_ERROR(impl_->Setup(*t));
   CURL* e = t->easy.get();
   if (CURLMcode rc = curl_multi_add_handle(impl_->multi.get(), e); rc != CURLM_OK) {

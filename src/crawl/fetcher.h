@@ -31,6 +31,11 @@ struct FetcherOptions {
   std::vector<std::string> resolve;  // CURLOPT_RESOLVE entries
   int64_t dns_cache_ms = 300'000;
   uint32_t max_connections = 64;     // kept open for reuse
+  // Keep each exchange as it went over the wire (crawlrank crawl --warc): the request and
+  // response heads, and the body before content decoding, which moves from libcurl into
+  // crawlrank (content_decoding.h) so that both forms are at hand. max_body_bytes then caps
+  // the body as received and as decoded, each. Costs a copy of each head and body.
+  bool keep_wire = false;
 };
 
 struct FetchJob {
@@ -93,6 +98,14 @@ struct FetchResult {
   std::string address;        // the address connected to
   uint64_t wire_bytes = 0;    // headers and body as received (before content decoding)
   uint32_t fetch_ms = 0;      // from the start to the end of the transfer
+  int64_t started_ms = 0;     // wall clock at Start, Unix ms
+  // With FetcherOptions::keep_wire, the last exchange (the one after the redirects
+  // followed) as it went over the wire; `wire_complete` when the whole answer came (also
+  // when its content could not be decoded: error kProtocol or kBodyTooLarge, body empty).
+  bool wire_complete = false;
+  std::string request_head;   // request line and headers as sent, ending with a blank line
+  std::string response_head;  // status line and headers as received, likewise
+  std::string wire_body;      // before content decoding (transfer codings removed)
 };
 
 class Fetcher {

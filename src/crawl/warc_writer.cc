@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "base/ascii.h"
 #include "base/errno_text.h"
 #include "crawlrank/clock.h"
 
@@ -96,7 +98,165 @@ std::string FileStamp() {
   return text;
 }
 
+// The reason phrase of a status code, for status lines rebuilt from HTTP/2's.
+std::string_view ReasonPhrase(int code) {
+  switch (code) {
+    case 100: return "Continue";
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 203: return "Non-Authoritative Information";
+    case 204: return "No Content";
+    case 206: return "Partial Content";
+    case 300: return "Multiple Choices";
+    case 301: return "Moved Permanently";
+    case 302: return "Found";
+    case 303: return "See Other";
+    case 304: return "Not Modified";
+    case 307: return "Temporary Redirect";
+    case 308: return "Permanent Redirect";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 408: return "Request Timeout";
+    case 410: return "Gone";
+    case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    default: return "";
+  }
+}
+
+// The first line of a head in HTTP/1.1 form (see WarcHttpHead).
+std::string Http11FirstLine(std::string_view line) {
+  for (std::string_view version : {"HTTP/2", "HTTP/3"}) {
+    if (line.starts_with(version) && (line.size() == version.size() || line[version.size()] == ' ')) {
+      std::string_view rest = line.substr(version.size());
+      while (rest.starts_with(' ')) rest.remove_prefix(1);
+      while (rest.ends_with(' ')) rest.remove_suffix(1);
+      int code = 0;
+      for (char c : rest.substr(0, 3)) code = c >= '0' && c <= '9' ? code * 10 + (c - '0') : -1000;
+      const std::string_view reason = rest.size() == 3 && code >= 100 ? ReasonPhrase(code) : "";
+      return "HTTP/1.1 " + std::string(rest) + (reason.empty() ? "" : " ") + std::string(reason);
+    }
+    const std::string suffix = " " + std::string(version);
+    if (line.ends_with(suffix)) {
+      return std::string(line.substr(0, line.size() - suffix.size())) + " HTTP/1.1";
+    }
+  }
+  return std::string(line);
+}
+
+// Where the last whole gzip member of the open file `fd` ends: its size when the file ends
+// on a member's end, less when it ends inside one. A member that does not inflate, before
+// the end, stops the scan there too (the file is left as it is: only a torn end is cut).
+Result<uint64_t> WholeMembersEnd(int fd, const std::string& path) {
+  z_stream z{};
+  if (inflateInit2(&z, 15 + 16) != Z_OK) return InternalError("WARC: zlib's inflateInit2 failed");
+  std::string in(1 << 20, '\0');
+  std::string out(1 << 16, '\0');
+  uint64_t read_total = 0, whole_end = 0;
+  bool in_member = false;
+  Status error;
+  for (;;) {
+    const ssize_t n = ::pread(fd, in.data(), in.size(), static_cast<off_t>(read_total));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = IoError("WARC: cannot read \"" + path + "\": " + ErrnoText());
+      break;
+    }
+    if (n == 0) break;
+    z.next_in = reinterpret_cast<Bytef*>(in.data());
+    z.avail_in = static_cast<uInt>(n);
+    bool damaged = false;
+    while (z.avail_in > 0) {
+      in_member = true;
+      z.next_out = reinterpret_cast<Bytef*>(out.data());
+      z.avail_out = static_cast<uInt>(out.size());
+      const int rc = inflate(&z, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        whole_end = read_total + static_cast<uint64_t>(n) - z.avail_in;
+        in_member = false;
+        inflateReset(&z);
+      } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        damaged = true;
+        break;
+      }
+    }
+    read_total += static_cast<uint64_t>(n);
+    if (damaged) {
+      in_member = false;
+      whole_end = read_total;  // not a torn end: leave the file alone
+      break;
+    }
+  }
+  inflateEnd(&z);
+  if (!error.ok()) return error;
+  return in_member ? whole_end : read_total;
+}
+
 }  // namespace
+
+Status WarcWriter::RepairNewest() {
+  std::string newest;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(options_.dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with(options_.prefix + "-") && name.ends_with(".warc.gz") && name > newest) {
+      newest = name;
+    }
+  }
+  if (ec) return IoError("WARC: cannot list \"" + options_.dir + "\": " + ec.message());
+  if (newest.empty()) return Status::Ok();
+  const std::string path = options_.dir + "/" + newest;
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+  if (!fd.valid()) return IoError("WARC: cannot open \"" + path + "\": " + ErrnoText());
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return Status::Ok();  // another writer's
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return IoError("WARC: cannot stat \"" + path + "\": " + ErrnoText());
+  if (st.st_size == 0) {  // killed before its warcinfo was written
+    if (::unlink(path.c_str()) != 0) return IoError("WARC: cannot remove \"" + path + "\": " + ErrnoText());
+    return Status::Ok();
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(const uint64_t end, WholeMembersEnd(fd.get(), path));
+  if (end >= static_cast<uint64_t>(st.st_size)) return Status::Ok();
+  if (::ftruncate(fd.get(), static_cast<off_t>(end)) != 0 || ::fdatasync(fd.get()) != 0) {
+    return IoError("WARC: cannot cut the torn end of \"" + path + "\": " + ErrnoText());
+  }
+  repaired_bytes_ = static_cast<uint64_t>(st.st_size) - end;
+  return Status::Ok();
+}
+
+std::string WarcHttpHead(std::string_view head) {
+  std::string out;
+  bool first = true;
+  while (!head.empty()) {
+    size_t end = head.find('\n');
+    std::string_view line = head.substr(0, end);
+    head.remove_prefix(end == std::string_view::npos ? head.size() : end + 1);
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    if (line.empty()) break;  // the blank line that ends the head
+    if (first) {
+      out += Http11FirstLine(line);
+      first = false;
+    } else {
+      constexpr std::string_view kTe = "transfer-encoding:";
+      if (line.size() >= kTe.size() && AsciiEqualsIgnoreCase(line.substr(0, kTe.size()), kTe)) {
+        continue;
+      }
+      out += line;
+    }
+    out += kCrlf;
+  }
+  out += kCrlf;
+  return out;
+}
 
 std::string WarcDigest(std::string_view bytes) {
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
@@ -118,7 +278,9 @@ Result<std::unique_ptr<WarcWriter>> WarcWriter::Open(WarcOptions options) {
   if (error) {
     return IoError("WARC: cannot create \"" + options.dir + "\": " + error.message());
   }
-  return std::make_unique<WarcWriter>(Key{}, std::move(options));
+  auto writer = std::make_unique<WarcWriter>(Key{}, std::move(options));
+  CRAWLRANK_RETURN_IF_ERROR(writer->RepairNewest());
+  return writer;
 }
 
 WarcWriter::WarcWriter(Key, WarcOptions options)
@@ -148,6 +310,10 @@ Status WarcWriter::BeginFile() {
     if (fd < 0 && errno == EEXIST) continue;
     if (fd < 0) return IoError("WARC: cannot create \"" + path + "\": " + ErrnoText());
     fd_ = UniqueFd(fd);
+    // Held until the file is closed: the Open of another writer leaves it alone.
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      return IoError("WARC: cannot lock \"" + path + "\": " + ErrnoText());
+    }
     path_ = std::move(path);
     file_bytes_ = 0;
     ++serial_;

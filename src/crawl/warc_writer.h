@@ -12,9 +12,13 @@
 // costs only itself. A file is closed and the next begun once it reaches max_file_bytes.
 //
 // Durability: each record is compressed whole in memory, and an exchange's two records
-// are appended with one write(2), so a SIGKILL leaves whole exchanges only (a power loss may leave a torn last record: a
-// reader stops at the first member that does not inflate). Close() and each rotation
-// fdatasync the file.
+// are appended with one write(2). Linux may still end a large write early when the process
+// is killed, and a power loss may lose the last write's end, so Open repairs: the newest
+// file of the prefix in the directory, when it ends inside a gzip member, is cut back to
+// its last whole member (and synced). So after a kill -9 or a crash, the next writer's
+// Open leaves whole records only. A file being written holds an exclusive flock(2), and
+// Open leaves a locked file alone (another writer's). Close() and each rotation fdatasync
+// the file.
 //
 // Hostile input: the URL, IP and the heads are the server's or the crawl's; CR and LF in a
 // WARC header value are written as %0D and %0A, so that no value can add a header.
@@ -80,8 +84,12 @@ class WarcWriter {
   // The file being written, empty before the first record and after Close.
   std::string current_file() const;
   uint64_t records_written() const;
+  // Bytes Open cut from the end of a torn file (0: none was torn).
+  uint64_t repaired_bytes() const { return repaired_bytes_; }
 
  private:
+  // Cuts the torn end of the newest file of the prefix, unless another writer holds it.
+  Status RepairNewest();
   Status BeginFile();                                 // REQUIRES: mu_ held
   // Appends `record` (and `second`, when not empty) with one write(2).
   Status Append(std::string_view record, std::string_view second = {});  // REQUIRES: mu_ held
@@ -96,9 +104,19 @@ class WarcWriter {
   uint64_t file_bytes_ = 0;
   uint64_t records_ = 0;
   uint32_t serial_ = 0;
+  uint64_t repaired_bytes_ = 0;
   Status failed_ = Status::Ok();  // a write failed: every later call fails the same
   std::mt19937_64 ids_;
 };
+
+// A request or response head as libcurl saw it, in the form WARC readers expect:
+//  - HTTP/2 and HTTP/3 in HTTP/1.1 form: "GET /a HTTP/2" becomes "GET /a HTTP/1.1", and
+//    "HTTP/2 404" becomes "HTTP/1.1 404 Not Found" (their frames carry no reason phrase;
+//    an unknown code gets none); header names stay as sent (lower case in HTTP/2);
+//  - without Transfer-Encoding lines: libcurl has removed the transfer coding (chunked)
+//    from the body kept, so the head says what the record holds;
+//  - ending with exactly one blank line (CRLF CRLF).
+std::string WarcHttpHead(std::string_view head);
 
 // The WARC digest of `bytes`: "sha1:" and the SHA-1 in base32 (RFC 4648, upper case).
 std::string WarcDigest(std::string_view bytes);

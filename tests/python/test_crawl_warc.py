@@ -13,6 +13,7 @@ import json
 import os
 import pathlib
 import random
+import shutil
 import signal
 import subprocess
 import threading
@@ -22,6 +23,7 @@ import zlib
 import pytest
 
 from crawl_site import CrawlSite
+from doc_site import DocSite
 from local_server import LocalServer
 from warc_reader import read_warc
 
@@ -229,3 +231,27 @@ def test_a_stopped_crawl_leaves_whole_records_and_the_next_run_goes_on(bin_dir, 
     assert not archived - asked, "archived exchanges the server never answered"
     assert set(archived) == set(asked)
     assert sum((asked - archived).values()) <= 4
+
+
+def test_the_same_site_archived_by_wget_has_the_same_payloads(bin_dir, tmp_path):
+    """LMDB's reference, one link deep, archived by `wget --warc-file` and by crawlrank: every
+    page both fetched has the same payload digest and status line in both archives."""
+    docs = pathlib.Path("/usr/share/doc/lmdb-doc/html")
+    if shutil.which("wget") is None or not (docs / "index.html").exists():
+        pytest.skip("needs wget and lmdb-doc (scripts/install-deps.sh)")
+    with DocSite(docs, extras=False) as site:
+        start = f"http://127.0.0.1:{site.port}/index.html"
+        subprocess.run(["wget", "-q", "-r", "-l", "1", "-P", str(tmp_path / "files"),
+                        f"--warc-file={tmp_path / 'wget'}", start], check=False, timeout=120)
+        crawl(bin_dir, tmp_path / "db", start, *LOCAL, "--max-depth", "1", "--warc", tmp_path / "warc")
+
+    def responses(records: list) -> dict[str, tuple[bytes, str]]:
+        return {r.target_uri: (r.block.split(b"\r\n", 1)[0], r.headers["warc-payload-digest"])
+                for r in records if r.type == "response"}
+
+    theirs = responses(read_warc(tmp_path / "wget.warc.gz"))
+    ours = responses(warc_records(tmp_path / "warc"))
+    both = set(theirs) & set(ours)
+    assert len(both) >= 5 and len(both) >= len(ours) - 2, (sorted(theirs), sorted(ours))
+    for url in both:
+        assert ours[url] == theirs[url], url

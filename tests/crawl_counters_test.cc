@@ -399,6 +399,32 @@ TEST_F(SchedulerCountersTest, ProgressIsSampledEveryIntervalOfWrites) {
   EXPECT_OK(db_->Check());
 }
 
+// The end of a crawl is sampled whenever it comes (the crawler and the front ends call
+// RecordProgress when they stop), so a finished crawl's last sample is its end.
+TEST_F(SchedulerCountersTest, RecordProgressSamplesNowWhateverTheInterval) {
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/1"}));
+  clock_.Advance(1000);
+  ASSERT_OK_AND_ASSIGN(auto batch, scheduler_->Next(1));
+  ASSERT_EQ(batch.size(), 1u);
+  ASSERT_OK(scheduler_->Crawled({.page = Fetched(batch[0].url, 200, {.wire_bytes = 50}, {}),
+                                 .lease = batch[0].lease}));
+  ASSERT_EQ(Samples().size(), 1u);  // only the first write's: 10 s have not passed
+  clock_.Advance(1000);
+  ASSERT_OK(scheduler_->RecordProgress());
+  const std::vector<ProgressSample> samples = Samples();
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[1].time_ms, 1'002'000);
+  EXPECT_EQ(samples[1].crawled_pages, 1u);
+  EXPECT_EQ(samples[1].wire_bytes, 50u);
+  EXPECT_EQ(samples[1].queued, 0u);
+  EXPECT_EQ(samples[1].in_flight, 0u);
+  // Later writes are sampled on the usual interval again.
+  clock_.Advance(1000);
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/2"}));
+  EXPECT_EQ(Samples().size(), 2u);
+  EXPECT_OK(db_->Check());
+}
+
 TEST(CrawlCountersTest, ProgressIntervalBelowZeroIsRefused) {
   TempDir dir;
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));

@@ -126,6 +126,11 @@ class Scheduler final : public Frontier {
   // NotFound when the URL is not in the DB.
   Status Failed(const FailureReport& report) override;
 
+  // Appends a progress sample now, whatever progress_interval_ms says (SchedulerOptions),
+  // so that the last sample of a crawl is its end: the crawler and the Python front ends
+  // call it when they stop. One transaction; nothing when progress samples are off.
+  Status RecordProgress();
+
   // Puts the pages failed for good that `filter` matches back in the queue, as if new:
   // their retries start over, at priority 0 (a payload was dropped with the failure).
   // Returns how many. One transaction; InvalidArgument for a bad regex or URL.

@@ -413,14 +413,17 @@ void BindSnapshot(py::module_& m) {
       .def(
           "hosts_totals",
           [](PySnapshot& s) {
-            py::dict out;
+            // Read without the GIL, then turned into Python objects with it.
+            std::vector<std::pair<std::string, CrawlCounters>> hosts;
             s.With([&](const Snapshot& snap) {
               Check(snap.ForEachHostTotals([&](std::string_view host, const CrawlCounters& c) {
-                out[py::str(std::string(host))] = CountersDict(c);
+                hosts.emplace_back(host, c);
                 return Status::Ok();
               }));
               return 0;
             });
+            py::dict out;
+            for (const auto& [host, counters] : hosts) out[py::str(host)] = CountersDict(counters);
             return out;
           },
           "Every host's counters: {host: counters}.")

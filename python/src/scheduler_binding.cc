@@ -430,6 +430,17 @@ void BindSchedulerClass(py::module_& m) {
           "(for retry_after_ms when given). `kind` is one of FAILURE_KINDS ('timeout', "
           "'connect', 'http-5xx', ...); None files it by its HTTP status.")
       .def(
+          "record_progress",
+          [](PyScheduler& s) {
+            s.With([&](Scheduler& sched) {
+              Check(sched.RecordProgress());
+              return 0;
+            });
+          },
+          "Appends a progress sample now (SchedulerOptions.progress_interval_ms apart "
+          "otherwise), so that the crawl's last sample is its end; the front ends call it at "
+          "close. One transaction.")
+      .def(
           "requeue",
           [](PyScheduler& s, std::optional<std::string> kind, std::optional<std::string> host,
              std::optional<std::string> url_regex, std::vector<std::string> urls) {

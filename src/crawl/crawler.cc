@@ -493,6 +493,9 @@ Status Crawler::Impl::Close(bool stopped, Status failure) {
   if (Status s = pool->error(); failure.ok() && !s.ok()) failure = s;
   pool.reset();
   fetch_log = nullptr;  // the caller's, for this Run only
+  if (owned) {  // the crawl's last progress sample: where it ended
+    if (Status s = owned->RecordProgress(); failure.ok() && !s.ok()) failure = s;
+  }
   if (warc) {
     if (Status s = warc->Close(); failure.ok() && !s.ok()) failure = s;
   }

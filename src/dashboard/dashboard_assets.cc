@@ -43,6 +43,9 @@ constexpr std::string_view kScript = R"JS('use strict';
     if (e) e.textContent = text;
   }
 
+  // A line's points are drawn while there are few: a rate over the first two samples is
+  // a single point, which a line alone would not show.
+  function radius(points) { return points.length < 30 ? 2 : 0; }
   const charts = {};
   function lineChart(box, key, label, points) {
     if (!charts[key]) {
@@ -55,15 +58,18 @@ constexpr std::string_view kScript = R"JS('use strict';
       box.appendChild(figure);
       charts[key] = new Chart(canvas, {
         type: 'line',
-        data: { datasets: [{ label: label, data: points, pointRadius: 0, borderWidth: 1.5,
-                             borderColor: '#2b6cb0' }] },
+        data: { datasets: [{ label: label, data: points, pointRadius: radius(points),
+                             borderWidth: 1.5, borderColor: '#2b6cb0',
+                             backgroundColor: '#2b6cb0' }] },
         options: { animation: false, parsing: false, maintainAspectRatio: false,
                    plugins: { legend: { display: false } },
-                   scales: { x: { type: 'linear', title: { display: true, text: 'minutes' } },
+                   scales: { x: { type: 'linear', min: 0,
+                                  title: { display: true, text: 'minutes' } },
                              y: { beginAtZero: true } } }
       });
     } else {
       charts[key].data.datasets[0].data = points;
+      charts[key].data.datasets[0].pointRadius = radius(points);
       charts[key].update();
     }
   }
@@ -92,8 +98,13 @@ constexpr std::string_view kScript = R"JS('use strict';
     lineChart(box, 'bytes', 'bytes received per second', rate('wire_bytes'));
   }
 
+  // The figures shown were asked for at figures.dataset.asOf (ms since the epoch); an
+  // answer older than them (requests overtaking one another) is dropped.
   function refresh() {
+    const asked = Date.now();
     fetch('api/summary').then(function (r) { return r.json(); }).then(function (s) {
+      const figures = document.getElementById('figures');
+      if (Number(figures.dataset.asOf || 0) > asked) return;
       const c = s.counters;
       set('f-pages', s.pages);
       set('f-crawled', s.crawled_pages);
@@ -102,15 +113,20 @@ constexpr std::string_view kScript = R"JS('use strict';
       set('f-fetches', c.fetches);
       set('f-failures', c.failures);
       set('f-bytes', bytes(c.wire_bytes));
+      Object.keys(c.fetches_by_class).forEach(function (k) {
+        set('f-class-' + k, c.fetches_by_class[k]);
+      });
       if (s.last_sample) {
         set('f-queued', s.last_sample.queued);
         set('f-inflight', s.last_sample.in_flight);
+        set('f-sampled', new Date(s.last_sample.time_ms).toISOString());
       }
+      figures.dataset.asOf = asked;
     }).catch(function () {});
     fetch('api/progress').then(function (r) { return r.json(); })
       .then(function (p) { drawProgress(p.samples); }).catch(function () {});
   }
-  if (document.getElementById('f-pages')) {
+  if (document.getElementById('figures')) {
     refresh();
     setInterval(refresh, 5000);
   }
@@ -159,7 +175,7 @@ body{margin:0;font:14px/1.4 system-ui,sans-serif;color:#1a202c;background:#f7faf
 header{display:flex;gap:1.5em;align-items:center;padding:.6em 1em;background:#1a365d;color:#fff}
 header nav a{color:#cbd5e0;margin-right:1em;text-decoration:none}
 header nav a.active{color:#fff;font-weight:bold}
-main{padding:1em;max-width:100%}
+main{padding:1em;max-width:100%;overflow-wrap:anywhere}
 h1{font-size:1.4em;margin:.2em 0 .6em}
 h2{font-size:1.1em;margin:1.2em 0 .4em}
 .figures{display:flex;flex-wrap:wrap;gap:.6em}

@@ -19,6 +19,11 @@
 namespace crawlrank::dashboard {
 namespace {
 
+// Pages neither crawled nor failed.
+uint64_t ToDo(const CrawlCounters& c) {
+  return c.pages - std::min(c.pages, c.crawled_pages + c.failed_pages);
+}
+
 Json CountersJson(const CrawlCounters& c) {
   Json fetches = Json::object(), failures = Json::object();
   for (size_t i = 0; i < kStatusClasses; ++i) {
@@ -30,7 +35,7 @@ Json CountersJson(const CrawlCounters& c) {
   return Json{{"pages", c.pages},
               {"crawled_pages", c.crawled_pages},
               {"failed_pages", c.failed_pages},
-              {"to_do", c.pages - std::min(c.pages, c.crawled_pages + c.failed_pages)},
+              {"to_do", ToDo(c)},
               {"fetches", c.fetches_total()},
               {"fetches_by_class", fetches},
               {"failures", c.failures_total()},
@@ -47,16 +52,65 @@ Json SampleJson(const ProgressSample& s) {
               {"in_flight", s.in_flight}};
 }
 
-// Sorts `rows` by `key` (numbers numerically, then text), ties by host.
-void SortRows(std::vector<Json>& rows, const std::string& key, bool descending) {
-  std::stable_sort(rows.begin(), rows.end(), [&](const Json& a, const Json& b) {
-    const Json& x = a[key];
-    const Json& y = b[key];
-    if (x == y) return a["host"].get<std::string>() < b["host"].get<std::string>();
-    const bool less = x.is_number() && y.is_number() ? x.get<double>() < y.get<double>()
-                                                     : x.dump() < y.dump();
-    return descending ? !less : less;
+// A host's row of the hosts view. Every host gets one, to be sorted; only the rows shown
+// are written as JSON (with 100,000 hosts, building every row's JSON took most of the time).
+struct HostRow {
+  std::string host;  // valid UTF-8
+  CrawlCounters counters;
+  uint64_t in_flight = 0;
+  const HostEntry* entry = nullptr;  // null: the scheduler keeps none
+};
+
+Json HostJson(const HostRow& r) {
+  const HostEntry none;
+  const HostEntry& e = r.entry != nullptr ? *r.entry : none;
+  Json row = CountersJson(r.counters);
+  row["host"] = r.host;
+  row["in_flight"] = r.in_flight;
+  row["delay_ms"] = e.crawl_delay_ms;
+  row["hold_until_ms"] = e.hold_until_ms;
+  row["robots_bytes"] = e.robots.size();
+  row["group"] = ValidUtf8(e.group);
+  row["page_limit"] = e.page_limit;
+  return row;
+}
+
+// Column `key` of a row as HostJson writes it, for a column of numbers (kHostColumns but
+// "host").
+double HostNumber(const HostRow& r, std::string_view key) {
+  const CrawlCounters& c = r.counters;
+  if (key == "pages") return c.pages;
+  if (key == "crawled_pages") return c.crawled_pages;
+  if (key == "failed_pages") return c.failed_pages;
+  if (key == "to_do") return ToDo(c);
+  if (key == "in_flight") return r.in_flight;
+  if (key == "fetches") return c.fetches_total();
+  if (key == "failures") return c.failures_total();
+  if (key == "wire_bytes") return c.wire_bytes;
+  if (key == "decoded_bytes") return c.decoded_bytes;
+  if (key == "fetch_ms") return c.fetch_ms;
+  if (r.entry == nullptr) return 0;
+  return key == "delay_ms" ? r.entry->crawl_delay_ms : r.entry->hold_until_ms;
+}
+
+// Sorts `rows` by column `key` (the host as text, the rest as numbers), ties by host.
+void SortRows(std::vector<HostRow>& rows, std::string_view key, bool descending) {
+  const bool by_host = key == "host";
+  std::vector<double> value(rows.size());
+  if (!by_host) {
+    for (size_t i = 0; i < rows.size(); ++i) value[i] = HostNumber(rows[i], key);
+  }
+  std::vector<size_t> order(rows.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (value[a] != value[b]) return descending ? value[a] > value[b] : value[a] < value[b];
+    const int c = rows[a].host.compare(rows[b].host);
+    return by_host && descending ? c > 0 : c < 0;
   });
+  std::vector<HostRow> sorted;
+  sorted.reserve(rows.size());
+  for (size_t i : order) sorted.push_back(std::move(rows[i]));
+  rows = std::move(sorted);
 }
 
 // The crawl's guidance against a rank: after each number of pages fetched (in the order
@@ -167,20 +221,14 @@ Result<Json> DashboardData::Hosts(const HostsQuery& query) const {
       return Status::Ok();
     }));
   }
-  std::vector<Json> rows;
+  std::vector<HostRow> rows;
   CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachHostTotals([&](std::string_view host,
                                                            const CrawlCounters& c) {
-    Json row = CountersJson(c);
-    row["host"] = ValidUtf8(host);
+    HostRow row{ValidUtf8(host), c};
     const auto flying = in_flight.find(std::string(host));
-    row["in_flight"] = flying == in_flight.end() ? 0 : flying->second;
+    if (flying != in_flight.end()) row.in_flight = flying->second;
     const auto entry = entries.find(std::string(host));
-    const HostEntry e = entry == entries.end() ? HostEntry() : entry->second;
-    row["delay_ms"] = e.crawl_delay_ms;
-    row["hold_until_ms"] = e.hold_until_ms;
-    row["robots_bytes"] = e.robots.size();
-    row["group"] = ValidUtf8(e.group);
-    row["page_limit"] = e.page_limit;
+    if (entry != entries.end()) row.entry = &entry->second;
     rows.push_back(std::move(row));
     return Status::Ok();
   }));
@@ -189,7 +237,7 @@ Result<Json> DashboardData::Hosts(const HostsQuery& query) const {
   Json shown = Json::array();
   const size_t limit = std::min(query.limit, kMaxRows);
   for (size_t i = query.offset; i < rows.size() && shown.size() < limit; ++i) {
-    shown.push_back(std::move(rows[i]));
+    shown.push_back(HostJson(rows[i]));
   }
   out["rows"] = std::move(shown);
   return out;

@@ -40,9 +40,11 @@ std::string Time(const Json& ms) {
   return IsoMillis(ms.get<int64_t>());
 }
 
-// A cell whose sort key is `v` (a number sorts as one).
+// A cell whose sort key is `v` (a number sorts as one, at full precision: the text shown
+// rounds a score to 6 digits).
 std::string Cell(const Json& v, const std::string& shown) {
-  return "<td data-v=\"" + (v.is_number() ? Text(v) : Escape(v.is_string() ? v.get<std::string>() : v.dump())) +
+  return "<td data-v=\"" +
+         (v.is_number() ? v.dump() : Escape(v.is_string() ? v.get<std::string>() : v.dump())) +
          "\">" + shown + "</td>";
 }
 std::string Cell(const Json& v) { return Cell(v, Text(v)); }
@@ -63,6 +65,7 @@ std::string Layout(std::string_view title, std::string_view active, const std::s
   return "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
          "<title>" + Escape(title) + " \xC2\xB7 crawlrank</title>"
+         "<link rel=\"icon\" href=\"data:,\">"  // no /favicon.ico request, no 404 logged
          "<link rel=\"stylesheet\" href=\"static/dashboard.css\">" +
          (charts ? "<script src=\"static/chart.js\" defer></script>" : "") +
          "<script src=\"static/dashboard.js\" defer></script></head><body><header><b>crawlrank</b>"
@@ -81,7 +84,7 @@ std::string OverviewPage(const Json& s, bool charts) {
   const Json& c = s["counters"];
   const Json& last = s["last_sample"];
   std::string body = "<p class=\"path\">" + Text(s["path"]) + " (format " +
-                     Text(s["format_version"]) + ")</p><div class=\"figures\">";
+                     Text(s["format_version"]) + ")</p><div class=\"figures\" id=\"figures\">";
   body += Figure("pages", Text(s["pages"]), "f-pages");
   body += Figure("crawled", Text(s["crawled_pages"]), "f-crawled");
   body += Figure("failed", Text(c["failed_pages"]), "f-failed");
@@ -91,13 +94,17 @@ std::string OverviewPage(const Json& s, bool charts) {
   body += Figure("received", Bytes(c["wire_bytes"]), "f-bytes");
   body += Figure("queued", last.is_null() ? Text(last) : Text(last["queued"]), "f-queued");
   body += Figure("in flight", last.is_null() ? Text(last) : Text(last["in_flight"]), "f-inflight");
-  body += "</div><p class=\"note\">Queue figures as of the last progress sample (" +
-          (last.is_null() ? std::string("none yet") : Time(last["time_ms"])) +
-          "); the page refreshes every 5 s.</p>";
+  body +=
+      "</div><p class=\"note\">Queue figures as of the last progress sample (<span "
+      "id=\"f-sampled\">" +
+      (last.is_null() ? std::string("none yet") : Time(last["time_ms"])) +
+      "</span>); the page refreshes every 5 s.</p>";
   body += "<h2>Fetches by status class</h2><table><tr>";
   for (const auto& [name, n] : c["fetches_by_class"].items()) body += "<th>" + Escape(name) + "</th>";
   body += "</tr><tr>";
-  for (const auto& [name, n] : c["fetches_by_class"].items()) body += "<td>" + Text(n) + "</td>";
+  for (const auto& [name, n] : c["fetches_by_class"].items()) {
+    body += "<td id=\"f-class-" + Escape(name) + "\">" + Text(n) + "</td>";
+  }
   body += "</tr></table><h2>Progress</h2>";
   body += charts ? "<div id=\"charts\" class=\"charts\"></div>"
                  : "<p class=\"note\">Charts need Chart.js (Debian's libjs-chart.js).</p>";

@@ -236,6 +236,9 @@ Result<std::unique_ptr<DashboardServer>> DashboardServer::Start(const PageDb& db
         return httplib::Server::HandlerResponse::Handled;
       });
   impl->server.set_payload_max_length(64 * 1024);
+  // Stop() waits for idle connections to time out: with the default 5 s, a browser that
+  // keeps one open between refreshes would hold up Ctrl-C for as long.
+  impl->server.set_keep_alive_timeout(1);
   impl->Routes();
   const std::string host = options.host == "localhost" ? "127.0.0.1" : options.host;
   if (options.port == 0) {

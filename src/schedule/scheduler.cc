@@ -45,7 +45,7 @@ Status Scheduler::Impl::BeforeCommit(WriteTxn& write) {
   if (options.progress_interval_ms > 0) {
     const int64_t now = clock.NowMs();
     const int64_t last = write.last_progress_ms();
-    if (last < 0 || now - last >= options.progress_interval_ms || now < last) {
+    if (force_progress || last < 0 || now - last >= options.progress_interval_ms || now < last) {
       const SchedulerStats stats = state.Stats(now);
       write.RecordProgress(now, stats.queued, stats.in_flight);
     }

@@ -33,6 +33,7 @@ struct Scheduler::Impl final : WriteHook, RerankTarget {
 
   mutable std::mutex mu;
   ScheduleState state;
+  bool force_progress = false;  // RecordProgress: the next commit takes a sample
 
   // What the current transaction will change once it commits.
   struct Staged {

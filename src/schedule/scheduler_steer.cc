@@ -11,6 +11,22 @@
 
 namespace crawlrank {
 
+// ---- progress
+
+Status Scheduler::RecordProgress() {
+  Impl& s = *impl_;
+  if (s.options.progress_interval_ms <= 0) return Status::Ok();
+  {
+    std::lock_guard lock(s.mu);
+    s.force_progress = true;
+  }
+  // An empty transaction: the hook (BeforeCommit) takes the sample, on every retry.
+  Status written = RunWrite(s.store, nullptr, [](WriteTxn&) { return Status::Ok(); });
+  std::lock_guard lock(s.mu);
+  s.force_progress = false;
+  return written;
+}
+
 // ---- failed pages
 
 Result<uint64_t> Scheduler::Requeue(const FailureFilter& filter) {

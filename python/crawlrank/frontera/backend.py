@@ -282,6 +282,7 @@ class Backend(_FronteraBackend):
         self._stopped = True
         try:
             self._flush()
+            self.scheduler.record_progress()  # the crawl's last progress sample: its end
             self._rank_at_close()
             stats = self.scheduler.stats()
             logger.info("crawlrank.frontera: closing PageDB %s: %d pages crawled, %d queued, "

@@ -402,7 +402,8 @@ class Scheduler(ReportReceiver):
         self._wakeup.cancel()
         if self.core is not None:
             self._flush()
-            if self.db is not None:  # remote mode: the server ranks
+            if self.db is not None:  # remote mode: the server ranks and samples
+                self.core.record_progress()  # the crawl's last progress sample: its end
                 self._rank_at_close(reason)
             self._record_stats()
             self._left = len(self)

@@ -4,10 +4,13 @@
 // then replays a crawl of it once per score mode through the real Scheduler over a fresh
 // PageDb: Next(batch) hands out pages, each is "fetched" by looking up its out-links in the
 // graph and reported with CrawledBatch, and a ManualClock moves a fixed step per batch.
-// For each mode it prints how many pages were fetched before 50%, 80% and 90% of the hot
-// pages (the top 10% of the whole graph by PageRank) were, and the share of the whole
-// graph's PageRank fetched after the first 10% of its pages. docs/benchmarks.md, "Crawl
-// guidance quality", explains the choices; `--help` lists the options.
+// Then it replays the orders of sim_orders.h (--replay: the oracle and the literature's
+// baselines that are not score modes) without a Scheduler. For each mode and order it
+// prints how many pages were fetched before 50%, 80% and 90% of the hot pages (the top 10%
+// of the whole graph by PageRank) were, and the share of the whole graph's PageRank fetched
+// after the first 1, 5, 10 and 25% of its pages; the JSON also keeps that share after each
+// 1% (the curve). docs/benchmarks.md, "Crawl guidance quality" and "Crawl order on the
+// graph suite", explains the choices; `--help` lists the options.
 //
 // Input: one link a line, `src dst`, fields separated by spaces or tabs; blank lines and
 // lines starting with '#' are skipped (only whole lines: a URL may hold a '#'). The first
@@ -39,6 +42,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "sim_orders.h"
 #include "crawlrank/clock.h"
 #include "crawlrank/edge_source.h"
 #include "crawlrank/page_db.h"
@@ -53,17 +57,22 @@ namespace {
 // times look like times.
 constexpr int64_t kStartMs = 1'700'000'000'000;
 
-// The hot pages: this share of the graph, by PageRank. And the point of the crawl at which
-// the PageRank share is read: this share of the graph's pages fetched.
+// The hot pages: this share of the graph, by PageRank. And the points of the crawl at which
+// the PageRank share is read: these shares of the graph's pages fetched (PR@1% ...).
 constexpr double kHotShare = 0.10;
-constexpr double kEarlyShare = 0.10;
+constexpr std::array<double, 4> kShareAt = {0.01, 0.05, 0.10, 0.25};
+constexpr size_t kShareAt10 = 2;  // kShareAt[2]: 10%
 constexpr std::array<double, 3> kHotTargets = {0.5, 0.8, 0.9};
+// The PageRank curve kept in the JSON: the share fetched after each 1% of the pages.
+constexpr int kCurvePoints = 100;
 
-// The modes a guided crawl is compared with (the crawl-ordering literature's baselines:
-// Cho et al. 1998 for breadth-first, in-degree and partial PageRank; Abiteboul et al.
-// 2003 for OPIC). Random is no contender.
-constexpr std::array<ScoreMode, 4> kBaselines = {ScoreMode::kBreadthFirst, ScoreMode::kInDegree,
-                                                 ScoreMode::kOpic, ScoreMode::kPageRank};
+// The score modes a guided crawl is compared with (the crawl-ordering literature's
+// baselines: Cho et al. 1998 for breadth-first and in-degree, Abiteboul et al. 2003 for
+// OPIC); every replayed order but the oracle is a baseline too (sim_orders.h: larger sites
+// first, RankMass, partial PageRank at fixed cadences). Random is no contender; the rank
+// modes are what is measured.
+constexpr std::array<ScoreMode, 3> kBaselines = {ScoreMode::kBreadthFirst, ScoreMode::kInDegree,
+                                                 ScoreMode::kOpic};
 
 // ---------------------------------------------------------------------------------------
 // The link graph.
@@ -80,6 +89,7 @@ struct LinkGraph {
   std::vector<uint32_t> targets;
   uint32_t sources = 0;  // nodes with at least one out-link
   std::optional<uint32_t> first_source;
+  std::vector<uint32_t> host;  // each node's host (HostKey), numbered in order of first mention
 
   uint32_t pages() const { return static_cast<uint32_t>(urls.size()); }
   uint64_t links() const { return targets.size(); }
@@ -190,6 +200,11 @@ class GraphReader {
       return it->second;
     }
     if (graph_.urls.size() == UINT32_MAX) return LineError("more than 2^32 - 1 pages");
+    Result<std::string> host = HostKey(*canonical);
+    if (!host.ok()) return LineError(host.status().message());
+    graph_.host.push_back(
+        host_number_.try_emplace(*std::move(host), static_cast<uint32_t>(host_number_.size()))
+            .first->second);
     it->second = static_cast<uint32_t>(graph_.urls.size());
     graph_.urls.push_back(*std::move(canonical));
     return it->second;
@@ -214,6 +229,7 @@ class GraphReader {
   uint32_t hosts_;
   LinkGraph graph_;
   std::unordered_map<std::string, uint32_t> node_of_raw_;
+  std::unordered_map<std::string, uint32_t> host_number_;
   std::vector<std::pair<uint32_t, uint32_t>> edges_;
 };
 
@@ -333,8 +349,10 @@ struct CrawlOutcome {
   uint64_t fetched = 0;
   uint64_t hot_fetched = 0;
   std::array<std::optional<uint64_t>, kHotTargets.size()> pages_to_hot;
-  std::optional<double> rank_share_early;  // PageRank fetched at kEarlyShare of the pages
+  // PageRank fetched with kShareAt of the graph's pages (none when the crawl ended first).
+  std::array<std::optional<double>, kShareAt.size()> rank_share_at;
   double rank_share_end = 0;
+  std::vector<double> curve;  // PageRank fetched after each 1% of the pages (kCurvePoints)
   uint64_t refetched = 0;  // pages handed out again after they were fetched (should be 0)
   // What disagrees with the crawl (should be nothing): GetStats at the end, and the
   // hand-out order against an independent replay (CheckOrder).
@@ -348,11 +366,49 @@ struct CrawlOutcome {
   // Everything but the time taken.
   bool SameCounts(const CrawlOutcome& o) const {
     return fetched == o.fetched && hot_fetched == o.hot_fetched && pages_to_hot == o.pages_to_hot &&
-           rank_share_early == o.rank_share_early && refetched == o.refetched &&
+           rank_share_at == o.rank_share_at && refetched == o.refetched &&
            batches == o.batches && reranks == o.reranks && simulated_ms == o.simulated_ms &&
            order == o.order;
   }
 };
+
+// The measures of a crawl that fetched `order` (each page once): hot pages, PageRank shares
+// and the curve.
+void Measure(const std::vector<uint32_t>& order, const Truth& truth, uint32_t pages,
+             CrawlOutcome& out) {
+  std::array<uint64_t, kHotTargets.size()> hot_needed;
+  for (size_t t = 0; t < kHotTargets.size(); ++t) {
+    hot_needed[t] = static_cast<uint64_t>(std::ceil(truth.hot_pages * kHotTargets[t]));
+  }
+  std::array<uint64_t, kShareAt.size()> share_pages;
+  for (size_t k = 0; k < kShareAt.size(); ++k) {
+    share_pages[k] = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(pages * kShareAt[k])));
+  }
+  out.fetched = order.size();
+  out.hot_fetched = 0;
+  out.pages_to_hot = {};
+  out.rank_share_at = {};
+  out.curve.clear();
+  double rank = 0;
+  for (uint64_t i = 0; i < order.size(); ++i) {
+    const uint32_t node = order[i];
+    rank += truth.rank[node];
+    if (truth.hot[node]) {
+      ++out.hot_fetched;
+      for (size_t t = 0; t < kHotTargets.size(); ++t) {
+        if (out.hot_fetched == hot_needed[t]) out.pages_to_hot[t] = i + 1;
+      }
+    }
+    for (size_t k = 0; k < kShareAt.size(); ++k) {
+      if (i + 1 == share_pages[k]) out.rank_share_at[k] = rank;
+    }
+    while (out.curve.size() < kCurvePoints &&
+           i + 1 == static_cast<uint64_t>(std::llround(pages * (out.curve.size() + 1.0) / kCurvePoints))) {
+      out.curve.push_back(rank);
+    }
+  }
+  out.rank_share_end = rank;
+}
 
 // A directory removed with everything in it when this goes out of scope.
 class TempDir {
@@ -410,13 +466,7 @@ class Simulator {
     for (uint32_t seed : seeds_) seed_urls.push_back(graph_.urls[seed]);
     if (Status s = scheduler->AddSeeds(seed_urls); !s.ok()) return fail(s);
 
-    const uint64_t early_pages = static_cast<uint64_t>(std::llround(graph_.pages() * kEarlyShare));
-    std::array<uint64_t, kHotTargets.size()> hot_needed;
-    for (size_t t = 0; t < kHotTargets.size(); ++t) {
-      hot_needed[t] = static_cast<uint64_t>(std::ceil(truth_.hot_pages * kHotTargets[t]));
-    }
     CrawlOutcome out;
-    double rank_fetched = 0;
     std::vector<bool> fetched(graph_.pages(), false);
     std::vector<CrawlReport> reports;
     for (;;) {
@@ -456,14 +506,6 @@ class Simulator {
           fetched[node] = true;
           out.order.push_back(node);
           ++out.fetched;
-          rank_fetched += truth_.rank[node];
-          if (truth_.hot[node]) {
-            ++out.hot_fetched;
-            for (size_t t = 0; t < kHotTargets.size(); ++t) {
-              if (out.hot_fetched == hot_needed[t]) out.pages_to_hot[t] = out.fetched;
-            }
-          }
-          if (out.fetched == early_pages) out.rank_share_early = rank_fetched;
         }
         reports.push_back(Fetch(node, std::move(request), clock.NowMs()));
       }
@@ -471,7 +513,7 @@ class Simulator {
       clock.Advance(options_.step_ms);
     }
     out.seconds = Seconds(start);
-    out.rank_share_end = rank_fetched;
+    Measure(out.order, truth_, graph_.pages(), out);
     const SchedulerStats stats = scheduler->GetStats();
     out.reranks = stats.reranks;
     const auto expect = [&](bool ok, std::string what) {
@@ -579,10 +621,19 @@ struct ModeRun {
   ScoreMode mode = ScoreMode::kLinkScore;
   std::string skipped;         // why the mode did not run; empty when it ran
   bool unimplemented = false;  // skipped: the library does not implement the mode
+  std::optional<ReplayOrder> replay;  // a replayed order (sim_orders.h), not a score mode
   CrawlOutcome outcome;
   std::vector<double> seconds;  // one per repeat
   std::optional<double> ratio;  // pages to 80% hot ÷ the best baseline's
+  std::optional<double> pr_ratio;  // PR@10% ÷ the best baseline's (by PR@10%)
   bool order_checked = false;   // the hand-out order was compared with ReferenceOrder
+
+  std::string Name() const { return replay ? replay->Name() : std::string(ScoreModeName(mode)); }
+  bool IsOracle() const { return replay && replay->kind == ReplayOrder::Kind::kOracle; }
+  bool IsBaseline() const {
+    if (replay) return !IsOracle();
+    return std::find(kBaselines.begin(), kBaselines.end(), mode) != kBaselines.end();
+  }
 };
 
 constexpr size_t kRatioTarget = 1;  // kHotTargets[1]: 80%
@@ -592,13 +643,33 @@ const ModeRun* BestBaseline(const std::vector<ModeRun>& runs) {
   const ModeRun* best = nullptr;
   for (const ModeRun& run : runs) {
     if (!run.skipped.empty() || !run.outcome.pages_to_hot[kRatioTarget]) continue;
-    if (std::find(kBaselines.begin(), kBaselines.end(), run.mode) == kBaselines.end()) continue;
+    if (!run.IsBaseline()) continue;
     if (best == nullptr ||
         *run.outcome.pages_to_hot[kRatioTarget] < *best->outcome.pages_to_hot[kRatioTarget]) {
       best = &run;
     }
   }
   return best;
+}
+
+// The baseline that fetched the most PageRank with 10% of the pages, if any got so far.
+const ModeRun* BestBaselineByRank(const std::vector<ModeRun>& runs) {
+  const ModeRun* best = nullptr;
+  for (const ModeRun& run : runs) {
+    if (!run.skipped.empty() || !run.IsBaseline() || !run.outcome.rank_share_at[kShareAt10]) continue;
+    if (best == nullptr ||
+        *run.outcome.rank_share_at[kShareAt10] > *best->outcome.rank_share_at[kShareAt10]) {
+      best = &run;
+    }
+  }
+  return best;
+}
+
+const ModeRun* Oracle(const std::vector<ModeRun>& runs) {
+  for (const ModeRun& run : runs) {
+    if (run.IsOracle() && run.skipped.empty()) return &run;
+  }
+  return nullptr;
 }
 
 std::string JsonString(std::string_view s) {
@@ -675,35 +746,51 @@ struct Report {
         options.polite ? "on, the library's defaults" : "off for simulation",
         static_cast<long long>(scheduler.min_delay_ms), scheduler.max_in_flight_per_host,
         limit.c_str());
-    std::printf("\n%-14s %9s %9s %9s %9s %8s %12s %7s %9s\n", "mode", "fetched", "50% hot",
-                "80% hot", "90% hot", "PR@10%", "80%/best", "reranks",
-                repeats > 1 ? "seconds*" : "seconds");
+    std::printf("\n%-22s %8s %8s %8s %8s %7s %7s %7s %7s %9s %9s %8s %7s %8s\n", "order", "fetched",
+                "50% hot", "80% hot", "90% hot", "PR@1%", "PR@5%", "PR@10%", "PR@25%", "80%/best",
+                "PR10/best", "80%:orcl", "reranks", repeats > 1 ? "seconds*" : "seconds");
+    const ModeRun* oracle = Oracle(runs);
     for (const ModeRun& run : runs) {
       if (!run.skipped.empty()) continue;
       const CrawlOutcome& o = run.outcome;
       const auto cell = [](const std::optional<uint64_t>& v) {
         return v ? std::to_string(*v) : std::string("never");
       };
-      char ratio[32] = "-";
-      if (run.ratio) std::snprintf(ratio, sizeof ratio, "%.3f", *run.ratio);
-      std::printf("%-14s %9llu %9s %9s %9s %8s %12s %7llu %9.2f\n",
-                  std::string(ScoreModeName(run.mode)).c_str(),
-                  static_cast<unsigned long long>(o.fetched), cell(o.pages_to_hot[0]).c_str(),
-                  cell(o.pages_to_hot[1]).c_str(), cell(o.pages_to_hot[2]).c_str(),
-                  o.rank_share_early ? Percent(*o.rank_share_early).c_str() : "n/a", ratio,
+      const auto share = [](const std::optional<double>& v) {
+        return v ? Percent(*v) : std::string("n/a");
+      };
+      const auto ratio = [](const std::optional<double>& v) {
+        char text[32] = "-";
+        if (v) std::snprintf(text, sizeof text, "%.3f", *v);
+        return std::string(text);
+      };
+      std::optional<double> of_oracle;
+      if (oracle != nullptr && oracle->outcome.pages_to_hot[kRatioTarget] && o.pages_to_hot[kRatioTarget]) {
+        of_oracle = static_cast<double>(*oracle->outcome.pages_to_hot[kRatioTarget]) /
+                    static_cast<double>(*o.pages_to_hot[kRatioTarget]);
+      }
+      std::printf("%-22s %8llu %8s %8s %8s %7s %7s %7s %7s %9s %9s %8s %7llu %8.2f\n",
+                  run.Name().c_str(), static_cast<unsigned long long>(o.fetched),
+                  cell(o.pages_to_hot[0]).c_str(), cell(o.pages_to_hot[1]).c_str(),
+                  cell(o.pages_to_hot[2]).c_str(), share(o.rank_share_at[0]).c_str(),
+                  share(o.rank_share_at[1]).c_str(), share(o.rank_share_at[2]).c_str(),
+                  share(o.rank_share_at[3]).c_str(), ratio(run.ratio).c_str(),
+                  ratio(run.pr_ratio).c_str(), ratio(of_oracle).c_str(),
                   static_cast<unsigned long long>(o.reranks), Median(run.seconds));
     }
     std::printf(
-        "\nN%% hot: pages fetched when N%% of the hot pages were; PR@10%%: share of the graph's "
-        "PageRank fetched with its first 10%% of pages; 80%%/best: 80%% hot over the best "
-        "baseline's\n");
+        "\nN%% hot: pages fetched when N%% of the hot pages were; PR@N%%: share of the graph's "
+        "PageRank fetched with its first N%% of pages; 80%%/best: 80%% hot over the best "
+        "baseline's; PR10/best: PR@10%% over the best baseline's; 80%%:orcl: the oracle's pages "
+        "to 80%% hot over the order's (1: as good as the oracle)\n");
+    const ModeRun* best_rank = BestBaselineByRank(runs);
     if (best != nullptr) {
       std::printf(
-          "best baseline (fewest pages to 80%% hot among breadth-first, indegree, opic, "
-          "pagerank that ran): %s\n",
-          std::string(ScoreModeName(best->mode)).c_str());
+          "best baseline (fewest pages to 80%% hot among breadth-first, indegree, opic and the "
+          "replayed orders but the oracle): %s; by PR@10%%: %s\n",
+          best->Name().c_str(), best_rank ? best_rank->Name().c_str() : "none");
     } else {
-      std::printf("no baseline (breadth-first, indegree, opic, pagerank) reached 80%% hot\n");
+      std::printf("no baseline reached 80%% hot\n");
     }
     if (repeats > 1) {
       std::printf(
@@ -712,7 +799,7 @@ struct Report {
           repeats);
     }
     for (const ModeRun& run : runs) {
-      const std::string name(ScoreModeName(run.mode));
+      const std::string name = run.Name();
       if (run.outcome.refetched != 0) {
         std::printf("note: %s handed out %llu pages again after they were crawled\n", name.c_str(),
                     static_cast<unsigned long long>(run.outcome.refetched));
@@ -733,7 +820,7 @@ struct Report {
         std::printf(
             "checked: %s handed out the pages in the order an independent replay of "
             "the mode gives\n",
-            std::string(ScoreModeName(run.mode)).c_str());
+            run.Name().c_str());
       }
     }
     if (!unimplemented.empty()) {
@@ -775,14 +862,17 @@ struct Report {
     j += ", \"max_in_flight_per_host\": " + std::to_string(scheduler.max_in_flight_per_host);
     j += ", \"max_pages\": " + std::to_string(options.max_pages);
     j += ", \"repeats\": " + std::to_string(repeats);
-    j += "},\n  \"best_baseline\": " +
-         (best ? JsonString(ScoreModeName(best->mode)) : std::string("null"));
+    const ModeRun* best_rank = BestBaselineByRank(runs);
+    j += "},\n  \"best_baseline\": " + (best ? JsonString(best->Name()) : std::string("null"));
+    j += ",\n  \"best_baseline_by_pr10\": " +
+         (best_rank ? JsonString(best_rank->Name()) : std::string("null"));
     j += ",\n  \"modes\": [";
     for (size_t i = 0; i < runs.size(); ++i) {
       const ModeRun& run = runs[i];
       const CrawlOutcome& o = run.outcome;
       j += i ? ",\n    {" : "\n    {";
-      j += "\"mode\": " + JsonString(ScoreModeName(run.mode));
+      j += "\"mode\": " + JsonString(run.Name());
+      j += ", \"replayed\": " + std::string(run.replay ? "true" : "false");
       if (!run.skipped.empty()) {
         j += ", \"skipped\": " + JsonString(run.skipped) + "}";
         continue;
@@ -794,9 +884,20 @@ struct Report {
         j += (t ? ", \"" : "\"") + std::to_string(std::lround(kHotTargets[t] * 100)) +
              "\": " + JsonOptional(o.pages_to_hot[t]);
       }
-      j += "}, \"pagerank_share_at_10pct\": " + JsonOptional(o.rank_share_early);
+      j += "}, \"pagerank_share_at\": {";
+      for (size_t k = 0; k < kShareAt.size(); ++k) {
+        j += (k ? ", \"" : "\"") + std::to_string(std::lround(kShareAt[k] * 100)) +
+             "\": " + JsonOptional(o.rank_share_at[k]);
+      }
+      j += "}, \"pagerank_share_at_10pct\": " + JsonOptional(o.rank_share_at[kShareAt10]);
+      j += ", \"pagerank_curve\": [";
+      for (size_t c = 0; c < o.curve.size(); ++c) {
+        j += (c ? ", " : "") + JsonOptional(std::optional(o.curve[c]));
+      }
+      j += "]";
       j += ", \"pagerank_share_at_end\": " + JsonOptional(std::optional(o.rank_share_end));
       j += ", \"ratio_80_to_best_baseline\": " + JsonOptional(run.ratio);
+      j += ", \"ratio_pr10_to_best_baseline\": " + JsonOptional(run.pr_ratio);
       j += ", \"reranks\": " + std::to_string(o.reranks);
       j += ", \"batches\": " + std::to_string(o.batches);
       j += ", \"simulated_ms\": " + std::to_string(o.simulated_ms);
@@ -899,6 +1000,7 @@ int Main(int argc, char** argv) {
   std::string graph_path;
   std::string seeds_option;
   std::string modes_option = "all";
+  std::string replay_option = "oracle,larger-sites-first,rankmass,pagerank-every-100";
   std::string link_score = "inverse-degree";
   std::string tmp = std::filesystem::temp_directory_path().string();
   uint32_t hosts = 1000;
@@ -916,6 +1018,11 @@ int Main(int argc, char** argv) {
   app.add_option("--modes", modes_option,
                  "comma-separated score modes (link-score, breadth-first, random, opic, "
                  "indegree, pagerank, ppr, trustrank, hits, topic-hits, wpr) or 'all'")
+      ->capture_default_str();
+  app.add_option("--replay", replay_option,
+                 "comma-separated orders replayed without the Scheduler (benchmarks/"
+                 "sim_orders.h): oracle, larger-sites-first, rankmass, pagerank-every-N; "
+                 "'none' for none")
       ->capture_default_str();
   app.add_option("--hosts", hosts, "id input: page <id> is http://h<id % hosts>.sim/<id>")
       ->capture_default_str()
@@ -961,6 +1068,12 @@ int Main(int argc, char** argv) {
       link_score == "constant" ? LinkScoreRule::kConstant : LinkScoreRule::kInverseDegree;
 
   const std::vector<ScoreMode> modes = Check(ParseModes(modes_option));
+  std::vector<ReplayOrder> replays;
+  for (size_t pos = 0; replay_option != "none" && pos <= replay_option.size();) {
+    const size_t end = std::min(replay_option.size(), replay_option.find(',', pos));
+    replays.push_back(Check(ParseReplayOrder(std::string_view(replay_option).substr(pos, end - pos))));
+    pos = end + 1;
+  }
   std::ios::sync_with_stdio(false);
   const LinkGraph graph = Check(GraphReader(graph_path, hosts).Read());
   const std::vector<uint32_t> seeds = Check(ParseSeeds(graph, seeds_option));
@@ -1010,11 +1123,44 @@ int Main(int argc, char** argv) {
       if (r == 0) CheckOrder(graph, seeds, options, run);
     }
   }
+  const OrderGraph order_graph{graph.offsets, graph.targets, graph.host};
+  for (const ReplayOrder& replay : replays) {
+    ModeRun& run = runs.emplace_back();
+    run.replay = replay;
+    for (size_t r = 0; r < repeats; ++r) {
+      const bench::Clock::time_point start = bench::Clock::now();
+      CrawlOutcome outcome;
+      outcome.order = Check(Replay(order_graph, seeds, replay, options.batch, options.max_pages, truth.rank));
+      outcome.seconds = Seconds(start);
+      Measure(outcome.order, truth, graph.pages(), outcome);
+      std::fprintf(stderr, "crawlrank_simulate: %s (replayed), run %zu of %zu: %llu pages in %.2f s\n",
+                   replay.Name().c_str(), r + 1, repeats,
+                   static_cast<unsigned long long>(outcome.fetched), outcome.seconds);
+      if (r > 0 && !outcome.SameCounts(run.outcome)) {
+        Die(InternalError("replay " + replay.Name() + " gave another order in run " + std::to_string(r + 1)));
+      }
+      if (outcome.fetched != reachable && options.max_pages == 0) {
+        run.outcome.anomalies.push_back("fetched " + std::to_string(outcome.fetched) + " of " +
+                                        std::to_string(reachable) + " reachable pages");
+      }
+      outcome.anomalies = run.outcome.anomalies;
+      run.outcome = std::move(outcome);
+      run.seconds.push_back(run.outcome.seconds);
+    }
+  }
   if (const ModeRun* best = BestBaseline(runs); best != nullptr) {
     const double base = static_cast<double>(*best->outcome.pages_to_hot[kRatioTarget]);
     for (ModeRun& run : runs) {
       if (run.skipped.empty() && run.outcome.pages_to_hot[kRatioTarget]) {
         run.ratio = *run.outcome.pages_to_hot[kRatioTarget] / base;
+      }
+    }
+  }
+  if (const ModeRun* best = BestBaselineByRank(runs); best != nullptr) {
+    const double base = *best->outcome.rank_share_at[kShareAt10];
+    for (ModeRun& run : runs) {
+      if (run.skipped.empty() && run.outcome.rank_share_at[kShareAt10] && base > 0) {
+        run.pr_ratio = *run.outcome.rank_share_at[kShareAt10] / base;
       }
     }
   }

@@ -1,0 +1,224 @@
+#include "sim_orders.h"
+
+#include <algorithm>
+#include <charconv>
+#include <deque>
+#include <limits>
+#include <queue>
+#include <utility>
+
+#include "crawlrank/edge_source.h"
+#include "crawlrank/rank.h"
+
+namespace crawlrank::bench {
+namespace {
+
+constexpr double kDamping = 0.85;
+constexpr uint64_t kUnseen = std::numeric_limits<uint64_t>::max();
+
+// A page waiting in a priority order: higher priority first, then earlier discovery.
+struct Entry {
+  double priority;
+  uint64_t seq;
+  uint32_t node;
+  bool operator<(const Entry& o) const {
+    return priority != o.priority ? priority < o.priority : seq > o.seq;
+  }
+};
+
+// A host waiting in larger-sites-first: more pending pages first, then the host whose
+// oldest pending page was discovered first.
+struct HostEntry {
+  uint64_t pending;
+  uint64_t front_seq;
+  uint32_t host;
+  bool operator<(const HostEntry& o) const {
+    return pending != o.pending ? pending < o.pending : front_seq > o.front_seq;
+  }
+};
+
+class Replayer {
+ public:
+  Replayer(const OrderGraph& graph, const ReplayOrder& order, std::span<const double> true_rank)
+      : graph_(graph),
+        order_(order),
+        true_rank_(true_rank),
+        seq_(graph.pages(), kUnseen),
+        fetched_(graph.pages(), false),
+        priority_(graph.pages(), 0) {
+    if (order.kind == ReplayOrder::Kind::kRankMass) mass_.assign(graph.pages(), 0);
+  }
+
+  Result<std::vector<uint32_t>> Run(std::span<const uint32_t> seeds, size_t batch,
+                                    uint64_t max_pages) {
+    for (uint32_t seed : seeds) {
+      if (order_.kind == ReplayOrder::Kind::kRankMass && seq_[seed] == kUnseen) {
+        mass_[seed] = (1 - kDamping) / static_cast<double>(seeds.size());
+      }
+      Discover(seed);
+    }
+    std::vector<uint32_t> order;
+    std::vector<uint32_t> picked;
+    uint64_t ranked_at = 0;
+    for (;;) {
+      picked.clear();
+      while (picked.size() < batch && (max_pages == 0 || order.size() < max_pages)) {
+        const std::optional<uint32_t> next = Pop();
+        if (!next) break;
+        fetched_[*next] = true;
+        picked.push_back(*next);
+        order.push_back(*next);
+      }
+      if (picked.empty()) break;
+      for (uint32_t node : picked) Follow(node);
+      if (order_.kind == ReplayOrder::Kind::kPartialPageRank &&
+          order.size() - ranked_at >= order_.rerank_every) {
+        CRAWLRANK_RETURN_IF_ERROR(Rerank());
+        ranked_at = order.size();
+      }
+    }
+    return order;
+  }
+
+ private:
+  void Discover(uint32_t node) {
+    if (seq_[node] != kUnseen) return;
+    seq_[node] = node_of_seq_.size();
+    node_of_seq_.push_back(node);
+    switch (order_.kind) {
+      case ReplayOrder::Kind::kOracle: Push(node, true_rank_[node]); break;
+      case ReplayOrder::Kind::kRankMass: Push(node, mass_[node]); break;
+      case ReplayOrder::Kind::kPartialPageRank: Push(node, 0); break;  // behind ranked pages
+      case ReplayOrder::Kind::kLargerSitesFirst: {
+        const uint32_t host = graph_.host[node];
+        if (host >= host_pending_.size()) host_pending_.resize(host + 1);
+        host_pending_[host].push_back(node);
+        PushHost(host);
+        break;
+      }
+    }
+  }
+
+  void Push(uint32_t node, double priority) {
+    priority_[node] = priority;
+    heap_.push({priority, seq_[node], node});
+  }
+
+  void PushHost(uint32_t host) {
+    const std::deque<uint32_t>& pending = host_pending_[host];
+    if (!pending.empty()) hosts_.push({pending.size(), seq_[pending.front()], host});
+  }
+
+  // The next page to fetch, if any is left.
+  std::optional<uint32_t> Pop() {
+    if (order_.kind == ReplayOrder::Kind::kLargerSitesFirst) {
+      while (!hosts_.empty()) {
+        const HostEntry top = hosts_.top();
+        hosts_.pop();
+        std::deque<uint32_t>& pending = host_pending_[top.host];
+        if (pending.size() != top.pending || seq_[pending.front()] != top.front_seq) continue;
+        const uint32_t node = pending.front();
+        pending.pop_front();
+        PushHost(top.host);
+        return node;
+      }
+      return std::nullopt;
+    }
+    while (!heap_.empty()) {
+      const Entry top = heap_.top();
+      heap_.pop();
+      if (!fetched_[top.node] && top.priority == priority_[top.node]) return top.node;
+    }
+    return std::nullopt;
+  }
+
+  // The links of a fetched page: new pages discovered, mass sent, the known graph grown.
+  void Follow(uint32_t node) {
+    const std::span<const uint32_t> out = graph_.OutLinks(node);
+    const double share =
+        out.empty() || mass_.empty() ? 0 : kDamping * mass_[node] / static_cast<double>(out.size());
+    for (uint32_t target : out) {
+      Discover(target);
+      if (order_.kind == ReplayOrder::Kind::kRankMass) {
+        mass_[target] += share;
+        if (!fetched_[target]) Push(target, mass_[target]);
+      } else if (order_.kind == ReplayOrder::Kind::kPartialPageRank) {
+        known_links_.emplace_back(static_cast<uint32_t>(seq_[node]),
+                                  static_cast<uint32_t>(seq_[target]));
+      }
+    }
+  }
+
+  // PageRank of the known graph; every page waiting takes its score.
+  Status Rerank() {
+    VectorEdgeSource source(static_cast<uint32_t>(node_of_seq_.size()), known_links_);
+    RankOptions options;
+    options.damping = kDamping;
+    CRAWLRANK_ASSIGN_OR_RETURN(RankResult rank,
+                               ComputeRank(source, RankAlgorithm::kPageRank, options));
+    std::vector<Entry> entries;
+    for (uint64_t seq = 0; seq < node_of_seq_.size(); ++seq) {
+      const uint32_t node = node_of_seq_[seq];
+      if (fetched_[node]) continue;
+      priority_[node] = rank.scores[seq];
+      entries.push_back({rank.scores[seq], seq, node});
+    }
+    heap_ = std::priority_queue<Entry>(std::less<Entry>(), std::move(entries));
+    return Status::Ok();
+  }
+
+  const OrderGraph& graph_;
+  const ReplayOrder order_;
+  std::span<const double> true_rank_;
+  std::vector<uint64_t> seq_;  // discovery number, kUnseen before
+  std::vector<uint32_t> node_of_seq_;
+  std::vector<bool> fetched_;
+  std::vector<double> priority_;  // the current priority of each page (heap orders)
+  std::priority_queue<Entry> heap_;
+  std::vector<double> mass_;  // rankmass
+  std::vector<std::pair<uint32_t, uint32_t>> known_links_;  // partial PageRank, by seq
+  std::vector<std::deque<uint32_t>> host_pending_;          // larger-sites-first
+  std::priority_queue<HostEntry> hosts_;
+};
+
+}  // namespace
+
+std::string ReplayOrder::Name() const {
+  switch (kind) {
+    case Kind::kOracle: return "oracle";
+    case Kind::kLargerSitesFirst: return "larger-sites-first";
+    case Kind::kRankMass: return "rankmass";
+    case Kind::kPartialPageRank: return "pagerank-every-" + std::to_string(rerank_every);
+  }
+  return "?";
+}
+
+Result<ReplayOrder> ParseReplayOrder(std::string_view name) {
+  if (name == "oracle") return ReplayOrder{ReplayOrder::Kind::kOracle};
+  if (name == "larger-sites-first") return ReplayOrder{ReplayOrder::Kind::kLargerSitesFirst};
+  if (name == "rankmass") return ReplayOrder{ReplayOrder::Kind::kRankMass};
+  constexpr std::string_view kEvery = "pagerank-every-";
+  if (name.starts_with(kEvery)) {
+    const std::string_view n = name.substr(kEvery.size());
+    uint64_t every = 0;
+    const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), every);
+    if (ec == std::errc() && end == n.data() + n.size() && every > 0) {
+      return ReplayOrder{ReplayOrder::Kind::kPartialPageRank, every};
+    }
+  }
+  return InvalidArgumentError("replayed order \"" + std::string(name) +
+                              "\": not oracle, larger-sites-first, rankmass or "
+                              "pagerank-every-N (N at least 1)");
+}
+
+Result<std::vector<uint32_t>> Replay(const OrderGraph& graph, std::span<const uint32_t> seeds,
+                                     const ReplayOrder& order, size_t batch, uint64_t max_pages,
+                                     std::span<const double> true_rank) {
+  if (batch == 0) return InvalidArgumentError("replay: a batch of 0 pages");
+  if (true_rank.size() != graph.pages() || graph.host.size() != graph.pages()) {
+    return InvalidArgumentError("replay: the rank and hosts must have one entry a page");
+  }
+  return Replayer(graph, order, true_rank).Run(seeds, batch, max_pages);
+}
+
+}  // namespace crawlrank::bench

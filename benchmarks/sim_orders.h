@@ -1,0 +1,66 @@
+// Crawl orders crawlrank_simulate replays on its own, without a Scheduler or a PageDB: the
+// crawl-ordering literature's baselines that are not score modes, and the ceiling.
+//
+//   oracle                true PageRank first, among the pages discovered so far: the best
+//                         any order that only knows what it has discovered could do with a
+//                         perfect estimate (every other order is reported as a share of it);
+//   larger-sites-first    the host with the most pages discovered and not fetched first,
+//                         its pages in discovery order (Baeza-Yates et al., WWW 2005);
+//   rankmass              the largest lower bound of personalized PageRank from the seeds,
+//                         computed from the fetched pages' links (Cho and Schonfeld, VLDB
+//                         2007): a seed starts with (1 - d)/|seeds|; fetching page p sends
+//                         d·rm(p)/outdeg(p) along each of its links, once;
+//   pagerank-every-N      partial PageRank (Cho, Garcia-Molina and Page, WWW 1998):
+//                         PageRank of the known graph (the pages discovered, the links of the
+//                         pages fetched; teleport over the known pages, damping 0.85),
+//                         recomputed after every N pages fetched; a page discovered since the
+//                         last rank waits behind the ranked ones, in discovery order.
+//
+// Every order hands out `batch` pages at a time, the best first (ties: discovery order),
+// then applies the batch's links in order, as the simulated Scheduler crawl does. The
+// result is deterministic.
+#ifndef CRAWLRANK_BENCHMARKS_SIM_ORDERS_H_
+#define CRAWLRANK_BENCHMARKS_SIM_ORDERS_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "crawlrank/status.h"
+
+namespace crawlrank::bench {
+
+// A link graph as the orders read it.
+struct OrderGraph {
+  std::span<const uint64_t> offsets;  // out-links as CSR: pages + 1 entries
+  std::span<const uint32_t> targets;
+  std::span<const uint32_t> host;     // each page's host, numbered from 0
+
+  uint32_t pages() const { return static_cast<uint32_t>(offsets.size() - 1); }
+  std::span<const uint32_t> OutLinks(uint32_t node) const {
+    return targets.subspan(offsets[node], offsets[node + 1] - offsets[node]);
+  }
+};
+
+struct ReplayOrder {
+  enum class Kind { kOracle, kLargerSitesFirst, kRankMass, kPartialPageRank };
+  Kind kind = Kind::kOracle;
+  uint64_t rerank_every = 0;  // kPartialPageRank: pages fetched between two ranks
+
+  std::string Name() const;
+};
+
+// "oracle", "larger-sites-first", "rankmass" or "pagerank-every-N" (N ≥ 1).
+Result<ReplayOrder> ParseReplayOrder(std::string_view name);
+
+// The pages a crawl from `seeds` fetches, in order, until no discovered page is left (or
+// `max_pages`, when not 0). `true_rank`: the whole graph's PageRank (the oracle's).
+Result<std::vector<uint32_t>> Replay(const OrderGraph& graph, std::span<const uint32_t> seeds,
+                                     const ReplayOrder& order, size_t batch, uint64_t max_pages,
+                                     std::span<const double> true_rank);
+
+}  // namespace crawlrank::bench
+
+#endif  // CRAWLRANK_BENCHMARKS_SIM_ORDERS_H_

@@ -1063,6 +1063,9 @@ int Main(int argc, char** argv) {
   app.add_option("--name", name, "the graph's name in the output (default: its path)");
   app.add_flag("--json", json, "print JSON instead of the table");
   app.add_option("--json-file", json_file, "also write the JSON to this file");
+  std::string orders_dir;
+  app.add_option("--orders-dir", orders_dir,
+                 "write each mode's fetch order to DIR/MODE.txt, one URL a line (for analysis)");
   CLI11_PARSE(app, argc, argv);
   options.link_score =
       link_score == "constant" ? LinkScoreRule::kConstant : LinkScoreRule::kInverseDegree;
@@ -1173,6 +1176,16 @@ int Main(int argc, char** argv) {
                       options,
                       repeats,
                       runs};
+  if (!orders_dir.empty()) {
+    std::filesystem::create_directories(orders_dir);
+    for (const ModeRun& run : runs) {
+      if (!run.skipped.empty()) continue;
+      const std::string path = orders_dir + "/" + run.Name() + ".txt";
+      std::ofstream file(path);
+      for (uint32_t node : run.outcome.order) file << graph.urls[node] << '\n';
+      if (!file.flush()) Die(IoError("write \"" + path + "\": " + std::strerror(errno)));
+    }
+  }
   const std::string json_text = report.Json();
   if (!json_file.empty()) {
     std::ofstream file(json_file);

@@ -47,6 +47,7 @@ class Replayer {
         fetched_(graph.pages(), false),
         priority_(graph.pages(), 0) {
     if (order.kind == ReplayOrder::Kind::kRankMass) mass_.assign(graph.pages(), 0);
+    for (uint32_t h : graph.host) host_count_ = std::max(host_count_, h + 1);
   }
 
   Result<std::vector<uint32_t>> Run(std::span<const uint32_t> seeds, size_t batch,
@@ -154,8 +155,18 @@ class Replayer {
     VectorEdgeSource source(static_cast<uint32_t>(node_of_seq_.size()), known_links_);
     RankOptions options;
     options.damping = kDamping;
-    CRAWLRANK_ASSIGN_OR_RETURN(RankResult rank,
-                               ComputeRank(source, RankAlgorithm::kPageRank, options));
+    RankInput input;
+    std::vector<double> teleport;
+    if (order_.host_teleport) {  // 1/(known pages of the page's host): each host the same
+      std::vector<uint32_t> known(host_count_, 0);
+      for (uint32_t node : node_of_seq_) ++known[graph_.host[node]];
+      for (uint32_t node : node_of_seq_) teleport.push_back(1.0 / known[graph_.host[node]]);
+      input.teleport = teleport;
+    }
+    CRAWLRANK_ASSIGN_OR_RETURN(
+        RankResult rank,
+        ComputeRank(source, order_.host_teleport ? RankAlgorithm::kPersonalized : RankAlgorithm::kPageRank,
+                    options, input));
     std::vector<Entry> entries;
     for (uint64_t seq = 0; seq < node_of_seq_.size(); ++seq) {
       const uint32_t node = node_of_seq_[seq];
@@ -179,6 +190,7 @@ class Replayer {
   std::vector<std::pair<uint32_t, uint32_t>> known_links_;  // partial PageRank, by seq
   std::vector<std::deque<uint32_t>> host_pending_;          // larger-sites-first
   std::priority_queue<HostEntry> hosts_;
+  uint32_t host_count_ = 0;
 };
 
 }  // namespace
@@ -188,7 +200,9 @@ std::string ReplayOrder::Name() const {
     case Kind::kOracle: return "oracle";
     case Kind::kLargerSitesFirst: return "larger-sites-first";
     case Kind::kRankMass: return "rankmass";
-    case Kind::kPartialPageRank: return "pagerank-every-" + std::to_string(rerank_every);
+    case Kind::kPartialPageRank:
+      return std::string(host_teleport ? "pagerank-hosts-every-" : "pagerank-every-") +
+             std::to_string(rerank_every);
   }
   return "?";
 }
@@ -197,18 +211,19 @@ Result<ReplayOrder> ParseReplayOrder(std::string_view name) {
   if (name == "oracle") return ReplayOrder{ReplayOrder::Kind::kOracle};
   if (name == "larger-sites-first") return ReplayOrder{ReplayOrder::Kind::kLargerSitesFirst};
   if (name == "rankmass") return ReplayOrder{ReplayOrder::Kind::kRankMass};
-  constexpr std::string_view kEvery = "pagerank-every-";
-  if (name.starts_with(kEvery)) {
-    const std::string_view n = name.substr(kEvery.size());
+  for (const bool hosts : {false, true}) {
+    const std::string_view prefix = hosts ? "pagerank-hosts-every-" : "pagerank-every-";
+    if (!name.starts_with(prefix)) continue;
+    const std::string_view n = name.substr(prefix.size());
     uint64_t every = 0;
     const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), every);
     if (ec == std::errc() && end == n.data() + n.size() && every > 0) {
-      return ReplayOrder{ReplayOrder::Kind::kPartialPageRank, every};
+      return ReplayOrder{ReplayOrder::Kind::kPartialPageRank, every, hosts};
     }
   }
   return InvalidArgumentError("replayed order \"" + std::string(name) +
-                              "\": not oracle, larger-sites-first, rankmass or "
-                              "pagerank-every-N (N at least 1)");
+                              "\": not oracle, larger-sites-first, rankmass, "
+                              "pagerank-every-N or pagerank-hosts-every-N (N at least 1)");
 }
 
 Result<std::vector<uint32_t>> Replay(const OrderGraph& graph, std::span<const uint32_t> seeds,

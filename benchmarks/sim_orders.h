@@ -14,7 +14,11 @@
 //                         PageRank of the known graph (the pages discovered, the links of the
 //                         pages fetched; teleport over the known pages, damping 0.85),
 //                         recomputed after every N pages fetched; a page discovered since the
-//                         last rank waits behind the ranked ones, in discovery order.
+//                         last rank waits behind the ranked ones, in discovery order;
+//   pagerank-hosts-every-N the same with the teleport shared equally by the hosts known
+//                         (each host's share split over its known pages): the same as
+//                         pagerank-every-N on one host; on several, a host with few pages
+//                         known yet is not drowned by one with many (an experiment).
 //
 // Every order hands out `batch` pages at a time, the best first (ties: discovery order),
 // then applies the batch's links in order, as the simulated Scheduler crawl does. The
@@ -48,11 +52,13 @@ struct ReplayOrder {
   enum class Kind { kOracle, kLargerSitesFirst, kRankMass, kPartialPageRank };
   Kind kind = Kind::kOracle;
   uint64_t rerank_every = 0;  // kPartialPageRank: pages fetched between two ranks
+  bool host_teleport = false;  // kPartialPageRank: the teleport shared equally by hosts
 
   std::string Name() const;
 };
 
-// "oracle", "larger-sites-first", "rankmass" or "pagerank-every-N" (N ≥ 1).
+// "oracle", "larger-sites-first", "rankmass", "pagerank-every-N" or
+// "pagerank-hosts-every-N" (N ≥ 1).
 Result<ReplayOrder> ParseReplayOrder(std::string_view name);
 
 // The pages a crawl from `seeds` fetches, in order, until no discovered page is left (or

@@ -274,6 +274,33 @@ TEST_F(SchedulerTest, RerankMovesQueuedEntries) {
   EXPECT_NEAR(after[1].score, reference[4], 1e-4);
 }
 
+// docs/scheduler.md: a seed goes before every ranked page, and a re-rank does not change
+// that. A seed nothing links to ranks at the bottom of the known graph (teleport alone), so
+// before the fix a second site's seed waited for the first site's whole crawl.
+TEST_F(SchedulerTest, ASeedNotFetchedYetStaysFirstAfterReRanks) {
+  SchedulerOptions options = Unthrottled();
+  options.score = ScoreMode::kPageRank;
+  options.background_rerank = false;
+  options.rerank_min_new_pages = 1'000'000;  // only when asked
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://one.example/", "http://two.example/"}));
+  std::vector<Request> first = Next(1);
+  ASSERT_EQ(Urls(first), std::vector<std::string>{"http://one.example/"});
+  Crawl(first[0], {{"http://one.example/a", 0}, {"http://one.example/b", 0}});
+  ASSERT_OK(scheduler_->Rerank());
+  std::vector<Request> after = Next(3);
+  ASSERT_EQ(after.size(), 3u);
+  EXPECT_EQ(after[0].url, "http://two.example/");
+  EXPECT_GE(after[0].score, 1.f);
+  EXPECT_LT(after[1].score, 1.f);  // the ranked pages, by their ranks
+  // Fetched, it no longer keeps its place: the next re-rank gives it its rank.
+  Crawl(after[0]);
+  Open(options);  // and from the stored rank on open, a seed still waiting goes first
+  ASSERT_OK(scheduler_->AddSeeds({"http://three.example/"}));
+  ASSERT_OK(scheduler_->Rerank());
+  EXPECT_EQ(Urls(Next(1)), std::vector<std::string>{"http://three.example/"});
+}
+
 TEST_F(SchedulerTest, ReranksKeepTheGraphAndReadOnlyThePagesWrittenSince) {
   SchedulerOptions options = Unthrottled();
   options.score = ScoreMode::kPageRank;

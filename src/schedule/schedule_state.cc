@@ -118,7 +118,7 @@ void ScheduleState::ApplyRanks(std::span<const double> scores, size_t first, siz
                                int64_t now) {
   std::vector<uint32_t> touched;
   for (size_t id = first; id < end && id < slot_.size(); ++id) {
-    policy_.set_key(static_cast<uint32_t>(id), static_cast<float>(scores[id]));
+    policy_.set_key(static_cast<uint32_t>(id), policy_.RankKey(static_cast<uint32_t>(id), scores[id]));
     const uint32_t pos = slot_[id];
     if (pos >= kFirstState) continue;
     hosts_[host_of_[id]].queue.Update(pos, policy_.key(static_cast<uint32_t>(id)), slot_);
@@ -225,6 +225,7 @@ void ScheduleState::MarkCrawled(uint32_t id, int64_t now) {
   }
   failures_.erase(id);
   if (!priorities_.empty()) priorities_.erase(id);
+  policy_.Fetched(id);
   slot_[id] = kCrawled;
   ++crawled_;
   if (host != kNoHost) {

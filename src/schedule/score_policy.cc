@@ -34,7 +34,12 @@ float ScorePolicy::KeyOf(uint32_t id, uint32_t depth, uint64_t fingerprint, floa
     default:
       // A seed (or a page fetched before anything linked to it) starts with the cash of
       // one, and goes before every ranked page.
-      if (depth == 0 && keys_[id] == 0) keys_[id] = 1.f;
+      if (depth == 0 && ranked_) {
+        waiting_seeds_.insert(id);
+        keys_[id] = std::max(keys_[id], 1.f);  // above the stored ranks, if any
+      } else if (depth == 0 && keys_[id] == 0) {
+        keys_[id] = 1.f;
+      }
       return keys_[id];
   }
 }
@@ -96,7 +101,7 @@ Result<std::optional<int64_t>> ScorePolicy::InitialKeys(const PageDb& db,
   }
   const std::vector<double>& scores = stored->rank.scores;
   if (scores.size() > keys_.size()) return kNotRanked;  // not of this DB: rank again
-  for (size_t id = 0; id < scores.size(); ++id) keys_[id] = static_cast<float>(scores[id]);
+  for (size_t id = 0; id < scores.size(); ++id) keys_[id] = RankKey(static_cast<uint32_t>(id), scores[id]);
   ranked_pages_ = scores.size();
   loaded_graph_ = stored->graph;
   return std::optional<int64_t>(stored->created_ms);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "crawlrank/page_db.h"
@@ -40,6 +41,20 @@ class ScorePolicy {
 
   // The key a page joining the queue gets.
   float KeyOf(uint32_t id, uint32_t depth, uint64_t fingerprint, float link_score);
+
+  // Rank modes: the key of page `id` ranked `score`. A seed not fetched yet keeps a key of
+  // at least 1, above every rank (ranks sum to 1), so that seeds go first after a re-rank
+  // as before it; otherwise a seed of a host no fetched page links to took the rank of a
+  // page nothing links to, and waited for every other host to be crawled
+  // (docs/benchmarks.md, "Crawl order on the graph suite").
+  float RankKey(uint32_t id, double score) const {
+    const float key = static_cast<float>(score);
+    return waiting_seeds_.contains(id) ? std::max(key, 1.f) : key;
+  }
+  // Page `id` was fetched (a seed no longer waits).
+  void Fetched(uint32_t id) {
+    if (!waiting_seeds_.empty()) waiting_seeds_.erase(id);
+  }
 
   // Page `source` was fetched for the first time with these out-links: passes its score
   // on, calling rekey(target) for each target whose key changed.
@@ -73,6 +88,7 @@ class ScorePolicy {
   ScoreMode mode_;
   bool ranked_;
   std::vector<float> keys_;  // by page id: the score it is queued by
+  std::unordered_set<uint32_t> waiting_seeds_;  // rank modes: seeds not fetched yet
   uint64_t ranked_pages_ = 0;
   std::optional<PageDbCounters> loaded_graph_;
 };

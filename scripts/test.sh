@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-CRAWLRANK_BENCHMARKS=OFF scripts/build.sh  # no test runs the benchmarks
+CRAWLRANK_BENCHMARKS=OFF scripts/build.sh  # no test runs the benchmarks (but the simulator)
 ctest --test-dir build --output-on-failure -j"${JOBS:-2}"
 if [ "${1:-}" = "--quick" ]; then exit 0; fi
 # clang, not GCC, for this pass: it compiles the sanitizers' checks in half GCC's time, and
@@ -18,6 +18,7 @@ if [ -f build-sanitize/CMakeCache.txt ] &&
 fi
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug \
   -DCRAWLRANK_SANITIZE=ON -DCRAWLRANK_BUILD_FUZZERS=ON -DCRAWLRANK_BUILD_BENCHMARKS=OFF \
+  -DCRAWLRANK_BUILD_SIMULATOR=OFF \
   -DPython3_EXECUTABLE=/usr/bin/python3 >/dev/null
 cmake --build build-sanitize -j"${JOBS:-2}"
 # install_consumer links the user's project without the sanitizer runtime: skip it there.

@@ -630,8 +630,8 @@ struct ModeRun {
 
   std::string Name() const { return replay ? replay->Name() : std::string(ScoreModeName(mode)); }
   bool IsOracle() const { return replay && replay->kind == ReplayOrder::Kind::kOracle; }
-  bool IsBaseline() const {
-    if (replay) return !IsOracle();
+  bool IsBaseline() const {  // the oracle is the ceiling; host teleport an experiment
+    if (replay) return !IsOracle() && !replay->host_teleport;
     return std::find(kBaselines.begin(), kBaselines.end(), mode) != kBaselines.end();
   }
 };

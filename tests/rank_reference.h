@@ -60,7 +60,9 @@ inline Matrix UniformWeights(const Matrix& a) {
   return w;
 }
 
-// Xing & Ghorbani: W_in(v,u) * W_out(v,u), each a share of v's targets' in/out-link counts.
+// Xing & Ghorbani: W_in(v,u) * W_out(v,u), each a share of v's targets' in/out-link counts,
+// with each out-link count plus one (docs/ranking.md: a page without out-links still takes
+// a share).
 inline Matrix WeightedPageRankWeights(const Matrix& a) {
   const size_t n = a.size();
   std::vector<double> in(n, 0), out(n, 0);
@@ -76,11 +78,11 @@ inline Matrix WeightedPageRankWeights(const Matrix& a) {
     for (size_t p = 0; p < n; ++p) {
       if (a[v][p] == 0) continue;
       sum_in += in[p];
-      sum_out += out[p];
+      sum_out += out[p] + 1;
     }
     for (size_t u = 0; u < n; ++u) {
-      if (a[v][u] == 0 || sum_out == 0) continue;
-      w[v][u] = (in[u] / sum_in) * (out[u] / sum_out);
+      if (a[v][u] == 0) continue;
+      w[v][u] = (in[u] / sum_in) * ((out[u] + 1) / sum_out);
     }
   }
   return w;
@@ -108,14 +110,15 @@ inline std::vector<double> PowerIterate(const Matrix& w, const std::vector<doubl
 }
 
 // Kleinberg's HITS with topic weights `topic` (all 1: plain HITS), L1-normalised.
+// With damping c < 1, randomized HITS: each vector, once scaled, becomes (1 − c)/N + c·itself.
 inline std::pair<std::vector<double>, std::vector<double>> ReferenceHits(
-    const Matrix& a, const std::vector<double>& topic) {
+    const Matrix& a, const std::vector<double>& topic, double c = 0.85) {
   const size_t n = a.size();
   std::vector<double> auth(n, 1.0 / n), hub(n, 1.0 / n);
-  const auto normalise = [](std::vector<double>& v) {
+  const auto normalise = [&](std::vector<double>& v) {
     double s = 0;
     for (double x : v) s += x;
-    for (double& x : v) x /= s;
+    for (double& x : v) x = (1 - c) / n + c * x / s;
   };
   for (int iteration = 0; iteration < 100000; ++iteration) {
     std::vector<double> next_auth(n, 0.0), next_hub(n, 0.0);

@@ -71,7 +71,8 @@ TEST(RankTest, PublishedFiveNodeCase) {
       EXPECT_NEAR(pr.scores[0], 0.15936255, 5e-9);
       EXPECT_NEAR(pr.scores[4], 0.3625498, 5e-8);
 
-      const RankResult hits = Rank(edges, 5, RankAlgorithm::kHits, Options(mode, threads));
+      // Damping 1: Kleinberg's HITS, no random jump.
+      const RankResult hits = Rank(edges, 5, RankAlgorithm::kHits, Options(mode, threads, 1.0));
       for (int i = 0; i < 4; ++i) {
         EXPECT_NEAR(hits.hubs[i], 0.25, 1e-12);
         EXPECT_NEAR(hits.scores[i], 0.125, 1e-12);
@@ -464,6 +465,68 @@ TEST(RankTest, EmptyGraphAndGraphWithoutLinks) {
   for (double s : isolated.scores) EXPECT_DOUBLE_EQ(s, 0.25);
   const RankResult hits = Rank({}, 4, RankAlgorithm::kHits, Options(RankMode::kCsr));
   for (double s : hits.scores) EXPECT_DOUBLE_EQ(s, 0.25);
+}
+
+// A crawl's frontier has no out-links known: with the paper's W_out (O_u) every page of it
+// took no weight, and all ranked alike. With O_u + 1 they take shares by their in-links.
+TEST(RankTest, WeightedPageRankGivesPagesWithoutOutLinksAShare) {
+  // Fetched: 0 -> 1, 2, 3 and 1 -> 2, 3 and 4 -> 3. Not fetched (no out-links): 2, 3.
+  const std::vector<std::pair<uint32_t, uint32_t>> edges = {{0, 1}, {0, 2}, {0, 3}, {1, 2},
+                                                            {1, 3}, {4, 3}};
+  RankOptions o;
+  o.tolerance = 1e-12;
+  o.max_iterations = 1000;
+  const RankResult wpr = Rank(edges, 5, RankAlgorithm::kWeightedPageRank, o);
+  const RankResult pr = Rank(edges, 5, RankAlgorithm::kPageRank, o);
+  // Both frontier pages rank above the teleport alone (a page nothing links to: 0, 4), and
+  // the one with more in-links higher, as in PageRank.
+  EXPECT_GT(wpr.scores[2], wpr.scores[0] * 1.1);
+  EXPECT_GT(wpr.scores[3], wpr.scores[2] * 1.1);
+  EXPECT_GT(pr.scores[3], pr.scores[2]);
+  // By hand: page 4 passes all it passes to 3, whose weight from 4 is
+  // I_3·(O_3 + 1) / (I_3 · (O_3 + 1)) = 1.
+  const auto a = testing::Adjacency(5, edges);
+  const auto w = testing::WeightedPageRankWeights(a);
+  EXPECT_DOUBLE_EQ(w[4][3], 1.0);
+  // 0's targets 1, 2, 3: I = 1, 2, 3 and O + 1 = 3, 1, 1, so w(0,2) = (2/6)·(1/5).
+  EXPECT_DOUBLE_EQ(w[0][2], (2.0 / 6) * (1.0 / 5));
+  EXPECT_LT(L1(wpr.scores, testing::PowerIterate(w, std::vector<double>(5, 0.2), 0.85)), 1e-10);
+}
+
+// Two sites that do not link to each other, as a crawl of two seeds begins: a hub with
+// five links and one with three. Kleinberg's HITS (damping 1) converges to the larger
+// community's eigenvector and gives the other site's pages no authority at all, so a crawl
+// ordered by it starves the smaller site; randomized HITS (the default damping 0.85) keeps
+// both, each page of a site above its own hub's other targets' nothing.
+TEST(RankTest, RandomizedHitsKeepsAuthorityInACommunityTheMainOneDoesNotReach) {
+  const EdgeList edges = {{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5},  // site A: hub 0
+                          {6, 7}, {6, 8}, {6, 9}};                 // site B: hub 6
+  const RankResult kleinberg = Rank(edges, 10, RankAlgorithm::kHits, Options(RankMode::kCsr, 1, 1.0));
+  for (uint32_t p : {7u, 8u, 9u}) EXPECT_LT(kleinberg.scores[p], 1e-9) << p;  // the defect
+  for (RankMode mode : kModes) {
+    const RankResult randomized = Rank(edges, 10, RankAlgorithm::kHits, Options(mode));
+    for (uint32_t p : {7u, 8u, 9u}) {
+      EXPECT_GT(randomized.scores[p], 2 * randomized.scores[0]) << p;  // above a hub's jump
+    }
+    EXPECT_GT(randomized.scores[1], randomized.scores[7]);  // the larger community first
+    const auto [auth, hub] = testing::ReferenceHits(testing::Adjacency(10, edges),
+                                                    std::vector<double>(10, 1.0));
+    EXPECT_LT(L1(randomized.scores, auth), 1e-9);
+    EXPECT_LT(L1(randomized.hubs, hub), 1e-9);
+  }
+}
+
+// The score a rank mode queues a page by is the rank's `scores`: for HITS the authorities,
+// which a page not fetched yet (no out-links known) has from the hubs linking to it; its
+// hub score is only the random jump. Swapped sides would rank the whole frontier alike.
+TEST(RankTest, HitsScoresAreTheAuthoritiesAFrontierPageHas) {
+  // Fetched 0 -> 2, 3 and 1 -> 2; 2 and 3 have no out-links known.
+  const EdgeList edges = {{0, 2}, {0, 3}, {1, 2}};
+  const RankResult hits = Rank(edges, 4, RankAlgorithm::kHits, Options(RankMode::kCsr));
+  EXPECT_GT(hits.scores[2], hits.scores[3]);  // two hubs link to 2, one to 3
+  EXPECT_GT(hits.scores[3], hits.scores[0]);  // and nothing links to 0
+  EXPECT_GT(hits.hubs[0], hits.hubs[2]);      // 0 is a hub, 2 is not
+  EXPECT_NEAR(hits.hubs[2], 0.15 / 4, 1e-12);
 }
 
 }  // namespace

@@ -436,7 +436,9 @@ int Crawl(int argc, char** argv) {
       ->ShowDefault();
   app.Add("--score-mode", a.score,
           "queue order: pagerank, ppr, trustrank, hits, topic-hits, wpr, indegree, "
-          "link-score, opic, breadth-first, random")
+          "link-score, opic, breadth-first, random. hits and topic-hits: not for "
+          "discovery (up to 2.6x breadth-first's pages to reach the important ones: "
+          "docs/scheduler.md)")
       ->ShowDefault();
   app.Add("--rerank-graph-growth", o.rerank_graph_growth,
           "rank modes: also re-rank when the links plus the pages crawled grew by this "

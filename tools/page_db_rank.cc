@@ -44,7 +44,9 @@ int Main(int argc, char** argv) {
   app.Add("--algo", algo,
           "one of:" + algorithms + " (ppr: teleport by page scores; wpr: weighted PageRank)")
       ->ShowDefault();
-  app.Add("--damping", options.rank.damping, "damping factor c in [0, 1]")->ShowDefault();
+  app.Add("--damping", options.rank.damping,
+          "damping factor c in [0, 1]; HITS: each step keeps c of itself and jumps uniformly "
+          "with 1 - c (1: Kleinberg's HITS)")->ShowDefault();
   app.Add("--tolerance", options.rank.tolerance,
           "stop when the L1 norm of an iteration's change is at most this")
       ->ShowDefault();

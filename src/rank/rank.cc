@@ -129,8 +129,9 @@ Result<std::vector<double>> MakeStart(std::span<const double> given, uint32_t n,
 }
 
 // Edge weights of weighted PageRank (seed 002, docs/ranking.md): the weight of v→u is
-// W_in·W_out = (I_u / Σ_{p∈R(v)} I_p) · (O_u / Σ_{p∈R(v)} O_p) = factor[u] / denominator[v]
-// with factor[u] = I_u·O_u and denominator[v] = Σ I_p · Σ O_p over v's targets p.
+// W_in·W_out = (I_u / Σ_{p∈R(v)} I_p) · ((O_u + 1) / Σ_{p∈R(v)} (O_p + 1))
+//            = factor[u] / denominator[v]
+// with factor[u] = I_u·(O_u + 1) and denominator[v] = Σ I_p · Σ (O_p + 1) over v's targets.
 struct EdgeWeights {
   std::vector<double> factor;       // empty: 1 (plain PageRank)
   std::vector<double> denominator;  // empty: the out-degree; 0: v passes nothing on
@@ -161,14 +162,17 @@ Result<EdgeWeights> WeightedPageRankWeights(EdgeSource& graph, const CsrGraph* c
   EdgeWeights w;
   w.factor.resize(n);
   w.denominator.assign(n, 0.0);
-  for (uint32_t u = 0; u < n; ++u) w.factor[u] = double(in[u]) * double(out[u]);
+  // O_u + 1, not O_u: a page with no out-links known (in a crawl, every page not fetched
+  // yet) would otherwise take no weight at all, and every page of the frontier would rank
+  // alike (docs/ranking.md, "Weighted PageRank").
+  for (uint32_t u = 0; u < n; ++u) w.factor[u] = double(in[u]) * (double(out[u]) + 1);
   // Integer sums: exact in any order, so both ways give the same denominators.
   std::vector<uint64_t> sum_in(n, 0), sum_out(n, 0);
   if (csr != nullptr) {
     for (uint32_t p = 0; p < n; ++p) {
       for (uint32_t v : csr->InLinks(p)) {
         sum_in[v] += in[p];
-        sum_out[v] += out[p];
+        sum_out[v] += out[p] + 1;
       }
     }
   } else {
@@ -177,7 +181,7 @@ Result<EdgeWeights> WeightedPageRankWeights(EdgeSource& graph, const CsrGraph* c
         const uint32_t v = chunk.sources[i];
         for (uint32_t p : chunk.TargetsOf(i)) {
           sum_in[v] += in[p];
-          sum_out[v] += out[p];
+          sum_out[v] += out[p] + 1;
         }
       }
       return Status::Ok();
@@ -528,19 +532,21 @@ Result<std::vector<double>> PageRankFamilyByPage(Run& run, Teleport r, const Edg
   return scores;
 }
 
-// Scales `v` to sum 1 (uniform when it sums to 0) and returns the L1 distance to `old`.
-double NormaliseAndCompare(Run& run, std::vector<double>& v, const std::vector<double>& old) {
+// Scales `v` to sum 1 (uniform when it sums to 0), mixes in `jump` of the uniform vector
+// (v ← jump/N + (1 − jump)·v), and returns the L1 distance to `old`.
+double NormaliseAndCompare(Run& run, std::vector<double>& v, const std::vector<double>& old,
+                           double jump) {
   const double sum = ForBlocks(run.threads, run.n, [&](uint32_t begin, uint32_t end) {
     double s = 0;
     for (uint32_t i = begin; i < end; ++i) s += v[i];
     return s;
   });
-  const double scale = sum > 0 ? 1 / sum : 0;
-  const double fill = sum > 0 ? 0 : 1.0 / run.n;
+  const double scale = sum > 0 ? (1 - jump) / sum : 0;
+  const double base = sum > 0 ? jump / run.n : 1.0 / run.n;
   return ForBlocks(run.threads, run.n, [&](uint32_t begin, uint32_t end) {
     double residual = 0;
     for (uint32_t i = begin; i < end; ++i) {
-      v[i] = sum > 0 ? v[i] * scale : fill;
+      v[i] = base + v[i] * scale;
       residual += std::abs(v[i] - old[i]);
     }
     return residual;
@@ -548,9 +554,12 @@ double NormaliseAndCompare(Run& run, std::vector<double>& v, const std::vector<d
 }
 
 // HITS, and topic HITS when r has weights (seed 000), both updated from the last step:
-//   a_i ← Σ_{j→i} h_j,   h_i ← Σ_{i→j} r_j·a_j,   each then scaled to sum 1.
+//   a_i ← Σ_{j→i} h_j,   h_i ← Σ_{i→j} r_j·a_j,   each then scaled to sum 1,
+// and with damping c < 1 randomized (Ng, Zheng and Jordan 2001): each then (1 − c)/N +
+// c·itself, so that a part of the graph the main community does not reach keeps scores.
 Status Hits(Run& run, const Teleport& r, std::vector<double>& a, std::vector<double>& h) {
   const uint32_t n = run.n;
+  const double jump = 1 - run.options.damping;
   std::vector<double> a2(n), h2(n);
   const auto topic = [&](uint32_t j) { return r.weights.empty() ? 1.0 : r.weights[j]; };
   return run.Loop([&]() -> Result<double> {
@@ -583,7 +592,8 @@ Status Hits(Run& run, const Teleport& r, std::vector<double>& a, std::vector<dou
             }
           }));
     }
-    const double residual = NormaliseAndCompare(run, a2, a) + NormaliseAndCompare(run, h2, h);
+    const double residual =
+        NormaliseAndCompare(run, a2, a, jump) + NormaliseAndCompare(run, h2, h, jump);
     a.swap(a2);
     h.swap(h2);
     return residual;

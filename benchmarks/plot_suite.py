@@ -23,7 +23,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 (after the backend is chosen)
 
-DEFAULT_ORDERS = ["pagerank", "opic", "indegree", "breadth-first", "rankmass",
+DEFAULT_ORDERS = ["pagerank", "opic", "indegree", "breadth-first", "rankmass", "wpr",
                   "pagerank-every-100", "oracle"]
 STYLE = {"pagerank": dict(color="black", linewidth=2.2, label="default (pagerank)"),
          "oracle": dict(color="grey", linestyle="--", label="oracle")}

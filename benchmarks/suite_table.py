@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import pathlib
 import sys
 
@@ -35,6 +36,7 @@ def main() -> int:
     if not runs:
         print(f"suite_table.py: no crawlrank_simulate JSON in {args.dir}", file=sys.stderr)
         return 2
+    ratios, pr_ratios = [], []
     rank = {n: i for i, n in enumerate(SUITE_ORDER)}
     runs.sort(key=lambda r: rank.get(r["graph"]["name"], 99))
     head = ["Graph"] + [title for _, title in COLUMNS] + [
@@ -56,13 +58,22 @@ def main() -> int:
         cells += [f"{hot80(n):,}" if hot80(n) is not None else "-" for n, _ in COLUMNS]
         if default and baselines and default["pages_to_hot"]["80"] is not None:
             cells.append(f"**{default['pages_to_hot']['80']:,}**")
-            cells.append(f"{default['pages_to_hot']['80'] / min(baselines):.2f}")
+            ratios.append(default["pages_to_hot"]["80"] / min(baselines))
+            cells.append(f"{ratios[-1]:.2f}")
         else:
             cells += ["-", "-"]
         cells.append(f"{hot80('oracle'):,}" if hot80("oracle") is not None else "-")
         share = default["pagerank_share_at"]["10"] if default else None
-        cells.append(f"{share / max(shares):.2f}" if share is not None and shares else "-")
+        if share is not None and shares:
+            pr_ratios.append(share / max(shares))
+        cells.append(f"{pr_ratios[-1]:.2f}" if share is not None and shares else "-")
         print("| " + " | ".join(cells) + " |")
+
+    def geomean(values):
+        return math.exp(sum(math.log(v) for v in values) / len(values)) if values else math.nan
+
+    print(f"\n{args.default}: geometric mean over {len(ratios)} graphs of pages to 80% hot ÷ the "
+          f"best baseline's {geomean(ratios):.2f}, of PR@10% ÷ the best's {geomean(pr_ratios):.2f}")
     return 0
 
 

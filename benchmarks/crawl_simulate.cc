@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "kendall.h"
 #include "sim_orders.h"
 #include "crawlrank/clock.h"
 #include "crawlrank/edge_source.h"
@@ -353,6 +354,9 @@ struct CrawlOutcome {
   std::array<std::optional<double>, kShareAt.size()> rank_share_at;
   double rank_share_end = 0;
   std::vector<double> curve;  // PageRank fetched after each 1% of the pages (kCurvePoints)
+  // Kendall's tau-b, over the pages discovered, between the scores the order held and the
+  // whole graph's PageRank, at the end of the first batch at or past each kShareAt.
+  std::array<std::optional<double>, kShareAt.size()> tau_at;
   uint64_t refetched = 0;  // pages handed out again after they were fetched (should be 0)
   // What disagrees with the crawl (should be nothing): GetStats at the end, and the
   // hand-out order against an independent replay (CheckOrder).
@@ -366,11 +370,27 @@ struct CrawlOutcome {
   // Everything but the time taken.
   bool SameCounts(const CrawlOutcome& o) const {
     return fetched == o.fetched && hot_fetched == o.hot_fetched && pages_to_hot == o.pages_to_hot &&
-           rank_share_at == o.rank_share_at && refetched == o.refetched &&
+           rank_share_at == o.rank_share_at && tau_at == o.tau_at && refetched == o.refetched &&
            batches == o.batches && reranks == o.reranks && simulated_ms == o.simulated_ms &&
            order == o.order;
   }
 };
+
+// The pages fetched at each kShareAt of the graph's `pages` (at least 1).
+std::array<uint64_t, kShareAt.size()> SharePages(uint32_t pages) {
+  std::array<uint64_t, kShareAt.size()> at;
+  for (size_t k = 0; k < kShareAt.size(); ++k) {
+    at[k] = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(pages * kShareAt[k])));
+  }
+  return at;
+}
+
+// Tau-b between held scores and the true PageRank of the same pages.
+std::optional<double> TauOf(const HeldScores& held, const Truth& truth) {
+  std::vector<double> truth_of(held.nodes.size());
+  for (size_t i = 0; i < held.nodes.size(); ++i) truth_of[i] = truth.rank[held.nodes[i]];
+  return KendallTauB(held.scores, truth_of);
+}
 
 // The measures of a crawl that fetched `order` (each page once): hot pages, PageRank shares
 // and the curve.
@@ -380,10 +400,7 @@ void Measure(const std::vector<uint32_t>& order, const Truth& truth, uint32_t pa
   for (size_t t = 0; t < kHotTargets.size(); ++t) {
     hot_needed[t] = static_cast<uint64_t>(std::ceil(truth.hot_pages * kHotTargets[t]));
   }
-  std::array<uint64_t, kShareAt.size()> share_pages;
-  for (size_t k = 0; k < kShareAt.size(); ++k) {
-    share_pages[k] = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(pages * kShareAt[k])));
-  }
+  const std::array<uint64_t, kShareAt.size()> share_pages = SharePages(pages);
   out.fetched = order.size();
   out.hot_fetched = 0;
   out.pages_to_hot = {};
@@ -467,6 +484,8 @@ class Simulator {
     if (Status s = scheduler->AddSeeds(seed_urls); !s.ok()) return fail(s);
 
     CrawlOutcome out;
+    const std::array<uint64_t, kShareAt.size()> checkpoints = SharePages(graph_.pages());
+    size_t next_checkpoint = 0;
     std::vector<bool> fetched(graph_.pages(), false);
     std::vector<CrawlReport> reports;
     for (;;) {
@@ -510,6 +529,11 @@ class Simulator {
         reports.push_back(Fetch(node, std::move(request), clock.NowMs()));
       }
       if (Status s = scheduler->CrawledBatch(reports); !s.ok()) return fail(s);
+      while (next_checkpoint < checkpoints.size() && out.fetched >= checkpoints[next_checkpoint]) {
+        Result<HeldScores> held = HeldBy(*scheduler, **db, out.fetched);
+        if (!held.ok()) return fail(held.status());
+        out.tau_at[next_checkpoint++] = TauOf(*held, truth_);
+      }
       clock.Advance(options_.step_ms);
     }
     out.seconds = Seconds(start);
@@ -533,6 +557,24 @@ class Simulator {
   }
 
  private:
+  // The scores the Scheduler holds for every page of its DB (each a page discovered).
+  Result<HeldScores> HeldBy(const Scheduler& scheduler, const PageDb& db, uint64_t fetched) const {
+    const std::vector<float> scores = scheduler.Scores();
+    CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
+    HeldScores held;
+    held.fetched = fetched;
+    CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) -> Status {
+      const auto it = graph_.node_of_fingerprint.find(page.fingerprint);
+      if (it == graph_.node_of_fingerprint.end() || page.id >= scores.size()) {
+        return InternalError("page \"" + page.url + "\" of the PageDb is not in the graph");
+      }
+      held.nodes.push_back(it->second);
+      held.scores.push_back(scores[page.id]);
+      return Status::Ok();
+    }));
+    return held;
+  }
+
   // The report of a fetch of `node`: its out-links in the graph.
   CrawlReport Fetch(uint32_t node, Request request, int64_t now_ms) const {
     CrawlReport report;
@@ -746,9 +788,10 @@ struct Report {
         options.polite ? "on, the library's defaults" : "off for simulation",
         static_cast<long long>(scheduler.min_delay_ms), scheduler.max_in_flight_per_host,
         limit.c_str());
-    std::printf("\n%-22s %8s %8s %8s %8s %7s %7s %7s %7s %9s %9s %8s %7s %8s\n", "order", "fetched",
-                "50% hot", "80% hot", "90% hot", "PR@1%", "PR@5%", "PR@10%", "PR@25%", "80%/best",
-                "PR10/best", "80%:orcl", "reranks", repeats > 1 ? "seconds*" : "seconds");
+    std::printf("\n%-24s %8s %8s %8s %8s %7s %7s %7s %7s %9s %9s %8s %7s %7s %8s\n", "order",
+                "fetched", "50% hot", "80% hot", "90% hot", "PR@1%", "PR@5%", "PR@10%", "PR@25%",
+                "80%/best", "PR10/best", "80%:orcl", "tau@10%", "reranks",
+                repeats > 1 ? "seconds*" : "seconds");
     const ModeRun* oracle = Oracle(runs);
     for (const ModeRun& run : runs) {
       if (!run.skipped.empty()) continue;
@@ -769,20 +812,23 @@ struct Report {
         of_oracle = static_cast<double>(*oracle->outcome.pages_to_hot[kRatioTarget]) /
                     static_cast<double>(*o.pages_to_hot[kRatioTarget]);
       }
-      std::printf("%-22s %8llu %8s %8s %8s %7s %7s %7s %7s %9s %9s %8s %7llu %8.2f\n",
+      std::printf("%-24s %8llu %8s %8s %8s %7s %7s %7s %7s %9s %9s %8s %7s %7llu %8.2f\n",
                   run.Name().c_str(), static_cast<unsigned long long>(o.fetched),
                   cell(o.pages_to_hot[0]).c_str(), cell(o.pages_to_hot[1]).c_str(),
                   cell(o.pages_to_hot[2]).c_str(), share(o.rank_share_at[0]).c_str(),
                   share(o.rank_share_at[1]).c_str(), share(o.rank_share_at[2]).c_str(),
                   share(o.rank_share_at[3]).c_str(), ratio(run.ratio).c_str(),
                   ratio(run.pr_ratio).c_str(), ratio(of_oracle).c_str(),
-                  static_cast<unsigned long long>(o.reranks), Median(run.seconds));
+                  ratio(o.tau_at[kShareAt10]).c_str(), static_cast<unsigned long long>(o.reranks),
+                  Median(run.seconds));
     }
     std::printf(
         "\nN%% hot: pages fetched when N%% of the hot pages were; PR@N%%: share of the graph's "
         "PageRank fetched with its first N%% of pages; 80%%/best: 80%% hot over the best "
         "baseline's; PR10/best: PR@10%% over the best baseline's; 80%%:orcl: the oracle's pages "
-        "to 80%% hot over the order's (1: as good as the oracle)\n");
+        "to 80%% hot over the order's (1: as good as the oracle); tau@10%%: Kendall's tau-b, over "
+        "the pages discovered, of the scores the order held against the graph's PageRank, "
+        "after 10%% of the pages\n");
     const ModeRun* best_rank = BestBaselineByRank(runs);
     if (best != nullptr) {
       std::printf(
@@ -888,6 +934,11 @@ struct Report {
       for (size_t k = 0; k < kShareAt.size(); ++k) {
         j += (k ? ", \"" : "\"") + std::to_string(std::lround(kShareAt[k] * 100)) +
              "\": " + JsonOptional(o.rank_share_at[k]);
+      }
+      j += "}, \"kendall_tau_b_at\": {";
+      for (size_t k = 0; k < kShareAt.size(); ++k) {
+        j += (k ? ", \"" : "\"") + std::to_string(std::lround(kShareAt[k] * 100)) +
+             "\": " + JsonOptional(o.tau_at[k]);
       }
       j += "}, \"pagerank_share_at_10pct\": " + JsonOptional(o.rank_share_at[kShareAt10]);
       j += ", \"pagerank_curve\": [";
@@ -1133,9 +1184,13 @@ int Main(int argc, char** argv) {
     for (size_t r = 0; r < repeats; ++r) {
       const bench::Clock::time_point start = bench::Clock::now();
       CrawlOutcome outcome;
-      outcome.order = Check(Replay(order_graph, seeds, replay, options.batch, options.max_pages, truth.rank));
+      const std::array<uint64_t, kShareAt.size()> checkpoints = SharePages(graph.pages());
+      ReplayResult replayed = Check(Replay(order_graph, seeds, replay, options.batch,
+                                           options.max_pages, truth.rank, checkpoints));
+      outcome.order = std::move(replayed.order);
       outcome.seconds = Seconds(start);
       Measure(outcome.order, truth, graph.pages(), outcome);
+      for (size_t k = 0; k < replayed.held.size(); ++k) outcome.tau_at[k] = TauOf(replayed.held[k], truth);
       std::fprintf(stderr, "crawlrank_simulate: %s (replayed), run %zu of %zu: %llu pages in %.2f s\n",
                    replay.Name().c_str(), r + 1, repeats,
                    static_cast<unsigned long long>(outcome.fetched), outcome.seconds);

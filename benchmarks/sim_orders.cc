@@ -50,16 +50,18 @@ class Replayer {
     for (uint32_t h : graph.host) host_count_ = std::max(host_count_, h + 1);
   }
 
-  Result<std::vector<uint32_t>> Run(std::span<const uint32_t> seeds, size_t batch,
-                                    uint64_t max_pages) {
+  Result<ReplayResult> Run(std::span<const uint32_t> seeds, size_t batch, uint64_t max_pages,
+                           std::span<const uint64_t> checkpoints) {
     for (uint32_t seed : seeds) {
       if (order_.kind == ReplayOrder::Kind::kRankMass && seq_[seed] == kUnseen) {
         mass_[seed] = (1 - kDamping) / static_cast<double>(seeds.size());
       }
       Discover(seed);
     }
-    std::vector<uint32_t> order;
+    ReplayResult result;
+    std::vector<uint32_t>& order = result.order;
     std::vector<uint32_t> picked;
+    size_t next_checkpoint = 0;
     uint64_t ranked_at = 0;
     for (;;) {
       picked.clear();
@@ -77,8 +79,12 @@ class Replayer {
         CRAWLRANK_RETURN_IF_ERROR(Rerank());
         ranked_at = order.size();
       }
+      while (next_checkpoint < checkpoints.size() && order.size() >= checkpoints[next_checkpoint]) {
+        result.held.push_back(Held(order.size()));
+        ++next_checkpoint;
+      }
     }
-    return order;
+    return result;
   }
 
  private:
@@ -108,6 +114,22 @@ class Replayer {
   void PushHost(uint32_t host) {
     const std::deque<uint32_t>& pending = host_pending_[host];
     if (!pending.empty()) hosts_.push({pending.size(), seq_[pending.front()], host});
+  }
+
+  // The score each page discovered holds now.
+  HeldScores Held(uint64_t fetched) const {
+    HeldScores held;
+    held.fetched = fetched;
+    for (const uint32_t node : node_of_seq_) {
+      held.nodes.push_back(node);
+      if (order_.kind == ReplayOrder::Kind::kLargerSitesFirst) {
+        const uint32_t host = graph_.host[node];
+        held.scores.push_back(static_cast<double>(host_pending_[host].size()));
+      } else {
+        held.scores.push_back(priority_[node]);
+      }
+    }
+    return held;
   }
 
   // The next page to fetch, if any is left.
@@ -226,14 +248,15 @@ Result<ReplayOrder> ParseReplayOrder(std::string_view name) {
                               "pagerank-every-N or pagerank-hosts-every-N (N at least 1)");
 }
 
-Result<std::vector<uint32_t>> Replay(const OrderGraph& graph, std::span<const uint32_t> seeds,
-                                     const ReplayOrder& order, size_t batch, uint64_t max_pages,
-                                     std::span<const double> true_rank) {
+Result<ReplayResult> Replay(const OrderGraph& graph, std::span<const uint32_t> seeds,
+                            const ReplayOrder& order, size_t batch, uint64_t max_pages,
+                            std::span<const double> true_rank,
+                            std::span<const uint64_t> checkpoints) {
   if (batch == 0) return InvalidArgumentError("replay: a batch of 0 pages");
   if (true_rank.size() != graph.pages() || graph.host.size() != graph.pages()) {
     return InvalidArgumentError("replay: the rank and hosts must have one entry a page");
   }
-  return Replayer(graph, order, true_rank).Run(seeds, batch, max_pages);
+  return Replayer(graph, order, true_rank).Run(seeds, batch, max_pages, checkpoints);
 }
 
 }  // namespace crawlrank::bench

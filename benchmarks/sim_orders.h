@@ -61,11 +61,28 @@ struct ReplayOrder {
 // "pagerank-hosts-every-N" (N ≥ 1).
 Result<ReplayOrder> ParseReplayOrder(std::string_view name);
 
+// The scores an order holds for every page discovered so far, at one point of the crawl:
+// the priority each page has (a fetched page keeps its last; larger-sites-first: its host's
+// pages waiting).
+struct HeldScores {
+  uint64_t fetched = 0;  // pages fetched when they were read
+  std::vector<uint32_t> nodes;
+  std::vector<double> scores;
+};
+
+struct ReplayResult {
+  std::vector<uint32_t> order;   // the pages, in the order fetched
+  std::vector<HeldScores> held;  // one for each checkpoint reached
+};
+
 // The pages a crawl from `seeds` fetches, in order, until no discovered page is left (or
-// `max_pages`, when not 0). `true_rank`: the whole graph's PageRank (the oracle's).
-Result<std::vector<uint32_t>> Replay(const OrderGraph& graph, std::span<const uint32_t> seeds,
-                                     const ReplayOrder& order, size_t batch, uint64_t max_pages,
-                                     std::span<const double> true_rank);
+// `max_pages`, when not 0). `true_rank`: the whole graph's PageRank (the oracle's). The
+// held scores are read at the end of the first batch at or past each of `checkpoints`
+// (pages fetched, ascending).
+Result<ReplayResult> Replay(const OrderGraph& graph, std::span<const uint32_t> seeds,
+                            const ReplayOrder& order, size_t batch, uint64_t max_pages,
+                            std::span<const double> true_rank,
+                            std::span<const uint64_t> checkpoints = {});
 
 }  // namespace crawlrank::bench
 

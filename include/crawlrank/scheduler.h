@@ -181,6 +181,12 @@ class Scheduler final : public Frontier {
 
   SchedulerStats GetStats() const override;
 
+  // The score each page of the DB is keyed by now, by page id (the mode's: its rank or
+  // estimate, cash, depth, ...; a crawled page keeps its last). For analysis: the
+  // simulator compares it with the whole graph's PageRank (benchmarks/crawl_simulate.cc).
+  // Copies one float a page under the scheduler's lock.
+  std::vector<float> Scores() const;
+
   // Recomputes the ranks now and re-keys the schedule (rank modes; OK and nothing to do
   // for the others). Background re-ranks call the same; this waits for one running.
   Status Rerank();

@@ -518,6 +518,14 @@ SchedulerStats Scheduler::GetStats() const {
   return impl_->Stats();
 }
 
+std::vector<float> Scheduler::Scores() const {
+  std::lock_guard lock(impl_->mu);
+  const ScorePolicy& policy = impl_->state.policy();
+  std::vector<float> scores(impl_->state.pages());
+  for (uint32_t id = 0; id < scores.size(); ++id) scores[id] = policy.key(id);
+  return scores;
+}
+
 Status Scheduler::Rerank() {
   if (!impl_->reranker.has_value()) return Status::Ok();
   return impl_->reranker->RankAndRekey();

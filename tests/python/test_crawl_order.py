@@ -168,3 +168,25 @@ def test_the_default_meets_the_bar_on_the_doc_graph(simulated):
     assert default["pagerank_share_at"]["10"] >= 0.98 * best_pr
     oracle = m["oracle"]
     assert oracle["pages_to_hot"]["80"] <= min(best_80, default["pages_to_hot"]["80"])
+
+
+def test_kendall_tau_b_is_scipys_over_the_pages_discovered(simulated):
+    """Breadth-first holds minus each page's depth: after each checkpoint's pages (fetched
+    in the order the simulator wrote), the pages discovered are the fetched ones and their
+    links, each at its depth from the seed; scipy's tau-b of those keys against networkx's
+    PageRank is the simulator's. The oracle holds the true PageRank itself: tau 1."""
+    from scipy.stats import kendalltau
+
+    g, seeds, result, orders = simulated
+    pr = nx.pagerank(g, alpha=DAMPING, tol=1e-12, max_iter=1000)
+    depth = nx.single_source_shortest_path_length(g, seeds[0])
+    n = g.number_of_nodes()
+    m = modes(result)
+    for share in ("1", "5", "10", "25"):
+        fetched = orders["breadth-first"][:max(1, math.floor(n * int(share) / 100 + 0.5))]
+        discovered = set(fetched) | {v for u in fetched for v in g.successors(u)}
+        keys = [-depth[u] for u in sorted(discovered)]
+        truth = [pr[u] for u in sorted(discovered)]
+        want = kendalltau(keys, truth).correlation
+        assert m["breadth-first"]["kendall_tau_b_at"][share] == pytest.approx(want, abs=1e-4), share
+        assert m["oracle"]["kendall_tau_b_at"][share] == pytest.approx(1.0, abs=1e-9), share

@@ -318,6 +318,7 @@ struct SimulationOptions {
   unsigned rank_threads = 1;
   bool template_links = false;      // the crawl's re-ranks drop template links
   bool hot_template_links = false;  // so does the PageRank that picks the hot pages
+  double uniform_teleport = 0;      // RankOptions::uniform_teleport of the crawl's ranks
 
   // The score of each link of a page with `out_degree` links.
   float LinkScore(size_t out_degree) const {
@@ -335,6 +336,7 @@ struct SimulationOptions {
     options.rerank_min_new_pages = rerank_min_new_pages;
     options.rank.threads = rank_threads;
     options.rank.template_links.drop = template_links;
+    options.rank.uniform_teleport = uniform_teleport;
     if (!polite) {
       // A simulation has no servers to spare: every page may go out as soon as it is the
       // best, whatever its host.
@@ -1104,6 +1106,11 @@ int Main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--template-links", options.template_links,
                "the rank modes' re-ranks drop template links (RankOptions::template_links)");
+  app.add_option("--uniform-teleport", options.uniform_teleport,
+                 "ppr and trustrank: this share of the teleport to every page alike "
+                 "(RankOptions::uniform_teleport)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   app.add_flag("--hot-template-links", options.hot_template_links,
                "pick the hot pages by PageRank without template links");
   app.add_option("--repeats", repeats, "crawls per mode; seconds are their median")

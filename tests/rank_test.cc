@@ -529,5 +529,30 @@ TEST(RankTest, HitsScoresAreTheAuthoritiesAFrontierPageHas) {
   EXPECT_NEAR(hits.hubs[2], 0.15 / 4, 1e-12);
 }
 
+// RankOptions::uniform_teleport mixes the given teleport with the uniform one: 1 is plain
+// PageRank, a share between is the reference's power iteration from the mixed vector.
+TEST(RankTest, UniformTeleportBlendsTheGivenWeightsWithPageRanks) {
+  const EdgeList edges = {{0, 1}, {1, 2}, {2, 0}, {3, 2}, {4, 3}, {2, 4}};
+  const std::vector<double> trusted = {0, 0, 0, 1, 0};
+  const auto a = testing::Adjacency(5, edges);
+  for (RankMode mode : kModes) {
+    RankOptions o = Options(mode);
+    o.uniform_teleport = 1;
+    const RankResult all = Rank(edges, 5, RankAlgorithm::kTrustRank, o, WithTeleport(trusted));
+    EXPECT_LT(L1(all.scores, Rank(edges, 5, RankAlgorithm::kPageRank, Options(mode)).scores),
+              1e-11);
+    o.uniform_teleport = 0.25;
+    const RankResult mixed = Rank(edges, 5, RankAlgorithm::kTrustRank, o, WithTeleport(trusted));
+    std::vector<double> r(5, 0.25 / 5);
+    r[3] += 0.75;
+    EXPECT_LT(L1(mixed.scores, testing::PowerIterate(testing::UniformWeights(a), r, 0.85)), 1e-11);
+  }
+  RankOptions bad;
+  bad.uniform_teleport = 1.5;
+  VectorEdgeSource source(5, edges);
+  EXPECT_EQ(ComputeRank(source, RankAlgorithm::kPersonalized, bad).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace crawlrank

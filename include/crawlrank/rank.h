@@ -111,6 +111,10 @@ struct RankOptions {
   RankRenumber renumber = RankRenumber::kAuto;
   uint64_t memory_budget = uint64_t{4} << 30;  // bytes kAuto may spend on a CSR
   TemplateLinkOptions template_links;          // default: every link counts
+  // kPersonalized and kTrustRank: this share of the teleport goes to every page alike, the
+  // rest by the given weights (TrustRank: the trusted pages). 0: the weights alone; 1:
+  // plain PageRank. A crawl's blend of "from the seeds" and "any known page".
+  double uniform_teleport = 0;
 };
 
 struct RankReport {

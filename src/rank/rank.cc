@@ -61,6 +61,10 @@ Status CheckOptions(const RankOptions& o) {
     return InvalidArgumentError("damping " + std::to_string(o.damping) + " is outside [0, 1]");
   }
   if (o.max_iterations == 0) return InvalidArgumentError("max_iterations must be at least 1");
+  if (!(o.uniform_teleport >= 0 && o.uniform_teleport <= 1)) {
+    return InvalidArgumentError("uniform_teleport " + std::to_string(o.uniform_teleport) +
+                                " is outside [0, 1]");
+  }
   if (!(o.tolerance >= 0) || !std::isfinite(o.tolerance)) {
     return InvalidArgumentError("tolerance " + std::to_string(o.tolerance) +
                                 " must be finite and not negative");
@@ -75,7 +79,8 @@ struct Teleport {
   double operator[](size_t i) const { return weights.empty() ? uniform : weights[i]; }
 };
 
-Result<Teleport> MakeTeleport(RankAlgorithm algorithm, std::span<const double> given, uint32_t n) {
+Result<Teleport> MakeTeleport(RankAlgorithm algorithm, std::span<const double> given, uint32_t n,
+                              double uniform_share) {
   Teleport r;
   r.uniform = n == 0 ? 0 : 1.0 / n;
   if (algorithm == RankAlgorithm::kPageRank || algorithm == RankAlgorithm::kWeightedPageRank) {
@@ -102,7 +107,7 @@ Result<Teleport> MakeTeleport(RankAlgorithm algorithm, std::span<const double> g
     r.weights = std::move(w);  // topic scores are used as given
     return r;
   }
-  for (double& x : w) x /= sum;
+  for (double& x : w) x = (1 - uniform_share) * x / sum + uniform_share * r.uniform;
   r.weights = std::move(w);
   return r;
 }
@@ -673,7 +678,7 @@ Result<RankResult> RankSource(EdgeSource& graph, RankAlgorithm algorithm,
   report.pages = graph.num_pages();
   report.links = graph.num_links();
   const uint32_t n = report.pages;
-  CRAWLRANK_ASSIGN_OR_RETURN(Teleport r, MakeTeleport(algorithm, input.teleport, n));
+  CRAWLRANK_ASSIGN_OR_RETURN(Teleport r, MakeTeleport(algorithm, input.teleport, n, options.uniform_teleport));
 
   const bool hits = IsHits(algorithm);
   RankMode mode = options.mode;
@@ -772,7 +777,7 @@ Result<RankResult> RankCsrGraph(const CsrGraph& csr, uint32_t pages, const CsrPa
   report.links = csr.links + patch.added.size() - patch.removed.size();
   report.mode = RankMode::kCsr;
   report.threads = ResolveThreads(options.threads);
-  CRAWLRANK_ASSIGN_OR_RETURN(Teleport r, MakeTeleport(algorithm, input.teleport, pages));
+  CRAWLRANK_ASSIGN_OR_RETURN(Teleport r, MakeTeleport(algorithm, input.teleport, pages, options.uniform_teleport));
   Run run{nullptr, options, report.threads, pages, &csr, &patch, report, !input.start.empty()};
   CRAWLRANK_ASSIGN_OR_RETURN(result.scores,
                              PageRankFamilyByPage(run, std::move(r), EdgeWeights{}, input.start));

@@ -1193,7 +1193,8 @@ int Main(int argc, char** argv) {
       CrawlOutcome outcome;
       const std::array<uint64_t, kShareAt.size()> checkpoints = SharePages(graph.pages());
       ReplayResult replayed = Check(Replay(order_graph, seeds, replay, options.batch,
-                                           options.max_pages, truth.rank, checkpoints));
+                                           options.max_pages, truth.rank, checkpoints,
+                                           options.polite));
       outcome.order = std::move(replayed.order);
       outcome.seconds = Seconds(start);
       Measure(outcome.order, truth, graph.pages(), outcome);

@@ -5,6 +5,7 @@
 #include <deque>
 #include <limits>
 #include <queue>
+#include <unordered_set>
 #include <utility>
 
 #include "crawlrank/edge_source.h"
@@ -72,6 +73,7 @@ class Replayer {
         picked.push_back(*next);
         order.push_back(*next);
       }
+      EndBatch();
       if (picked.empty()) break;
       for (uint32_t node : picked) Follow(node);
       if (order_.kind == ReplayOrder::Kind::kPartialPageRank &&
@@ -133,6 +135,8 @@ class Replayer {
   }
 
   // The next page to fetch, if any is left.
+  // Polite: none of a host that already gave a page to this batch (those waiting are
+  // skipped and put back by EndBatch).
   std::optional<uint32_t> Pop() {
     if (order_.kind == ReplayOrder::Kind::kLargerSitesFirst) {
       while (!hosts_.empty()) {
@@ -140,9 +144,14 @@ class Replayer {
         hosts_.pop();
         std::deque<uint32_t>& pending = host_pending_[top.host];
         if (pending.size() != top.pending || seq_[pending.front()] != top.front_seq) continue;
+        if (Busy(top.host)) {
+          skipped_hosts_.push_back(top);
+          continue;
+        }
         const uint32_t node = pending.front();
         pending.pop_front();
         PushHost(top.host);
+        Take(top.host);
         return node;
       }
       return std::nullopt;
@@ -150,9 +159,28 @@ class Replayer {
     while (!heap_.empty()) {
       const Entry top = heap_.top();
       heap_.pop();
-      if (!fetched_[top.node] && top.priority == priority_[top.node]) return top.node;
+      if (fetched_[top.node] || top.priority != priority_[top.node]) continue;
+      if (Busy(graph_.host[top.node])) {
+        skipped_.push_back(top);
+        continue;
+      }
+      Take(graph_.host[top.node]);
+      return top.node;
     }
     return std::nullopt;
+  }
+
+  bool Busy(uint32_t host) const { return polite_ && batch_hosts_.contains(host); }
+  void Take(uint32_t host) {
+    if (polite_) batch_hosts_.insert(host);
+  }
+  // The batch is handed out: every host is free again, and what waited goes back.
+  void EndBatch() {
+    batch_hosts_.clear();
+    for (const Entry& e : skipped_) heap_.push(e);
+    for (const HostEntry& e : skipped_hosts_) hosts_.push(e);
+    skipped_.clear();
+    skipped_hosts_.clear();
   }
 
   // The links of a fetched page: new pages discovered, mass sent, the known graph grown.
@@ -213,6 +241,15 @@ class Replayer {
   std::vector<std::deque<uint32_t>> host_pending_;          // larger-sites-first
   std::priority_queue<HostEntry> hosts_;
   uint32_t host_count_ = 0;
+  // Polite: a host gives at most one page to a batch (the Scheduler's defaults in the
+  // simulation: 1 s between two requests to a host, a batch a simulated second).
+  bool polite_ = false;
+  std::unordered_set<uint32_t> batch_hosts_;
+  std::vector<Entry> skipped_;
+  std::vector<HostEntry> skipped_hosts_;
+
+ public:
+  void set_polite(bool polite) { polite_ = polite; }
 };
 
 }  // namespace
@@ -251,12 +288,14 @@ Result<ReplayOrder> ParseReplayOrder(std::string_view name) {
 Result<ReplayResult> Replay(const OrderGraph& graph, std::span<const uint32_t> seeds,
                             const ReplayOrder& order, size_t batch, uint64_t max_pages,
                             std::span<const double> true_rank,
-                            std::span<const uint64_t> checkpoints) {
+                            std::span<const uint64_t> checkpoints, bool polite) {
   if (batch == 0) return InvalidArgumentError("replay: a batch of 0 pages");
   if (true_rank.size() != graph.pages() || graph.host.size() != graph.pages()) {
     return InvalidArgumentError("replay: the rank and hosts must have one entry a page");
   }
-  return Replayer(graph, order, true_rank).Run(seeds, batch, max_pages, checkpoints);
+  Replayer replayer(graph, order, true_rank);
+  replayer.set_polite(polite);
+  return replayer.Run(seeds, batch, max_pages, checkpoints);
 }
 
 }  // namespace crawlrank::bench

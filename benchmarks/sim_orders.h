@@ -78,11 +78,13 @@ struct ReplayResult {
 // The pages a crawl from `seeds` fetches, in order, until no discovered page is left (or
 // `max_pages`, when not 0). `true_rank`: the whole graph's PageRank (the oracle's). The
 // held scores are read at the end of the first batch at or past each of `checkpoints`
-// (pages fetched, ascending).
+// (pages fetched, ascending). `polite`: a host gives at most one page to a batch, as the
+// Scheduler's defaults do in crawlrank_simulate --polite (1 s between two requests to a
+// host, each batch a simulated second); the best pages of the hosts free go first.
 Result<ReplayResult> Replay(const OrderGraph& graph, std::span<const uint32_t> seeds,
                             const ReplayOrder& order, size_t batch, uint64_t max_pages,
                             std::span<const double> true_rank,
-                            std::span<const uint64_t> checkpoints = {});
+                            std::span<const uint64_t> checkpoints = {}, bool polite = false);
 
 }  // namespace crawlrank::bench
 

@@ -1,5 +1,6 @@
 #include "dashboard/dashboard_pages.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "crawlrank/clock.h"
@@ -111,6 +112,28 @@ std::string OverviewPage(const Json& s, bool charts) {
   return Layout("Overview", "Overview", body, charts);
 }
 
+namespace {
+
+// Links to the hosts before and after those shown, in the same order.
+std::string HostsPaging(const Json& h, const HostsQuery& q) {
+  const size_t total = h["hosts"].get<size_t>();
+  const size_t shown = h["rows"].size();
+  const size_t page = std::max<size_t>(1, std::max(shown, std::min<size_t>(q.limit, 100)));
+  const auto link = [&](size_t offset, const std::string& label) {
+    return "<a href=\"hosts?sort=" + Escape(q.sort) + "&amp;order=" +
+           (q.descending ? "desc" : "asc") + "&amp;offset=" + std::to_string(offset) +
+           "\">" + label + "</a>";
+  };
+  std::string links;
+  if (q.offset > 0) links += link(q.offset - std::min(q.offset, page), "&larr; previous");
+  if (q.offset + shown < total) {
+    links += (links.empty() ? "" : " &middot; ") + link(q.offset + shown, "next &rarr;");
+  }
+  return links.empty() ? "" : "<p class=\"paging\">" + links + "</p>";
+}
+
+}  // namespace
+
 std::string HostsPage(const Json& h, const HostsQuery& q) {
   std::string body = "<p>" + Text(h["hosts"]) + " hosts; sorted by " + Escape(q.sort) +
                      (q.descending ? ", largest first" : ", smallest first") + ", from " +
@@ -136,7 +159,7 @@ std::string HostsPage(const Json& h, const HostsQuery& q) {
             Cell(r["robots_bytes"], r["robots_bytes"].get<uint64_t>() > 0 ? "kept" : "none") +
             "</tr>";
   }
-  body += "</tbody></table>";
+  body += "</tbody></table>" + HostsPaging(h, q);
   return Layout("Hosts", "Hosts", body);
 }
 
@@ -167,7 +190,9 @@ std::string TopPage(const Json& t, bool charts) {
   int rank = 0;
   for (const Json& r : t["rows"]) {
     body += "<tr>" + Cell(Json(++rank)) + Cell(r["url"], PageLink(r)) + Cell(r["score"]) +
-            Cell(r["crawled"]) + Cell(r["http_status"]) + "</tr>";
+            Cell(r["crawled"]) +
+            Cell(r["http_status"], r["http_status"].get<int>() == 0 ? "&mdash;" : Text(r["http_status"])) +
+            "</tr>";
   }
   body += "</tbody></table><h2>Distribution and guidance</h2><p class=\"note\">Left: pages "
           "by score (log-log). Right: the share of this rank's mass on the pages fetched, "

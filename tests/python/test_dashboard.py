@@ -184,3 +184,36 @@ def test_in_links_and_the_guidance_curve_agree_with_the_tools(bin_dir, crawled):
     assert points[-1]["pages"] == sum(1 for r in rows if r["crawls"] > 0)
     assert abs(points[-1]["share"] - fetched / total) < 1e-9
     assert all(p["ideal"] >= p["share"] - 1e-12 for p in points)
+
+
+def test_hosts_page_through_every_host_in_the_order_chosen(bin_dir, tmp_path):
+    """250 hosts, 100 a page: "next" and "previous" keep the sort and the order, and together
+    the pages list every host once, in the API's order. A page not fetched shows no status."""
+    import crawlrank as cr
+
+    with cr.PageDb(str(tmp_path / "db"), durability="none") as pdb:
+        pdb.add_batch([cr.CrawledPage(f"http://h{i:03d}.test/", [f"http://h{i:03d}.test/next"],
+                                      http_status=200, wire_bytes=1000 + 7 * i)
+                       for i in range(250)])
+    subprocess.run([str(bin_dir / "page_db_rank"), str(tmp_path / "db")], check=True,
+                   capture_output=True)
+    with Dashboard(bin_dir, tmp_path / "db") as dash:
+        want = [r["host"] for r in dash.json("api/hosts?sort=wire_bytes&order=asc&limit=1000")["rows"]]
+        assert len(want) == 250
+        seen, path, pages = [], "hosts?sort=wire_bytes&order=asc", 0
+        while path:
+            status, body, _ = dash.get(path)
+            assert status == 200
+            seen += re.findall(r'href="failures\?host=([^"]+)"', body)
+            links = dict((label, href.replace("&amp;", "&")) for href, label in
+                         re.findall(r'<a href="(hosts\?[^"]+)">([^<]+)</a>', body)
+                         if "previous" in label or "next" in label)
+            nxt = next((h for label, h in links.items() if "next" in label), None)
+            if pages > 0:
+                assert any("previous" in label for label in links), path
+            if nxt:
+                assert "sort=wire_bytes" in nxt and "order=asc" in nxt
+            path, pages = nxt, pages + 1
+        assert pages == 3 and seen == want
+        _, top, _ = dash.get("top")  # the "next" pages rank first, never fetched
+        assert '<td data-v="0">&mdash;</td>' in top

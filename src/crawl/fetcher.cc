@@ -61,6 +61,10 @@ struct Transfer {
   uint64_t header_bytes = 0;
   bool headers_ended = true;  // the last header line was the blank one (or none came yet)
   uint64_t body_cap = 0;
+  // keep_wire, FetchJob::truncate_body: the decoded body is cut here (body_cap then caps
+  // the bytes as sent, at the fetcher's max_body_bytes, so that a compressed robots.txt
+  // over its cap still decodes to its first bytes). 0: none.
+  uint64_t decoded_cut = 0;
   uint64_t max_header_bytes = 0;
   bool body_over = false;
   bool header_over = false;
@@ -225,6 +229,11 @@ Status Fetcher::Impl::Setup(Transfer& t) {
   CURL* e = t.easy.get();
   const FetchJob& job = t.job;
   t.body_cap = job.max_body_bytes > 0 ? job.max_body_bytes : options.max_body_bytes;
+  t.decoded_cut = 0;
+  if (options.keep_wire && job.truncate_body && t.body_cap < options.max_body_bytes) {
+    t.decoded_cut = t.body_cap;
+    t.body_cap = options.max_body_bytes;
+  }
   t.max_header_bytes = options.max_header_bytes;
   CURLcode rc = curl_easy_setopt(e, CURLOPT_URL, job.url.c_str());
   if (rc != CURLE_OK) {
@@ -291,6 +300,10 @@ void Decode(const Transfer& t, FetchResult& r) {
   Result<std::string> decoded = DecodeContent(ContentEncodingOf(r.response_head), r.wire_body, t.body_cap);
   if (decoded.ok()) {
     r.body = std::move(*decoded);
+    if (t.decoded_cut > 0 && r.body.size() > t.decoded_cut) {
+      r.body.resize(t.decoded_cut);
+      r.truncated = true;
+    }
     return;
   }
   r.error = decoded.status().code() == StatusCode::kResourceExhausted ? FetchError::kBodyTooLarge

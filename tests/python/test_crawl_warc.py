@@ -255,3 +255,39 @@ def test_the_same_site_archived_by_wget_has_the_same_payloads(bin_dir, tmp_path)
     assert len(both) >= 5 and len(both) >= len(ours) - 2, (sorted(theirs), sorted(ours))
     for url in both:
         assert ours[url] == theirs[url], url
+
+
+def test_a_compressed_robots_txt_over_its_cap_is_obeyed_and_kept_whole(bin_dir, tmp_path):
+    """robots.txt is read to its first 500 KiB (decoded). With --warc the body arrives as
+    sent, so a gzip robots.txt of 700 KiB decoded must still be decoded to its first 500 KiB
+    (its rules come first) and archived as sent."""
+    robots = gzip.compress(b"User-agent: *\nDisallow: /private\n" + b"# filler line\n" * 50_000)
+    asked = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self):  # noqa: N802
+            asked.append(self.path)
+            if self.path == "/robots.txt":
+                body, headers = robots, {"Content-Type": "text/plain", "Content-Encoding": "gzip"}
+            else:
+                body = b'<html><a href="/private/x">p</a> <a href="/ok">ok</a></html>'
+                headers = {"Content-Type": "text/html"}
+            self.send_response(200)
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    with LocalServer(Handler) as site:
+        base = f"http://127.0.0.1:{site.port}"
+        summary = crawl(bin_dir, tmp_path / "db", base + "/", *LOCAL, "--warc", tmp_path / "warc")
+    assert "/ok" in asked and "/private/x" not in asked, asked
+    assert summary["robots_disallowed"] == 1, summary
+    archived = pairs(warc_records(tmp_path / "warc"))
+    assert archived[base + "/robots.txt"][1].block.endswith(robots)

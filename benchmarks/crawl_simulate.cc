@@ -365,6 +365,7 @@ struct CrawlOutcome {
   std::vector<std::string> anomalies;
   uint64_t batches = 0;
   uint64_t reranks = 0;
+  uint64_t rerank_ms = 0;  // SchedulerStats::rerank_ms: the re-ranks' time
   int64_t simulated_ms = 0;
   double seconds = 0;
   std::vector<uint32_t> order;  // the pages (nodes) in the order Next handed them out
@@ -542,6 +543,7 @@ class Simulator {
     Measure(out.order, truth_, graph_.pages(), out);
     const SchedulerStats stats = scheduler->GetStats();
     out.reranks = stats.reranks;
+    out.rerank_ms = stats.rerank_ms;
     const auto expect = [&](bool ok, std::string what) {
       if (!ok) out.anomalies.push_back(std::move(what));
     };
@@ -790,9 +792,9 @@ struct Report {
         options.polite ? "on, the library's defaults" : "off for simulation",
         static_cast<long long>(scheduler.min_delay_ms), scheduler.max_in_flight_per_host,
         limit.c_str());
-    std::printf("\n%-24s %8s %8s %8s %8s %7s %7s %7s %7s %9s %9s %8s %7s %7s %8s\n", "order",
+    std::printf("\n%-24s %8s %8s %8s %8s %7s %7s %7s %7s %9s %9s %8s %7s %7s %7s %8s\n", "order",
                 "fetched", "50% hot", "80% hot", "90% hot", "PR@1%", "PR@5%", "PR@10%", "PR@25%",
-                "80%/best", "PR10/best", "80%:orcl", "tau@10%", "reranks",
+                "80%/best", "PR10/best", "80%:orcl", "tau@10%", "reranks", "rank s",
                 repeats > 1 ? "seconds*" : "seconds");
     const ModeRun* oracle = Oracle(runs);
     for (const ModeRun& run : runs) {
@@ -814,7 +816,7 @@ struct Report {
         of_oracle = static_cast<double>(*oracle->outcome.pages_to_hot[kRatioTarget]) /
                     static_cast<double>(*o.pages_to_hot[kRatioTarget]);
       }
-      std::printf("%-24s %8llu %8s %8s %8s %7s %7s %7s %7s %9s %9s %8s %7s %7llu %8.2f\n",
+      std::printf("%-24s %8llu %8s %8s %8s %7s %7s %7s %7s %9s %9s %8s %7s %7llu %7.2f %8.2f\n",
                   run.Name().c_str(), static_cast<unsigned long long>(o.fetched),
                   cell(o.pages_to_hot[0]).c_str(), cell(o.pages_to_hot[1]).c_str(),
                   cell(o.pages_to_hot[2]).c_str(), share(o.rank_share_at[0]).c_str(),
@@ -822,7 +824,7 @@ struct Report {
                   share(o.rank_share_at[3]).c_str(), ratio(run.ratio).c_str(),
                   ratio(run.pr_ratio).c_str(), ratio(of_oracle).c_str(),
                   ratio(o.tau_at[kShareAt10]).c_str(), static_cast<unsigned long long>(o.reranks),
-                  Median(run.seconds));
+                  o.rerank_ms / 1000.0, Median(run.seconds));
     }
     std::printf(
         "\nN%% hot: pages fetched when N%% of the hot pages were; PR@N%%: share of the graph's "
@@ -830,7 +832,7 @@ struct Report {
         "baseline's; PR10/best: PR@10%% over the best baseline's; 80%%:orcl: the oracle's pages "
         "to 80%% hot over the order's (1: as good as the oracle); tau@10%%: Kendall's tau-b, over "
         "the pages discovered, of the scores the order held against the graph's PageRank, "
-        "after 10%% of the pages\n");
+        "after 10%% of the pages; rank s: the re-ranks' seconds (one rank thread, in Next)\n");
     const ModeRun* best_rank = BestBaselineByRank(runs);
     if (best != nullptr) {
       std::printf(
@@ -952,6 +954,7 @@ struct Report {
       j += ", \"ratio_80_to_best_baseline\": " + JsonOptional(run.ratio);
       j += ", \"ratio_pr10_to_best_baseline\": " + JsonOptional(run.pr_ratio);
       j += ", \"reranks\": " + std::to_string(o.reranks);
+      j += ", \"rerank_seconds\": " + JsonOptional(std::optional(o.rerank_ms / 1000.0));
       j += ", \"batches\": " + std::to_string(o.batches);
       j += ", \"simulated_ms\": " + std::to_string(o.simulated_ms);
       j += ", \"refetched\": " + std::to_string(o.refetched);

@@ -113,6 +113,9 @@ struct SchedulerStats {
   uint64_t out_of_scope = 0;  // never scheduled: on a host outside the scope
   uint64_t removed = 0;       // never handed out again (Scheduler::Remove)
   uint64_t reranks = 0;   // re-ranks done since Open
+  // Milliseconds those re-ranks took, ranking and re-keying (wall time: with one rank
+  // thread and background_rerank off, as crawlrank_simulate runs them, the CPU time).
+  uint64_t rerank_ms = 0;
   // Of them, those that read every link of the DB: all without a kept graph
   // (SchedulerOptions::keep_rank_graph); with one, the first and any after a change it
   // could not account for.
@@ -145,6 +148,7 @@ constexpr void ForEachStatsField(Fn&& fn) {
   fn("out_of_scope", &SchedulerStats::out_of_scope);
   fn("removed", &SchedulerStats::removed);
   fn("reranks", &SchedulerStats::reranks);
+  fn("rerank_ms", &SchedulerStats::rerank_ms);
   fn("rank_full_reads", &SchedulerStats::rank_full_reads);
   fn("ranked_pages", &SchedulerStats::ranked_pages);
   fn("rerank_error", &SchedulerStats::rerank_error);

@@ -243,6 +243,7 @@ class SchedulerStats:
     out_of_scope: int
     removed: int
     reranks: int
+    rerank_ms: int
     rank_full_reads: int
     ranked_pages: int
     rerank_error: str

@@ -63,6 +63,7 @@ void Reranker::NotifyIfDue(int64_t now) {
 
 void Reranker::AddStats(SchedulerStats* stats) const {
   stats->reranks = reranks_;
+  stats->rerank_ms = rerank_us_ / 1000;
   stats->rank_full_reads = full_reads_;
   stats->rerank_error = error_;
 }
@@ -76,6 +77,18 @@ DbRankOptions Reranker::RankOptions() const {
 
 Status Reranker::RankAndRekey() {
   std::lock_guard one_at_a_time(rank_mu_);
+  const auto started = std::chrono::steady_clock::now();
+  // Counted whether it succeeds or not: the time was spent.
+  struct Timer {
+    Reranker& r;
+    std::chrono::steady_clock::time_point started;
+    ~Timer() {
+      const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::steady_clock::now() - started);
+      std::lock_guard lock(r.mu_);
+      r.rerank_us_ += static_cast<uint64_t>(us.count());
+    }
+  } timer{*this, started};
   // The rank holds a snapshot for its whole run: grow the map first, so that the writes
   // meanwhile never need to (a growth waits for every snapshot to close).
   CRAWLRANK_RETURN_IF_ERROR(ReserveMapHeadroom(PageDbInternals::Of(db_)));

@@ -99,6 +99,7 @@ class Reranker {
   // The DB's counters now, and in the snapshot of the last rank (none: all 0).
   PageDbCounters graph_, ranked_graph_;
   uint64_t reranks_ = 0;
+  uint64_t rerank_us_ = 0;  // the re-ranks' time, summed
   uint64_t full_reads_ = 0;
   std::string error_;  // of the last background re-rank that failed
   // The pages whose out-links were written since the snapshot of the last re-rank;

@@ -684,31 +684,30 @@ struct ModeRun {
 
 constexpr size_t kRatioTarget = 1;  // kHotTargets[1]: 80%
 
-// The baseline that reached 80% of the hot pages with the fewest pages, if any did.
-const ModeRun* BestBaseline(const std::vector<ModeRun>& runs) {
+// The baseline whose `measure` (none where it has none) is best: the lowest, or the
+// highest with `highest`.
+template <typename Measure>
+const ModeRun* BestBaselineBy(const std::vector<ModeRun>& runs, Measure measure, bool highest) {
   const ModeRun* best = nullptr;
   for (const ModeRun& run : runs) {
-    if (!run.skipped.empty() || !run.outcome.pages_to_hot[kRatioTarget]) continue;
-    if (!run.IsBaseline()) continue;
-    if (best == nullptr ||
-        *run.outcome.pages_to_hot[kRatioTarget] < *best->outcome.pages_to_hot[kRatioTarget]) {
+    if (!run.skipped.empty() || !run.IsBaseline() || !measure(run)) continue;
+    if (best == nullptr || (highest ? *measure(run) > *measure(*best) : *measure(run) < *measure(*best))) {
       best = &run;
     }
   }
   return best;
 }
 
+// The baseline that reached 80% of the hot pages with the fewest pages, if any did.
+const ModeRun* BestBaseline(const std::vector<ModeRun>& runs) {
+  return BestBaselineBy(runs, [](const ModeRun& r) { return r.outcome.pages_to_hot[kRatioTarget]; },
+                        false);
+}
+
 // The baseline that fetched the most PageRank with 10% of the pages, if any got so far.
 const ModeRun* BestBaselineByRank(const std::vector<ModeRun>& runs) {
-  const ModeRun* best = nullptr;
-  for (const ModeRun& run : runs) {
-    if (!run.skipped.empty() || !run.IsBaseline() || !run.outcome.rank_share_at[kShareAt10]) continue;
-    if (best == nullptr ||
-        *run.outcome.rank_share_at[kShareAt10] > *best->outcome.rank_share_at[kShareAt10]) {
-      best = &run;
-    }
-  }
-  return best;
+  return BestBaselineBy(runs, [](const ModeRun& r) { return r.outcome.rank_share_at[kShareAt10]; },
+                        true);
 }
 
 const ModeRun* Oracle(const std::vector<ModeRun>& runs) {

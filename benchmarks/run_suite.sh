@@ -10,7 +10,8 @@
 #       $CRAWLRANK_BENCH_DIR, default /tmp/crawlrank-suite, and built only once) and runs
 #       python django postgresql rust libstdcxx erlang multi W100k W300k
 #
-# JSON goes beside each graph as NAME.json, tables to standard output. Build first:
+# JSON goes beside each graph as NAME.json, tables to standard output. Build first, in a
+# tree with the benchmarks (scripts/build.sh; scripts/test.sh leaves them out):
 #   cmake --build build -j1 --target crawlrank_simulate web_graph_gen
 # SUITE="python multi" narrows --all; REPEATS (default 1) repeats each crawl (the counts
 # are deterministic and checked to be equal; seconds are the median).

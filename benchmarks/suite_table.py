@@ -17,8 +17,6 @@ import sys
 COLUMNS = [("breadth-first", "BFS"), ("indegree", "backlink"), ("opic", "OPIC"),
            ("larger-sites-first", "larger sites"), ("rankmass", "RankMass"),
            ("pagerank-every-100", "PR every 100 (W300k: 1,000)"), ("wpr", "wpr"), ("hits", "hits")]
-BASELINES = {"breadth-first", "indegree", "opic", "larger-sites-first", "rankmass",
-             "pagerank-every-100"}
 SUITE_ORDER = ["python", "django", "postgresql", "libstdcxx", "erlang", "rust", "multi",
                "W100k", "W300k"]
 
@@ -50,28 +48,25 @@ def main() -> int:
             m = modes.get(name)
             return m["pages_to_hot"]["80"] if m else None
 
-        # Partial PageRank at whichever cadence ran (W300k: every 1,000 pages).
-        names = BASELINES | {n for n in modes if n.startswith("pagerank-every-")}
-        baselines = [hot80(n) for n in names if hot80(n) is not None]
-        shares = [modes[n]["pagerank_share_at"]["10"] for n in names
-                  if n in modes and modes[n]["pagerank_share_at"]["10"] is not None]
         default = modes.get(args.default)
         cells = [run["graph"]["name"]]
+        # Partial PageRank at whichever cadence ran (W300k: every 1,000 pages).
         every = next((n for n in modes if n.startswith("pagerank-every-")), "pagerank-every-100")
-        cells += [f"{hot80(every if n == 'pagerank-every-100' else n):,}"
-                  if hot80(every if n == "pagerank-every-100" else n) is not None else "-"
-                  for n, _ in COLUMNS]
-        if default and baselines and default["pages_to_hot"]["80"] is not None:
-            cells.append(f"**{default['pages_to_hot']['80']:,}**")
-            ratios.append(default["pages_to_hot"]["80"] / min(baselines))
-            cells.append(f"{ratios[-1]:.2f}")
+        for name, _ in COLUMNS:
+            pages = hot80(every if name == "pagerank-every-100" else name)
+            cells.append(f"{pages:,}" if pages is not None else "-")
+        # The ratios are the simulator's, against the baselines it names (crawl_simulate.cc).
+        ratio = default.get("ratio_80_to_best_baseline") if default else None
+        pr_ratio = default.get("ratio_pr10_to_best_baseline") if default else None
+        if ratio is not None:
+            ratios.append(ratio)
+            cells += [f"**{default['pages_to_hot']['80']:,}**", f"{ratio:.2f}"]
         else:
             cells += ["-", "-"]
         cells.append(f"{hot80('oracle'):,}" if hot80("oracle") is not None else "-")
-        share = default["pagerank_share_at"]["10"] if default else None
-        if share is not None and shares:
-            pr_ratios.append(share / max(shares))
-        cells.append(f"{pr_ratios[-1]:.2f}" if share is not None and shares else "-")
+        if pr_ratio is not None:
+            pr_ratios.append(pr_ratio)
+        cells.append(f"{pr_ratio:.2f}" if pr_ratio is not None else "-")
         print("| " + " | ".join(cells) + " |")
 
     def geomean(values):

@@ -8,7 +8,6 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "base/ascii.h"
 #include "crawl/address_guard.h"
 #include "crawl/content_decoding.h"
 #include "crawlrank/clock.h"
@@ -133,20 +132,16 @@ int OnDebug(CURL*, curl_infotype type, char* data, size_t size, void* user) {
   return 0;
 }
 
-// The values of a head's Content-Encoding headers, joined by commas.
-std::string ContentEncodingOf(std::string_view head) {
+// The values of the last response's Content-Encoding headers, joined by commas, as
+// libcurl's header API keeps them.
+std::string ContentEncodingOf(CURL* e) {
   std::string codings;
-  constexpr std::string_view kName = "content-encoding:";
-  size_t start = head.find('\n');  // after the status line
-  while (start != std::string_view::npos && start + 1 < head.size()) {
-    const size_t end = head.find('\n', start + 1);
-    const std::string_view line =
-        head.substr(start + 1, end == std::string_view::npos ? end : end - start - 1);
-    if (line.size() > kName.size() && AsciiEqualsIgnoreCase(line.substr(0, kName.size()), kName)) {
-      if (!codings.empty()) codings += ',';
-      codings += TrimAsciiSpace(line.substr(kName.size()));
-    }
-    start = end;
+  curl_header* h = nullptr;
+  for (size_t i = 0;
+       curl_easy_header(e, "Content-Encoding", i, CURLH_HEADER, -1, &h) == CURLHE_OK; ++i) {
+    if (!codings.empty()) codings += ',';
+    codings += h->value;
+    if (i + 1 >= h->amount) break;
   }
   return codings;
 }
@@ -297,7 +292,8 @@ void Decode(const Transfer& t, FetchResult& r) {
   r.wire_complete = !r.truncated;
   r.wire_body = std::move(r.body);
   r.body.clear();
-  Result<std::string> decoded = DecodeContent(ContentEncodingOf(r.response_head), r.wire_body, t.body_cap);
+  Result<std::string> decoded =
+      DecodeContent(ContentEncodingOf(t.easy.get()), r.wire_body, t.body_cap);
   if (decoded.ok()) {
     r.body = std::move(*decoded);
     if (t.decoded_cut > 0 && r.body.size() > t.decoded_cut) {

@@ -236,6 +236,8 @@ Result<Json> DashboardData::Hosts(const HostsQuery& query) const {
   Json out{{"hosts", rows.size()}, {"sort", query.sort}, {"descending", query.descending}};
   Json shown = Json::array();
   const size_t limit = std::min(query.limit, kMaxRows);
+  out["offset"] = query.offset;
+  out["limit"] = limit;  // rows a page shows: what the view pages by
   for (size_t i = query.offset; i < rows.size() && shown.size() < limit; ++i) {
     shown.push_back(HostJson(rows[i]));
   }

@@ -118,7 +118,7 @@ namespace {
 std::string HostsPaging(const Json& h, const HostsQuery& q) {
   const size_t total = h["hosts"].get<size_t>();
   const size_t shown = h["rows"].size();
-  const size_t page = std::max<size_t>(1, std::max(shown, std::min<size_t>(q.limit, 100)));
+  const size_t page = std::max<size_t>(1, h["limit"].get<size_t>());
   const auto link = [&](size_t offset, const std::string& label) {
     return "<a href=\"hosts?sort=" + Escape(q.sort) + "&amp;order=" +
            (q.descending ? "desc" : "asc") + "&amp;offset=" + std::to_string(offset) +

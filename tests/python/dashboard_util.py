@@ -12,7 +12,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from local_server import LocalServer
+from local_server import LocalServer, reply
 
 # Titles and paths written by a stranger: markup, attributes, quotes, broken UTF-8.
 HOSTILE_TITLE = (b"<script>alert(1)</script>\"' onmouseover=alert(2) x=\"<img src=x "
@@ -40,11 +40,7 @@ class HostileSite(LocalServer):
                 body = pages.get(path)
                 status = 200 if body is not None else 404
                 body = body if body is not None else b"<html><title>gone</title></html>"
-                self.send_response(status)
-                self.send_header("Content-Type", "text/html")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                reply(self, status, body)
 
             def log_message(self, *args):
                 pass

@@ -6,6 +6,19 @@ import http.server
 import threading
 
 
+def reply(handler: http.server.BaseHTTPRequestHandler, status: int, body: bytes,
+          headers: dict[str, str] | None = None) -> None:
+    """Answers a request with `body` (Content-Length set) and `headers` (Content-Type
+    text/html unless they name one)."""
+    handler.send_response(status)
+    headers = {"Content-Type": "text/html", **(headers or {})}
+    for name, value in headers.items():
+        handler.send_header(name, value)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 class LocalServer:
     """Serves `handler` on 127.0.0.1:<free port> in a daemon thread while in a `with`."""
 

@@ -24,7 +24,7 @@ import pytest
 
 from crawl_site import CrawlSite
 from doc_site import DocSite
-from local_server import LocalServer
+from local_server import LocalServer, reply
 from warc_reader import read_warc
 
 brotli = pytest.importorskip("brotli", reason="python3-brotli (scripts/install-deps.sh)")
@@ -70,20 +70,18 @@ class CodingSite(LocalServer):
             protocol_version = "HTTP/1.1"
 
             def answer(self, status: int, body: bytes, headers: dict[str, str]) -> None:
+                with site.lock:
+                    site.sent[self.path] = body
+                if "Transfer-Encoding" not in headers:
+                    reply(self, status, body, headers)
+                    return
                 self.send_response(status)
                 for k, v in headers.items():
                     self.send_header(k, v)
-                if "Transfer-Encoding" not in headers:
-                    self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                with site.lock:
-                    site.sent[self.path] = body
-                if "Transfer-Encoding" in headers:  # three chunks, then the last one
-                    for part in (body[:100], body[100:1000], body[1000:]):
-                        self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
-                    self.wfile.write(b"0\r\n\r\n")
-                else:
-                    self.wfile.write(body)
+                for part in (body[:100], body[100:1000], body[1000:]):  # three chunks, the last
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+                self.wfile.write(b"0\r\n\r\n")
 
             def do_GET(self):  # noqa: N802
                 with site.lock:
@@ -186,11 +184,19 @@ def test_every_exchange_is_kept_as_sent_and_decoded_for_the_crawl(bin_dir, tmp_p
 
 
 def test_without_warc_libcurl_decodes_and_the_crawl_is_the_same(bin_dir, tmp_path):
-    with CodingSite() as site:
-        crawl(bin_dir, tmp_path / "db", f"http://127.0.0.1:{site.port}/", *LOCAL, "--max-body", 1 << 20)
-        asked = {path for path, _ in site.requests}
-    assert {f"/from-{p[1:]}" for p in ENCODED} <= asked
-    assert not (tmp_path / "warc").exists()
+    """The same site crawled without --warc (libcurl decodes) and with it (crawlrank does):
+    the same requests, the same outcome."""
+    outcomes = []
+    for warc in ([], ["--warc", tmp_path / "warc"]):
+        with CodingSite() as site:
+            summary = crawl(bin_dir, tmp_path / f"db{len(outcomes)}", f"http://127.0.0.1:{site.port}/",
+                            *LOCAL, "--max-body", 1 << 20, *warc)
+            asked = {path for path, _ in site.requests}
+        outcomes.append((sorted(asked), summary["statuses"], summary["errors_by_kind"]))
+        if not warc:
+            assert {f"/from-{p[1:]}" for p in ENCODED} <= asked
+            assert not (tmp_path / "warc").exists()
+    assert outcomes[0] == outcomes[1]
 
 
 def test_files_rotate_by_size_and_every_file_stands_alone(bin_dir, tmp_path):
@@ -270,16 +276,9 @@ def test_a_compressed_robots_txt_over_its_cap_is_obeyed_and_kept_whole(bin_dir, 
         def do_GET(self):  # noqa: N802
             asked.append(self.path)
             if self.path == "/robots.txt":
-                body, headers = robots, {"Content-Type": "text/plain", "Content-Encoding": "gzip"}
+                reply(self, 200, robots, {"Content-Type": "text/plain", "Content-Encoding": "gzip"})
             else:
-                body = b'<html><a href="/private/x">p</a> <a href="/ok">ok</a></html>'
-                headers = {"Content-Type": "text/html"}
-            self.send_response(200)
-            for k, v in headers.items():
-                self.send_header(k, v)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+                reply(self, 200, b'<html><a href="/private/x">p</a> <a href="/ok">ok</a></html>')
 
         def log_message(self, *args):
             pass

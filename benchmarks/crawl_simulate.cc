@@ -25,6 +25,7 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +38,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -44,6 +46,7 @@
 #include "bench_util.h"
 #include "kendall.h"
 #include "sim_orders.h"
+#include "sim_topic.h"
 #include "crawlrank/clock.h"
 #include "crawlrank/edge_source.h"
 #include "crawlrank/page_db.h"
@@ -315,11 +318,26 @@ struct SimulationOptions {
   LinkScoreRule link_score = LinkScoreRule::kInverseDegree;
   double rerank_growth = SchedulerOptions().rerank_growth;
   uint64_t rerank_min_new_pages = SchedulerOptions().rerank_min_new_pages;
+  double rerank_graph_growth = SchedulerOptions().rerank_graph_growth;
+  uint64_t rerank_min_graph_growth = SchedulerOptions().rerank_min_graph_growth;
   unsigned rank_threads = 1;
+  // Re-rank in the Scheduler's background thread, as a real crawl does, instead of inside
+  // Next; each batch then also waits pace_us of wall time (the fetches it stands for), so
+  // that the ranks lag the crawl as they would. The counts then vary from run to run.
+  bool background_rerank = false;
+  int64_t pace_us = 0;
   bool template_links = false;      // the crawl's re-ranks drop template links
   bool hot_template_links = false;  // so does the PageRank that picks the hot pages
   double uniform_teleport = 0;      // RankOptions::uniform_teleport of the crawl's ranks
+  // A topic (sim_topic.h): the scores the fetches report, and the pages relevant to it.
+  const TopicScores* topic_scores = nullptr;
+  const std::vector<bool>* relevant = nullptr;
 
+  // The score of the link from `src` (with `out_degree` links) to `dst`: the topic's, or
+  // by the rule.
+  float LinkScoreOf(uint32_t src, uint32_t dst, size_t out_degree) const {
+    return topic_scores != nullptr ? topic_scores->Link(src, dst) : LinkScore(out_degree);
+  }
   // The score of each link of a page with `out_degree` links.
   float LinkScore(size_t out_degree) const {
     if (link_score == LinkScoreRule::kConstant) return 0.5f;
@@ -331,9 +349,11 @@ struct SimulationOptions {
     SchedulerOptions options;
     options.score = mode;
     options.clock = clock;
-    options.background_rerank = false;  // re-ranks run inside Next: deterministic
+    options.background_rerank = background_rerank;  // false: inside Next, deterministic
     options.rerank_growth = rerank_growth;
     options.rerank_min_new_pages = rerank_min_new_pages;
+    options.rerank_graph_growth = rerank_graph_growth;
+    options.rerank_min_graph_growth = rerank_min_graph_growth;
     options.rank.threads = rank_threads;
     options.rank.template_links.drop = template_links;
     options.rank.uniform_teleport = uniform_teleport;
@@ -356,6 +376,8 @@ struct CrawlOutcome {
   std::array<std::optional<double>, kShareAt.size()> rank_share_at;
   double rank_share_end = 0;
   std::vector<double> curve;  // PageRank fetched after each 1% of the pages (kCurvePoints)
+  // With a topic: the harvest rate after each 1% of the reachable pages (sim_topic.h).
+  std::vector<double> harvest;
   // Kendall's tau-b, over the pages discovered, between the scores the order held and the
   // whole graph's PageRank, at the end of the first batch at or past each kShareAt.
   std::array<std::optional<double>, kShareAt.size()> tau_at;
@@ -538,9 +560,11 @@ class Simulator {
         out.tau_at[next_checkpoint++] = TauOf(*held, truth_);
       }
       clock.Advance(options_.step_ms);
+      if (options_.pace_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(options_.pace_us));
     }
     out.seconds = Seconds(start);
     Measure(out.order, truth_, graph_.pages(), out);
+    if (options_.relevant != nullptr) out.harvest = HarvestCurve(out.order, *options_.relevant, reachable_, kCurvePoints);
     const SchedulerStats stats = scheduler->GetStats();
     out.reranks = stats.reranks;
     out.rerank_ms = stats.rerank_ms;
@@ -587,9 +611,11 @@ class Simulator {
     report.page.crawl_time_ms = now_ms;
     report.page.http_status = 200;
     const std::span<const uint32_t> out = graph_.OutLinks(node);
-    const float score = options_.LinkScore(out.size());
     report.page.links.reserve(out.size());
-    for (uint32_t target : out) report.page.links.push_back({graph_.urls[target], score});
+    for (uint32_t target : out) {
+      report.page.links.push_back({graph_.urls[target], options_.LinkScoreOf(node, target, out.size())});
+    }
+    if (options_.topic_scores != nullptr) report.page.content_score = options_.topic_scores->content[node];
     return report;
   }
 
@@ -653,8 +679,9 @@ std::vector<uint32_t> ReferenceOrder(const LinkGraph& graph, const std::vector<u
     for (uint32_t node : batch) {
       order.push_back(node);
       const std::span<const uint32_t> links = graph.OutLinks(node);
-      const float score = options.LinkScore(links.size());
-      for (uint32_t target : links) offer(target, score, depth[node] + 1);
+      for (uint32_t target : links) {
+        offer(target, options.LinkScoreOf(node, target, links.size()), depth[node] + 1);
+      }
     }
   }
   return order;
@@ -677,7 +704,7 @@ struct ModeRun {
   std::string Name() const { return replay ? replay->Name() : std::string(ScoreModeName(mode)); }
   bool IsOracle() const { return replay && replay->kind == ReplayOrder::Kind::kOracle; }
   bool IsBaseline() const {  // the oracle is the ceiling; host teleport an experiment
-    if (replay) return !IsOracle() && !replay->host_teleport;
+    if (replay) return !IsOracle() && !replay->experiment();
     return std::find(kBaselines.begin(), kBaselines.end(), mode) != kBaselines.end();
   }
 };
@@ -746,6 +773,15 @@ std::string JsonOptional(const std::optional<T>& value) {
   }
 }
 
+// The area under a harvest curve of kCurvePoints points (the mean harvest rate over the
+// crawl, each 1% of it weighing the same); none for a crawl that ended first.
+std::optional<double> HarvestArea(const std::vector<double>& curve) {
+  if (curve.size() != kCurvePoints) return std::nullopt;
+  double sum = 0;
+  for (double h : curve) sum += h;
+  return sum / static_cast<double>(curve.size());
+}
+
 std::string Percent(double share) {
   char buffer[16];
   std::snprintf(buffer, sizeof buffer, "%.1f%%", 100 * share);
@@ -762,6 +798,36 @@ struct Report {
   const SimulationOptions& options;
   size_t repeats;
   const std::vector<ModeRun>& runs;
+
+  // The topic's table: the harvest rate at every 5% of the crawl, and the area.
+  void PrintHarvest() const {
+    const uint64_t relevant = static_cast<uint64_t>(
+        std::count(options.relevant->begin(), options.relevant->end(), true));
+    std::printf("\nharvest rate (relevant pages among those fetched; %llu of the graph's %u pages "
+                "are relevant) after each 5%% of the %llu reachable pages:\n%-24s",
+                static_cast<unsigned long long>(relevant), graph.pages(),
+                static_cast<unsigned long long>(reachable), "order");
+    for (int k = 5; k <= 100; k += 5) std::printf(" %5d%%", k);
+    std::printf("    area\n");
+    for (const ModeRun& run : runs) {
+      if (!run.skipped.empty()) continue;
+      const std::vector<double>& h = run.outcome.harvest;
+      std::printf("%-24s", run.Name().c_str());
+      for (size_t k = 5; k <= 100; k += 5) {
+        if (k <= h.size()) {
+          std::printf(" %6.3f", h[k - 1]);
+        } else {
+          std::printf(" %6s", "-");
+        }
+      }
+      const std::optional<double> area = HarvestArea(h);
+      if (area) {
+        std::printf(" %7.4f\n", *area);
+      } else {
+        std::printf(" %7s\n", "-");
+      }
+    }
+  }
 
   void PrintText() const {
     const ModeRun* best = BestBaseline(runs);
@@ -831,7 +897,9 @@ struct Report {
         "baseline's; PR10/best: PR@10%% over the best baseline's; 80%%:orcl: the oracle's pages "
         "to 80%% hot over the order's (1: as good as the oracle); tau@10%%: Kendall's tau-b, over "
         "the pages discovered, of the scores the order held against the graph's PageRank, "
-        "after 10%% of the pages; rank s: the re-ranks' seconds (one rank thread, in Next)\n");
+        "after 10%% of the pages; rank s: the re-ranks' seconds (one rank thread, in Next or with --background-rerank in the "
+        "Scheduler's thread)\n");
+    if (options.relevant != nullptr) PrintHarvest();
     const ModeRun* best_rank = BestBaselineByRank(runs);
     if (best != nullptr) {
       std::printf(
@@ -950,6 +1018,13 @@ struct Report {
       }
       j += "]";
       j += ", \"pagerank_share_at_end\": " + JsonOptional(std::optional(o.rank_share_end));
+      if (options.relevant != nullptr) {
+        j += ", \"harvest_curve\": [";
+        for (size_t c = 0; c < o.harvest.size(); ++c) {
+          j += (c ? ", " : "") + JsonOptional(std::optional(o.harvest[c]));
+        }
+        j += "], \"harvest_auc\": " + JsonOptional(HarvestArea(o.harvest));
+      }
       j += ", \"ratio_80_to_best_baseline\": " + JsonOptional(run.ratio);
       j += ", \"ratio_pr10_to_best_baseline\": " + JsonOptional(run.pr_ratio);
       j += ", \"reranks\": " + std::to_string(o.reranks);
@@ -1077,6 +1152,7 @@ int Main(int argc, char** argv) {
   app.add_option("--replay", replay_option,
                  "comma-separated orders replayed without the Scheduler (benchmarks/"
                  "sim_orders.h): oracle, larger-sites-first, rankmass, pagerank-every-N; "
+                 "the experiments pagerank-hosts-every-N and blend-W-every-N[-grow-G]; "
                  "'none' for none")
       ->capture_default_str();
   app.add_option("--hosts", hosts, "id input: page <id> is http://h<id % hosts>.sim/<id>")
@@ -1104,6 +1180,20 @@ int Main(int argc, char** argv) {
   app.add_option("--rerank-min-new-pages", options.rerank_min_new_pages,
                  "SchedulerOptions::rerank_min_new_pages")
       ->capture_default_str();
+  app.add_option("--rerank-graph-growth", options.rerank_graph_growth,
+                 "SchedulerOptions::rerank_graph_growth")
+      ->capture_default_str();
+  app.add_option("--rerank-min-graph-growth", options.rerank_min_graph_growth,
+                 "SchedulerOptions::rerank_min_graph_growth")
+      ->capture_default_str();
+  app.add_flag("--background-rerank", options.background_rerank,
+               "re-rank in the Scheduler's background thread, as a crawl does (the counts vary "
+               "between runs: with --repeats, each crawl's is printed and the last reported)");
+  app.add_option("--pace-us", options.pace_us,
+                 "wall-clock microseconds each batch waits, standing for its fetches (with "
+                 "--background-rerank: how far the ranks can lag)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{0}, int64_t{10'000'000}));
   app.add_option("--rank-threads", options.rank_threads, "threads of each re-rank (0: all cores)")
       ->capture_default_str();
   app.add_flag("--template-links", options.template_links,
@@ -1124,8 +1214,16 @@ int Main(int argc, char** argv) {
   app.add_flag("--json", json, "print JSON instead of the table");
   app.add_option("--json-file", json_file, "also write the JSON to this file");
   std::string orders_dir;
+  std::string scores_path, relevant_path;
   app.add_option("--orders-dir", orders_dir,
                  "write each mode's fetch order to DIR/MODE.txt, one URL a line (for analysis)");
+  app.add_option("--scores", scores_path,
+                 "a topic's page and link scores (benchmarks/doc_suite.py --keywords; "
+                 "benchmarks/sim_topic.h): the fetches report them, and link scores replace "
+                 "--link-score");
+  app.add_option("--relevant", relevant_path,
+                 "URL prefixes of the pages relevant to a topic, one a line: reports the "
+                 "harvest rate at every 5% of the crawl");
   CLI11_PARSE(app, argc, argv);
   options.link_score =
       link_score == "constant" ? LinkScoreRule::kConstant : LinkScoreRule::kInverseDegree;
@@ -1140,6 +1238,23 @@ int Main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
   const LinkGraph graph = Check(GraphReader(graph_path, hosts).Read());
   const std::vector<uint32_t> seeds = Check(ParseSeeds(graph, seeds_option));
+  std::optional<TopicScores> topic_scores;
+  std::optional<std::vector<bool>> relevant;
+  if (!scores_path.empty()) {
+    const NodeLookup node_of = [&](std::string_view url) -> std::optional<uint32_t> {
+      Result<std::string> canonical = CanonicalizeUrl(std::string(url));
+      if (!canonical.ok()) return std::nullopt;
+      const auto it = graph.node_of_fingerprint.find(UrlFingerprint(*canonical));
+      if (it == graph.node_of_fingerprint.end() || graph.urls[it->second] != *canonical) return std::nullopt;
+      return it->second;
+    };
+    topic_scores = Check(ReadTopicScores(scores_path, graph.pages(), node_of));
+    options.topic_scores = &*topic_scores;
+  }
+  if (!relevant_path.empty()) {
+    relevant = Check(ReadRelevant(relevant_path, graph.urls));
+    options.relevant = &*relevant;
+  }
   const std::vector<bool> reach = Reachable(graph, seeds);
   const auto reachable = static_cast<uint64_t>(std::count(reach.begin(), reach.end(), true));
   if (options.batch == 0) options.batch = std::clamp<size_t>(graph.pages() / 1000, 1, 1000);
@@ -1176,14 +1291,20 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "crawlrank_simulate: %s, crawl %zu of %zu: %llu pages in %.2f s\n",
                    std::string(name).c_str(), r + 1, repeats,
                    static_cast<unsigned long long>(outcome.fetched), outcome.seconds);
-      if (r > 0 && !outcome.SameCounts(run.outcome)) {
+      if (options.background_rerank) {
+        const auto& hot80 = outcome.pages_to_hot[kRatioTarget];
+        std::fprintf(stderr, "crawlrank_simulate: %s, crawl %zu: %s pages to 80%% hot, %llu re-ranks "
+                     "in the background\n", std::string(name).c_str(), r + 1,
+                     hot80 ? std::to_string(*hot80).c_str() : "-",
+                     static_cast<unsigned long long>(outcome.reranks));
+      } else if (r > 0 && !outcome.SameCounts(run.outcome)) {
         Die(InternalError("simulate " + std::string(name) + ": crawl " + std::to_string(r + 1) +
                           " fetched pages in another order than crawl 1 (the simulation "
                           "should be deterministic)"));
       }
       run.outcome = outcome;
       run.seconds.push_back(outcome.seconds);
-      if (r == 0) CheckOrder(graph, seeds, options, run);
+      if (r == 0 && !options.background_rerank) CheckOrder(graph, seeds, options, run);
     }
   }
   const OrderGraph order_graph{graph.offsets, graph.targets, graph.host};
@@ -1200,6 +1321,9 @@ int Main(int argc, char** argv) {
       outcome.order = std::move(replayed.order);
       outcome.seconds = Seconds(start);
       Measure(outcome.order, truth, graph.pages(), outcome);
+      if (options.relevant != nullptr) {
+        outcome.harvest = HarvestCurve(outcome.order, *options.relevant, reachable, kCurvePoints);
+      }
       for (size_t k = 0; k < replayed.held.size(); ++k) outcome.tau_at[k] = TauOf(replayed.held[k], truth);
       std::fprintf(stderr, "crawlrank_simulate: %s (replayed), run %zu of %zu: %llu pages in %.2f s\n",
                    replay.Name().c_str(), r + 1, repeats,

@@ -22,7 +22,14 @@ would find it. The first lines are comments: what the graph is, and `# seeds: UR
 front page of each tree, which run_suite.sh crawls from.
 
     /usr/bin/python3 benchmarks/doc_suite.py GRAPH -o FILE      (GRAPH: a name above)
+    /usr/bin/python3 benchmarks/doc_suite.py GRAPH -o FILE --keywords KW --scores SCORES
     /usr/bin/python3 benchmarks/doc_suite.py --list
+
+With --keywords (a topic's keyword file, benchmarks/topics/*.keywords) it also writes the
+scores a topical crawl would give, as crawlrank_simulate --scores reads them: `URL SCORE`,
+a page's content score (the share of the keyword words its title and text contain), and
+`SRC DST SCORE`, a link's (the share its anchor text and target URL contain), as
+crawlrank.scrapy.scoring.KeywordScorer defines both; zero scores are left out.
 
 Files are parsed in parallel (one process per core); rust-doc's 32,000 files take a few
 minutes. Packages: `apt-get install -y python3.11-doc python-django-doc postgresql-doc-15
@@ -36,6 +43,7 @@ import dataclasses
 import multiprocessing
 import os
 import posixpath
+import re
 import sys
 import urllib.parse
 
@@ -114,31 +122,99 @@ class Resolver:
         return None
 
 
+_WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> frozenset[str]:
+    """The lower-cased words of `text` (crawlrank.scrapy.scoring's and html_extract.h's)."""
+    return frozenset(w.lower() for w in _WORD.findall(text))
+
+
+def read_keywords(path: str) -> frozenset[str]:
+    """The keyword words of a keyword file: one keyword or phrase a line, '#' comments."""
+    with open(path, encoding="utf-8") as f:
+        found = frozenset(w for line in f for w in words(line.split("#", 1)[0]))
+    if not found:
+        raise SystemExit(f"doc_suite.py: {path}: no keywords")
+    return found
+
+
+class TextParser(AnchorParser):
+    """Also keeps the page's text (title and body, no script or style) and each link's
+    anchor text, in document order."""
+
+    SKIP = {"script", "style"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text: list[str] = []
+        self.anchors: list[list[str]] = []  # one per href, in the order of self.hrefs
+        self._open: list[str] | None = None
+        self._skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        before = len(self.hrefs)
+        super().handle_starttag(tag, attrs)
+        if tag in self.SKIP:
+            self._skip += 1
+        elif tag == "a":
+            self._open = [] if len(self.hrefs) > before else None
+            if self._open is not None:
+                self.anchors.append(self._open)
+
+    def handle_endtag(self, tag):
+        if tag in self.SKIP and self._skip:
+            self._skip -= 1
+        elif tag == "a":
+            self._open = None
+
+    def handle_data(self, data):
+        if self._skip:
+            return
+        self.text.append(data)
+        if self._open is not None:
+            self._open.append(data)
+
+
 _RESOLVER: Resolver | None = None
+_KEYWORDS: frozenset[str] = frozenset()
 
 
-def _init(trees: list[Tree], pages: dict[str, set[str]]) -> None:
-    global _RESOLVER
+def _init(trees: list[Tree], pages: dict[str, set[str]], keywords: frozenset[str]) -> None:
+    global _RESOLVER, _KEYWORDS
     _RESOLVER = Resolver(trees, pages)
+    _KEYWORDS = keywords
 
 
-def _links(job: tuple[str, str]) -> tuple[str, str, list[tuple[str, str]]]:
-    """The distinct pages file `path` of tree `name` links to, in document order."""
+def _share(text: str) -> float:
+    return len(_KEYWORDS & words(text)) / len(_KEYWORDS)
+
+
+def _links(job: tuple[str, str]) -> tuple[str, str, list[tuple[str, str]], float, list[float]]:
+    """The distinct pages file `path` of tree `name` links to, in document order; with
+    keywords, also the page's content score and each of those links' score (the first
+    link to a page gives its anchor text)."""
     name, path = job
     tree = TREES[name]
-    parser = AnchorParser()
+    parser = TextParser() if _KEYWORDS else AnchorParser()
     with open(os.path.join(tree.root, path), encoding="utf-8", errors="replace") as f:
         parser.feed(f.read())
     parser.close()
-    targets: dict[tuple[str, str], None] = {}
-    for href in parser.hrefs:
+    targets: dict[tuple[str, str], str] = {}
+    for i, href in enumerate(parser.hrefs):
         target = _RESOLVER.resolve(tree, path, href)
-        if target is not None and target != (name, path):
-            targets[target] = None
-    return name, path, list(targets)
+        if target is not None and target != (name, path) and target not in targets:
+            targets[target] = "".join(parser.anchors[i]) if _KEYWORDS else ""
+    if not _KEYWORDS:
+        return name, path, list(targets), 0.0, []
+    content = _share(" ".join(parser.text))
+    link_scores = [_share(f"{text} {TREES[t[0]].base}{urllib.parse.quote(t[1])}")
+                   for t, text in targets.items()]
+    return name, path, list(targets), content, link_scores
 
 
-def write_graph(graph: str, out) -> tuple[int, int]:
+def write_graph(graph: str, out, keywords: frozenset[str] = frozenset(),
+                scores_out=None) -> tuple[int, int]:
     trees = [TREES[name] for name in GRAPHS[graph]]
     for tree in trees:
         if not os.path.isfile(os.path.join(tree.root, tree.front)):
@@ -156,12 +232,21 @@ def write_graph(graph: str, out) -> tuple[int, int]:
         for t in trees), file=out)
     print("# seeds: " + ",".join(t.base + urllib.parse.quote(t.front) for t in trees), file=out)
     links = 0
-    with multiprocessing.Pool(os.cpu_count(), initializer=_init, initargs=(trees, pages)) as pool:
-        for name, path, targets in pool.imap(_links, jobs, chunksize=64):
+    with multiprocessing.Pool(os.cpu_count(), initializer=_init,
+                              initargs=(trees, pages, keywords)) as pool:
+        for name, path, targets, content, link_scores in pool.imap(_links, jobs, chunksize=64):
             source = url[name] + urllib.parse.quote(path)
             for target_name, target in targets:
                 print(f"{source} {url[target_name]}{urllib.parse.quote(target)}", file=out)
             links += len(targets)
+            if scores_out is None:
+                continue
+            if content > 0:
+                print(f"{source} {content:.6g}", file=scores_out)
+            for (target_name, target), score in zip(targets, link_scores):
+                if score > 0:
+                    print(f"{source} {url[target_name]}{urllib.parse.quote(target)} {score:.6g}",
+                          file=scores_out)
     return sum(len(p) for p in pages.values()), links
 
 
@@ -170,14 +255,26 @@ def main() -> int:
     parser.add_argument("graph", nargs="?", choices=sorted(GRAPHS))
     parser.add_argument("-o", "--output", help="write here instead of standard output")
     parser.add_argument("--list", action="store_true", help="list the graphs and their trees")
+    parser.add_argument("--keywords", help="a topic's keyword file (benchmarks/topics/)")
+    parser.add_argument("--scores", help="with --keywords: write the pages' and links' "
+                        "scores here (crawlrank_simulate --scores)")
     args = parser.parse_args()
+    if (args.keywords is None) != (args.scores is None):
+        parser.error("--keywords and --scores go together")
     if args.list or args.graph is None:
         for graph, names in GRAPHS.items():
             print(graph, " ".join(f"{TREES[n].package}:{TREES[n].root}" for n in names))
         return 0
+    keywords = read_keywords(args.keywords) if args.keywords else frozenset()
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    scores_out = open(args.scores, "w", encoding="utf-8") if args.scores else None
     with out:
-        pages, links = write_graph(args.graph, out)
+        if scores_out is not None:
+            print(f"# doc_suite.py {args.graph} --keywords {args.keywords}: "
+                  f"{' '.join(sorted(keywords))}", file=scores_out)
+        pages, links = write_graph(args.graph, out, keywords, scores_out)
+    if scores_out is not None:
+        scores_out.close()
     print(f"doc_suite.py {args.graph}: {pages} HTML files, {links} links", file=sys.stderr)
     return 0
 

@@ -7,7 +7,10 @@ fetched, one line per order, in one figure of small panels.
         DIR: the NAME.json files of benchmarks/run_suite.sh (default /tmp/crawlrank-suite)
 
 The x axis is linear from 0 to 100% of the pages; a second figure, with --zoom P, shows the
-first P% only (where the orders differ most).
+first P% only (where the orders differ most). With --harvest, the topical crawls' harvest
+rates instead (the JSON of run_suite.sh --topics, in DIR/topics):
+
+    /usr/bin/python3 benchmarks/plot_suite.py DIR/topics --harvest -o FIGURE.png
 """
 
 from __future__ import annotations
@@ -23,9 +26,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 (after the backend is chosen)
 
-DEFAULT_ORDERS = ["pagerank", "opic", "indegree", "breadth-first", "rankmass", "wpr",
+DEFAULT_ORDERS = ["blend", "pagerank", "opic", "indegree", "breadth-first", "rankmass", "wpr",
                   "pagerank-every-100", "oracle"]
-STYLE = {"pagerank": dict(color="black", linewidth=2.2, label="default (pagerank)"),
+STYLE = {"blend": dict(color="black", linewidth=2.2, label="default (blend)"),
          "oracle": dict(color="grey", linestyle="--", label="oracle")}
 SUITE_ORDER = ["python", "django", "postgresql", "libstdcxx", "erlang", "rust", "multi",
                "W100k", "W300k"]
@@ -42,7 +45,13 @@ def load(directory: pathlib.Path) -> list[dict]:
     return sorted(runs, key=lambda r: (rank.get(r["graph"]["name"], 99), r["graph"]["name"]))
 
 
-def plot(runs: list[dict], orders: list[str], zoom: float, output: pathlib.Path) -> None:
+HARVEST_ORDERS = ["topic-hits", "ppr", "link-score", "breadth-first", "blend"]
+HARVEST_STYLE = {"link-score": dict(color="black", linewidth=2.2,
+                                    label="link-score (best-first)")}
+
+
+def plot(runs: list[dict], orders: list[str], zoom: float, output: pathlib.Path,
+         harvest: bool = False) -> None:
     columns = min(4, len(runs))
     rows = math.ceil(len(runs) / columns)
     fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.4 * rows), squeeze=False)
@@ -50,18 +59,25 @@ def plot(runs: list[dict], orders: list[str], zoom: float, output: pathlib.Path)
         graph = run["graph"]
         for mode in run["modes"]:
             name = mode["mode"]
-            curve = mode.get("pagerank_curve")
+            curve = mode.get("harvest_curve" if harvest else "pagerank_curve")
             if name not in orders or not curve:
                 continue
             xs = [100 * (i + 1) / 100 for i in range(len(curve))]
             ys = [100 * y for y in curve]
-            ax.plot([0] + xs, [0] + ys, **STYLE.get(name, dict(label=name, linewidth=1.2)))
+            style = (HARVEST_STYLE if harvest else STYLE).get(name, dict(label=name, linewidth=1.2))
+            if harvest:
+                ax.plot(xs, ys, **style)
+            else:
+                ax.plot([0] + xs, [0] + ys, **style)
         ax.set_title(f"{graph['name']}: {graph['pages']:,} pages", fontsize=10)
         ax.set_xlim(0, zoom)
-        ax.set_ylim(0, 100)
+        if not harvest:
+            ax.set_ylim(0, 100)
         ax.grid(True, linewidth=0.4)
-        ax.set_xlabel("pages fetched (% of the graph)", fontsize=8)
-        ax.set_ylabel("PageRank fetched (%)", fontsize=8)
+        ax.set_xlabel("pages fetched (% of the crawl)" if harvest
+                      else "pages fetched (% of the graph)", fontsize=8)
+        ax.set_ylabel("harvest rate: relevant among fetched (%)" if harvest
+                      else "PageRank fetched (%)", fontsize=8)
         ax.tick_params(labelsize=8)
     for ax in list(axes.flat)[len(runs):]:
         ax.axis("off")
@@ -76,14 +92,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir", nargs="?", default="/tmp/crawlrank-suite", type=pathlib.Path)
     parser.add_argument("-o", "--output", required=True, type=pathlib.Path)
-    parser.add_argument("--orders", default=",".join(DEFAULT_ORDERS))
+    parser.add_argument("--orders", help="comma-separated (default: "
+                        f"{','.join(DEFAULT_ORDERS)}; with --harvest {','.join(HARVEST_ORDERS)})")
+    parser.add_argument("--harvest", action="store_true",
+                        help="the topical crawls' harvest rates (run_suite.sh --topics)")
     parser.add_argument("--zoom", type=float, default=100, help="show pages 0..P%% only")
     args = parser.parse_args()
     runs = load(args.dir)
     if not runs:
         print(f"plot_suite.py: no crawlrank_simulate JSON in {args.dir}", file=sys.stderr)
         return 2
-    plot(runs, args.orders.split(","), args.zoom, args.output)
+    orders = args.orders or ",".join(HARVEST_ORDERS if args.harvest else DEFAULT_ORDERS)
+    plot(runs, orders.split(","), args.zoom, args.output, args.harvest)
     return 0
 
 

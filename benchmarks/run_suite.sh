@@ -5,6 +5,11 @@
 #   benchmarks/run_suite.sh GRAPH_FILE [crawlrank_simulate options]
 #       any `src_url dst_url` file; its `# seeds: URL,...` comment line, when it has one,
 #       gives the seeds (else the simulator's: the first link's source)
+#   benchmarks/run_suite.sh --topics [crawlrank_simulate options]
+#       the topical crawls (docs/benchmarks.md, "Topical crawls"): the multi graph with each
+#       topic's page and link scores (benchmarks/topics/NAME.keywords, doc_suite.py
+#       --keywords), crawled in topic-hits, ppr, link-score (best-first), breadth-first and
+#       blend; harvest rates against benchmarks/topics/NAME.relevant; JSON in $dir/topics
 #   benchmarks/run_suite.sh --all [crawlrank_simulate options]
 #       builds the doc graphs (benchmarks/doc_suite.py; they are kept in
 #       $CRAWLRANK_BENCH_DIR, default /tmp/crawlrank-suite, and built only once) and runs
@@ -21,7 +26,7 @@ sim=build/benchmarks/crawlrank_simulate
 gen=build/benchmarks/web_graph_gen
 dir=${CRAWLRANK_BENCH_DIR:-/tmp/crawlrank-suite}
 [ -x "$sim" ] || { echo "run_suite.sh: build $sim first (see the top of this file)" >&2; exit 2; }
-(( $# )) || { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+(( $# )) || { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 one() {  # one graph file: NAME FILE [options]
   local name=$1 file=$2
@@ -37,6 +42,30 @@ one() {  # one graph file: NAME FILE [options]
 modified=$(git diff --quiet HEAD 2>/dev/null || echo ' (modified)')
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD 2>/dev/null)$modified"
 echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, $(free -g | awk '/^Mem:/ {print $2}') GiB RAM"
+doc_graph() {  # builds $dir/NAME.txt once
+  if [ ! -s "$dir/$1.txt" ]; then
+    /usr/bin/python3 benchmarks/doc_suite.py "$1" -o "$dir/$1.txt.part"
+    mv "$dir/$1.txt.part" "$dir/$1.txt"
+  fi
+}
+if [ "$1" = "--topics" ]; then
+  shift
+  mkdir -p "$dir/topics"
+  doc_graph multi
+  for topic in ${TOPICS:-sql-commands asyncio}; do
+    scores=$dir/topics/$topic.scores
+    if [ ! -s "$scores" ]; then
+      /usr/bin/python3 benchmarks/doc_suite.py multi -o /dev/null \
+        --keywords "benchmarks/topics/$topic.keywords" --scores "$scores.part"
+      mv "$scores.part" "$scores"
+    fi
+    cp "$dir/multi.txt" "$dir/topics/$topic.txt"
+    one "$topic" "$dir/topics/$topic.txt" --scores "$scores" \
+      --relevant "benchmarks/topics/$topic.relevant" \
+      --modes topic-hits,ppr,link-score,breadth-first,blend --replay none "$@"
+  done
+  exit 0
+fi
 if [ "$1" != "--all" ]; then
   file=$1
   shift
@@ -54,12 +83,7 @@ for g in ${SUITE:-python django postgresql rust libstdcxx erlang multi W100k W30
         "$gen" --pages $(( ${g:1:3} * 1000 )) --urls > "$dir/$g.txt"
       fi
       ;;
-    *)
-      if [ ! -s "$dir/$g.txt" ]; then
-        /usr/bin/python3 benchmarks/doc_suite.py "$g" -o "$dir/$g.txt.part"
-        mv "$dir/$g.txt.part" "$dir/$g.txt"
-      fi
-      ;;
+    *) doc_graph "$g" ;;
   esac
   one "$g" "$dir/$g.txt" "$@"
 done

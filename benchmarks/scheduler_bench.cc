@@ -108,6 +108,7 @@ void Frontier(const std::string& dir, uint64_t pages, uint32_t hosts, uint32_t h
   options.clock = &clock;
   options.score = ScoreMode::kPageRank;
   options.rerank_min_new_pages = UINT64_MAX / 2;  // re-ranked only when asked, below
+  options.rerank_graph_growth = 0;
   if (std::getenv("SCHEDULER_BENCH_STREAM") != nullptr) options.rank.mode = RankMode::kStream;
   const uint64_t rss_before = ResidentBytes();
   start = Clock::now();

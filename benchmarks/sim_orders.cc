@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <deque>
 #include <limits>
 #include <queue>
@@ -47,14 +48,15 @@ class Replayer {
         seq_(graph.pages(), kUnseen),
         fetched_(graph.pages(), false),
         priority_(graph.pages(), 0) {
-    if (order.kind == ReplayOrder::Kind::kRankMass) mass_.assign(graph.pages(), 0);
+    if (order.kind == ReplayOrder::Kind::kRankMass || Blend()) mass_.assign(graph.pages(), 0);
+    if (Blend()) rank_.assign(graph.pages(), 0);
     for (uint32_t h : graph.host) host_count_ = std::max(host_count_, h + 1);
   }
 
   Result<ReplayResult> Run(std::span<const uint32_t> seeds, size_t batch, uint64_t max_pages,
                            std::span<const uint64_t> checkpoints) {
     for (uint32_t seed : seeds) {
-      if (order_.kind == ReplayOrder::Kind::kRankMass && seq_[seed] == kUnseen) {
+      if (!mass_.empty() && seq_[seed] == kUnseen) {
         mass_[seed] = (1 - kDamping) / static_cast<double>(seeds.size());
       }
       Discover(seed);
@@ -81,6 +83,11 @@ class Replayer {
         CRAWLRANK_RETURN_IF_ERROR(Rerank());
         ranked_at = order.size();
       }
+      if (Blend() && BlendDue(order.size(), ranked_at)) {
+        CRAWLRANK_RETURN_IF_ERROR(Rerank());
+        ranked_at = order.size();
+        known_at_ = node_of_seq_.size();
+      }
       while (next_checkpoint < checkpoints.size() && order.size() >= checkpoints[next_checkpoint]) {
         result.held.push_back(Held(order.size()));
         ++next_checkpoint;
@@ -98,6 +105,7 @@ class Replayer {
       case ReplayOrder::Kind::kOracle: Push(node, true_rank_[node]); break;
       case ReplayOrder::Kind::kRankMass: Push(node, mass_[node]); break;
       case ReplayOrder::Kind::kPartialPageRank: Push(node, 0); break;  // behind ranked pages
+      case ReplayOrder::Kind::kBlend: Push(node, Blended(node)); break;
       case ReplayOrder::Kind::kLargerSitesFirst: {
         const uint32_t host = graph_.host[node];
         if (host >= host_pending_.size()) host_pending_.resize(host + 1);
@@ -106,6 +114,20 @@ class Replayer {
         break;
       }
     }
+  }
+
+  bool Blend() const { return order_.kind == ReplayOrder::Kind::kBlend; }
+  // Blend: a rank when the pages fetched or the pages known grew by rerank_every, or by
+  // `growth` of what they were at the last rank, whichever is more.
+  bool BlendDue(uint64_t fetched, uint64_t fetched_at) const {
+    const auto step = [&](uint64_t at) {
+      return std::max<double>(static_cast<double>(order_.rerank_every), order_.growth * static_cast<double>(at));
+    };
+    return static_cast<double>(fetched - fetched_at) >= step(fetched_at) ||
+           static_cast<double>(node_of_seq_.size() - known_at_) >= step(known_at_);
+  }
+  double Blended(uint32_t node) const {
+    return order_.weight * rank_[node] / rank_norm_ + (1 - order_.weight) * mass_[node] / mass_norm_;
   }
 
   void Push(uint32_t node, double priority) {
@@ -188,8 +210,18 @@ class Replayer {
     const std::span<const uint32_t> out = graph_.OutLinks(node);
     const double share =
         out.empty() || mass_.empty() ? 0 : kDamping * mass_[node] / static_cast<double>(out.size());
+    const double rank_share = out.empty() || rank_.empty() ? 0 : rank_[node] / static_cast<double>(out.size());
     for (uint32_t target : out) {
       Discover(target);
+      if (Blend()) {
+        mass_[target] += share;
+        // A page the last rank did not cover: its estimate grows from its fetched linkers.
+        if (seq_[target] >= ranked_count_) rank_[target] += rank_share;
+        known_links_.emplace_back(static_cast<uint32_t>(seq_[node]),
+                                  static_cast<uint32_t>(seq_[target]));
+        if (!fetched_[target]) Push(target, Blended(target));
+        continue;
+      }
       if (order_.kind == ReplayOrder::Kind::kRankMass) {
         mass_[target] += share;
         if (!fetched_[target]) Push(target, mass_[target]);
@@ -218,11 +250,24 @@ class Replayer {
         ComputeRank(source, order_.host_teleport ? RankAlgorithm::kPersonalized : RankAlgorithm::kPageRank,
                     options, input));
     std::vector<Entry> entries;
+    ranked_count_ = node_of_seq_.size();
+    if (Blend() && order_.normalize) {  // each part's sum over the pages waiting
+      double r = 0, m = 0;
+      for (uint64_t seq = 0; seq < node_of_seq_.size(); ++seq) {
+        const uint32_t node = node_of_seq_[seq];
+        if (fetched_[node]) continue;
+        r += rank.scores[seq];
+        m += mass_[node];
+      }
+      rank_norm_ = r > 0 ? r : 1;
+      mass_norm_ = m > 0 ? m : 1;
+    }
     for (uint64_t seq = 0; seq < node_of_seq_.size(); ++seq) {
       const uint32_t node = node_of_seq_[seq];
+      if (Blend()) rank_[node] = rank.scores[seq];
       if (fetched_[node]) continue;
-      priority_[node] = rank.scores[seq];
-      entries.push_back({rank.scores[seq], seq, node});
+      priority_[node] = Blend() ? Blended(node) : rank.scores[seq];
+      entries.push_back({priority_[node], seq, node});
     }
     heap_ = std::priority_queue<Entry>(std::less<Entry>(), std::move(entries));
     return Status::Ok();
@@ -236,7 +281,11 @@ class Replayer {
   std::vector<bool> fetched_;
   std::vector<double> priority_;  // the current priority of each page (heap orders)
   std::priority_queue<Entry> heap_;
-  std::vector<double> mass_;  // rankmass
+  std::vector<double> mass_;  // rankmass, blend
+  std::vector<double> rank_;  // blend: the last rank, or an estimate for pages it did not cover
+  uint64_t ranked_count_ = 0;  // pages (by discovery number) the last rank covered
+  uint64_t known_at_ = 0;      // pages known at the last rank
+  double rank_norm_ = 1, mass_norm_ = 1;
   std::vector<std::pair<uint32_t, uint32_t>> known_links_;  // partial PageRank, by seq
   std::vector<std::deque<uint32_t>> host_pending_;          // larger-sites-first
   std::priority_queue<HostEntry> hosts_;
@@ -259,6 +308,14 @@ std::string ReplayOrder::Name() const {
     case Kind::kOracle: return "oracle";
     case Kind::kLargerSitesFirst: return "larger-sites-first";
     case Kind::kRankMass: return "rankmass";
+    case Kind::kBlend: {
+      char w[32];
+      std::snprintf(w, sizeof w, "%g", weight);
+      char g[32];
+      std::snprintf(g, sizeof g, "%g", growth);
+      return std::string(host_teleport ? "blend-hosts-" : normalize ? "blendn-" : "blend-") + std::string(w) + "-every-" + std::to_string(rerank_every) +
+             (growth > 0 ? "-grow-" + std::string(g) : "");
+    }
     case Kind::kPartialPageRank:
       return std::string(host_teleport ? "pagerank-hosts-every-" : "pagerank-every-") +
              std::to_string(rerank_every);
@@ -270,6 +327,23 @@ Result<ReplayOrder> ParseReplayOrder(std::string_view name) {
   if (name == "oracle") return ReplayOrder{ReplayOrder::Kind::kOracle};
   if (name == "larger-sites-first") return ReplayOrder{ReplayOrder::Kind::kLargerSitesFirst};
   if (name == "rankmass") return ReplayOrder{ReplayOrder::Kind::kRankMass};
+  if (name.starts_with("blend-") || name.starts_with("blendn-")) {  // blend[-hosts]-W-every-N[-grow-G]
+    const bool hosts = name.starts_with("blend-hosts-");
+    const bool norm = name.starts_with("blendn-");
+    const std::string rest(name.substr(hosts ? 12 : norm ? 7 : 6));
+    double w = 0;
+    unsigned long long n = 0;
+    double g = 0;
+    const int got = std::sscanf(rest.c_str(), "%lf-every-%llu-grow-%lf", &w, &n, &g);
+    if (got >= 2 && w >= 0 && w <= 1 && n > 0 && g >= 0) {
+      ReplayOrder order{ReplayOrder::Kind::kBlend, n};
+      order.weight = w;
+      order.growth = g;
+      order.host_teleport = hosts;
+      order.normalize = norm;
+      return order;
+    }
+  }
   for (const bool hosts : {false, true}) {
     const std::string_view prefix = hosts ? "pagerank-hosts-every-" : "pagerank-every-";
     if (!name.starts_with(prefix)) continue;
@@ -282,7 +356,8 @@ Result<ReplayOrder> ParseReplayOrder(std::string_view name) {
   }
   return InvalidArgumentError("replayed order \"" + std::string(name) +
                               "\": not oracle, larger-sites-first, rankmass, "
-                              "pagerank-every-N or pagerank-hosts-every-N (N at least 1)");
+                              "pagerank-every-N, pagerank-hosts-every-N (N at least 1) or "
+                              "blend[n|-hosts]-W-every-N[-grow-G] (W from 0 to 1)");
 }
 
 Result<ReplayResult> Replay(const OrderGraph& graph, std::span<const uint32_t> seeds,

@@ -19,6 +19,16 @@
 //                         (each host's share split over its known pages): the same as
 //                         pagerank-every-N on one host; on several, a host with few pages
 //                         known yet is not drowned by one with many (an experiment).
+//   blend[n]-W-every-N[-grow-G]
+//                         the search that chose the default score mode (an experiment):
+//                         W x partial PageRank (teleport over the known pages; with
+//                         blend-hosts-, shared by the hosts) + (1 - W) x RankMass, a page
+//                         discovered since the last rank estimated as the Scheduler does
+//                         (its fetched linkers' ranks over their out-degrees); ranked
+//                         again when the pages fetched or known grew by N, or by G of
+//                         what they were at the last rank, whichever is more; blendn-
+//                         divides each part by its sum over the pages waiting at the
+//                         last rank.
 //
 // Every order hands out `batch` pages at a time, the best first (ties: discovery order),
 // then applies the batch's links in order, as the simulated Scheduler crawl does. The
@@ -49,16 +59,21 @@ struct OrderGraph {
 };
 
 struct ReplayOrder {
-  enum class Kind { kOracle, kLargerSitesFirst, kRankMass, kPartialPageRank };
+  enum class Kind { kOracle, kLargerSitesFirst, kRankMass, kPartialPageRank, kBlend };
   Kind kind = Kind::kOracle;
-  uint64_t rerank_every = 0;  // kPartialPageRank: pages fetched between two ranks
+  uint64_t rerank_every = 0;  // kPartialPageRank, kBlend: pages fetched between two ranks
   bool host_teleport = false;  // kPartialPageRank: the teleport shared equally by hosts
+  double weight = 0;  // kBlend: the partial PageRank's weight against RankMass's
+  bool normalize = false;  // kBlend: each part over its sum on the pages waiting
+  double growth = 0;  // kBlend: rank again when fetched or known pages grew by this share
+  // An experiment, not a baseline.
+  bool experiment() const { return host_teleport || kind == Kind::kBlend; }
 
   std::string Name() const;
 };
 
-// "oracle", "larger-sites-first", "rankmass", "pagerank-every-N" or
-// "pagerank-hosts-every-N" (N ≥ 1).
+// "oracle", "larger-sites-first", "rankmass", "pagerank-every-N",
+// "pagerank-hosts-every-N" (N ≥ 1) or a blend (above).
 Result<ReplayOrder> ParseReplayOrder(std::string_view name);
 
 // The scores an order holds for every page discovered so far, at one point of the crawl:

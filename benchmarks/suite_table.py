@@ -3,7 +3,7 @@
 benchmarks/run_suite.sh --all leaves them) as one Markdown table: pages to 80% of the hot
 pages for each order, the default's ratio to the best baseline, and its PR@10% ratio.
 
-    /usr/bin/python3 benchmarks/suite_table.py [DIR] [--default pagerank]
+    /usr/bin/python3 benchmarks/suite_table.py [DIR] [--default blend]
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import sys
 
 COLUMNS = [("breadth-first", "BFS"), ("indegree", "backlink"), ("opic", "OPIC"),
            ("larger-sites-first", "larger sites"), ("rankmass", "RankMass"),
-           ("pagerank-every-100", "PR every 100 (W300k: 1,000)"), ("wpr", "wpr"), ("hits", "hits")]
+           ("pagerank-every-100", "PR every 100 (W300k: 1,000)"), ("wpr", "wpr"), ("hits", "hits"),
+           ("pagerank", "pagerank")]
 SUITE_ORDER = ["python", "django", "postgresql", "libstdcxx", "erlang", "rust", "multi",
                "W100k", "W300k"]
 
@@ -24,7 +25,7 @@ SUITE_ORDER = ["python", "django", "postgresql", "libstdcxx", "erlang", "rust", 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir", nargs="?", default="/tmp/crawlrank-suite", type=pathlib.Path)
-    parser.add_argument("--default", default="pagerank", help="the order measured")
+    parser.add_argument("--default", default="blend", help="the order measured")
     args = parser.parse_args()
     runs = []
     for path in args.dir.glob("*.json"):

@@ -241,11 +241,80 @@ void BuildRerankScenario(PageDb& db) {
   ASSERT_OK(db.Add(Fetched("http://c.example/", {{"http://b.example/", 0}})));
 }
 
+// The default order (docs/scheduler.md, "The default order"): 0.4 x rank + 0.6 x RankMass
+// / seeds. In BuildRerankScenario s and p are seeds (depth 0), each with mass 1 - d = 0.15.
+// s sends 0.85 x 0.15 / 4 to each of a b c d, p 0.85 x 0.15 to d; a and c each send 0.85 x
+// their mass on to b. Before a rank the rank parts are 0 (the seeds have none to pass on):
+// the mass alone orders, d before b. A rank of the known graph puts b first.
+TEST_F(SchedulerTest, BlendIsRankMassFromTheSeedsWithThePartialRankAndSurvivesReopening) {
+  SchedulerOptions options = Unthrottled();
+  options.score = ScoreMode::kBlend;
+  options.background_rerank = false;
+  options.rerank_min_new_pages = 1'000'000;  // only when asked
+  options.rerank_graph_growth = 0;
+  Open(options);
+  BuildRerankScenario(*db_);
+  const double d = 0.85, seed = 1 - d;
+  const double mass_a = d * seed / 4;
+  const double mass_b = mass_a + 2 * d * mass_a;
+  const double mass_d = mass_a + d * seed;
+  const auto blend = [](double rank, double mass) { return 0.4 * rank + 0.6 * mass / 2; };
+  auto before = Next(10);
+  EXPECT_EQ(Urls(before), (std::vector<std::string>{"http://d.example/", "http://b.example/"}));
+  ASSERT_EQ(before.size(), 2u);
+  EXPECT_NEAR(before[0].score, blend(0, mass_d), 1e-6);
+  EXPECT_NEAR(before[1].score, blend(0, mass_b), 1e-6);
+  Open(options);  // the mass is replayed from the DB: the same keys
+  auto reopened = Next(10);
+  ASSERT_EQ(reopened.size(), 2u);
+  EXPECT_NEAR(reopened[0].score, before[0].score, 1e-6);
+  EXPECT_NEAR(reopened[1].score, before[1].score, 1e-6);
+
+  Open(options);
+  ASSERT_OK(scheduler_->Rerank());
+  // An independent PageRank of the known graph (ids in discovery order: s a b c d p).
+  const testing::EdgeList edges = {{0, 1}, {0, 2}, {0, 3}, {0, 4}, {5, 4}, {1, 2}, {3, 2}};
+  const std::vector<double> reference = testing::PowerIterate(
+      testing::UniformWeights(testing::Adjacency(6, edges)), std::vector<double>(6, 1.0 / 6), 0.85);
+  ASSERT_GT(blend(reference[2], mass_b), blend(reference[4], mass_d));
+  auto ranked = Next(10);
+  EXPECT_EQ(Urls(ranked), (std::vector<std::string>{"http://b.example/", "http://d.example/"}));
+  ASSERT_EQ(ranked.size(), 2u);
+  EXPECT_NEAR(ranked[0].score, blend(reference[2], mass_b), 1e-4);
+  EXPECT_NEAR(ranked[1].score, blend(reference[4], mass_d), 1e-4);
+  Open(options);  // the stored ranks and the replayed mass: the same keys again
+  auto again = Next(10);
+  ASSERT_EQ(again.size(), 2u);
+  EXPECT_EQ(Urls(again), Urls(ranked));
+  EXPECT_NEAR(again[0].score, ranked[0].score, 1e-6);
+  EXPECT_NEAR(again[1].score, ranked[1].score, 1e-6);
+}
+
+// A page fetched as it is written, before anything links to it, is a seed of the blend at
+// once, in the live schedule as after reopening: its links carry mass.
+TEST_F(SchedulerTest, BlendGivesAPageWrittenFetchedAtDepthZeroTheMassOfASeed) {
+  SchedulerOptions options = Unthrottled();
+  options.score = ScoreMode::kBlend;
+  options.background_rerank = false;
+  options.rerank_min_new_pages = 1'000'000;
+  options.rerank_graph_growth = 0;
+  Open(options);
+  ASSERT_OK(db_->Add(Fetched("http://s.example/", {{"http://a.example/", 0}})));
+  auto live = Next(10);
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_NEAR(live[0].score, 0.6 * 0.85 * 0.15, 1e-6);  // one seed
+  Open(options);
+  auto reopened = Next(10);
+  ASSERT_EQ(reopened.size(), 1u);
+  EXPECT_NEAR(reopened[0].score, live[0].score, 1e-6);
+}
+
 TEST_F(SchedulerTest, RerankMovesQueuedEntries) {
   SchedulerOptions options = Unthrottled();
   options.score = ScoreMode::kPageRank;
   options.background_rerank = false;
   options.rerank_min_new_pages = 1'000'000;  // only when asked
+  options.rerank_graph_growth = 0;
   Open(options);
   BuildRerankScenario(*db_);
   auto before = Next(10);
@@ -282,6 +351,7 @@ TEST_F(SchedulerTest, ASeedNotFetchedYetStaysFirstAfterReRanks) {
   options.score = ScoreMode::kPageRank;
   options.background_rerank = false;
   options.rerank_min_new_pages = 1'000'000;  // only when asked
+  options.rerank_graph_growth = 0;
   Open(options);
   ASSERT_OK(scheduler_->AddSeeds({"http://one.example/", "http://two.example/"}));
   std::vector<Request> first = Next(1);
@@ -306,6 +376,7 @@ TEST_F(SchedulerTest, ReranksKeepTheGraphAndReadOnlyThePagesWrittenSince) {
   options.score = ScoreMode::kPageRank;
   options.background_rerank = false;
   options.rerank_min_new_pages = 1'000'000;  // only when asked
+  options.rerank_graph_growth = 0;
   options.rank.tolerance = 1e-12;
   options.rank.max_iterations = 1000;
   Open(options);
@@ -351,6 +422,7 @@ TEST_F(SchedulerTest, ReranksWithoutAKeptGraphReadEveryLink) {
     options.score = ScoreMode::kPageRank;
     options.background_rerank = false;
     options.rerank_min_new_pages = 1'000'000;
+    options.rerank_graph_growth = 0;
     options.keep_rank_graph = keep;
     options.rank.memory_budget = keep ? 64 : options.rank.memory_budget;  // streams instead
     Open(options);

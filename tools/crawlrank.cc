@@ -130,7 +130,7 @@ struct Args {
   std::vector<std::string> seeds_files;  // one URL a line; "-": stdin
   std::string log_path;                  // --log: JSON lines, one a page
   CrawlerOptions crawl;
-  std::string score = "pagerank";
+  std::string score = "blend";
   std::string profile = "rfc3986";
   std::string scope = "any";
   bool show_config = false, reset_config = false;
@@ -435,8 +435,8 @@ int Crawl(int argc, char** argv) {
           "token")
       ->ShowDefault();
   app.Add("--score-mode", a.score,
-          "queue order: pagerank, ppr, trustrank, hits, topic-hits, wpr, indegree, "
-          "link-score, opic, breadth-first, random. hits and topic-hits: not for "
+          "queue order: blend (partial PageRank with RankMass), pagerank, ppr, trustrank, "
+          "hits, topic-hits, wpr, indegree, link-score, opic, breadth-first, random. hits and topic-hits: not for "
           "discovery (up to 2.6x breadth-first's pages to reach the important ones: "
           "docs/scheduler.md)")
       ->ShowDefault();

@@ -119,10 +119,11 @@ struct CrawlerOptions {
   std::string keywords_file;
   // How the queue is ordered (scheduler.h). With keywords, "ppr" or "topic-hits" steer
   // the crawl toward the topic.
-  ScoreMode score = ScoreMode::kPageRank;
+  ScoreMode score = ScoreMode::kBlend;
   // Rank modes: also re-rank when the links plus the pages crawled grew by this share since
-  // the last rank (SchedulerOptions::rerank_graph_growth; 0: off, new pages alone trigger).
-  double rerank_graph_growth = 0;
+  // the last rank (SchedulerOptions::rerank_graph_growth, the same default; 0: off, new
+  // pages alone trigger).
+  double rerank_graph_growth = 0.02;
   // Template links (rank.h, TemplateLinkOptions): with `drop`, the re-ranks of the crawl
   // and the rank after it leave out the links a host puts on most of its pages.
   TemplateLinkOptions template_links;

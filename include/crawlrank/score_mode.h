@@ -30,11 +30,17 @@ enum class ScoreMode : uint8_t {
   kTrustRank = 8,         // personalized PageRank from the seeds (depth 0)
   kHits = 9,              // HITS authority
   kTopicHits = 10,        // HITS with hubs weighing authorities by content/link scores
-  kWeightedPageRank = 11  // weighted PageRank (Xing & Ghorbani)
+  kWeightedPageRank = 11,  // weighted PageRank (Xing & Ghorbani)
+  // The default: partial PageRank blended with RankMass (Cho and Schonfeld 2007), the
+  // lower bound on each page's PageRank from the seeds that the fetched pages' links
+  // prove. The key is 0.4 x rank + 0.6 x mass / seeds; the mass keeps every site
+  // reached from a seed in play, the rank finds the pages the site's own structure
+  // lifts (docs/scheduler.md, "The default order").
+  kBlend = 12
 };
 
 // "link-score", "breadth-first", "random", "opic", "indegree", "pagerank", "ppr",
-// "trustrank", "hits", "topic-hits", "wpr".
+// "trustrank", "hits", "topic-hits", "wpr", "blend".
 std::string_view ScoreModeName(ScoreMode mode);
 // InvalidArgument naming the accepted names.
 Result<ScoreMode> ParseScoreMode(std::string_view name);

@@ -132,8 +132,9 @@ void BindOptions(py::module_& m) {
       .def_property(
           "score", &ModeName,
           [](SchedulerOptions& s, std::string_view name) { s.score = Take(ParseScoreMode(name)); },
-          "'link-score', 'breadth-first', 'random', 'opic', 'indegree', 'pagerank' "
-          "(default), 'ppr', 'trustrank', 'hits', 'topic-hits', 'wpr'")
+          "'blend' (default: partial PageRank with RankMass), 'link-score', "
+          "'breadth-first', 'random', 'opic', 'indegree', 'pagerank', 'ppr', 'trustrank', "
+          "'hits', 'topic-hits', 'wpr'")
       .def_property(
           "host_key",
           [](const SchedulerOptions& s) {
@@ -168,7 +169,8 @@ void BindOptions(py::module_& m) {
       .def_readwrite("rerank_growth", &SchedulerOptions::rerank_growth)
       .def_readwrite("rerank_min_new_pages", &SchedulerOptions::rerank_min_new_pages)
       .def_readwrite("rerank_graph_growth", &SchedulerOptions::rerank_graph_growth,
-                     "re-rank when links + crawled pages grew by this share (0: off)")
+                     "re-rank when links + crawled pages grew by this share (default "
+                     "0.02; 0: off)")
       .def_readwrite("rerank_min_graph_growth", &SchedulerOptions::rerank_min_graph_growth)
       .def_readwrite("rerank_interval_ms", &SchedulerOptions::rerank_interval_ms)
       .def_readwrite("background_rerank", &SchedulerOptions::background_rerank)

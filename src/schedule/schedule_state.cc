@@ -23,7 +23,7 @@ ScheduleState::ScheduleState(const SchedulerOptions& options, UrlFilter filter,
       max_pages_(options.max_pages),
       filter_(std::move(filter)),
       hosts_(options),
-      policy_(options.score),
+      policy_(options.score, options.rank.damping),
       revisits_(std::move(revisits)) {}
 
 void ScheduleState::Grow(uint32_t pages) {
@@ -56,6 +56,7 @@ void ScheduleState::Place(const NewPage& page, int64_t now) {
     }
   }
   if (page.crawled) {
+    if (page.depth == 0) policy_.AddSeed(page.id);  // a page fetched before any link to it
     host_of_[page.id] = page.host;
     slot_[page.id] = kCrawled;
     ++crawled_;

@@ -10,26 +10,27 @@ namespace crawlrank {
 
 namespace {
 
-// The online modes' names; the rank modes are named as their algorithm (rank.h).
-constexpr std::pair<ScoreMode, std::string_view> kOnlineNames[] = {
+// The names of the modes not named as their algorithm (rank.h): the online ones, and the
+// blend of a rank with RankMass.
+constexpr std::pair<ScoreMode, std::string_view> kOwnNames[] = {
     {ScoreMode::kLinkScore, "link-score"}, {ScoreMode::kBreadthFirst, "breadth-first"},
     {ScoreMode::kRandom, "random"},        {ScoreMode::kOpic, "opic"},
-    {ScoreMode::kInDegree, "indegree"},
+    {ScoreMode::kInDegree, "indegree"},    {ScoreMode::kBlend, "blend"},
 };
 
 }  // namespace
 
 std::string_view ScoreModeName(ScoreMode mode) {
-  if (const auto algorithm = RankAlgorithmOf(mode)) return RankAlgorithmName(*algorithm);
-  for (const auto& [online, name] : kOnlineNames) {
-    if (online == mode) return name;
+  for (const auto& [own, name] : kOwnNames) {
+    if (own == mode) return name;
   }
+  if (const auto algorithm = RankAlgorithmOf(mode)) return RankAlgorithmName(*algorithm);
   return "unknown";
 }
 
 std::vector<ScoreMode> AllScoreModes() {
   std::vector<ScoreMode> modes;
-  for (int m = 1; m <= static_cast<int>(ScoreMode::kWeightedPageRank); ++m) {
+  for (int m = 1; m <= static_cast<int>(ScoreMode::kBlend); ++m) {
     modes.push_back(static_cast<ScoreMode>(m));
   }
   return modes;

@@ -15,11 +15,13 @@ std::optional<RankAlgorithm> RankAlgorithmOf(ScoreMode mode) {
     case ScoreMode::kHits: return RankAlgorithm::kHits;
     case ScoreMode::kTopicHits: return RankAlgorithm::kTopicHits;
     case ScoreMode::kWeightedPageRank: return RankAlgorithm::kWeightedPageRank;
+    case ScoreMode::kBlend: return RankAlgorithm::kPageRank;
     default: return std::nullopt;
   }
 }
 
-ScorePolicy::ScorePolicy(ScoreMode mode) : mode_(mode), ranked_(RankAlgorithmOf(mode)) {}
+ScorePolicy::ScorePolicy(ScoreMode mode, double damping)
+    : mode_(mode), ranked_(RankAlgorithmOf(mode)), damping_(damping) {}
 
 bool ScorePolicy::Pushes() const {
   return mode_ == ScoreMode::kOpic || mode_ == ScoreMode::kInDegree || ranked_;
@@ -36,6 +38,7 @@ float ScorePolicy::KeyOf(uint32_t id, uint32_t depth, uint64_t fingerprint, floa
       // one, and goes before every ranked page.
       if (depth == 0 && ranked_) {
         waiting_seeds_.insert(id);
+        AddSeed(id);
         keys_[id] = std::max(keys_[id], 1.f);  // above the stored ranks, if any
       } else if (depth == 0 && keys_[id] == 0) {
         keys_[id] = 1.f;
@@ -56,10 +59,65 @@ float ScorePolicy::Share(uint32_t source, size_t targets) {
   }
 }
 
+void ScorePolicy::AddSeed(uint32_t id) {
+  if (!blend() || !seeds_.insert(id).second) return;
+  mass_[id] += static_cast<float>(1 - damping_);
+}
+
+float ScorePolicy::Blended(uint32_t id) const {
+  const double seeds = static_cast<double>(std::max<size_t>(1, seeds_.size()));
+  return static_cast<float>(kBlendRankWeight * rank_[id] +
+                            (1 - kBlendRankWeight) * mass_[id] / seeds);
+}
+
+void ScorePolicy::PushBlend(uint32_t source, std::span<const uint32_t> targets) {
+  const auto n = static_cast<float>(targets.size());
+  const float mass = static_cast<float>(damping_) * mass_[source] / n;
+  const float rank = rank_[source] / n;
+  for (uint32_t t : targets) {
+    mass_[t] += mass;
+    if (t >= ranked_pages_) rank_[t] += rank;
+    keys_[t] = SeedFloor(t, Blended(t));
+  }
+}
+
 namespace {
+
 // InitialKeys' answer when the keys did not come from stored ranks.
 constexpr std::optional<int64_t> kNotRanked;
+
+// Replays what the online modes push at a page's first crawl: seed(id) for each page at
+// depth 0, then push(id, out-links) for each crawled page with out-links, in the order of
+// first crawls.
+template <typename Seed, typename Push>
+Status ReplayFirstCrawls(const Snapshot& snapshot, Seed&& seed, Push&& push) {
+  std::vector<std::pair<int64_t, uint32_t>> order;
+  CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
+    if (page.depth == 0) seed(page.id);
+    if (page.crawled()) order.emplace_back(page.first_crawl_ms, page.id);
+    return Status::Ok();
+  }));
+  std::sort(order.begin(), order.end());
+  for (const auto& [when, id] : order) {
+    CRAWLRANK_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, snapshot.Links(id));
+    if (!targets.empty()) push(id, targets);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+Status ScorePolicy::ReplayMass(const Snapshot& snapshot) {
+  CRAWLRANK_RETURN_IF_ERROR(ReplayFirstCrawls(
+      snapshot, [&](uint32_t id) { AddSeed(id); },
+      [&](uint32_t id, const std::vector<uint32_t>& targets) {
+        const float share =
+            static_cast<float>(damping_) * mass_[id] / static_cast<float>(targets.size());
+        for (uint32_t t : targets) mass_[t] += share;
+      }));
+  for (size_t id = 0; id < keys_.size(); ++id) keys_[id] = Blended(static_cast<uint32_t>(id));
+  return Status::Ok();
+}
 
 Result<std::optional<int64_t>> ScorePolicy::InitialKeys(const PageDb& db,
                                                         const Snapshot& snapshot) {
@@ -73,22 +131,16 @@ Result<std::optional<int64_t>> ScorePolicy::InitialKeys(const PageDb& db,
     case ScoreMode::kOpic: {
       // Replays the cash flow: seeds start with one, each crawled page passes its cash on
       // at its first crawl, in the order of first crawls.
-      std::vector<std::pair<int64_t, uint32_t>> order;
-      CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
-        if (page.depth == 0) keys_[page.id] = 1;
-        if (page.crawled()) order.emplace_back(page.first_crawl_ms, page.id);
-        return Status::Ok();
-      }));
-      std::sort(order.begin(), order.end());
-      for (const auto& [when, id] : order) {
-        CRAWLRANK_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, snapshot.Links(id));
-        if (targets.empty()) continue;
-        const float share = keys_[id] / static_cast<float>(targets.size());
-        keys_[id] = 0;
-        for (uint32_t t : targets) keys_[t] += share;
-      }
+      CRAWLRANK_RETURN_IF_ERROR(ReplayFirstCrawls(
+          snapshot, [&](uint32_t id) { keys_[id] = 1; },
+          [&](uint32_t id, const std::vector<uint32_t>& targets) {
+            const float share = keys_[id] / static_cast<float>(targets.size());
+            keys_[id] = 0;
+            for (uint32_t t : targets) keys_[t] += share;
+          }));
       return kNotRanked;
     }
+    case ScoreMode::kBlend: CRAWLRANK_RETURN_IF_ERROR(ReplayMass(snapshot)); break;
     default: break;
   }
   if (!ranked_) return kNotRanked;

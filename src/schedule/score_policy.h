@@ -1,8 +1,18 @@
 // The score each page is queued by (SchedulerOptions::score): computed when a page joins
 // the schedule, pushed along the out-links of a fetched page in the modes that grow as the
-// crawl goes (OPIC's cash, in-degree, and the rank modes' estimate for pages discovered
-// since the last rank), and replaced by the ranks of a re-rank. It keeps the key of every
-// page by id; the page state machine moves heap entries when a key changes.
+// crawl goes (OPIC's cash, in-degree, the rank modes' estimate for pages discovered since
+// the last rank, and the blend's RankMass), and replaced by the ranks of a re-rank. It
+// keeps the key of every page by id; the page state machine moves heap entries when a key
+// changes.
+//
+// The blend (ScoreMode::kBlend) keeps two parts a page and keys it by
+//   kBlendRankWeight x rank + (1 - kBlendRankWeight) x mass / seeds
+// rank: the page's share of the last partial PageRank, or for a page discovered since, the
+//   estimate the other rank modes give it (what its fetched linkers pass on);
+// mass: RankMass (Cho and Schonfeld 2007), a lower bound on the page's PageRank
+//   personalized to the seeds: each seed starts with 1 - d, and a page at its first fetch
+//   sends d x its mass / out-degree along each out-link. Divided by the seeds, the mass
+//   of a crawl sums to at most 1, as the ranks do.
 #ifndef CRAWLRANK_SRC_SCHEDULE_SCORE_POLICY_H_
 #define CRAWLRANK_SRC_SCHEDULE_SCORE_POLICY_H_
 
@@ -24,7 +34,12 @@ std::optional<RankAlgorithm> RankAlgorithmOf(ScoreMode mode);
 
 class ScorePolicy {
  public:
-  explicit ScorePolicy(ScoreMode mode);
+  // The rank parts' weight in the blend, against the mass's (docs/scheduler.md, "The
+  // default order", measures 0.25 to 0.75).
+  static constexpr double kBlendRankWeight = 0.4;
+
+  // `damping`: the blend's RankMass damping (RankOptions::damping).
+  explicit ScorePolicy(ScoreMode mode, double damping = 0.85);
 
   ScoreMode mode() const { return mode_; }
   // A mode from the ranking engine: keys come from re-ranks.
@@ -35,7 +50,12 @@ class ScorePolicy {
 
   void Grow(size_t pages) {
     if (keys_.size() < pages) keys_.resize(pages, 0.f);
+    if (blend() && rank_.size() < pages) {
+      rank_.resize(pages, 0.f);
+      mass_.resize(pages, 0.f);
+    }
   }
+  bool blend() const { return mode_ == ScoreMode::kBlend; }
   float key(uint32_t id) const { return keys_[id]; }
   void set_key(uint32_t id, float key) { keys_[id] = key; }
 
@@ -47,10 +67,14 @@ class ScorePolicy {
   // as before it; otherwise a seed of a host no fetched page links to took the rank of a
   // page nothing links to, and waited for every other host to be crawled
   // (docs/benchmarks.md, "Crawl order on the graph suite").
-  float RankKey(uint32_t id, double score) const {
-    const float key = static_cast<float>(score);
-    return waiting_seeds_.contains(id) ? std::max(key, 1.f) : key;
+  // The blend keeps `score` as the page's rank part.
+  float RankKey(uint32_t id, double score) {
+    if (blend()) rank_[id] = static_cast<float>(score);
+    return SeedFloor(id, blend() ? Blended(id) : static_cast<float>(score));
   }
+  // Page `id` is at depth 0, queued or written already crawled: the blend gives a seed its
+  // mass the first time.
+  void AddSeed(uint32_t id);
   // Page `id` was fetched (a seed no longer waits).
   void Fetched(uint32_t id) {
     if (!waiting_seeds_.empty()) waiting_seeds_.erase(id);
@@ -61,6 +85,11 @@ class ScorePolicy {
   template <typename Rekey>
   void PushFrom(uint32_t source, std::span<const uint32_t> targets, Rekey&& rekey) {
     if (targets.empty()) return;
+    if (blend()) {
+      PushBlend(source, targets);
+      for (uint32_t t : targets) rekey(t);
+      return;
+    }
     const float share = Share(source, targets.size());
     for (uint32_t t : targets) {
       // Rank modes: only pages the last rank did not cover get an estimate.
@@ -84,11 +113,26 @@ class ScorePolicy {
  private:
   // What a fetched page with `targets` out-links passes to each.
   float Share(uint32_t source, size_t targets);
+  // The blend's PushFrom: mass to every target, the rank estimate to those the last rank
+  // did not cover, and their keys.
+  void PushBlend(uint32_t source, std::span<const uint32_t> targets);
+  // The blend's key of page `id` from its two parts (SeedFloor not applied).
+  float Blended(uint32_t id) const;
+  // A seed not fetched yet keeps a key of at least 1 (RankKey).
+  float SeedFloor(uint32_t id, float key) const {
+    return waiting_seeds_.contains(id) ? std::max(key, 1.f) : key;
+  }
+  // The blend at open: the mass, replayed from the DB in the order of first crawls.
+  Status ReplayMass(const Snapshot& snapshot);
 
   ScoreMode mode_;
   bool ranked_;
   std::vector<float> keys_;  // by page id: the score it is queued by
   std::unordered_set<uint32_t> waiting_seeds_;  // rank modes: seeds not fetched yet
+  double damping_;
+  std::vector<float> rank_;  // blend: by page id, the rank part
+  std::vector<float> mass_;  // blend: by page id, RankMass from the seeds (before / seeds)
+  std::unordered_set<uint32_t> seeds_;  // blend: every page that was ever a seed
   uint64_t ranked_pages_ = 0;
   std::optional<PageDbCounters> loaded_graph_;
 };

@@ -246,11 +246,11 @@ def test_flags_read_as_settings_give_them(fe):
             fe.flag(value, "S")
 
 
-def test_the_graph_growth_trigger_is_an_option_off_by_default(fe, tmp_path):
+def test_the_graph_growth_trigger_is_an_option_on_by_default(fe, tmp_path):
     import crawlrank
 
     default = crawlrank.SchedulerOptions()
-    assert (default.rerank_graph_growth, default.rerank_min_graph_growth) == (0.0, 100)
+    assert (default.rerank_graph_growth, default.rerank_min_graph_growth) == (0.02, 10)
     options = fe.scheduler_options({"rerank_graph_growth": 0.05, "rerank_min_graph_growth": 7})
     assert (options.rerank_graph_growth, options.rerank_min_graph_growth) == (0.05, 7)
     with crawlrank.PageDb(str(tmp_path / "db")) as db:

@@ -296,7 +296,7 @@ def test_frontier_stop_ranks_once_more(cf, tmp_path, caplog, settings, ranked):
     assert not rank_file.exists()  # 3 pages: no re-rank during the crawl
     manager.stop()
     assert rank_file.exists() == ranked
-    assert ("ranked by pagerank at close in" in caplog.text) == ranked
+    assert ("ranked by blend at close in" in caplog.text) == ranked
     if ranked:
         with crawlrank.PageDb(str(tmp_path / "db"), read_only=True) as db:
             rank = db.load_rank("pagerank")
@@ -372,7 +372,7 @@ def test_redirects_followed_by_scrapy_are_recorded_hop_by_hop(cf, tmp_path):
 
 
 @pytest.mark.parametrize("scorer, use_scores, mode", [
-    (None, False, "pagerank"),  # crawlrank's default
+    (None, False, "blend"),  # crawlrank's default
     (None, True, "link-score"),  # Aduana's "content scorer": the spider's scores
     ("PageRankScorer", False, "pagerank"),
     ("PageRankScorer", True, "ppr"),

@@ -100,7 +100,7 @@ def test_the_crawl_stores_its_configuration(crawl):
     # From the project's settings (CONCURRENT_REQUESTS_PER_DOMAIN, the default delay), the
     # scheduler's own defaults for the rest.
     assert config["per_host"] == "1" and config["delay_ms"] == "0"
-    assert config["score"] == "pagerank" and config["scope"] == "any"
+    assert config["score"] == "blend" and config["scope"] == "any"
     assert config["max_retries"] == "0"
 
 
@@ -157,7 +157,7 @@ def test_the_graph_is_ranked_once_more_when_the_spider_closes(crawl):
 
     # Too few pages for a re-rank during the crawl (rerank_min_new_pages): the stored rank
     # is the one made at close, over the whole graph.
-    assert crawl["stderr"].count("crawlrank: ranked by pagerank at close in ") == 1
+    assert crawl["stderr"].count("crawlrank: ranked by blend at close in ") == 1
     with crawlrank.PageDb(str(crawl["db"]), read_only=True) as db:
         rank = db.load_rank("pagerank")
         with db.snapshot() as snap:

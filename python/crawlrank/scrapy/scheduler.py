@@ -71,7 +71,7 @@ class SchedulerSettings:
     frontier: Optional[str] = None
     frontier_token: Optional[str] = None  # CRAWLRANK_FRONTIER_TOKEN
     frontier_tls_ca: Optional[str] = None  # CRAWLRANK_FRONTIER_TLS_CA: the server's CA (PEM)
-    score: str = "pagerank"  # CRAWLRANK_SCORE: a score mode of crawlrank.SchedulerOptions
+    score: str = "blend"  # CRAWLRANK_SCORE: a score mode of crawlrank.SchedulerOptions
     url_profile: str = "w3lib"  # CRAWLRANK_URL_PROFILE, for a new DB: Scrapy's fingerprints
     delay_ms: int = 0  # CRAWLRANK_DELAY_MS; default DOWNLOAD_DELAY
     per_host: int = 8  # CRAWLRANK_PER_HOST; default CONCURRENT_REQUESTS_PER_DOMAIN
@@ -123,7 +123,7 @@ class SchedulerSettings:
             frontier=settings.get("CRAWLRANK_FRONTIER") or None,
             frontier_token=settings.get("CRAWLRANK_FRONTIER_TOKEN") or None,
             frontier_tls_ca=settings.get("CRAWLRANK_FRONTIER_TLS_CA") or None,
-            score=settings.get("CRAWLRANK_SCORE", "pagerank"),
+            score=settings.get("CRAWLRANK_SCORE", "blend"),
             url_profile=settings.get("CRAWLRANK_URL_PROFILE", "w3lib"),
             delay_ms=settings.getint("CRAWLRANK_DELAY_MS",
                                      int(settings.getfloat("DOWNLOAD_DELAY") * 1000)),

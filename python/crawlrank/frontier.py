@@ -247,7 +247,12 @@ class Client:
             meta["crawlrank.content_hash"] = [f"{content_hash & (2**64 - 1):016x}"]
         if content_score:
             meta["crawlrank.content_score"] = [repr(float(content_score))]
-        items = [pb.URLItem(known=pb.KnownURLItem(info=_info(url, "", self.crawl_id, meta)))]
+        # The links first, the page last: the server writes a stream's items as they come,
+        # so a report cut short (this process killed while sending) must not have marked
+        # the page crawled with only some of its links. Cut before the page, the lease
+        # runs out, the page is fetched again, and its links come again (as in
+        # crawlrank crawl --frontier).
+        items = []
         for link in links:
             link_url, score = (link, 0.0) if isinstance(link, str) else link
             link_meta = {"crawlrank.source": [url]}
@@ -255,6 +260,7 @@ class Client:
                 link_meta["crawlrank.link_score"] = [repr(float(score))]
             items.append(pb.URLItem(discovered=pb.DiscoveredURLItem(
                 info=_info(link_url, "", self.crawl_id, link_meta))))
+        items.append(pb.URLItem(known=pb.KnownURLItem(info=_info(url, "", self.crawl_id, meta))))
         acks = self._put(items)
         if "fail" in acks:
             raise RuntimeError(f"report of {url!r}: the frontier could not write it; send it "

@@ -102,6 +102,13 @@ TEST(SitemapTest, TextSitemapAndLimits) {
   EXPECT_EQ(ParseSitemap("<urlset><url><loc>http://e.com/1</loc><loc>http://e.com/2</loc>", 1)
                 .pages.size(),
             1u);
+  // A limit of 0 gives nothing, from an index as from a sitemap (sitemap_fuzz found an
+  // index that gave one sitemap).
+  const SitemapUrls none = ParseSitemap(
+      "<sitemapindex><sitemap><loc>http://e.com/s.xml.gz</loc></sitemap></sitemapindex>", 0);
+  EXPECT_TRUE(none.sitemaps.empty() && none.pages.empty());
+  EXPECT_TRUE(ParseSitemap("<urlset><url><loc>http://e.com/1</loc></url></urlset>", 0).pages.empty());
+  EXPECT_TRUE(ParseSitemap("http://e.com/1\n", 0).pages.empty());
   // Cut off inside an element: what was complete is kept, nothing is invented.
   EXPECT_EQ(ParseSitemap("<urlset><url><loc>http://e.com/1</loc><url><loc>http://e.c").pages,
             (std::vector<std::string>{"http://e.com/1"}));

@@ -97,6 +97,8 @@ SitemapUrls ParseXmlSitemap(std::string_view body, size_t max_urls) {
         in_loc = false;
         const std::string_view url = TrimAsciiSpace(loc);
         auto& out = parent_is_index ? result.sitemaps : result.pages;
+        // Full before this one only with max_urls 0 (the check below stops at the cap).
+        if (result.pages.size() + result.sitemaps.size() >= max_urls) break;
         if (!url.empty() && url.size() <= kMaxSitemapUrlBytes) out.emplace_back(url);
         if (result.pages.size() + result.sitemaps.size() >= max_urls) break;
       } else if (depth == parent_depth) {

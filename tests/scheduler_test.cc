@@ -290,8 +290,69 @@ TEST_F(SchedulerTest, BlendIsRankMassFromTheSeedsWithThePartialRankAndSurvivesRe
   EXPECT_NEAR(again[1].score, ranked[1].score, 1e-6);
 }
 
+// A URLFrontier client sends a page's links first (discovered items naming it as their
+// source), then the page (a known item without links): the page passes its mass along all
+// of them, the links the earlier write merged in, as the replay on open would.
+TEST_F(SchedulerTest, BlendPassesMassAlongTheLinksAnEarlierWriteGaveThePage) {
+  SchedulerOptions options = Unthrottled();
+  options.score = ScoreMode::kBlend;
+  options.background_rerank = false;
+  options.rerank_min_new_pages = 1'000'000;
+  options.rerank_graph_growth = 0;
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://s.example/"}));
+  ASSERT_EQ(Next(1).size(), 1u);
+  WriteBatch links;
+  links.MergeLinks("http://s.example/", {Link{.url = "http://a.example/"},
+                                         Link{.url = "http://b.example/"}});
+  ASSERT_OK(scheduler_->Write(links, {}));
+  WriteBatch page;
+  page.AddCrawledMergingLinks(Fetched("http://s.example/"));
+  ASSERT_OK(scheduler_->Write(page, {}));
+  const float each = 0.6f * 0.85f * 0.15f / 2;  // one seed's mass over its two links
+  auto live = Next(10);
+  ASSERT_EQ(live.size(), 2u);
+  EXPECT_NEAR(live[0].score, each, 1e-6);
+  EXPECT_NEAR(live[1].score, each, 1e-6);
+  Open(options);
+  for (const Request& r : Next(10)) EXPECT_NEAR(r.score, each, 1e-6) << r.url;
+}
+
+// A revisit's report does not pass the page's mass on again (the replay on open passes it
+// once, at the first crawl): the key of the page it links to stays where it was.
+TEST_F(SchedulerTest, BlendPassesMassOnAtTheFirstCrawlOnly) {
+  SchedulerOptions options = Unthrottled();
+  options.score = ScoreMode::kBlend;
+  options.background_rerank = false;
+  options.rerank_min_new_pages = 1'000'000;
+  options.rerank_graph_growth = 0;
+  options.revisits = true;
+  options.min_revisit_ms = 1000;
+  options.max_revisit_ms = 100'000;
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://s.example/"}));
+  auto first = Next(1);
+  ASSERT_EQ(first.size(), 1u);
+  CrawledPage page = Fetched(first[0].url, {{"http://a.example/", 0}});
+  page.crawl_time_ms = clock_.NowMs();
+  ASSERT_OK(scheduler_->Crawled({page, first[0].lease}));
+  const float once = 0.6f * 0.85f * 0.15f;
+  ASSERT_EQ(scheduler_->Scores().size(), 2u);
+  EXPECT_NEAR(scheduler_->Scores()[1], once, 1e-6);
+  clock_.Advance(1000);
+  const std::vector<Request> again = Next(10);
+  const auto revisit = std::find_if(again.begin(), again.end(), [](const Request& r) { return r.revisit; });
+  ASSERT_NE(revisit, again.end());
+  page.crawl_time_ms = clock_.NowMs();
+  ASSERT_OK(scheduler_->Crawled({page, revisit->lease}));
+  EXPECT_NEAR(scheduler_->Scores()[1], once, 1e-6);
+  Open(options);
+  EXPECT_NEAR(scheduler_->Scores()[1], once, 1e-6);
+}
+
 // A page fetched as it is written, before anything links to it, is a seed of the blend at
-// once, in the live schedule as after reopening: its links carry mass.
+// once (it joins the schedule through KeyOf, queued, then fetched in the same commit), in
+// the live schedule as after reopening: its links carry mass.
 TEST_F(SchedulerTest, BlendGivesAPageWrittenFetchedAtDepthZeroTheMassOfASeed) {
   SchedulerOptions options = Unthrottled();
   options.score = ScoreMode::kBlend;

@@ -50,7 +50,7 @@ int Main(int argc, char** argv) {
           "URLs of one host out at once (stored with the crawl; default 1)");
   app.Add("--score-mode", score,
           "queue order, as crawlrank crawl's --score-mode (stored with the crawl; default "
-          "pagerank)");
+          "blend)");
   app.Add("--allow", allow,
           "hand out only URLs matching one of these (RE2, searched in the URL; stored with the "
           "crawl)");

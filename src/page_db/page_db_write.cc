@@ -148,6 +148,7 @@ Result<LinkBuffer::Counts> LinkBuffer::Put(const PageDbImpl& db, MDB_txn* txn, u
   }
   block->replaced[slot] = true;
   counts.after = list.size();
+  counts.list = list;
   return counts;
 }
 
@@ -248,7 +249,8 @@ Result<uint32_t> WriteTxn::Resolve(std::string_view url, uint64_t fingerprint, u
   return id;
 }
 
-Status WriteTxn::PutLinks(uint32_t source, std::vector<uint32_t>& targets, bool merge) {
+Result<std::span<const uint32_t>> WriteTxn::PutLinks(uint32_t source,
+                                                     std::vector<uint32_t>& targets, bool merge) {
   std::sort(targets.begin(), targets.end());
   targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
   CRAWLRANK_ASSIGN_OR_RETURN(const LinkBuffer::Counts counts,
@@ -256,7 +258,7 @@ Status WriteTxn::PutLinks(uint32_t source, std::vector<uint32_t>& targets, bool 
   PageDbCounters& counters = db_.writer.counters;
   counters.edges = counters.edges - counts.before + counts.after;
   relinked_.push_back(source);
-  return Status::Ok();
+  return counts.list;
 }
 
 Status WriteTxn::Apply(const PreparedPage& prepared, bool merge_links) {
@@ -303,10 +305,13 @@ Status WriteTxn::Apply(const PreparedPage& prepared, bool merge_links) {
     }
     targets_.push_back(*target);
   }
-  CRAWLRANK_RETURN_IF_ERROR(PutLinks(id, targets_, merge_links));
+  CRAWLRANK_ASSIGN_OR_RETURN(const std::span<const uint32_t> links,
+                             PutLinks(id, targets_, merge_links));
   if (!prepared.links_only) {
+    // All its out-links now: with merge_links, those an earlier call gave it too (a
+    // URLFrontier client sends a page's links before the page: frontier_service.cc).
     fetched_ids_.push_back(id);
-    fetched_targets_.insert(fetched_targets_.end(), targets_.begin(), targets_.end());
+    fetched_targets_.insert(fetched_targets_.end(), links.begin(), links.end());
     fetched_ends_.push_back(static_cast<uint32_t>(fetched_targets_.size()));
   }
   return Status::Ok();
@@ -368,7 +373,7 @@ Status WriteTxn::RestoreLinks(uint32_t source, std::vector<uint32_t> targets) {
                                   std::to_string(pages) + " pages)");
     }
   }
-  return PutLinks(source, targets);
+  return PutLinks(source, targets).status();
 }
 
 Status WriteTxn::FileFingerprints() {

@@ -136,6 +136,7 @@ class LinkBuffer {
   struct Counts {
     uint64_t before = 0;
     uint64_t after = 0;
+    std::span<const uint32_t> list;  // the links after, valid until the next Put
   };
   Result<Counts> Put(const PageDbImpl& db, MDB_txn* txn, uint32_t source,
                      std::span<const uint32_t> sorted_targets, bool merge = false);
@@ -235,7 +236,9 @@ class WriteTxn {
   // with a different URL is AlreadyExists.
   Result<uint32_t> Resolve(std::string_view url, uint64_t fingerprint, uint32_t check,
                            uint32_t depth, uint64_t discovered_from, float link_score);
-  Status PutLinks(uint32_t source, std::vector<uint32_t>& targets, bool merge = false);
+  // Returns the source's out-links after (merged ones included), valid until the next call.
+  Result<std::span<const uint32_t>> PutLinks(uint32_t source, std::vector<uint32_t>& targets,
+                                             bool merge = false);
   // Writes the pages not yet in `fingerprints` there once they are a batch.
   Status FileFingerprints();
   // The fetch details of page `id`, when `info` has any (crawl_counters.cc).

@@ -72,6 +72,9 @@ void ScheduleState::Place(const NewPage& page, int64_t now) {
 void ScheduleState::Enqueue(uint32_t id, uint32_t host, uint32_t depth, uint64_t fingerprint,
                             float link_score, UrlFilter::Verdict verdict, int64_t now) {
   host_of_[id] = host;
+  // A seed filtered out still counts among the blend's seeds, as the replay on open counts
+  // every page at depth 0.
+  if (depth == 0) policy_.AddSeed(id);
   if (verdict == UrlFilter::Verdict::kOutOfScope) {
     slot_[id] = kOutOfScope;
     ++out_of_scope_;

@@ -95,7 +95,12 @@ Status Scheduler::Impl::StageFetched(WriteTxn& write) {
           fetched.record != nullptr ? state.revisits().HistoryOf(*fetched.record) : CrawlHistory());
     }
     if (state.policy().Pushes()) {
-      staged.targets.insert(staged.targets.end(), fetched.targets.begin(), fetched.targets.end());
+      // A page passes its score on at its first crawl only, as the replay on open does
+      // (score_policy.h): a revisit's report, of a page out on a revisit lease, does not.
+      const bool first = fetched.record == nullptr || fetched.record->n_crawls <= 1;
+      if (first) {
+        staged.targets.insert(staged.targets.end(), fetched.targets.begin(), fetched.targets.end());
+      }
       staged.ends.push_back(static_cast<uint32_t>(staged.targets.size()));
     }
     // A crawled page's state is implied by its record: no entry (an expired lease may have

@@ -45,8 +45,9 @@ def load(directory: pathlib.Path) -> list[dict]:
     return sorted(runs, key=lambda r: (rank.get(r["graph"]["name"], 99), r["graph"]["name"]))
 
 
-HARVEST_ORDERS = ["topic-hits", "ppr", "link-score", "breadth-first", "blend"]
-HARVEST_STYLE = {"link-score": dict(color="black", linewidth=2.2,
+HARVEST_ORDERS = ["topical", "link-score", "topic-hits", "ppr", "breadth-first", "blend"]
+HARVEST_STYLE = {"topical": dict(color="black", linewidth=2.2, label="topical"),
+                 "link-score": dict(color="grey", linestyle="--", linewidth=1.6,
                                     label="link-score (best-first)")}
 
 

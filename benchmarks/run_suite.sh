@@ -62,7 +62,7 @@ if [ "$1" = "--topics" ]; then
     cp "$dir/multi.txt" "$dir/topics/$topic.txt"
     one "$topic" "$dir/topics/$topic.txt" --scores "$scores" \
       --relevant "benchmarks/topics/$topic.relevant" \
-      --modes topic-hits,ppr,link-score,breadth-first,blend --replay none "$@"
+      --modes topical,link-score,topic-hits,ppr,breadth-first,blend --replay none "$@"
   done
   exit 0
 fi

@@ -290,6 +290,40 @@ TEST_F(SchedulerTest, BlendIsRankMassFromTheSeedsWithThePartialRankAndSurvivesRe
   EXPECT_NEAR(again[1].score, ranked[1].score, 1e-6);
 }
 
+// docs/scheduler.md, "Topical crawls": best-first on link scores, ties among pages whose
+// link score is above 0 broken by a mass that carries the content scores. Seeds s and p
+// (mass 0.15 each); s (content 0) links to a (0.5) and c (0); p (content 1) links to b
+// (0.5). s sends 0.85 x 0.15 / 2 to a and c, p sends 0.85 x (0.15 + 1) to b: b goes
+// before a, which best-first (link-score) would hand out in discovery order, a first; c,
+// whose link scores 0, has no mass part.
+TEST_F(SchedulerTest, TopicalIsBestFirstWithTiesBrokenByTheMassOfRelevantPages) {
+  SchedulerOptions options = Unthrottled();
+  options.score = ScoreMode::kTopical;
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://s.example/", "http://p.example/"}));
+  ASSERT_EQ(Next(2).size(), 2u);
+  CrawledPage s = Fetched("http://s.example/", {{"http://a.example/", 0.5f}, {"http://c.example/", 0}});
+  CrawledPage p = Fetched("http://p.example/", {{"http://b.example/", 0.5f}});
+  p.content_score = 1;
+  ASSERT_OK(db_->Add(s));
+  ASSERT_OK(db_->Add(p));
+  const double a = 0.5 + 0.001 * 0.85 * 0.15 / 2, b = 0.5 + 0.001 * 0.85 * (0.15 + 1);
+  for (int round = 0; round < 2; ++round) {  // live, then replayed on open
+    auto next = Next(10);
+    EXPECT_EQ(Urls(next), (std::vector<std::string>{"http://b.example/", "http://a.example/",
+                                                    "http://c.example/"}));
+    ASSERT_EQ(next.size(), 3u);
+    EXPECT_NEAR(next[0].score, b, 1e-6);
+    EXPECT_NEAR(next[1].score, a, 1e-6);
+    EXPECT_EQ(next[2].score, 0.f);
+    Open(options);
+  }
+  options.score = ScoreMode::kLinkScore;  // the same crawl, best-first alone
+  Open(options);
+  EXPECT_EQ(Urls(Next(10)), (std::vector<std::string>{"http://a.example/", "http://b.example/",
+                                                      "http://c.example/"}));
+}
+
 // A URLFrontier client sends a page's links first (discovered items naming it as their
 // source), then the page (a known item without links): the page passes its mass along all
 // of them, the links the earlier write merged in, as the replay on open would.

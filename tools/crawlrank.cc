@@ -435,8 +435,10 @@ int Crawl(int argc, char** argv) {
           "token")
       ->ShowDefault();
   app.Add("--score-mode", a.score,
-          "queue order: blend (partial PageRank with RankMass), pagerank, ppr, trustrank, "
-          "hits, topic-hits, wpr, indegree, link-score, opic, breadth-first, random. hits and topic-hits: not for "
+          "queue order: blend (partial PageRank with RankMass), topical (with --keywords: "
+          "best-first on link scores, ties by relevance), pagerank, ppr, trustrank, hits, "
+          "topic-hits, wpr, indegree, link-score, opic, breadth-first, random. hits and "
+          "topic-hits: not for "
           "discovery (up to 2.6x breadth-first's pages to reach the important ones: "
           "docs/scheduler.md)")
       ->ShowDefault();
@@ -450,7 +452,7 @@ int Crawl(int argc, char** argv) {
            "crawl, --no-template-links undoes it");
   app.Add("--keywords", o.keywords_file,
           "file of topic keywords, one a line: content and link scores (use with "
-          "--score-mode ppr or topic-hits)");
+          "--score-mode topical, or ppr or topic-hits)");
   app.Add("--timeout", a.timeout_s, "seconds for one whole fetch")->ShowDefault();
   app.Add("--connect-timeout", a.connect_timeout_s, "seconds to connect")->ShowDefault();
   app.Add("--max-body", o.max_body_bytes, "bytes of one body (decoded); more is an error")

@@ -117,8 +117,8 @@ struct CrawlerOptions {
   bool sitemaps = false;
   // Keyword file (one keyword a line): content and link scores (html_extract.h).
   std::string keywords_file;
-  // How the queue is ordered (scheduler.h). With keywords, "ppr" or "topic-hits" steer
-  // the crawl toward the topic.
+  // How the queue is ordered (scheduler.h). With keywords, "topical" (or "ppr" or
+  // "topic-hits") steers the crawl toward the topic.
   ScoreMode score = ScoreMode::kBlend;
   // Rank modes: also re-rank when the links plus the pages crawled grew by this share since
   // the last rank (SchedulerOptions::rerank_graph_growth, the same default; 0: off, new

@@ -36,11 +36,17 @@ enum class ScoreMode : uint8_t {
   // prove. The key is 0.4 x rank + 0.6 x mass / seeds; the mass keeps every site
   // reached from a seed in play, the rank finds the pages the site's own structure
   // lifts (docs/scheduler.md, "The default order").
-  kBlend = 12
+  kBlend = 12,
+  // Topical: best-first on link scores (Chakrabarti et al. 1999), the best score any
+  // in-link gave the page, with ties among pages of a link score above 0 broken by a
+  // mass that flows from the seeds and from the relevant pages fetched: a page at its
+  // first crawl sends d x (its mass + its content score) / out-degree along each link.
+  // The key is link score + 0.001 x mass (docs/scheduler.md, "Topical crawls").
+  kTopical = 13
 };
 
 // "link-score", "breadth-first", "random", "opic", "indegree", "pagerank", "ppr",
-// "trustrank", "hits", "topic-hits", "wpr", "blend".
+// "trustrank", "hits", "topic-hits", "wpr", "blend", "topical".
 std::string_view ScoreModeName(ScoreMode mode);
 // InvalidArgument naming the accepted names.
 Result<ScoreMode> ParseScoreMode(std::string_view name);

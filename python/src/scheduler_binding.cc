@@ -134,7 +134,8 @@ void BindOptions(py::module_& m) {
           [](SchedulerOptions& s, std::string_view name) { s.score = Take(ParseScoreMode(name)); },
           "'blend' (default: partial PageRank with RankMass), 'link-score', "
           "'breadth-first', 'random', 'opic', 'indegree', 'pagerank', 'ppr', 'trustrank', "
-          "'hits', 'topic-hits', 'wpr'")
+          "'hits', 'topic-hits', 'wpr', 'topical' (best-first on link scores, ties by "
+          "relevance)")
       .def_property(
           "host_key",
           [](const SchedulerOptions& s) {

@@ -36,7 +36,7 @@ Status Scheduler::Impl::BeforeCommit(WriteTxn& write) {
   std::lock_guard lock(mu);
   CRAWLRANK_RETURN_IF_ERROR(StageCreated(write));
   CRAWLRANK_RETURN_IF_ERROR(StageFetched(write));
-  if (options.score == ScoreMode::kLinkScore) {
+  if (options.score == ScoreMode::kLinkScore || options.score == ScoreMode::kTopical) {
     for (const auto& [id, old] : write.raised_scores()) staged.raised.push_back(id);
   }
   if (reranker.has_value() && reranker->keeps_graph()) {
@@ -102,6 +102,7 @@ Status Scheduler::Impl::StageFetched(WriteTxn& write) {
         staged.targets.insert(staged.targets.end(), fetched.targets.begin(), fetched.targets.end());
       }
       staged.ends.push_back(static_cast<uint32_t>(staged.targets.size()));
+      staged.contents.push_back(fetched.record != nullptr ? fetched.record->content_score : 0.f);
     }
     // A crawled page's state is implied by its record: no entry (an expired lease may have
     // left one behind, so delete without asking), and its payload was delivered.
@@ -138,7 +139,8 @@ void Scheduler::Impl::Committed() {
     if (state.policy().Pushes() && state.state(id) != kCrawled) {
       const uint32_t begin = i == 0 ? 0 : staged.ends[i - 1];
       state.policy().PushFrom(id, std::span(staged.targets).subspan(begin, staged.ends[i] - begin),
-                              [&](uint32_t target) { state.Rekey(target, now); });
+                              [&](uint32_t target) { state.Rekey(target, now); },
+                              staged.contents[i]);
     }
     state.MarkCrawled(id, now);
     if (!staged.revisit_history.empty()) {
@@ -149,7 +151,7 @@ void Scheduler::Impl::Committed() {
   for (uint32_t id : staged.revisit_failed) state.RevisitFailed(id, now + options.retry_ms, now);
   if (reranker.has_value()) reranker->NotifyIfDue(now);
   for (uint32_t id : staged.raised) {
-    state.policy().set_key(id, store.link_scores[id]);
+    state.policy().set_key(id, state.policy().LinkRaised(id, store.link_scores[id]));
     state.Rekey(id, now);
   }
   for (const auto& change : staged.failures) state.ApplyFailure(change.id, change.entry, now);

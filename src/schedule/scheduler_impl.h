@@ -50,6 +50,7 @@ struct Scheduler::Impl final : WriteHook, RerankTarget {
     // The out-links of each fetched page (push modes): fetched[i]'s are
     // targets[ends[i-1] .. ends[i]).
     std::vector<uint32_t> targets, ends;
+    std::vector<float> contents;  // fetched[i]'s content score (push modes)
     struct FailureChange {
       uint32_t id;
       ScheduleEntry entry;

@@ -16,6 +16,7 @@ constexpr std::pair<ScoreMode, std::string_view> kOwnNames[] = {
     {ScoreMode::kLinkScore, "link-score"}, {ScoreMode::kBreadthFirst, "breadth-first"},
     {ScoreMode::kRandom, "random"},        {ScoreMode::kOpic, "opic"},
     {ScoreMode::kInDegree, "indegree"},    {ScoreMode::kBlend, "blend"},
+    {ScoreMode::kTopical, "topical"},
 };
 
 }  // namespace
@@ -30,7 +31,7 @@ std::string_view ScoreModeName(ScoreMode mode) {
 
 std::vector<ScoreMode> AllScoreModes() {
   std::vector<ScoreMode> modes;
-  for (int m = 1; m <= static_cast<int>(ScoreMode::kBlend); ++m) {
+  for (int m = 1; m <= static_cast<int>(ScoreMode::kTopical); ++m) {
     modes.push_back(static_cast<ScoreMode>(m));
   }
   return modes;

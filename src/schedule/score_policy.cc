@@ -24,12 +24,16 @@ ScorePolicy::ScorePolicy(ScoreMode mode, double damping)
     : mode_(mode), ranked_(RankAlgorithmOf(mode)), damping_(damping) {}
 
 bool ScorePolicy::Pushes() const {
-  return mode_ == ScoreMode::kOpic || mode_ == ScoreMode::kInDegree || ranked_;
+  return mode_ == ScoreMode::kOpic || mode_ == ScoreMode::kInDegree || topical() || ranked_;
 }
 
 float ScorePolicy::KeyOf(uint32_t id, uint32_t depth, uint64_t fingerprint, float link_score) {
   switch (mode_) {
     case ScoreMode::kLinkScore: return link_score;
+    case ScoreMode::kTopical:
+      if (depth == 0) AddSeed(id);
+      rank_[id] = std::max(rank_[id], link_score);
+      return Topical(id);
     case ScoreMode::kBreadthFirst: return -static_cast<float>(depth);
     case ScoreMode::kRandom:
       return static_cast<float>((fingerprint * 0x9E3779B97F4A7C15ull) >> 40) / 16777216.f;
@@ -60,7 +64,7 @@ float ScorePolicy::Share(uint32_t source, size_t targets) {
 }
 
 void ScorePolicy::AddSeed(uint32_t id) {
-  if (!blend() || !seeds_.insert(id).second) return;
+  if ((!blend() && !topical()) || !seeds_.insert(id).second) return;
   mass_[id] += static_cast<float>(1 - damping_);
 }
 
@@ -70,8 +74,18 @@ float ScorePolicy::Blended(uint32_t id) const {
                             (1 - kBlendRankWeight) * mass_[id] / seeds);
 }
 
-void ScorePolicy::PushBlend(uint32_t source, std::span<const uint32_t> targets) {
+void ScorePolicy::PushMass(uint32_t source, std::span<const uint32_t> targets,
+                           float content_score) {
   const auto n = static_cast<float>(targets.size());
+  if (topical()) {
+    const float mass =
+        static_cast<float>(damping_) * (mass_[source] + std::max(0.f, content_score)) / n;
+    for (uint32_t t : targets) {
+      mass_[t] += mass;
+      keys_[t] = Topical(t);
+    }
+    return;
+  }
   const float mass = static_cast<float>(damping_) * mass_[source] / n;
   const float rank = rank_[source] / n;
   for (uint32_t t : targets) {
@@ -86,14 +100,14 @@ namespace {
 // InitialKeys' answer when the keys did not come from stored ranks.
 constexpr std::optional<int64_t> kNotRanked;
 
-// Replays what the online modes push at a page's first crawl: seed(id) for each page at
-// depth 0, then push(id, out-links) for each crawled page with out-links, in the order of
-// first crawls.
-template <typename Seed, typename Push>
-Status ReplayFirstCrawls(const Snapshot& snapshot, Seed&& seed, Push&& push) {
+// Replays what the online modes push at a page's first crawl: visit(page) for each page,
+// then push(id, out-links) for each crawled page with out-links, in the order of first
+// crawls.
+template <typename Visit, typename Push>
+Status ReplayFirstCrawls(const Snapshot& snapshot, Visit&& visit, Push&& push) {
   std::vector<std::pair<int64_t, uint32_t>> order;
   CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
-    if (page.depth == 0) seed(page.id);
+    visit(page);
     if (page.crawled()) order.emplace_back(page.first_crawl_ms, page.id);
     return Status::Ok();
   }));
@@ -108,13 +122,20 @@ Status ReplayFirstCrawls(const Snapshot& snapshot, Seed&& seed, Push&& push) {
 }  // namespace
 
 Status ScorePolicy::ReplayMass(const Snapshot& snapshot) {
+  // The topical mode's mass carries each source's content score.
+  std::vector<float> content(topical() ? keys_.size() : 0, 0.f);
   CRAWLRANK_RETURN_IF_ERROR(ReplayFirstCrawls(
-      snapshot, [&](uint32_t id) { AddSeed(id); },
+      snapshot,
+      [&](const PageRecord& page) {
+        if (page.depth == 0) AddSeed(page.id);
+        if (topical()) content[page.id] = std::max(0.f, page.content_score);
+      },
       [&](uint32_t id, const std::vector<uint32_t>& targets) {
-        const float share =
-            static_cast<float>(damping_) * mass_[id] / static_cast<float>(targets.size());
+        const float from = mass_[id] + (topical() ? content[id] : 0.f);
+        const float share = static_cast<float>(damping_) * from / static_cast<float>(targets.size());
         for (uint32_t t : targets) mass_[t] += share;
       }));
+  if (topical()) return Status::Ok();  // the keys come with the link scores (KeyOf)
   for (size_t id = 0; id < keys_.size(); ++id) keys_[id] = Blended(static_cast<uint32_t>(id));
   return Status::Ok();
 }
@@ -132,7 +153,7 @@ Result<std::optional<int64_t>> ScorePolicy::InitialKeys(const PageDb& db,
       // Replays the cash flow: seeds start with one, each crawled page passes its cash on
       // at its first crawl, in the order of first crawls.
       CRAWLRANK_RETURN_IF_ERROR(ReplayFirstCrawls(
-          snapshot, [&](uint32_t id) { keys_[id] = 1; },
+          snapshot, [&](const PageRecord& page) { if (page.depth == 0) keys_[page.id] = 1; },
           [&](uint32_t id, const std::vector<uint32_t>& targets) {
             const float share = keys_[id] / static_cast<float>(targets.size());
             keys_[id] = 0;
@@ -141,6 +162,7 @@ Result<std::optional<int64_t>> ScorePolicy::InitialKeys(const PageDb& db,
       return kNotRanked;
     }
     case ScoreMode::kBlend: CRAWLRANK_RETURN_IF_ERROR(ReplayMass(snapshot)); break;
+    case ScoreMode::kTopical: CRAWLRANK_RETURN_IF_ERROR(ReplayMass(snapshot)); return kNotRanked;
     default: break;
   }
   if (!ranked_) return kNotRanked;

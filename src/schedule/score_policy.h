@@ -37,6 +37,9 @@ class ScorePolicy {
   // The rank parts' weight in the blend, against the mass's (docs/scheduler.md, "The
   // default order", measures 0.25 to 0.75).
   static constexpr double kBlendRankWeight = 0.4;
+  // The topical mode's mass weight: small enough that the link score decides (link
+  // scores differ by more), so that the mass only breaks ties.
+  static constexpr double kTopicalMassWeight = 0.001;
 
   // `damping`: the blend's RankMass damping (RankOptions::damping).
   explicit ScorePolicy(ScoreMode mode, double damping = 0.85);
@@ -50,12 +53,19 @@ class ScorePolicy {
 
   void Grow(size_t pages) {
     if (keys_.size() < pages) keys_.resize(pages, 0.f);
-    if (blend() && rank_.size() < pages) {
-      rank_.resize(pages, 0.f);
+    if ((blend() || topical()) && mass_.size() < pages) {
+      rank_.resize(pages, 0.f);  // topical: the link score
       mass_.resize(pages, 0.f);
     }
   }
   bool blend() const { return mode_ == ScoreMode::kBlend; }
+  bool topical() const { return mode_ == ScoreMode::kTopical; }
+  // The link-score modes: the best link score of page `id` rose to `score`; returns its key.
+  float LinkRaised(uint32_t id, float score) {
+    if (!topical()) return score;
+    rank_[id] = std::max(rank_[id], score);
+    return Topical(id);
+  }
   float key(uint32_t id) const { return keys_[id]; }
   void set_key(uint32_t id, float key) { keys_[id] = key; }
 
@@ -82,11 +92,13 @@ class ScorePolicy {
 
   // Page `source` was fetched for the first time with these out-links: passes its score
   // on, calling rekey(target) for each target whose key changed.
+  // `content_score`: the source's (the topical mode's mass carries it).
   template <typename Rekey>
-  void PushFrom(uint32_t source, std::span<const uint32_t> targets, Rekey&& rekey) {
+  void PushFrom(uint32_t source, std::span<const uint32_t> targets, Rekey&& rekey,
+                float content_score = 0.f) {
     if (targets.empty()) return;
-    if (blend()) {
-      PushBlend(source, targets);
+    if (blend() || topical()) {
+      PushMass(source, targets, content_score);
       for (uint32_t t : targets) rekey(t);
       return;
     }
@@ -113,9 +125,14 @@ class ScorePolicy {
  private:
   // What a fetched page with `targets` out-links passes to each.
   float Share(uint32_t source, size_t targets);
-  // The blend's PushFrom: mass to every target, the rank estimate to those the last rank
-  // did not cover, and their keys.
-  void PushBlend(uint32_t source, std::span<const uint32_t> targets);
+  // The blend's and the topical mode's PushFrom: mass to every target (the topical mode's
+  // with the source's content score), the blend's rank estimate to those the last rank did
+  // not cover, and their keys.
+  void PushMass(uint32_t source, std::span<const uint32_t> targets, float content_score);
+  // The topical mode's key of page `id`.
+  float Topical(uint32_t id) const {
+    return rank_[id] > 0 ? rank_[id] + static_cast<float>(kTopicalMassWeight) * mass_[id] : rank_[id];
+  }
   // The blend's key of page `id` from its two parts (SeedFloor not applied).
   float Blended(uint32_t id) const;
   // A seed not fetched yet keeps a key of at least 1 (RankKey).
@@ -130,7 +147,7 @@ class ScorePolicy {
   std::vector<float> keys_;  // by page id: the score it is queued by
   std::unordered_set<uint32_t> waiting_seeds_;  // rank modes: seeds not fetched yet
   double damping_;
-  std::vector<float> rank_;  // blend: by page id, the rank part
+  std::vector<float> rank_;  // blend: by page id, the rank part; topical: the link score
   std::vector<float> mass_;  // blend: by page id, RankMass from the seeds (before / seeds)
   std::unordered_set<uint32_t> seeds_;  // blend: every page that was ever a seed
   uint64_t ranked_pages_ = 0;

@@ -49,7 +49,7 @@ def topic(bin_dir, tmp_path_factory):
     seeds = next(line.split(":", 1)[1].strip() for line in (tmp / "graph.txt").read_text()
                  .splitlines() if line.startswith("# seeds:"))
     subprocess.run([str(simulate), str(tmp / "graph.txt"), "--seeds", seeds, "--name", "asyncio",
-                    "--modes", "link-score,breadth-first,ppr,blend", "--replay", "oracle",
+                    "--modes", "topical,link-score,breadth-first,ppr,blend", "--replay", "oracle",
                     "--scores", str(tmp / "scores"), "--relevant", str(TOPIC / "asyncio.relevant"),
                     "--json-file", str(tmp / "out.json"), "--orders-dir", str(tmp / "orders")],
                    check=True, capture_output=True, timeout=300)
@@ -110,3 +110,16 @@ def test_best_first_on_link_scores_finds_the_topic_before_breadth_first(topic):
     # The simulator replayed link-score from the same scores file (no anomaly above).
     assert modes["link-score"]["harvest_curve"][9] > modes["breadth-first"]["harvest_curve"][9]
     assert modes["link-score"]["harvest_auc"] > modes["breadth-first"]["harvest_auc"]
+
+
+def test_topical_is_best_first_with_better_ties(topic):
+    """The topical mode keeps best-first's key and breaks its ties (docs/scheduler.md,
+    "Topical crawls"): after the first 2% of the crawl it never harvests less than
+    best-first on link scores."""
+    _, result = topic
+    modes = {m["mode"]: m for m in result["modes"]}
+    topical, best_first = modes["topical"]["harvest_curve"], modes["link-score"]["harvest_curve"]
+    print("topical", topical[:10], modes["topical"]["harvest_auc"])
+    print("link-score", best_first[:10], modes["link-score"]["harvest_auc"])
+    assert all(t >= b - 1e-9 for t, b in zip(topical[2:], best_first[2:]))
+    assert modes["topical"]["harvest_auc"] >= modes["link-score"]["harvest_auc"] - 1e-9

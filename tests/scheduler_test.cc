@@ -106,6 +106,16 @@ class SchedulerTest : public ::testing::Test {
     options.max_in_flight_per_host = 1000;
     return options;
   }
+  // A rank mode, no politeness, ranked only by Rerank() (none due by growth), in Next
+  // when asked: the keys are what the test computes.
+  static SchedulerOptions RankedWhenAsked(ScoreMode mode) {
+    SchedulerOptions options = Unthrottled();
+    options.score = mode;
+    options.background_rerank = false;
+    options.rerank_min_new_pages = 1'000'000;
+    options.rerank_graph_growth = 0;
+    return options;
+  }
   std::vector<Request> Next(size_t n) {
     auto next = scheduler_->Next(n);
     EXPECT_TRUE(next.ok()) << next.status().ToString();
@@ -247,11 +257,7 @@ void BuildRerankScenario(PageDb& db) {
 // their mass on to b. Before a rank the rank parts are 0 (the seeds have none to pass on):
 // the mass alone orders, d before b. A rank of the known graph puts b first.
 TEST_F(SchedulerTest, BlendIsRankMassFromTheSeedsWithThePartialRankAndSurvivesReopening) {
-  SchedulerOptions options = Unthrottled();
-  options.score = ScoreMode::kBlend;
-  options.background_rerank = false;
-  options.rerank_min_new_pages = 1'000'000;  // only when asked
-  options.rerank_graph_growth = 0;
+  SchedulerOptions options = RankedWhenAsked(ScoreMode::kBlend);
   Open(options);
   BuildRerankScenario(*db_);
   const double d = 0.85, seed = 1 - d;
@@ -328,11 +334,7 @@ TEST_F(SchedulerTest, TopicalIsBestFirstWithTiesBrokenByTheMassOfRelevantPages) 
 // source), then the page (a known item without links): the page passes its mass along all
 // of them, the links the earlier write merged in, as the replay on open would.
 TEST_F(SchedulerTest, BlendPassesMassAlongTheLinksAnEarlierWriteGaveThePage) {
-  SchedulerOptions options = Unthrottled();
-  options.score = ScoreMode::kBlend;
-  options.background_rerank = false;
-  options.rerank_min_new_pages = 1'000'000;
-  options.rerank_graph_growth = 0;
+  SchedulerOptions options = RankedWhenAsked(ScoreMode::kBlend);
   Open(options);
   ASSERT_OK(scheduler_->AddSeeds({"http://s.example/"}));
   ASSERT_EQ(Next(1).size(), 1u);
@@ -355,11 +357,7 @@ TEST_F(SchedulerTest, BlendPassesMassAlongTheLinksAnEarlierWriteGaveThePage) {
 // A revisit's report does not pass the page's mass on again (the replay on open passes it
 // once, at the first crawl): the key of the page it links to stays where it was.
 TEST_F(SchedulerTest, BlendPassesMassOnAtTheFirstCrawlOnly) {
-  SchedulerOptions options = Unthrottled();
-  options.score = ScoreMode::kBlend;
-  options.background_rerank = false;
-  options.rerank_min_new_pages = 1'000'000;
-  options.rerank_graph_growth = 0;
+  SchedulerOptions options = RankedWhenAsked(ScoreMode::kBlend);
   options.revisits = true;
   options.min_revisit_ms = 1000;
   options.max_revisit_ms = 100'000;
@@ -388,11 +386,7 @@ TEST_F(SchedulerTest, BlendPassesMassOnAtTheFirstCrawlOnly) {
 // once (it joins the schedule through KeyOf, queued, then fetched in the same commit), in
 // the live schedule as after reopening: its links carry mass.
 TEST_F(SchedulerTest, BlendGivesAPageWrittenFetchedAtDepthZeroTheMassOfASeed) {
-  SchedulerOptions options = Unthrottled();
-  options.score = ScoreMode::kBlend;
-  options.background_rerank = false;
-  options.rerank_min_new_pages = 1'000'000;
-  options.rerank_graph_growth = 0;
+  SchedulerOptions options = RankedWhenAsked(ScoreMode::kBlend);
   Open(options);
   ASSERT_OK(db_->Add(Fetched("http://s.example/", {{"http://a.example/", 0}})));
   auto live = Next(10);
@@ -405,11 +399,7 @@ TEST_F(SchedulerTest, BlendGivesAPageWrittenFetchedAtDepthZeroTheMassOfASeed) {
 }
 
 TEST_F(SchedulerTest, RerankMovesQueuedEntries) {
-  SchedulerOptions options = Unthrottled();
-  options.score = ScoreMode::kPageRank;
-  options.background_rerank = false;
-  options.rerank_min_new_pages = 1'000'000;  // only when asked
-  options.rerank_graph_growth = 0;
+  SchedulerOptions options = RankedWhenAsked(ScoreMode::kPageRank);
   Open(options);
   BuildRerankScenario(*db_);
   auto before = Next(10);
@@ -442,11 +432,7 @@ TEST_F(SchedulerTest, RerankMovesQueuedEntries) {
 // that. A seed nothing links to ranks at the bottom of the known graph (teleport alone), so
 // before the fix a second site's seed waited for the first site's whole crawl.
 TEST_F(SchedulerTest, ASeedNotFetchedYetStaysFirstAfterReRanks) {
-  SchedulerOptions options = Unthrottled();
-  options.score = ScoreMode::kPageRank;
-  options.background_rerank = false;
-  options.rerank_min_new_pages = 1'000'000;  // only when asked
-  options.rerank_graph_growth = 0;
+  SchedulerOptions options = RankedWhenAsked(ScoreMode::kPageRank);
   Open(options);
   ASSERT_OK(scheduler_->AddSeeds({"http://one.example/", "http://two.example/"}));
   std::vector<Request> first = Next(1);
@@ -467,11 +453,7 @@ TEST_F(SchedulerTest, ASeedNotFetchedYetStaysFirstAfterReRanks) {
 }
 
 TEST_F(SchedulerTest, ReranksKeepTheGraphAndReadOnlyThePagesWrittenSince) {
-  SchedulerOptions options = Unthrottled();
-  options.score = ScoreMode::kPageRank;
-  options.background_rerank = false;
-  options.rerank_min_new_pages = 1'000'000;  // only when asked
-  options.rerank_graph_growth = 0;
+  SchedulerOptions options = RankedWhenAsked(ScoreMode::kPageRank);
   options.rank.tolerance = 1e-12;
   options.rank.max_iterations = 1000;
   Open(options);
@@ -513,11 +495,7 @@ TEST_F(SchedulerTest, ReranksKeepTheGraphAndReadOnlyThePagesWrittenSince) {
 TEST_F(SchedulerTest, ReranksWithoutAKeptGraphReadEveryLink) {
   for (const bool keep : {false, true}) {
     SCOPED_TRACE(keep ? "over the memory budget" : "keep_rank_graph off");
-    SchedulerOptions options = Unthrottled();
-    options.score = ScoreMode::kPageRank;
-    options.background_rerank = false;
-    options.rerank_min_new_pages = 1'000'000;
-    options.rerank_graph_growth = 0;
+    SchedulerOptions options = RankedWhenAsked(ScoreMode::kPageRank);
     options.keep_rank_graph = keep;
     options.rank.memory_budget = keep ? 64 : options.rank.memory_budget;  // streams instead
     Open(options);

@@ -135,8 +135,8 @@ void Scheduler::Impl::Committed() {
   for (const NewPage& page : staged.created) state.Place(page, now);
   for (size_t i = 0; i < staged.fetched.size(); ++i) {
     const uint32_t id = staged.fetched[i];
-    // First crawl only: a replay can match it.
-    if (state.policy().Pushes() && state.state(id) != kCrawled) {
+    // StageFetched staged the out-links of first crawls only (a replay can match them).
+    if (state.policy().Pushes()) {
       const uint32_t begin = i == 0 ? 0 : staged.ends[i - 1];
       state.policy().PushFrom(id, std::span(staged.targets).subspan(begin, staged.ends[i] - begin),
                               [&](uint32_t target) { state.Rekey(target, now); },

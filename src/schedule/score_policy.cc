@@ -32,8 +32,7 @@ float ScorePolicy::KeyOf(uint32_t id, uint32_t depth, uint64_t fingerprint, floa
     case ScoreMode::kLinkScore: return link_score;
     case ScoreMode::kTopical:
       if (depth == 0) AddSeed(id);
-      rank_[id] = std::max(rank_[id], link_score);
-      return Topical(id);
+      return Topical(id, link_score);
     case ScoreMode::kBreadthFirst: return -static_cast<float>(depth);
     case ScoreMode::kRandom:
       return static_cast<float>((fingerprint * 0x9E3779B97F4A7C15ull) >> 40) / 16777216.f;
@@ -82,7 +81,7 @@ void ScorePolicy::PushMass(uint32_t source, std::span<const uint32_t> targets,
         static_cast<float>(damping_) * (mass_[source] + std::max(0.f, content_score)) / n;
     for (uint32_t t : targets) {
       mass_[t] += mass;
-      keys_[t] = Topical(t);
+      if (keys_[t] > 0) keys_[t] += static_cast<float>(kTopicalMassWeight) * mass;
     }
     return;
   }

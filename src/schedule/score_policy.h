@@ -37,8 +37,8 @@ class ScorePolicy {
   // The rank parts' weight in the blend, against the mass's (docs/scheduler.md, "The
   // default order", measures 0.25 to 0.75).
   static constexpr double kBlendRankWeight = 0.4;
-  // The topical mode's mass weight: small enough that the link score decides (link
-  // scores differ by more), so that the mass only breaks ties.
+  // The topical mode's mass weight: small, so that the link score decides and the mass
+  // breaks ties (unless a page's mass outgrows a gap between link scores ÷ this).
   static constexpr double kTopicalMassWeight = 0.001;
 
   // `damping`: the blend's RankMass damping (RankOptions::damping).
@@ -53,18 +53,14 @@ class ScorePolicy {
 
   void Grow(size_t pages) {
     if (keys_.size() < pages) keys_.resize(pages, 0.f);
-    if ((blend() || topical()) && mass_.size() < pages) {
-      rank_.resize(pages, 0.f);  // topical: the link score
-      mass_.resize(pages, 0.f);
-    }
+    if (blend() && rank_.size() < pages) rank_.resize(pages, 0.f);
+    if ((blend() || topical()) && mass_.size() < pages) mass_.resize(pages, 0.f);
   }
   bool blend() const { return mode_ == ScoreMode::kBlend; }
   bool topical() const { return mode_ == ScoreMode::kTopical; }
   // The link-score modes: the best link score of page `id` rose to `score`; returns its key.
-  float LinkRaised(uint32_t id, float score) {
-    if (!topical()) return score;
-    rank_[id] = std::max(rank_[id], score);
-    return Topical(id);
+  float LinkRaised(uint32_t id, float score) const {
+    return topical() ? Topical(id, score) : score;
   }
   float key(uint32_t id) const { return keys_[id]; }
   void set_key(uint32_t id, float key) { keys_[id] = key; }
@@ -129,9 +125,11 @@ class ScorePolicy {
   // with the source's content score), the blend's rank estimate to those the last rank did
   // not cover, and their keys.
   void PushMass(uint32_t source, std::span<const uint32_t> targets, float content_score);
-  // The topical mode's key of page `id`.
-  float Topical(uint32_t id) const {
-    return rank_[id] > 0 ? rank_[id] + static_cast<float>(kTopicalMassWeight) * mass_[id] : rank_[id];
+  // The topical mode's key of page `id` with best link score `link` (the PageDB keeps it:
+  // KeyOf and LinkRaised are given it). A page's key is above 0 exactly when its link
+  // score is, so a push adds its share of mass to the keys above 0 only.
+  float Topical(uint32_t id, float link) const {
+    return link > 0 ? link + static_cast<float>(kTopicalMassWeight) * mass_[id] : link;
   }
   // The blend's key of page `id` from its two parts (SeedFloor not applied).
   float Blended(uint32_t id) const;
@@ -147,7 +145,7 @@ class ScorePolicy {
   std::vector<float> keys_;  // by page id: the score it is queued by
   std::unordered_set<uint32_t> waiting_seeds_;  // rank modes: seeds not fetched yet
   double damping_;
-  std::vector<float> rank_;  // blend: by page id, the rank part; topical: the link score
+  std::vector<float> rank_;  // blend: by page id, the rank part
   std::vector<float> mass_;  // blend: by page id, RankMass from the seeds (before / seeds)
   std::unordered_set<uint32_t> seeds_;  // blend: every page that was ever a seed
   uint64_t ranked_pages_ = 0;

@@ -14,31 +14,21 @@ from __future__ import annotations
 import heapq
 import json
 import math
-import pathlib
 import subprocess
-import sys
 
 import networkx as nx
 import pytest
+from doc_graph_util import python_graph, simulator
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOCS = pathlib.Path("/usr/share/doc/python3.11/html")
 DAMPING = 0.85
 
 
 @pytest.fixture(scope="module")
 def simulated(bin_dir, tmp_path_factory):
-    simulate = bin_dir.parent / "benchmarks" / "crawlrank_simulate"
-    if not simulate.exists():
-        pytest.skip(f"{simulate} is not built (CRAWLRANK_BUILD_SIMULATOR)")
-    if not (DOCS / "index.html").exists():
-        pytest.skip("needs python3.11-doc (scripts/install-deps.sh)")
+    simulate = simulator(bin_dir)
     tmp = tmp_path_factory.mktemp("order")
     graph = tmp / "python.txt"
-    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "doc_suite.py"), "python", "-o",
-                    str(graph)], check=True, capture_output=True, timeout=300)
-    seeds = next(line.split(":", 1)[1].strip() for line in graph.read_text().splitlines()
-                 if line.startswith("# seeds:"))
+    seeds = python_graph(graph)
     subprocess.run([str(simulate), str(graph), "--seeds", seeds, "--name", "python",
                     "--modes", "breadth-first,indegree,opic,pagerank,blend",
                     "--replay", "oracle,larger-sites-first,rankmass,pagerank-every-100",

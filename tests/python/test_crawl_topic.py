@@ -14,13 +14,11 @@ import json
 import pathlib
 import re
 import subprocess
-import sys
 import urllib.parse
 
 import pytest
+from doc_graph_util import DOCS, ROOT, python_graph, simulator
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOCS = pathlib.Path("/usr/share/doc/python3.11/html")
 TOPIC = ROOT / "benchmarks" / "topics"
 BASE = "http://python.docs.local/"
 
@@ -34,20 +32,11 @@ def keyword_words(path: pathlib.Path) -> set[str]:
 
 @pytest.fixture(scope="module")
 def topic(bin_dir, tmp_path_factory):
-    simulate = bin_dir.parent / "benchmarks" / "crawlrank_simulate"
-    if not simulate.exists():
-        pytest.skip(f"{simulate} is not built (CRAWLRANK_BUILD_SIMULATOR)")
-    if not (DOCS / "index.html").exists():
-        pytest.skip("needs python3.11-doc (scripts/install-deps.sh)")
+    simulate = simulator(bin_dir)
     tmp = tmp_path_factory.mktemp("topic")
-    suite = [sys.executable, str(ROOT / "benchmarks" / "doc_suite.py"), "python"]
-    subprocess.run(suite + ["-o", str(tmp / "plain.txt")], check=True, capture_output=True,
-                   timeout=300)
-    subprocess.run(suite + ["-o", str(tmp / "graph.txt"), "--keywords",
-                            str(TOPIC / "asyncio.keywords"), "--scores", str(tmp / "scores")],
-                   check=True, capture_output=True, timeout=300)
-    seeds = next(line.split(":", 1)[1].strip() for line in (tmp / "graph.txt").read_text()
-                 .splitlines() if line.startswith("# seeds:"))
+    python_graph(tmp / "plain.txt")
+    seeds = python_graph(tmp / "graph.txt", "--keywords", str(TOPIC / "asyncio.keywords"),
+                         "--scores", str(tmp / "scores"))
     subprocess.run([str(simulate), str(tmp / "graph.txt"), "--seeds", seeds, "--name", "asyncio",
                     "--modes", "topical,link-score,breadth-first,ppr,blend", "--replay", "oracle",
                     "--scores", str(tmp / "scores"), "--relevant", str(TOPIC / "asyncio.relevant"),

@@ -704,7 +704,9 @@ struct ModeRun {
   std::string Name() const { return replay ? replay->Name() : std::string(ScoreModeName(mode)); }
   bool IsOracle() const { return replay && replay->kind == ReplayOrder::Kind::kOracle; }
   bool IsBaseline() const {  // the oracle is the ceiling; host teleport an experiment
-    if (replay) return !IsOracle() && !replay->experiment();
+    if (replay) {
+      return !IsOracle() && replay->kind != ReplayOrder::Kind::kTopicOracle && !replay->experiment();
+    }
     return std::find(kBaselines.begin(), kBaselines.end(), mode) != kBaselines.end();
   }
 };
@@ -1152,6 +1154,7 @@ int Main(int argc, char** argv) {
   app.add_option("--replay", replay_option,
                  "comma-separated orders replayed without the Scheduler (benchmarks/"
                  "sim_orders.h): oracle, larger-sites-first, rankmass, pagerank-every-N; "
+                 "topic-oracle (with --relevant); "
                  "the experiments pagerank-hosts-every-N and blend-W-every-N[-grow-G]; "
                  "'none' for none")
       ->capture_default_str();
@@ -1308,15 +1311,26 @@ int Main(int argc, char** argv) {
     }
   }
   const OrderGraph order_graph{graph.offsets, graph.targets, graph.host};
+  std::vector<double> relevance;  // the topic oracle's priorities
+  if (relevant) relevance.assign(relevant->begin(), relevant->end());
   for (const ReplayOrder& replay : replays) {
     ModeRun& run = runs.emplace_back();
     run.replay = replay;
+    const bool topic_oracle = replay.kind == ReplayOrder::Kind::kTopicOracle;
+    if (topic_oracle && !relevant) {
+      run.skipped = "topic-oracle: needs --relevant";
+      std::fprintf(stderr, "crawlrank_simulate: skipping %s\n", run.skipped.c_str());
+      continue;
+    }
     for (size_t r = 0; r < repeats; ++r) {
       const bench::Clock::time_point start = bench::Clock::now();
       CrawlOutcome outcome;
       const std::array<uint64_t, kShareAt.size()> checkpoints = SharePages(graph.pages());
       ReplayResult replayed = Check(Replay(order_graph, seeds, replay, options.batch,
-                                           options.max_pages, truth.rank, checkpoints,
+                                           options.max_pages,
+                                           topic_oracle ? std::span<const double>(relevance)
+                                                        : std::span<const double>(truth.rank),
+                                           checkpoints,
                                            options.polite));
       outcome.order = std::move(replayed.order);
       outcome.seconds = Seconds(start);

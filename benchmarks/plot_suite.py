@@ -45,10 +45,13 @@ def load(directory: pathlib.Path) -> list[dict]:
     return sorted(runs, key=lambda r: (rank.get(r["graph"]["name"], 99), r["graph"]["name"]))
 
 
-HARVEST_ORDERS = ["topical", "link-score", "topic-hits", "ppr", "breadth-first", "blend"]
+HARVEST_ORDERS = ["topical", "link-score", "topic-hits", "ppr", "breadth-first", "blend",
+                  "topic-oracle"]
 HARVEST_STYLE = {"topical": dict(color="black", linewidth=2.2, label="topical"),
                  "link-score": dict(color="grey", linestyle="--", linewidth=1.6,
-                                    label="link-score (best-first)")}
+                                    label="link-score (best-first)"),
+                 "topic-oracle": dict(color="grey", linestyle=":", linewidth=1.6,
+                                      label="topic oracle (relevance known)")}
 
 
 def plot(runs: list[dict], orders: list[str], zoom: float, output: pathlib.Path,

@@ -9,7 +9,8 @@
 #       the topical crawls (docs/benchmarks.md, "Topical crawls"): the multi graph with each
 #       topic's page and link scores (benchmarks/topics/NAME.keywords, doc_suite.py
 #       --keywords), crawled in topic-hits, ppr, link-score (best-first), breadth-first and
-#       blend; harvest rates against benchmarks/topics/NAME.relevant; JSON in $dir/topics
+#       blend, and the topic oracle (relevance known: the relevant pages first among
+#       those discovered); harvest rates against benchmarks/topics/NAME.relevant; JSON in $dir/topics
 #   benchmarks/run_suite.sh --all [crawlrank_simulate options]
 #       builds the doc graphs (benchmarks/doc_suite.py; they are kept in
 #       $CRAWLRANK_BENCH_DIR, default /tmp/crawlrank-suite, and built only once) and runs
@@ -26,7 +27,7 @@ sim=build/benchmarks/crawlrank_simulate
 gen=build/benchmarks/web_graph_gen
 dir=${CRAWLRANK_BENCH_DIR:-/tmp/crawlrank-suite}
 [ -x "$sim" ] || { echo "run_suite.sh: build $sim first (see the top of this file)" >&2; exit 2; }
-(( $# )) || { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+(( $# )) || { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 one() {  # one graph file: NAME FILE [options]
   local name=$1 file=$2
@@ -62,7 +63,7 @@ if [ "$1" = "--topics" ]; then
     cp "$dir/multi.txt" "$dir/topics/$topic.txt"
     one "$topic" "$dir/topics/$topic.txt" --scores "$scores" \
       --relevant "benchmarks/topics/$topic.relevant" \
-      --modes topical,link-score,topic-hits,ppr,breadth-first,blend --replay none "$@"
+      --modes topical,link-score,topic-hits,ppr,breadth-first,blend --replay topic-oracle "$@"
   done
   exit 0
 fi

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <deque>
 #include <limits>
@@ -102,7 +103,8 @@ class Replayer {
     seq_[node] = node_of_seq_.size();
     node_of_seq_.push_back(node);
     switch (order_.kind) {
-      case ReplayOrder::Kind::kOracle: Push(node, true_rank_[node]); break;
+      case ReplayOrder::Kind::kOracle:
+      case ReplayOrder::Kind::kTopicOracle: Push(node, true_rank_[node]); break;
       case ReplayOrder::Kind::kRankMass: Push(node, mass_[node]); break;
       case ReplayOrder::Kind::kPartialPageRank: Push(node, 0); break;  // behind ranked pages
       case ReplayOrder::Kind::kBlend: Push(node, Blended(node)); break;
@@ -127,6 +129,10 @@ class Replayer {
            static_cast<double>(node_of_seq_.size() - known_at_) >= step(known_at_);
   }
   double Blended(uint32_t node) const {
+    if (order_.geometric) {
+      return order_.weight * std::log(std::max(rank_[node], 1e-300)) +
+             (1 - order_.weight) * std::log(std::max(mass_[node], 1e-300));
+    }
     return order_.weight * rank_[node] / rank_norm_ + (1 - order_.weight) * mass_[node] / mass_norm_;
   }
 
@@ -306,6 +312,7 @@ class Replayer {
 std::string ReplayOrder::Name() const {
   switch (kind) {
     case Kind::kOracle: return "oracle";
+    case Kind::kTopicOracle: return "topic-oracle";
     case Kind::kLargerSitesFirst: return "larger-sites-first";
     case Kind::kRankMass: return "rankmass";
     case Kind::kBlend: {
@@ -313,7 +320,11 @@ std::string ReplayOrder::Name() const {
       std::snprintf(w, sizeof w, "%g", weight);
       char g[32];
       std::snprintf(g, sizeof g, "%g", growth);
-      return std::string(host_teleport ? "blend-hosts-" : normalize ? "blendn-" : "blend-") + std::string(w) + "-every-" + std::to_string(rerank_every) +
+      const char* prefix = host_teleport ? "blend-hosts-"
+                           : normalize   ? "blendn-"
+                           : geometric   ? "blendg-"
+                                         : "blend-";
+      return std::string(prefix) + std::string(w) + "-every-" + std::to_string(rerank_every) +
              (growth > 0 ? "-grow-" + std::string(g) : "");
     }
     case Kind::kPartialPageRank:
@@ -325,12 +336,15 @@ std::string ReplayOrder::Name() const {
 
 Result<ReplayOrder> ParseReplayOrder(std::string_view name) {
   if (name == "oracle") return ReplayOrder{ReplayOrder::Kind::kOracle};
+  if (name == "topic-oracle") return ReplayOrder{ReplayOrder::Kind::kTopicOracle};
   if (name == "larger-sites-first") return ReplayOrder{ReplayOrder::Kind::kLargerSitesFirst};
   if (name == "rankmass") return ReplayOrder{ReplayOrder::Kind::kRankMass};
-  if (name.starts_with("blend-") || name.starts_with("blendn-")) {  // blend[-hosts]-W-every-N[-grow-G]
+  // blend[n|g|-hosts]-W-every-N[-grow-G]
+  if (name.starts_with("blend-") || name.starts_with("blendn-") || name.starts_with("blendg-")) {
     const bool hosts = name.starts_with("blend-hosts-");
     const bool norm = name.starts_with("blendn-");
-    const std::string rest(name.substr(hosts ? 12 : norm ? 7 : 6));
+    const bool geo = name.starts_with("blendg-");
+    const std::string rest(name.substr(hosts ? 12 : (norm || geo) ? 7 : 6));
     double w = 0;
     unsigned long long n = 0;
     double g = 0;
@@ -341,6 +355,7 @@ Result<ReplayOrder> ParseReplayOrder(std::string_view name) {
       order.growth = g;
       order.host_teleport = hosts;
       order.normalize = norm;
+      order.geometric = geo;
       return order;
     }
   }
@@ -355,9 +370,9 @@ Result<ReplayOrder> ParseReplayOrder(std::string_view name) {
     }
   }
   return InvalidArgumentError("replayed order \"" + std::string(name) +
-                              "\": not oracle, larger-sites-first, rankmass, "
+                              "\": not oracle, topic-oracle, larger-sites-first, rankmass, "
                               "pagerank-every-N, pagerank-hosts-every-N (N at least 1) or "
-                              "blend[n|-hosts]-W-every-N[-grow-G] (W from 0 to 1)");
+                              "blend[n|g|-hosts]-W-every-N[-grow-G] (W from 0 to 1)");
 }
 
 Result<ReplayResult> Replay(const OrderGraph& graph, std::span<const uint32_t> seeds,

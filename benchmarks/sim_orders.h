@@ -4,6 +4,10 @@
 //   oracle                true PageRank first, among the pages discovered so far: the best
 //                         any order that only knows what it has discovered could do with a
 //                         perfect estimate (every other order is reported as a share of it);
+//   topic-oracle          with a topic (crawlrank_simulate --relevant): the relevant pages
+//                         first among those discovered, then discovery order: what knowing
+//                         each page's relevance gives (a greedy reference, not a strict
+//                         ceiling: an irrelevant hub fetched first can reveal more);
 //   larger-sites-first    the host with the most pages discovered and not fetched first,
 //                         its pages in discovery order (Baeza-Yates et al., WWW 2005);
 //   rankmass              the largest lower bound of personalized PageRank from the seeds,
@@ -19,7 +23,7 @@
 //                         (each host's share split over its known pages): the same as
 //                         pagerank-every-N on one host; on several, a host with few pages
 //                         known yet is not drowned by one with many (an experiment).
-//   blend[n]-W-every-N[-grow-G]
+//   blend[n|g]-W-every-N[-grow-G]
 //                         the search that chose the default score mode (an experiment):
 //                         W x partial PageRank (teleport over the known pages; with
 //                         blend-hosts-, shared by the hosts) + (1 - W) x RankMass, a page
@@ -28,7 +32,8 @@
 //                         again when the pages fetched or known grew by N, or by G of
 //                         what they were at the last rank, whichever is more; blendn-
 //                         divides each part by its sum over the pages waiting at the
-//                         last rank.
+//                         last rank; blendg- blends their logarithms instead
+//                         (W x log rank + (1 - W) x log mass: a page must do well on both).
 //
 // Every order hands out `batch` pages at a time, the best first (ties: discovery order),
 // then applies the batch's links in order, as the simulated Scheduler crawl does. The
@@ -59,12 +64,13 @@ struct OrderGraph {
 };
 
 struct ReplayOrder {
-  enum class Kind { kOracle, kLargerSitesFirst, kRankMass, kPartialPageRank, kBlend };
+  enum class Kind { kOracle, kTopicOracle, kLargerSitesFirst, kRankMass, kPartialPageRank, kBlend };
   Kind kind = Kind::kOracle;
   uint64_t rerank_every = 0;  // kPartialPageRank, kBlend: pages fetched between two ranks
   bool host_teleport = false;  // kPartialPageRank: the teleport shared equally by hosts
   double weight = 0;  // kBlend: the partial PageRank's weight against RankMass's
   bool normalize = false;  // kBlend: each part over its sum on the pages waiting
+  bool geometric = false;  // kBlend: W x log(rank) + (1 - W) x log(mass) (blendg-)
   double growth = 0;  // kBlend: rank again when fetched or known pages grew by this share
   // An experiment, not a baseline.
   bool experiment() const { return host_teleport || kind == Kind::kBlend; }
@@ -72,7 +78,7 @@ struct ReplayOrder {
   std::string Name() const;
 };
 
-// "oracle", "larger-sites-first", "rankmass", "pagerank-every-N",
+// "oracle", "topic-oracle", "larger-sites-first", "rankmass", "pagerank-every-N",
 // "pagerank-hosts-every-N" (N ≥ 1) or a blend (above).
 Result<ReplayOrder> ParseReplayOrder(std::string_view name);
 
@@ -91,7 +97,8 @@ struct ReplayResult {
 };
 
 // The pages a crawl from `seeds` fetches, in order, until no discovered page is left (or
-// `max_pages`, when not 0). `true_rank`: the whole graph's PageRank (the oracle's). The
+// `max_pages`, when not 0). `true_rank`: the whole graph's PageRank (the oracle's; the
+// topic oracle's: 1 for a relevant page, 0 for another). The
 // held scores are read at the end of the first batch at or past each of `checkpoints`
 // (pages fetched, ascending). `polite`: a host gives at most one page to a batch, as the
 // Scheduler's defaults do in crawlrank_simulate --polite (1 s between two requests to a

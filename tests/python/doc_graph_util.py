@@ -1,9 +1,11 @@
 """The crawl-order tests' shared steps (test_crawl_order.py, test_crawl_topic.py): the
-simulator of the build, and the graph of Python's manual that benchmarks/doc_suite.py
-builds from Debian's python3.11-doc."""
+simulator of the build, the graph of Python's manual that benchmarks/doc_suite.py
+builds from Debian's python3.11-doc, and the replayed orders of sim_orders.h in plain
+Python."""
 
 from __future__ import annotations
 
+import heapq
 import pathlib
 import subprocess
 import sys
@@ -30,3 +32,42 @@ def python_graph(out: pathlib.Path, *options: str) -> str:
                     str(out), *options], check=True, capture_output=True, timeout=300)
     return next(line.split(":", 1)[1].strip() for line in out.read_text().splitlines()
                 if line.startswith("# seeds:"))
+
+
+def mention_order(edges) -> dict:
+    """Each page's node id in the simulator: the order of first mention in the file."""
+    mention = {}
+    for u, v in edges:
+        mention.setdefault(u, len(mention))
+        mention.setdefault(v, len(mention))
+    return mention
+
+
+def replay(g, mention, seeds, initial, follow) -> list[str]:
+    """An order as sim_orders.h defines them, one page at a time (the doc graph's batch):
+    the best priority first, ties by discovery; a page's links in the simulator's order
+    (node ids: first mention in the file). `initial(u)`: a page's priority when discovered;
+    `follow(u, v)`: v's new priority after u is fetched, or None."""
+    seq, prio, heap, fetched, order = {}, {}, [], set(), []
+
+    def discover(u):
+        if u not in seq:
+            seq[u] = len(seq)
+            prio[u] = initial(u)
+            heapq.heappush(heap, (-prio[u], seq[u], u))
+
+    for s in seeds:
+        discover(s)
+    while heap:
+        p, _, u = heapq.heappop(heap)
+        if u in fetched or -p != prio[u]:
+            continue
+        fetched.add(u)
+        order.append(u)
+        for v in sorted(g.successors(u), key=mention.get):
+            discover(v)
+            new = follow(u, v)
+            if new is not None and v not in fetched:
+                prio[v] = new
+                heapq.heappush(heap, (-new, seq[v], v))
+    return order

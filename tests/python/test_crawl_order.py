@@ -11,14 +11,13 @@ fetches at least 0.98x its PageRank with 10% of the pages."""
 
 from __future__ import annotations
 
-import heapq
 import json
 import math
 import subprocess
 
 import networkx as nx
 import pytest
-from doc_graph_util import python_graph, simulator
+from doc_graph_util import mention_order, python_graph, replay, simulator
 
 DAMPING = 0.85
 
@@ -81,42 +80,9 @@ def test_each_curve_is_its_orders_pagerank_share(simulated):
                 break
 
 
-def replay(g, mention, seeds, initial, follow) -> list[str]:
-    """An order as sim_orders.h defines them, one page at a time (the doc graph's batch):
-    the best priority first, ties by discovery; a page's links in the simulator's order
-    (node ids: first mention in the file). `initial(u)`: a page's priority when discovered;
-    `follow(u, v)`: v's new priority after u is fetched, or None."""
-    seq, prio, heap, fetched, order = {}, {}, [], set(), []
-
-    def discover(u):
-        if u not in seq:
-            seq[u] = len(seq)
-            prio[u] = initial(u)
-            heapq.heappush(heap, (-prio[u], seq[u], u))
-
-    for s in seeds:
-        discover(s)
-    while heap:
-        p, _, u = heapq.heappop(heap)
-        if u in fetched or -p != prio[u]:
-            continue
-        fetched.add(u)
-        order.append(u)
-        for v in sorted(g.successors(u), key=mention.get):
-            discover(v)
-            new = follow(u, v)
-            if new is not None and v not in fetched:
-                prio[v] = new
-                heapq.heappush(heap, (-new, seq[v], v))
-    return order
-
-
 def test_the_oracle_and_rankmass_are_their_definitions(simulated):
     g, seeds, result, orders = simulated
-    mention = {}
-    for u, v in g.graph["file_order"]:
-        mention.setdefault(u, len(mention))
-        mention.setdefault(v, len(mention))
+    mention = mention_order(g.graph["file_order"])
     pr = nx.pagerank(g, alpha=DAMPING, tol=1e-12, max_iter=1000)
     oracle = replay(g, mention, seeds, lambda u: pr[u], lambda u, v: None)
     # Two PageRank codes differ in the last digits, which may swap pages of (nearly) equal

@@ -17,7 +17,8 @@ import subprocess
 import urllib.parse
 
 import pytest
-from doc_graph_util import DOCS, ROOT, python_graph, simulator
+import networkx as nx
+from doc_graph_util import DOCS, ROOT, mention_order, python_graph, replay, simulator
 
 TOPIC = ROOT / "benchmarks" / "topics"
 BASE = "http://python.docs.local/"
@@ -38,22 +39,22 @@ def topic(bin_dir, tmp_path_factory):
     seeds = python_graph(tmp / "graph.txt", "--keywords", str(TOPIC / "asyncio.keywords"),
                          "--scores", str(tmp / "scores"))
     subprocess.run([str(simulate), str(tmp / "graph.txt"), "--seeds", seeds, "--name", "asyncio",
-                    "--modes", "topical,link-score,breadth-first,ppr,blend", "--replay", "oracle",
+                    "--modes", "topical,link-score,breadth-first,ppr,blend", "--replay", "oracle,topic-oracle",
                     "--scores", str(tmp / "scores"), "--relevant", str(TOPIC / "asyncio.relevant"),
                     "--json-file", str(tmp / "out.json"), "--orders-dir", str(tmp / "orders")],
                    check=True, capture_output=True, timeout=300)
-    return tmp, json.loads((tmp / "out.json").read_text())
+    return tmp, json.loads((tmp / "out.json").read_text()), seeds.split(",")
 
 
 def test_keywords_leave_the_graph_as_it_was(topic):
-    tmp, _ = topic
+    tmp, _, _ = topic
     assert (tmp / "graph.txt").read_text() == (tmp / "plain.txt").read_text()
 
 
 def test_content_scores_are_the_keyword_share_of_each_pages_text(topic):
     import lxml.html
 
-    tmp, _ = topic
+    tmp, _, _ = topic
     keywords = keyword_words(TOPIC / "asyncio.keywords")
     got = {}
     for line in (tmp / "scores").read_text().splitlines():
@@ -77,7 +78,7 @@ def test_content_scores_are_the_keyword_share_of_each_pages_text(topic):
 
 
 def test_harvest_curves_are_the_relevant_share_of_each_fetch_order(topic):
-    tmp, result = topic
+    tmp, result, _ = topic
     assert result["graph"]["reachable"] == 526
     for mode in result["modes"]:
         order = (tmp / "orders" / f"{mode['mode']}.txt").read_text().split()
@@ -94,7 +95,7 @@ def test_harvest_curves_are_the_relevant_share_of_each_fetch_order(topic):
 
 
 def test_best_first_on_link_scores_finds_the_topic_before_breadth_first(topic):
-    _, result = topic
+    _, result, _ = topic
     modes = {m["mode"]: m for m in result["modes"]}
     # The simulator replayed link-score from the same scores file (no anomaly above).
     assert modes["link-score"]["harvest_curve"][9] > modes["breadth-first"]["harvest_curve"][9]
@@ -105,10 +106,33 @@ def test_topical_is_best_first_with_better_ties(topic):
     """The topical mode keeps best-first's key and breaks its ties (docs/scheduler.md,
     "Topical crawls"): after the first 2% of the crawl it never harvests less than
     best-first on link scores."""
-    _, result = topic
+    _, result, _ = topic
     modes = {m["mode"]: m for m in result["modes"]}
     topical, best_first = modes["topical"]["harvest_curve"], modes["link-score"]["harvest_curve"]
     print("topical", topical[:10], modes["topical"]["harvest_auc"])
     print("link-score", best_first[:10], modes["link-score"]["harvest_auc"])
     assert all(t >= b - 1e-9 for t, b in zip(topical[2:], best_first[2:]))
     assert modes["topical"]["harvest_auc"] >= modes["link-score"]["harvest_auc"] - 1e-9
+
+
+def test_the_topic_oracle_fetches_the_relevant_pages_first_among_those_discovered(topic):
+    """The topic oracle (sim_orders.h) is the greedy reference for harvest: replayed here
+    from its definition, the relevant pages first among those discovered, then discovery
+    order, one page at a time (the doc graph's batch)."""
+    tmp, result, seeds = topic
+    edges = [tuple(line.split()) for line in (tmp / "graph.txt").read_text().splitlines()
+             if line and not line.startswith("#")]
+    g = nx.DiGraph()
+    g.add_edges_from(edges)
+    relevant = {u: 1.0 if u.startswith(BASE + "library/asyncio") else 0.0 for u in g}
+    expected = replay(g, mention_order(edges), seeds, relevant.get, lambda u, v: None)
+    got = (tmp / "orders" / "topic-oracle.txt").read_text().split()
+    assert got == expected
+    # It fetches the 17 pages as soon as each is discovered, and no order harvests more
+    # over the whole crawl here.
+    modes = {m["mode"]: m for m in result["modes"]}
+    oracle_auc = modes["topic-oracle"]["harvest_auc"]
+    print({name: m["harvest_auc"] for name, m in modes.items()})
+    assert all(m["harvest_auc"] <= oracle_auc + 1e-9 for m in modes.values())
+    # A reference, never the baseline the others are measured against.
+    assert "topic-oracle" not in (result["best_baseline"], result["best_baseline_by_pr10"])

@@ -142,7 +142,7 @@ double Protobuf(const Work& work) {
 int Main(int argc, char** argv) {
   CLI::App app("crawlrank serve's PutDiscovered against the in-process write (see the top "
                "of benchmarks/frontier_bench.cc)");
-  std::string server, dir = "/tmp/frontier_bench", score = "pagerank";
+  std::string server, dir = "/tmp/frontier_bench", score = "blend";
   uint64_t urls = 1'000'000;
   uint32_t batch = 50, hosts = 10'000, repeats = 3;
   app.add_option("--server", server, "crawlrank_serve to start")->required();
@@ -151,7 +151,7 @@ int Main(int argc, char** argv) {
   app.add_option("--batch", batch)->capture_default_str();
   app.add_option("--hosts", hosts)->capture_default_str();
   app.add_option("--repeats", repeats)->capture_default_str();
-  app.add_option("--score", score, "score mode of both (pagerank re-ranks as the graph grows)")
+  app.add_option("--score", score, "score mode of both (the default, blend, re-ranks as the graph grows)")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   const ScoreMode mode = Check(ParseScoreMode(score));

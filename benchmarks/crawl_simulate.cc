@@ -703,7 +703,7 @@ struct ModeRun {
 
   std::string Name() const { return replay ? replay->Name() : std::string(ScoreModeName(mode)); }
   bool IsOracle() const { return replay && replay->kind == ReplayOrder::Kind::kOracle; }
-  bool IsBaseline() const {  // the oracle is the ceiling; host teleport an experiment
+  bool IsBaseline() const {  // the oracles are references; host teleport an experiment
     if (replay) {
       return !IsOracle() && replay->kind != ReplayOrder::Kind::kTopicOracle && !replay->experiment();
     }
@@ -1155,7 +1155,7 @@ int Main(int argc, char** argv) {
                  "comma-separated orders replayed without the Scheduler (benchmarks/"
                  "sim_orders.h): oracle, larger-sites-first, rankmass, pagerank-every-N; "
                  "topic-oracle (with --relevant); "
-                 "the experiments pagerank-hosts-every-N and blend-W-every-N[-grow-G]; "
+                 "the experiments pagerank-hosts-every-N and blend[n|g]-W-every-N[-grow-G]; "
                  "'none' for none")
       ->capture_default_str();
   app.add_option("--hosts", hosts, "id input: page <id> is http://h<id % hosts>.sim/<id>")

@@ -177,6 +177,7 @@ std::vector<CrawledPage> ReportPages(uint64_t count) {
 void Ingest(const std::string& dir, uint64_t count, size_t batch, int repeats, ScoreMode mode) {
   const std::vector<CrawledPage> pages = ReportPages(count);
   std::vector<double> bare, scheduled;
+  uint64_t reranks = 0, rerank_ms = 0;  // the last run's
   for (int r = 0; r < repeats; ++r) {
     for (const bool with_scheduler : {false, true}) {
       const std::string path = dir + "/ingest";
@@ -200,13 +201,19 @@ void Ingest(const std::string& dir, uint64_t count, size_t batch, int repeats, S
       }
       Check(db->Sync());
       (with_scheduler ? scheduled : bare).push_back(static_cast<double>(count) / Seconds(start));
+      if (with_scheduler) {
+        reranks = scheduler->GetStats().reranks;
+        rerank_ms = scheduler->GetStats().rerank_ms;
+      }
     }
   }
   const double b = Median(bare), s = Median(scheduled);
   std::printf(
       "ingest of %llu pages x 40 links in batches of %zu, median of %d: PageDB %.0f "
-      "pages/s, through the Scheduler %.0f pages/s: %.2fx the time\n",
-      static_cast<unsigned long long>(count), batch, repeats, b, s, b / s);
+      "pages/s, through the Scheduler %.0f pages/s: %.2fx the time (%llu re-ranks, %.2f s "
+      "of rank thread, in the last run)\n",
+      static_cast<unsigned long long>(count), batch, repeats, b, s, b / s,
+      static_cast<unsigned long long>(reranks), static_cast<double>(rerank_ms) / 1000);
 }
 
 }  // namespace

@@ -120,16 +120,24 @@ void ScheduleState::Rekey(uint32_t id, int64_t now) {
 
 void ScheduleState::ApplyRanks(std::span<const double> scores, size_t first, size_t end,
                                int64_t now) {
-  std::vector<uint32_t> touched;
+  if (++apply_calls_ == 0) {  // the stamps wrapped: none may look current
+    std::fill(host_touched_in_.begin(), host_touched_in_.end(), 0);
+    apply_calls_ = 1;
+  }
+  std::vector<uint32_t> touched;  // each host once
   for (size_t id = first; id < end && id < slot_.size(); ++id) {
     policy_.set_key(static_cast<uint32_t>(id), policy_.RankKey(static_cast<uint32_t>(id), scores[id]));
     const uint32_t pos = slot_[id];
     if (pos >= kFirstState) continue;
-    hosts_[host_of_[id]].queue.Update(pos, policy_.key(static_cast<uint32_t>(id)), slot_);
-    touched.push_back(host_of_[id]);
+    const uint32_t host = host_of_[id];
+    hosts_[host].queue.Update(pos, policy_.key(static_cast<uint32_t>(id)), slot_);
+    if (host >= host_touched_in_.size()) host_touched_in_.resize(host + 1, 0);
+    if (host_touched_in_[host] != apply_calls_) {
+      host_touched_in_[host] = apply_calls_;
+      touched.push_back(host);
+    }
   }
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  std::sort(touched.begin(), touched.end());  // the hosts in the order they always went
   // Only a ready host's entry carries its best score; a waiting host's entry (by time)
   // stays valid as it is.
   for (uint32_t h : touched) {

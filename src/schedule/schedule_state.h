@@ -182,6 +182,10 @@ class ScheduleState {
   // counts those, not the hosts only out-of-scope links named).
   std::vector<bool> host_in_scope_;
   uint64_t hosts_in_scope_ = 0;
+  // ApplyRanks: the call that last touched each host (by number), so that a batch lists
+  // each host once without sorting one entry per page.
+  std::vector<uint32_t> host_touched_in_;
+  uint32_t apply_calls_ = 0;
 };
 
 }  // namespace crawlrank

@@ -116,6 +116,7 @@ def test_robots_503_backs_off_then_fails_the_origin(bin_dir, tmp_path):
     assert 0.2 - 0.05 <= gaps[0] < 0.2 + 1 and 0.4 - 0.05 <= gaps[1] < 0.4 + 1, gaps
     [page] = failed(bin_dir, tmp_path / "db")
     assert page["kind"] == "robots-unreachable" and "HTTP 503" in page["detail"]
+    assert summary["errors_by_kind"] == {"robots-unreachable": 1}
 
 
 def test_one_dead_external_link_costs_at_most_the_retry_budget(bin_dir, tmp_path):

@@ -703,10 +703,8 @@ struct ModeRun {
 
   std::string Name() const { return replay ? replay->Name() : std::string(ScoreModeName(mode)); }
   bool IsOracle() const { return replay && replay->kind == ReplayOrder::Kind::kOracle; }
-  bool IsBaseline() const {  // the oracles are references; host teleport an experiment
-    if (replay) {
-      return !IsOracle() && replay->kind != ReplayOrder::Kind::kTopicOracle && !replay->experiment();
-    }
+  bool IsBaseline() const {
+    if (replay) return replay->baseline();
     return std::find(kBaselines.begin(), kBaselines.end(), mode) != kBaselines.end();
   }
 };

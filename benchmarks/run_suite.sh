@@ -8,9 +8,10 @@
 #   benchmarks/run_suite.sh --topics [crawlrank_simulate options]
 #       the topical crawls (docs/benchmarks.md, "Topical crawls"): the multi graph with each
 #       topic's page and link scores (benchmarks/topics/NAME.keywords, doc_suite.py
-#       --keywords), crawled in topic-hits, ppr, link-score (best-first), breadth-first and
-#       blend, and the topic oracle (relevance known: the relevant pages first among
-#       those discovered); harvest rates against benchmarks/topics/NAME.relevant; JSON in $dir/topics
+#       --keywords), crawled in topical, link-score (best-first), topic-hits, ppr,
+#       breadth-first and blend, and the topic oracle replayed (relevance known: the
+#       relevant pages first among those discovered); harvest rates against
+#       benchmarks/topics/NAME.relevant; JSON in $dir/topics
 #   benchmarks/run_suite.sh --all [crawlrank_simulate options]
 #       builds the doc graphs (benchmarks/doc_suite.py; they are kept in
 #       $CRAWLRANK_BENCH_DIR, default /tmp/crawlrank-suite, and built only once) and runs
@@ -27,7 +28,7 @@ sim=build/benchmarks/crawlrank_simulate
 gen=build/benchmarks/web_graph_gen
 dir=${CRAWLRANK_BENCH_DIR:-/tmp/crawlrank-suite}
 [ -x "$sim" ] || { echo "run_suite.sh: build $sim first (see the top of this file)" >&2; exit 2; }
-(( $# )) || { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+(( $# )) || { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 one() {  # one graph file: NAME FILE [options]
   local name=$1 file=$2

@@ -202,8 +202,9 @@ void Ingest(const std::string& dir, uint64_t count, size_t batch, int repeats, S
       Check(db->Sync());
       (with_scheduler ? scheduled : bare).push_back(static_cast<double>(count) / Seconds(start));
       if (with_scheduler) {
-        reranks = scheduler->GetStats().reranks;
-        rerank_ms = scheduler->GetStats().rerank_ms;
+        const SchedulerStats stats = scheduler->GetStats();
+        reranks = stats.reranks;
+        rerank_ms = stats.rerank_ms;
       }
     }
   }

@@ -42,10 +42,10 @@ struct HostEntry {
 
 class Replayer {
  public:
-  Replayer(const OrderGraph& graph, const ReplayOrder& order, std::span<const double> true_rank)
+  Replayer(const OrderGraph& graph, const ReplayOrder& order, std::span<const double> oracle_scores)
       : graph_(graph),
         order_(order),
-        true_rank_(true_rank),
+        oracle_scores_(oracle_scores),
         seq_(graph.pages(), kUnseen),
         fetched_(graph.pages(), false),
         priority_(graph.pages(), 0) {
@@ -104,7 +104,7 @@ class Replayer {
     node_of_seq_.push_back(node);
     switch (order_.kind) {
       case ReplayOrder::Kind::kOracle:
-      case ReplayOrder::Kind::kTopicOracle: Push(node, true_rank_[node]); break;
+      case ReplayOrder::Kind::kTopicOracle: Push(node, oracle_scores_[node]); break;
       case ReplayOrder::Kind::kRankMass: Push(node, mass_[node]); break;
       case ReplayOrder::Kind::kPartialPageRank: Push(node, 0); break;  // behind ranked pages
       case ReplayOrder::Kind::kBlend: Push(node, Blended(node)); break;
@@ -281,7 +281,7 @@ class Replayer {
 
   const OrderGraph& graph_;
   const ReplayOrder order_;
-  std::span<const double> true_rank_;
+  std::span<const double> oracle_scores_;
   std::vector<uint64_t> seq_;  // discovery number, kUnseen before
   std::vector<uint32_t> node_of_seq_;
   std::vector<bool> fetched_;
@@ -377,13 +377,13 @@ Result<ReplayOrder> ParseReplayOrder(std::string_view name) {
 
 Result<ReplayResult> Replay(const OrderGraph& graph, std::span<const uint32_t> seeds,
                             const ReplayOrder& order, size_t batch, uint64_t max_pages,
-                            std::span<const double> true_rank,
+                            std::span<const double> oracle_scores,
                             std::span<const uint64_t> checkpoints, bool polite) {
   if (batch == 0) return InvalidArgumentError("replay: a batch of 0 pages");
-  if (true_rank.size() != graph.pages() || graph.host.size() != graph.pages()) {
-    return InvalidArgumentError("replay: the rank and hosts must have one entry a page");
+  if (oracle_scores.size() != graph.pages() || graph.host.size() != graph.pages()) {
+    return InvalidArgumentError("replay: the oracle scores and hosts must have one entry a page");
   }
-  Replayer replayer(graph, order, true_rank);
+  Replayer replayer(graph, order, oracle_scores);
   replayer.set_polite(polite);
   return replayer.Run(seeds, batch, max_pages, checkpoints);
 }

@@ -74,6 +74,10 @@ struct ReplayOrder {
   double growth = 0;  // kBlend: rank again when fetched or known pages grew by this share
   // An experiment, not a baseline.
   bool experiment() const { return host_teleport || kind == Kind::kBlend; }
+  // One of the literature's baselines: neither an oracle (a reference) nor an experiment.
+  bool baseline() const {
+    return kind != Kind::kOracle && kind != Kind::kTopicOracle && !experiment();
+  }
 
   std::string Name() const;
 };
@@ -97,15 +101,15 @@ struct ReplayResult {
 };
 
 // The pages a crawl from `seeds` fetches, in order, until no discovered page is left (or
-// `max_pages`, when not 0). `true_rank`: the whole graph's PageRank (the oracle's; the
-// topic oracle's: 1 for a relevant page, 0 for another). The
-// held scores are read at the end of the first batch at or past each of `checkpoints`
+// `max_pages`, when not 0). `oracle_scores`, one a page, are what the oracles fetch by:
+// the whole graph's PageRank (oracle), 1 for a relevant page and 0 for another (topic
+// oracle); the other orders do not read them. The held scores are read at the end of the first batch at or past each of `checkpoints`
 // (pages fetched, ascending). `polite`: a host gives at most one page to a batch, as the
 // Scheduler's defaults do in crawlrank_simulate --polite (1 s between two requests to a
 // host, each batch a simulated second); the best pages of the hosts free go first.
 Result<ReplayResult> Replay(const OrderGraph& graph, std::span<const uint32_t> seeds,
                             const ReplayOrder& order, size_t batch, uint64_t max_pages,
-                            std::span<const double> true_rank,
+                            std::span<const double> oracle_scores,
                             std::span<const uint64_t> checkpoints = {}, bool polite = false);
 
 }  // namespace crawlrank::bench

@@ -116,6 +116,13 @@ class SchedulerTest : public ::testing::Test {
     options.rerank_graph_growth = 0;
     return options;
   }
+  // `options` with revisits on, due 1 s to 100 s after a crawl.
+  static SchedulerOptions WithRevisits(SchedulerOptions options) {
+    options.revisits = true;
+    options.min_revisit_ms = 1000;
+    options.max_revisit_ms = 100'000;
+    return options;
+  }
   std::vector<Request> Next(size_t n) {
     auto next = scheduler_->Next(n);
     EXPECT_TRUE(next.ok()) << next.status().ToString();
@@ -357,10 +364,7 @@ TEST_F(SchedulerTest, BlendPassesMassAlongTheLinksAnEarlierWriteGaveThePage) {
 // A revisit's report does not pass the page's mass on again (the replay on open passes it
 // once, at the first crawl): the key of the page it links to stays where it was.
 TEST_F(SchedulerTest, BlendPassesMassOnAtTheFirstCrawlOnly) {
-  SchedulerOptions options = RankedWhenAsked(ScoreMode::kBlend);
-  options.revisits = true;
-  options.min_revisit_ms = 1000;
-  options.max_revisit_ms = 100'000;
+  const SchedulerOptions options = WithRevisits(RankedWhenAsked(ScoreMode::kBlend));
   Open(options);
   ASSERT_OK(scheduler_->AddSeeds({"http://s.example/"}));
   auto first = Next(1);
@@ -960,10 +964,7 @@ TEST_F(SchedulerTest, SecondSchedulerOnOnePageDbIsRefused) {
 }
 
 TEST_F(SchedulerTest, RevisitsComeBackAndTheCrawlIsNeverFinished) {
-  SchedulerOptions options = Unthrottled();
-  options.revisits = true;
-  options.min_revisit_ms = 1000;
-  options.max_revisit_ms = 100'000;
+  SchedulerOptions options = WithRevisits(Unthrottled());
   Open(options);
   ASSERT_OK(scheduler_->AddSeeds({"http://a.example/"}));
   auto first = Next(10);

@@ -439,8 +439,8 @@ int Crawl(int argc, char** argv) {
           "best-first on link scores, ties by relevance), pagerank, ppr, trustrank, hits, "
           "topic-hits, wpr, indegree, link-score, opic, breadth-first, random. hits and "
           "topic-hits: not for discovery (up to 2.9x breadth-first's pages to reach the "
-          "important ones); wpr and pagerank: not for several sites (1.5x and 3.2x "
-          "breadth-first's on four; docs/scheduler.md)")
+          "important ones); wpr and pagerank: not for a crawl seeded on several sites (1.5x "
+          "and 3.2x breadth-first's from four front pages; docs/scheduler.md)")
       ->ShowDefault();
   app.Add("--rerank-graph-growth", o.rerank_graph_growth,
           "rank modes: also re-rank when the links plus the pages crawled grew by this "

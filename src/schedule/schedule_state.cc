@@ -120,10 +120,7 @@ void ScheduleState::Rekey(uint32_t id, int64_t now) {
 
 void ScheduleState::ApplyRanks(std::span<const double> scores, size_t first, size_t end,
                                int64_t now) {
-  if (++apply_calls_ == 0) {  // the stamps wrapped: none may look current
-    std::fill(host_touched_in_.begin(), host_touched_in_.end(), 0);
-    apply_calls_ = 1;
-  }
+  ++apply_calls_;
   std::vector<uint32_t> touched;  // each host once
   for (size_t id = first; id < end && id < slot_.size(); ++id) {
     policy_.set_key(static_cast<uint32_t>(id), policy_.RankKey(static_cast<uint32_t>(id), scores[id]));

@@ -183,9 +183,9 @@ class ScheduleState {
   std::vector<bool> host_in_scope_;
   uint64_t hosts_in_scope_ = 0;
   // ApplyRanks: the call that last touched each host (by number), so that a batch lists
-  // each host once without sorting one entry per page.
-  std::vector<uint32_t> host_touched_in_;
-  uint32_t apply_calls_ = 0;
+  // each host once without sorting one entry per page (64 bits: the count never wraps).
+  std::vector<uint64_t> host_touched_in_;
+  uint64_t apply_calls_ = 0;
 };
 
 }  // namespace crawlrank

@@ -36,7 +36,7 @@ Status Scheduler::Impl::BeforeCommit(WriteTxn& write) {
   std::lock_guard lock(mu);
   CRAWLRANK_RETURN_IF_ERROR(StageCreated(write));
   CRAWLRANK_RETURN_IF_ERROR(StageFetched(write));
-  if (options.score == ScoreMode::kLinkScore || options.score == ScoreMode::kTopical) {
+  if (state.policy().link_keyed()) {
     for (const auto& [id, old] : write.raised_scores()) staged.raised.push_back(id);
   }
   if (reranker.has_value() && reranker->keeps_graph()) {

@@ -58,6 +58,8 @@ class ScorePolicy {
   }
   bool blend() const { return mode_ == ScoreMode::kBlend; }
   bool topical() const { return mode_ == ScoreMode::kTopical; }
+  // The modes keyed by the best link score (link-score, topical): a raise changes the key.
+  bool link_keyed() const { return mode_ == ScoreMode::kLinkScore || topical(); }
   // The link-score modes: the best link score of page `id` rose to `score`; returns its key.
   float LinkRaised(uint32_t id, float score) const {
     return topical() ? Topical(id, score) : score;

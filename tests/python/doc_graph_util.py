@@ -10,6 +10,7 @@ import pathlib
 import subprocess
 import sys
 
+import networkx as nx
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -32,6 +33,15 @@ def python_graph(out: pathlib.Path, *options: str) -> str:
                     str(out), *options], check=True, capture_output=True, timeout=300)
     return next(line.split(":", 1)[1].strip() for line in out.read_text().splitlines()
                 if line.startswith("# seeds:"))
+
+
+def read_graph(path: pathlib.Path) -> tuple[list[tuple[str, str]], nx.DiGraph]:
+    """A `src dst` graph file's links, in file order, and the graph they make."""
+    edges = [tuple(line.split()) for line in path.read_text().splitlines()
+             if line and not line.startswith("#")]
+    g = nx.DiGraph()
+    g.add_edges_from(edges)
+    return edges, g
 
 
 def mention_order(edges) -> dict:

@@ -17,7 +17,7 @@ import subprocess
 
 import networkx as nx
 import pytest
-from doc_graph_util import mention_order, python_graph, replay, simulator
+from doc_graph_util import mention_order, python_graph, read_graph, replay, simulator
 
 DAMPING = 0.85
 
@@ -33,10 +33,7 @@ def simulated(bin_dir, tmp_path_factory):
                     "--replay", "oracle,larger-sites-first,rankmass,pagerank-every-100",
                     "--json-file", str(tmp / "python.json"), "--orders-dir", str(tmp / "orders")],
                    check=True, capture_output=True, timeout=300)
-    edges = [tuple(line.split()) for line in graph.read_text().splitlines()
-             if line and not line.startswith("#")]
-    g = nx.DiGraph()
-    g.add_edges_from(edges)
+    edges, g = read_graph(graph)
     result = json.loads((tmp / "python.json").read_text())
     orders = {m["mode"]: (tmp / "orders" / f"{m['mode']}.txt").read_text().split()
               for m in result["modes"]}

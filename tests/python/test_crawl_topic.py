@@ -17,8 +17,7 @@ import subprocess
 import urllib.parse
 
 import pytest
-import networkx as nx
-from doc_graph_util import DOCS, ROOT, mention_order, python_graph, replay, simulator
+from doc_graph_util import DOCS, ROOT, mention_order, python_graph, read_graph, replay, simulator
 
 TOPIC = ROOT / "benchmarks" / "topics"
 BASE = "http://python.docs.local/"
@@ -120,10 +119,7 @@ def test_the_topic_oracle_fetches_the_relevant_pages_first_among_those_discovere
     from its definition, the relevant pages first among those discovered, then discovery
     order, one page at a time (the doc graph's batch)."""
     tmp, result, seeds = topic
-    edges = [tuple(line.split()) for line in (tmp / "graph.txt").read_text().splitlines()
-             if line and not line.startswith("#")]
-    g = nx.DiGraph()
-    g.add_edges_from(edges)
+    edges, g = read_graph(tmp / "graph.txt")
     relevant = {u: 1.0 if u.startswith(BASE + "library/asyncio") else 0.0 for u in g}
     expected = replay(g, mention_order(edges), seeds, relevant.get, lambda u, v: None)
     got = (tmp / "orders" / "topic-oracle.txt").read_text().split()

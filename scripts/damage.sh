@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Damages copies of a PageDB (300 single-byte flips and 100 cuts of data.mdb by default) and
-# runs every tool on each: none may crash, none may write over or copy damage. Runs the
-# Release tools (build/) and, when built, the ASan+UBSan tools (build-sanitize/).
-#   scripts/damage.sh [--flips N] [--truncations N] [--seed S]
+# Damages copies of a PageDB (300 single-byte flips, 100 whole 4 KiB pages zeroed and 100
+# cuts of data.mdb by default) and runs every tool on each: none may crash, none may write
+# over or copy damage. Runs the Release tools (build/) and, when built, the ASan+UBSan
+# tools (build-sanitize/).
+#   scripts/damage.sh [--flips N] [--zeroes N] [--truncations N] [--seed S]
 # Build first with scripts/test.sh (or scripts/build.sh for build/ only).
 set -euo pipefail
 cd "$(dirname "$0")/.."

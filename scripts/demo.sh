@@ -2,12 +2,21 @@
 # The main job on a real site: installs what is missing, builds, serves Python's manual
 # (Debian's python3.11-doc, about 530 pages) on 127.0.0.1, crawls it with `crawlrank
 # crawl`, and prints its most important pages; then shows the PageDB with the tools.
+# It installs and builds only what that needs (the library and the command-line tools:
+# scripts/install-deps.sh --demo, scripts/build.sh --demo), and prints how long the
+# install, the build and the crawl took. scripts/test.sh installs and builds the rest.
 # `scripts/demo.sh --graph` runs the older demo instead: the shipped link graph
 # examples/small-web.links loaded, ranked and scheduled without a crawl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-scripts/build.sh
+now() { date +%s.%N; }
+took() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }'; }
+started=$(now)
+scripts/install-deps.sh --demo
+install_s=$(took "$started")
+started=$(now)
+scripts/build.sh --demo
+build_s=$(took "$started")
 tools=build/tools
 step() { printf '\n$ %s\n' "$*"; "$@"; }
 
@@ -41,8 +50,12 @@ printf 'Serving %s (Debian python3.11-doc) on http://127.0.0.1:%s/\n' "$site" "$
 db=build/demo-crawl.db
 rm -rf "$db"
 # --allow-private: the site is on 127.0.0.1, which a crawl refuses by default.
+started=$(now)
 step build/tools/crawlrank crawl "$db" "http://127.0.0.1:$port/index.html" \
   --same-host --allow-private --delay 0 --per-host 8 --top 10
+crawl_s=$(took "$started")
 step "$tools/page_db_stats" "$db"
 step "$tools/page_db_top" "$db" --by pagerank -n 5 --crawled
 step "$tools/page_db_path" "$db" "http://127.0.0.1:$port/library/asyncio-task.html"
+printf '\ninstall %s s, build %s s, crawl %s s\n' \
+  "$install_s" "$build_s" "$crawl_s"

@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages crawlrank builds and tests with (skips what is there).
+#   scripts/install-deps.sh          everything: the library, every part, every test
+#   scripts/install-deps.sh --demo   only what the library, the tools and scripts/demo.sh need
 set -euo pipefail
-packages=(
+# The library, the command-line tools and the demo's site.
+core=(
   build-essential cmake pkg-config git
-  liblmdb-dev lmdb-utils libxxhash-dev libcurl4-openssl-dev libpsl-dev libidn2-dev
-  libgtest-dev libcli11-dev nlohmann-json3-dev
+  liblmdb-dev libxxhash-dev libcurl4-openssl-dev libpsl-dev libidn2-dev
+  libcli11-dev nlohmann-json3-dev
   libgumbo-dev  # the built-in crawler: HTML5 parsing for link and text extraction
   libre2-dev  # user URL patterns in linear time (allow/deny, revisit rules, page_db_find)
   libxml2-dev zlib1g-dev  # sitemaps: XML with entities, CDATA and namespaces; .xml.gz
   libssl-dev  # WARC files: the SHA-1 payload and block digests (libcrypto)
+  libbrotli-dev libzstd-dev  # crawlrank crawl --warc keeps bodies as received and decodes them itself
+  python3  # the demo serves its site with python3 -m http.server
+  python3.11-doc  # the documentation site the demo (and the end-to-end crawl tests) serve on 127.0.0.1
+)
+# The optional parts, the tests and their oracles.
+rest=(
+  lmdb-utils libgtest-dev
   clang-14 libclang-rt-14-dev  # scripts/fuzz.sh: clang++-14 and its libFuzzer, ASan, UBSan
-  python3 python3-pytest python3-w3lib python3-networkx python3-scipy
+  python3-pytest python3-w3lib python3-networkx python3-scipy
   # Python bindings (issue 12): the module, its packaging and the Scrapy/Frontera side
   python3-dev pybind11-dev python3-numpy python3-setuptools python3-wheel python3-pip python3-venv
   python3-scrapy python3-six python3-sqlalchemy python3-cachetools python3-msgpack
-  python3.11-doc  # the documentation site the end-to-end crawl tests serve on 127.0.0.1
   lmdb-doc  # a second one (Doxygen) beside it for the shared-frontier test
   wget  # its --warc-file output is what the tests' WARC reader is checked against
   python3-protego  # the robots.txt oracle of tests/python/test_robots_oracle.py
@@ -28,10 +37,10 @@ packages=(
   libcpp-httplib-dev libjs-chart.js python3-prometheus-client
   # the dashboard's browser tests: Selenium drives headless Chromium
   chromium chromium-driver python3-selenium
-  # crawlrank crawl --warc keeps bodies as received and decodes them itself
-  libbrotli-dev libzstd-dev
   python3-brotli python3-zstandard  # the tests' server encodes with the reference encoders
 )
+packages=("${core[@]}")
+if [ "${1:-}" != "--demo" ]; then packages+=("${rest[@]}"); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -31,10 +31,10 @@
 namespace crawlrank::tools {
 namespace {
 
-constexpr std::string_view kTools[] = {"check",   "compact",  "dashboard", "dump",  "failed",
-                                       "find",    "links",    "load",      "path",  "rank",
-                                       "requeue", "robots",   "schedule",  "serve", "stats",
-                                       "top",     "upgrade",  "url"};
+constexpr std::string_view kTools[] = {"broken",   "check",  "compact",  "dashboard", "dump",
+                                       "failed",   "find",   "links",    "load",      "path",
+                                       "rank",     "requeue", "robots",  "schedule",  "serve",
+                                       "stats",    "top",    "upgrade",  "url"};
 
 std::string Duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "?";
@@ -67,10 +67,11 @@ std::string ProgressLine(const CrawlProgress& p) {
     line += ", waiting for robots.txt: " + std::to_string(p.waiting_origins) +
             (p.waiting_origins == 1 ? " origin" : " origins");
   }
-  if (p.max_pages > 0 && rate > 0) {
-    const double left = static_cast<double>(p.max_pages > p.pages ? p.max_pages - p.pages : 0);
-    line += ", ETA " + Duration(left / rate);
-  }
+  // What is left is what is queued and in flight now (more is found as the crawl goes),
+  // at most what --max-pages leaves.
+  uint64_t left = p.queued + p.in_flight;
+  if (p.max_pages > 0) left = std::min(left, p.max_pages > p.pages ? p.max_pages - p.pages : 0);
+  if (left > 0 && rate > 0) line += ", ETA " + Duration(static_cast<double>(left) / rate);
   return line;
 }
 
@@ -177,6 +178,9 @@ nlohmann::json SummaryJson(const CrawlSummary& s,
   j["requeued_seeds"] = s.requeued_seeds;
   j["stopped"] = s.stopped;
   j["finished"] = s.finished;
+  j["limit_reached"] = s.limit_reached;
+  j["refused_hosts"] = s.refused_hosts;
+  j["held_pages"] = s.held_pages;
   j["rank"] = rank_name;
   j["ranked"] = ranked.has_value() ? FreshnessJson(ranked->rank, ranked->now) : nlohmann::json();
   nlohmann::json pages = nlohmann::json::array();
@@ -196,6 +200,7 @@ constexpr std::pair<std::string_view, std::string_view> kOptionKeys[] = {
     {"--score-mode", "score"},      {"--max-retries", "max_retries"},
     {"--retry-delay", "retry_ms"},  {"--max-crawl-delay", "max_crawl_delay_ms"},
     {"--revisit", "revisit_ms"},    {"--template-links", "template_links"},
+    {"--allow-private", "allow_private"},
 };
 
 // The keys of the options given on this command line, with their values in `all` (the
@@ -309,18 +314,49 @@ void PrintNotes(Output& out, const CrawlSummary& s, const SchedulerStats& end, c
   if (s.requeued_seeds > 0) {
     out << "queued again " << s.requeued_seeds << " seeds that had failed before\n";
   }
-  const auto refused = s.errors.find("private-address");
-  if (refused != s.errors.end() && !a.crawl.allow_private) {
-    out << "hint: " << refused->second
-        << " pages were refused because their host has a private address (loopback, LAN); "
-           "to crawl such hosts, run again with --allow-private and the same seeds\n";
+  for (const auto& [host, detail] : s.refused_hosts) {
+    out << "held the pages of " << host << ": crawled before, its address is refused now ("
+        << detail << "); they stay queued\n";
   }
-  if (s.finished && s.progress.pages == 0 && s.progress.errors == 0 && s.requeued_seeds == 0) {
+  const auto refused = s.errors.find("private-address");
+  if ((refused != s.errors.end() || !s.refused_hosts.empty()) && !a.crawl.allow_private) {
+    if (refused != s.errors.end()) {
+      out << "hint: " << refused->second
+          << " pages failed because their host has a private address (loopback, LAN)";
+    } else {
+      out << "hint: hosts with a private address (loopback, LAN) are refused";
+    }
+    out << "; to crawl such hosts, run `crawlrank crawl " << a.db_path
+        << " --allow-private` (stored with the crawl; failed pages come back with "
+           "`crawlrank requeue " << a.db_path << " --kind private-address`)\n";
+  }
+  if (s.limit_reached) {
+    out << "max_pages (" << a.crawl.max_pages << ") reached";
+    if (end.queued + end.retrying > 0) out << " with " << end.queued + end.retrying << " pages queued";
+    out << "; raise it with --max-pages\n";
+  } else if (s.finished && s.progress.pages == 0 && s.progress.errors == 0 &&
+             s.requeued_seeds == 0 && s.robots_disallowed == 0) {
     out << "already complete: " << end.crawled + end.failed << " pages (" << end.crawled
         << " crawled, " << end.failed << " failed). `crawlrank failed " << a.db_path
         << "` lists the failures and `crawlrank requeue " << a.db_path
         << "` queues them again; to start over, remove " << a.db_path << "\n";
   }
+}
+
+// The exit status of a crawl that ran to its end: 1, with a line on stderr, when it
+// fetched nothing though it tried (every page it was handed failed; robots.txt keeping
+// pages out is the site's word, not a failure) or when only hosts the address guard
+// refuses have pages left; 0 otherwise.
+int CrawlOutcome(const CrawlSummary& s) {
+  std::string why;
+  if (s.only_refused_left) {
+    why = "every host with pages queued is refused by the address guard (held above)";
+  } else if (s.progress.pages == 0 && s.progress.errors > 0) {
+    why = "nothing fetched: every page it tried failed (errors above)";
+  }
+  if (why.empty()) return kExitOk;
+  std::fprintf(stderr, "crawlrank crawl: %s\n", why.c_str());
+  return kExitFailure;
 }
 
 // The summary's lines of HTTP statuses and error kinds, each with its count.
@@ -475,8 +511,9 @@ int Crawl(int argc, char** argv) {
           "revisit crawled pages, at least this many seconds apart, at the rate they "
           "change (conditional GET); the crawl then runs until stopped or --max-time");
   app.Add("--max-time", a.max_time_s, "stop after this many seconds (0: no limit)")->ShowDefault();
-  app.Flag("--allow-private", o.allow_private,
-           "allow loopback, private and link-local addresses (local tests and demos)");
+  app.Flag("--allow-private,!--no-allow-private", o.allow_private,
+           "allow loopback, private and link-local addresses (local tests and demos); "
+           "stored with the crawl, --no-allow-private takes it back");
   app.Add("--proxy", o.proxy, "HTTP(S) proxy URL (the environment's are ignored)");
   app.Add("--resolve", o.resolve, "HOST:PORT:ADDRESS: pin a name to an address");
   app.Flag("--sitemaps", o.sitemaps, "queue the URLs of the sitemaps robots.txt names");
@@ -682,29 +719,30 @@ int Crawl(int argc, char** argv) {
       }
     }
     if (Status flushed = out.Flush(); !flushed.ok()) return Fail(app, flushed);
-    return received != 0 ? 128 + received : kExitOk;
+    if (received != 0) return 128 + received;
+    return CrawlOutcome(s);
   });
 }
 
-int Usage() {
-  std::fprintf(stderr,
+int Usage(std::FILE* to) {
+  std::fprintf(to,
                "usage: crawlrank crawl DB SEED... [options]   crawl (crawlrank crawl --help)\n"
                "       crawlrank TOOL ARGS...                 run page_db_TOOL (crawlrank_url,\n"
                "                                              crawlrank_robots, crawlrank_serve,\n"
                "                                              crawlrank_dashboard),\n"
                "                                              TOOL one of:\n"
                "        ");
-  for (std::string_view t : kTools) std::fprintf(stderr, " %.*s", static_cast<int>(t.size()), t.data());
-  std::fprintf(stderr, "\n       crawlrank --version                    the version and formats\n");
+  for (std::string_view t : kTools) std::fprintf(to, " %.*s", static_cast<int>(t.size()), t.data());
+  std::fprintf(to, "\n       crawlrank --version                    the version and formats\n");
   return kExitUsage;
 }
 
 int Main(int argc, char** argv) {
-  if (argc < 2) return Usage();
+  if (argc < 2) return Usage(stderr);
   const std::string_view command = argv[1];
   if (command == "crawl") return Crawl(argc - 1, argv + 1);
   if (command == "--help" || command == "-h" || command == "help") {
-    Usage();
+    Usage(stdout);  // asked for: data, on stdout
     return kExitOk;
   }
   if (command == "--version" || command == "-V") {
@@ -714,7 +752,7 @@ int Main(int argc, char** argv) {
   }
   if (std::find(std::begin(kTools), std::end(kTools), command) == std::end(kTools)) {
     std::fprintf(stderr, "crawlrank: unknown command \"%s\"\n", argv[1]);
-    return Usage();
+    return Usage(stderr);
   }
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);

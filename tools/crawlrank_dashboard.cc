@@ -26,6 +26,10 @@ int Main(int argc, char** argv) {
   app.Add("--host", host, "address to listen on")->ShowDefault();
   app.Add("--port", port, "port to listen on (0: any free one)")->ShowDefault();
   app.Add("--token", token, "a secret every request must carry (required off 127.0.0.1)");
+  std::vector<std::string> allowed_hosts;
+  app.Add("--allow-host", allowed_hosts,
+          "a name the dashboard answers to besides IP addresses, localhost and --host (a "
+          "request naming another Host gets 421: DNS rebinding); repeatable; '*': any");
   app.Add("--chartjs", chartjs, "Chart.js to serve for the charts (Debian's libjs-chart.js)")
       ->ShowDefault();
   return Run(app, argc, argv, [&] {
@@ -45,6 +49,7 @@ int Main(int argc, char** argv) {
     options.host = host;
     options.port = port;
     options.token = token;
+    options.allowed_hosts = allowed_hosts;
     options.chartjs = chartjs;
     auto server = dashboard::DashboardServer::Start(**db, options);
     if (!server.ok()) return Fail(app, server.status());

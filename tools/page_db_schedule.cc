@@ -30,6 +30,7 @@ nlohmann::ordered_json StatsJson(const SchedulerStats& stats) {
   out["failed"] = stats.failed;
   out["hosts"] = stats.hosts;
   out["finished"] = stats.finished;
+  out["limit_reached"] = stats.limit_reached;
   out["next_ready"] = stats.next_ready_ms < 0 ? "never" : IsoTimeOr(stats.next_ready_ms, "now");
   out["next_ready_ms"] = stats.next_ready_ms;
   return out;
@@ -103,8 +104,9 @@ int Main(int argc, char** argv) {
     out << "queued " << stats.queued << ", in flight " << stats.in_flight << ", retrying "
         << stats.retrying << ", crawled " << stats.crawled << ", failed " << stats.failed
         << ", hosts " << stats.hosts << ", "
-        << (stats.finished ? std::string("finished")
-                           : "next ready " + IsoTimeOr(stats.next_ready_ms, "now"))
+        << (stats.limit_reached ? std::string("finished: max_pages reached")
+            : stats.finished    ? std::string("finished")
+                                : "next ready " + IsoTimeOr(stats.next_ready_ms, "now"))
         << "\n";
     // The priority column only when a caller gave priorities (QueuedExtra).
     const bool priorities = std::any_of(view->next.begin(), view->next.end(),

@@ -72,6 +72,7 @@ Result<nlohmann::ordered_json> Collect(const PageDb& db) {
   for (const FailedPage& page : failed) ++by_kind[std::string(FailureKindName(page.kind))];
   for (const auto& [kind, n] : by_kind) stats["failed_" + kind] = n;
   stats["crawl_finished"] = schedule.stats.finished;
+  stats["limit_reached"] = schedule.stats.limit_reached;  // max_pages, pages still queued or not
   // The crawl's counters (format version 7; zeros before): fetches by status class,
   // failure reports by kind, bytes and time, and the progress samples kept.
   CRAWLRANK_ASSIGN_OR_RETURN(const CrawlCounters totals, snapshot.CrawlTotals());

@@ -228,8 +228,18 @@ struct CrawlSummary {
   std::map<std::string, std::string> unreachable_origins;
   // Seeds of this run that had failed for good before, put back in the queue by Open.
   uint64_t requeued_seeds = 0;
+  // Hosts this crawl fetched from before (their robots.txt answered) whose address the
+  // guard refuses now (allow_private off, or the name moved to a private address): host:
+  // the guard's detail. Their pages are held, never failed: the host is held in the
+  // scheduler for the run, its pages handed out stay leased and come back at the next
+  // open. With a frontier other than the crawler's own Scheduler, such pages fail.
+  std::map<std::string, std::string> refused_hosts;
+  uint64_t held_pages = 0;  // pages of those hosts handed out and held
   bool stopped = false;   // Stop() ended it
-  bool finished = false;  // nothing is left to fetch
+  bool finished = false;  // nothing is left to fetch (or max_pages is reached)
+  bool limit_reached = false;  // max_pages is reached, pages still queued or not
+  // Run ended because every host with pages queued is in refused_hosts (not finished).
+  bool only_refused_left = false;
 };
 
 // The crawler's stored configuration (crawl_config.h): the scheduler's keys of the

@@ -10,7 +10,8 @@
 // whole process, and resuming after a fault inside liblmdb is not safe. A program can opt
 // in to this guard: on SIGSEGV or SIGBUS it writes one line to standard error naming the
 // PageDBs the program opened and page_db_check, and exits with status 1 instead of
-// dumping core. Every crawlrank tool installs it. A fault that is a bug of the program
+// dumping core. LMDB's own assertions on a damaged page (which would abort()) end such a
+// program the same way, with LMDB's text in the line. Every crawlrank tool installs it. A fault that is a bug of the program
 // (or of crawlrank) is reported the same way: the line says so when page_db_check finds
 // nothing.
 //
@@ -24,8 +25,9 @@
 
 namespace crawlrank {
 
-// Installs the SIGSEGV and SIGBUS handlers; `program` starts the message (at most 63
-// bytes are kept).
+// Installs the SIGSEGV and SIGBUS handlers and a terminate handler (for LMDB's assertions;
+// any other uncaught exception goes on to the one before); `program` starts the message
+// (at most 63 bytes are kept).
 void InstallFaultGuard(std::string_view program);
 
 // Names the PageDB at `path` in the guard's message (the first 4 paths, up to 511 bytes

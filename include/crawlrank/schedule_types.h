@@ -131,6 +131,8 @@ struct SchedulerStats {
   // Never with revisits on and a page crawled: next_revisit_ms says when one is due.
   bool finished = false;
   int64_t next_revisit_ms = -1;  // revisits on: the earliest due (never later); -1: none
+  // max_pages is reached (so finished), whatever is still queued: raise it to go on.
+  bool limit_reached = false;
 };
 
 // Calls fn(name, &SchedulerStats::field) for every field, in declaration order: the one
@@ -156,6 +158,7 @@ constexpr void ForEachStatsField(Fn&& fn) {
   fn("next_ready_ms", &SchedulerStats::next_ready_ms);
   fn("finished", &SchedulerStats::finished);
   fn("next_revisit_ms", &SchedulerStats::next_revisit_ms);
+  fn("limit_reached", &SchedulerStats::limit_reached);
 }
 
 // The schedule as a reader sees it (page_db_schedule): what Scheduler::Inspect returns.

@@ -154,6 +154,9 @@ class Scheduler final : public Frontier {
   // as after a 429 (URLFrontier's BlockQueueUntil). 0, or a time past, ends a hold.
   // Persisted.
   Status HoldHost(std::string_view host, int64_t until_ms);
+  // The pages of a host (a politeness key) queued now, whatever its politeness says; 0 for
+  // a host not known. Not those in flight or waiting for a retry.
+  uint64_t QueuedOfHost(std::string_view host) const;
 
   // Sets min_delay_ms from now on: the delay between two requests to a host that has no
   // longer crawl delay of its own. A host waiting out the old delay waits the new one from

@@ -13,6 +13,13 @@ Integrations, imported on demand: ``crawlrank.scrapy`` (a native Scrapy schedule
 spider middleware) and ``crawlrank.frontera`` (a Frontera 0.8 backend).
 """
 
+try:  # the core hands ranks out as numpy arrays: without numpy it cannot load
+    import numpy as _numpy  # noqa: F401
+except ImportError as _missing:
+    raise ImportError(
+        "crawlrank needs numpy, which is missing (Debian: apt install python3-numpy; "
+        "elsewhere: pip install numpy)") from _missing
+
 from crawlrank._core import (
     AbortedError,
     AlreadyExistsError,

@@ -251,6 +251,7 @@ class SchedulerStats:
     next_ready_ms: int
     finished: bool
     next_revisit_ms: int
+    limit_reached: bool
     def to_dict(self) -> dict[str, object]: ...
 
 class Scheduler:

@@ -46,7 +46,7 @@ def nothing_to_crawl(stats: crawlrank.SchedulerStats) -> str:
             or stats.failed or stats.filtered or stats.out_of_scope or stats.removed):
         return "it is empty (no seeds)"
     parts = []
-    if (stats.queued or stats.retrying) and stats.finished:
+    if stats.limit_reached:
         parts.append(f"max_pages is reached, with {stats.queued + stats.retrying} pages "
                      "still queued")
     elif stats.queued or stats.retrying:

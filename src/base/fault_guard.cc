@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <exception>
+
+#include "base/lmdb_assertion.h"
 
 namespace crawlrank {
 namespace {
@@ -12,6 +15,7 @@ namespace {
 constexpr size_t kMaxPaths = 4;
 
 struct GuardState {
+  std::terminate_handler previous_terminate = nullptr;
   char program[64] = {};
   char paths[kMaxPaths][512] = {};
   volatile sig_atomic_t path_count = 0;
@@ -61,6 +65,26 @@ void OnFault(int signal_number) {
   ::_exit(1);
 }
 
+// An exception no one caught: LMDB's assertion (base/lmdb_assertion.h) ends the program
+// with its one line and exit 1; anything else goes to the handler before this one.
+[[noreturn]] void OnTerminate() {
+  GuardState& state = State();
+  if (std::exception_ptr current = std::current_exception()) {
+    try {
+      std::rethrow_exception(current);
+    } catch (const LmdbAssertion& assertion) {
+      Write(state.program);
+      Write(": ");
+      Write(assertion.what());
+      Write(". If page_db_check finds no damage, this is a bug: please report it.\n");
+      ::_exit(1);
+    } catch (...) {
+    }
+  }
+  if (state.previous_terminate != nullptr) state.previous_terminate();
+  std::abort();
+}
+
 }  // namespace
 
 void InstallFaultGuard(std::string_view program) {
@@ -71,6 +95,7 @@ void InstallFaultGuard(std::string_view program) {
   action.sa_flags = SA_NODEFER | SA_RESETHAND;  // a fault inside the handler ends the process
   ::sigaction(SIGSEGV, &action, nullptr);
   ::sigaction(SIGBUS, &action, nullptr);
+  State().previous_terminate = std::set_terminate(OnTerminate);
 }
 
 void WatchPageDb(std::string_view path) {

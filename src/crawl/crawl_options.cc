@@ -119,12 +119,14 @@ namespace crawlrank {
 namespace {
 constexpr std::string_view kUserAgentKey = "user_agent";
 constexpr std::string_view kMaxCrawlDelayKey = "max_crawl_delay_ms";
+constexpr std::string_view kAllowPrivateKey = "allow_private";
 }  // namespace
 
 Result<StoredConfig> CrawlerConfig(const CrawlerOptions& options) {
   CRAWLRANK_ASSIGN_OR_RETURN(StoredConfig config, SchedulerConfig(SchedulerOptionsFor(options)));
   config.emplace(kUserAgentKey, options.user_agent);
   config.emplace(kMaxCrawlDelayKey, std::to_string(options.max_crawl_delay_ms));
+  config.emplace(kAllowPrivateKey, options.allow_private ? "1" : "0");
   return config;
 }
 
@@ -160,6 +162,13 @@ Status ApplyCrawlerConfig(const StoredConfig& config, CrawlerOptions* options) {
                                   "\": not an integer of 0 or more");
     }
     o.max_crawl_delay_ms = ms;
+  }
+  if (const auto it = config.find(std::string(kAllowPrivateKey)); it != config.end()) {
+    if (it->second != "0" && it->second != "1") {
+      return InvalidArgumentError("configuration key allow_private = \"" + it->second +
+                                  "\": not 0 or 1");
+    }
+    o.allow_private = it->second == "1";
   }
   return Status::Ok();
 }

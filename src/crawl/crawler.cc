@@ -24,6 +24,12 @@ Status Crawler::Impl::Dispatch(Request request) {
     return Fail(request, FailureKind::kBadUrl, false,
                 "URL over " + std::to_string(options.max_url_bytes) + " bytes");
   }
+  if (refused_hosts.contains(request.host)) {  // a lease taken before the hold
+    std::lock_guard lock(summary_mu);
+    ++summary.held_pages;
+    held.push_back(std::move(request));
+    return Status::Ok();
+  }
   const std::string origin = OriginOf(request.url);
   LoadRobots(request.host);
   auto it = robots.find(origin);
@@ -100,6 +106,13 @@ void Crawler::Impl::Log(const Request& request, std::optional<FailureKind> failu
 Status Crawler::Impl::OnPage(Request request, FetchResult result, int64_t started_ms,
                              std::vector<CrawlReport>& reports) {
   const Fetched fetched{result, started_ms};
+  if (result.error == FetchError::kPrivateAddress) {
+    const auto it = robots.find(OriginOf(request.url));
+    CRAWLRANK_ASSIGN_OR_RETURN(
+        const bool kept,
+        HoldRefused(request, it == robots.end() ? nullptr : &it->second, result.message));
+    if (kept) return Status::Ok();
+  }
   if (result.error != FetchError::kNone) {
     return Fail(request, FailureKindOf(result.error), FetchErrorRetryable(result.error),
                 result.message, 0, std::nullopt, &fetched);
@@ -241,6 +254,36 @@ Status Crawler::Impl::DropDisallowed(const std::vector<CrawlReport>& reports) {
   return Status::Ok();
 }
 
+Result<bool> Crawler::Impl::HoldRefused(Request& request, const RobotsEntry* before,
+                                       const std::string& detail) {
+  if (!refused_hosts.contains(request.host)) {
+    // Held only where a hold is kept (the crawler's own Scheduler) and the host answered
+    // before: a host never reached fails as the guard says, so that a crawl seeded on a
+    // private address ends (crawlrank crawl then names --allow-private).
+    if (owned == nullptr || before == nullptr || before->status == 0) return false;
+    CRAWLRANK_RETURN_IF_ERROR(owned->HoldHost(request.host, clock.NowMs() + kRefusedHoldMs));
+    refused_hosts.emplace(request.host, detail);
+    std::lock_guard lock(summary_mu);
+    summary.refused_hosts.emplace(request.host, detail);
+  }
+  {
+    std::lock_guard lock(summary_mu);
+    ++summary.held_pages;
+  }
+  held.push_back(std::move(request));
+  return true;
+}
+
+bool Crawler::Impl::OnlyRefusedLeft(const SchedulerStats& stats) const {
+  if (refused_hosts.empty() || owned == nullptr || pool->backlog() != 0 || waiting_count != 0 ||
+      !parked.empty() || stats.retrying != 0 || stats.in_flight > held.size()) {
+    return false;
+  }
+  uint64_t queued = 0;
+  for (const auto& entry : refused_hosts) queued += owned->QueuedOfHost(entry.first);
+  return queued == stats.queued;
+}
+
 CrawlProgress Crawler::Impl::Progress() const {
   CrawlProgress p;
   {
@@ -376,6 +419,11 @@ Status Crawler::Impl::Round(bool* finished) {
       *finished = true;
       return Status::Ok();
     }
+    if (OnlyRefusedLeft(stats)) {
+      only_refused_left = true;
+      *finished = true;
+      return Status::Ok();
+    }
     if (stats.next_ready_ms >= 0) {
       wait_ms = static_cast<int>(std::clamp<int64_t>(stats.next_ready_ms - clock.NowMs(), 1, 100));
     }
@@ -426,6 +474,9 @@ Result<CrawlSummary> Crawler::Run(const ProgressFn& progress, const FetchLogFn& 
     c.summary.requeued_seeds = std::exchange(c.requeued_seeds, 0);
   }
   c.rate_samples.clear();
+  c.refused_hosts.clear();
+  c.held.clear();
+  c.only_refused_left = false;
   uint32_t threads = c.options.parse_threads;
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   c.pool = std::make_unique<ParsePool>(
@@ -467,7 +518,9 @@ Result<CrawlSummary> Crawler::Run(const ProgressFn& progress, const FetchLogFn& 
   summary.progress = c.Progress();
   summary.progress.max_pages = max_pages;
   summary.stopped = stopped;
-  summary.finished = finished;
+  summary.only_refused_left = c.only_refused_left;
+  summary.finished = finished && !c.only_refused_left;
+  summary.limit_reached = c.frontier->GetStats().limit_reached;
   return summary;
 }
 
@@ -487,6 +540,7 @@ Status Crawler::Impl::Close(bool stopped, Status failure) {
   fetcher->AbandonAll();
   pending.clear();
   parked.clear();
+  held.clear();
   waiting.clear();
   waiting_count = 0;
   pool->Close(/*drop=*/stopped || !failure.ok());
@@ -495,6 +549,9 @@ Status Crawler::Impl::Close(bool stopped, Status failure) {
   fetch_log = nullptr;  // the caller's, for this Run only
   if (owned) {  // the crawl's last progress sample: where it ended
     if (Status s = owned->RecordProgress(); failure.ok() && !s.ok()) failure = s;
+    for (const auto& entry : refused_hosts) {  // the next run judges them afresh
+      if (Status s = owned->HoldHost(entry.first, 0); failure.ok() && !s.ok()) failure = s;
+    }
   }
   if (warc) {
     if (Status s = warc->Close(); failure.ok() && !s.ok()) failure = s;

@@ -38,6 +38,9 @@ inline constexpr double kRecentWindowS = 10;
 // Sitemaps fetched per robots.txt, and in all per run.
 inline constexpr size_t kMaxSitemapsPerRobots = 10;
 inline constexpr size_t kMaxSitemaps = 1000;
+// How long a host the address guard refuses is held in the Scheduler: the run releases it
+// when it ends; after a SIGKILL the hold lapses by itself.
+inline constexpr int64_t kRefusedHoldMs = 3'600'000;
 
 struct Crawler::Impl {
   // What the crawl drives: a Scheduler of its own (`owned`, Open on a PageDb) or the
@@ -69,6 +72,12 @@ struct Crawler::Impl {
   std::multimap<int64_t, Request> parked;  // by the time robots.txt is due again
   std::unordered_set<std::string> retrying_origins;  // robots.txt failed, not given up
   RedirectChains redirects;
+  // Hosts fetched from before that the address guard refuses now (CrawlSummary::
+  // refused_hosts): held in the Scheduler for the run, their pages kept here with their
+  // leases, never reported (they come back at the next open).
+  std::map<std::string, std::string> refused_hosts;
+  std::vector<Request> held;
+  bool only_refused_left = false;  // Round found nothing else to do
 
   enum class Kind : uint8_t { kPage, kRobots, kSitemap };
   struct Pending {
@@ -112,6 +121,11 @@ struct Crawler::Impl {
   Status OnPage(Request request, FetchResult result, int64_t started_ms,
                 std::vector<CrawlReport>& reports);
   Status OnRobots(const Pending& p, FetchResult result);
+  // The pages of an origin whose robots.txt fetch says nothing there can be fetched (a
+  // refused address, a protocol error): each fails as the robots.txt did, or is held
+  // (HoldRefused).
+  Status FailOrigin(const std::string& origin, const FetchResult& result,
+                    std::vector<Request>& pages);
   // Files a failed fetch of `origin`'s robots.txt in `entry`: its failures in a row, and
   // when to ask again (retry_ms, doubling) or, past max_retries, that the origin's pages
   // fail for good (robots-unreachable) until robots_ttl_ms.
@@ -126,6 +140,12 @@ struct Crawler::Impl {
   // Appends an exchange to the WARC files (with options.warc_dir, once its answer came whole).
   Status Archive(const FetchResult& result);
   Status Close(bool stopped, Status failure);
+  // Whether `request`, refused by the address guard (`detail`), is held rather than
+  // failed: only with the crawler's own Scheduler, and only for a host whose `before`
+  // robots.txt entry shows that it answered once. Holds the host in the Scheduler.
+  Result<bool> HoldRefused(Request& request, const RobotsEntry* before, const std::string& detail);
+  // Nothing is left to do this run but pages of refused hosts (the run ends, unfinished).
+  bool OnlyRefusedLeft(const SchedulerStats& stats) const;
   Status DropDisallowed(const std::vector<CrawlReport>& reports);
   Status SaveRobots(const std::string& host);
   void LoadRobots(const std::string& host);

@@ -63,6 +63,23 @@ void Crawler::Impl::StartSitemap(const std::string& url, int depth) {
   }
 }
 
+Status Crawler::Impl::FailOrigin(const std::string& origin, const FetchResult& result,
+                                 std::vector<Request>& pages) {
+  // Nothing is cached (another page of the host may name another origin). A host that
+  // answered before (its expired entry says so) is held instead (HoldRefused).
+  const auto before = robots.find(origin);
+  const RobotsEntry* known =
+      result.error == FetchError::kPrivateAddress && before != robots.end() ? &before->second
+                                                                            : nullptr;
+  for (Request& r : pages) {
+    CRAWLRANK_ASSIGN_OR_RETURN(const bool kept, HoldRefused(r, known, result.message));
+    if (!kept) {
+      CRAWLRANK_RETURN_IF_ERROR(Fail(r, FailureKindOf(result.error), false, result.message));
+    }
+  }
+  return Status::Ok();
+}
+
 Status Crawler::Impl::OnRobots(const Pending& p, FetchResult result) {
   const int64_t now = clock.NowMs();
   RobotsEntry entry;
@@ -76,12 +93,7 @@ Status Crawler::Impl::OnRobots(const Pending& p, FetchResult result) {
   waiting.erase(p.origin);
   waiting_count -= pages.size();
   if (result.error == FetchError::kPrivateAddress || result.error == FetchError::kProtocol) {
-    // Nothing on this origin can be fetched: the pages fail as the robots.txt did, and
-    // nothing is cached (another page of the host may name another origin).
-    for (const Request& r : pages) {
-      CRAWLRANK_RETURN_IF_ERROR(Fail(r, FailureKindOf(result.error), false, result.message));
-    }
-    return Status::Ok();
+    return FailOrigin(p.origin, result, pages);
   }
   if (result.error == FetchError::kTooManyRedirects) {
     entry.status = 404;  // §2.3.1.2: past five redirects, robots.txt is "unavailable"

@@ -2,6 +2,9 @@
 
 #include <httplib.h>
 
+#include <arpa/inet.h>
+
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -65,6 +68,32 @@ bool IsLoopbackHost(const std::string& host) {
   return host == "localhost" || host == "::1" || host == "[::1]" || host.starts_with("127.");
 }
 
+bool HostHeaderAllowed(std::string_view value, const DashboardOptions& options) {
+  if (value.empty()) return true;
+  std::string name;
+  if (value.front() == '[') {  // [v6] or [v6]:port: an address literal
+    const size_t end = value.find(']');
+    if (end == std::string_view::npos) return false;
+    name = std::string(value.substr(1, end - 1));
+  } else {
+    name = std::string(value.substr(0, value.rfind(':')));
+  }
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  in6_addr v6;
+  in_addr v4;
+  if (inet_pton(AF_INET, name.c_str(), &v4) == 1 || inet_pton(AF_INET6, name.c_str(), &v6) == 1) {
+    return true;  // a page can reach an address literal as itself only: no rebinding
+  }
+  if (name == "localhost" || name == options.host) return true;
+  for (const std::string& allowed : options.allowed_hosts) {
+    if (allowed == "*") return true;
+    std::string lower = allowed;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == name) return true;
+  }
+  return false;
+}
+
 struct DashboardServer::Impl {
   DashboardData data;
   DashboardOptions options;
@@ -104,6 +133,56 @@ struct DashboardServer::Impl {
                  }
                  res.set_content(render(req, *json), kHtml);
                });
+  }
+
+  // What every answer carries, who may ask (the Host named, the token), and the answer to
+  // a request that met damage.
+  void Guard() {
+    server.set_default_headers(
+        {{"Content-Security-Policy",
+          "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+          "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"},
+         {"X-Content-Type-Options", "nosniff"},
+         {"Referrer-Policy", "no-referrer"},
+         {"Cache-Control", "no-store"}});
+    server.set_pre_routing_handler(
+        [this](const httplib::Request& req, httplib::Response& res) {
+          const std::string host = req.get_header_value("Host");
+          if (!HostHeaderAllowed(host, options)) {
+            res.status = 421;  // Misdirected Request
+            res.set_content("this dashboard does not answer to the name \"" + ValidUtf8(host) +
+                                "\"; start it with --allow-host NAME to let it\n",
+                            "text/plain");
+            return httplib::Server::HandlerResponse::Handled;
+          }
+          if (req.path == "/login" || Authorized(req)) {
+            return httplib::Server::HandlerResponse::Unhandled;
+          }
+          res.status = 401;
+          res.set_header("WWW-Authenticate", "Bearer");
+          res.set_content("this dashboard needs its token: /login?token=TOKEN, or an "
+                          "Authorization: Bearer header\n",
+                          "text/plain");
+          return httplib::Server::HandlerResponse::Handled;
+        });
+    // A request that met damage LMDB asserts on (base/lmdb_assertion.h) gets its error; the
+    // dashboard keeps serving the others.
+    server.set_exception_handler(
+        [](const httplib::Request& req, httplib::Response& res, std::exception_ptr thrown) {
+          std::string what = "unexpected error";
+          try {
+            std::rethrow_exception(thrown);
+          } catch (const std::exception& e) {
+            what = e.what();
+          } catch (...) {
+          }
+          res.status = 500;
+          if (req.path.starts_with("/api/") || req.path == "/metrics") {
+            res.set_content(Json{{"error", ValidUtf8(what)}}.dump(), kJson);
+          } else {
+            res.set_content(ErrorPage(req.path, what), kHtml);
+          }
+        });
   }
 
   void Routes() {
@@ -215,26 +294,7 @@ Result<std::unique_ptr<DashboardServer>> DashboardServer::Start(const PageDb& db
     std::ostringstream bytes;
     if (in && (bytes << in.rdbuf())) impl->chartjs = bytes.str();
   }
-  impl->server.set_default_headers(
-      {{"Content-Security-Policy",
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"},
-       {"X-Content-Type-Options", "nosniff"},
-       {"Referrer-Policy", "no-referrer"},
-       {"Cache-Control", "no-store"}});
-  Impl* raw = impl.get();
-  impl->server.set_pre_routing_handler(
-      [raw](const httplib::Request& req, httplib::Response& res) {
-        if (req.path == "/login" || raw->Authorized(req)) {
-          return httplib::Server::HandlerResponse::Unhandled;
-        }
-        res.status = 401;
-        res.set_header("WWW-Authenticate", "Bearer");
-        res.set_content("this dashboard needs its token: /login?token=TOKEN, or an "
-                        "Authorization: Bearer header\n",
-                        "text/plain");
-        return httplib::Server::HandlerResponse::Handled;
-      });
+  impl->Guard();
   impl->server.set_payload_max_length(64 * 1024);
   // Stop() waits for idle connections to time out: with the default 5 s, a browser that
   // keeps one open between refreshes would hold up Ctrl-C for as long.
@@ -250,6 +310,7 @@ Result<std::unique_ptr<DashboardServer>> DashboardServer::Start(const PageDb& db
   } else {
     impl->port = options.port;
   }
+  Impl* raw = impl.get();
   impl->thread = std::thread([raw] { raw->server.listen_after_bind(); });
   return std::unique_ptr<DashboardServer>(new DashboardServer(std::move(impl)));
 }

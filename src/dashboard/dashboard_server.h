@@ -14,6 +14,8 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "crawlrank/page_db.h"
 #include "crawlrank/status.h"
@@ -25,6 +27,10 @@ struct DashboardOptions {
   int port = 7072;  // 0: any free port (DashboardServer::port says which)
   // Required unless `host` is a loopback address (127.0.0.0/8, ::1, localhost).
   std::string token;
+  // Names a request's Host header may carry besides an IP address and "localhost" (DNS
+  // rebinding: a web page in the operator's browser that makes its own name resolve to
+  // 127.0.0.1 sends that name, and is refused). "*" accepts any name.
+  std::vector<std::string> allowed_hosts;
   // Chart.js, served as /static/chart.js; a page without it shows its tables only.
   std::string chartjs = "/usr/share/javascript/chart.js/chart.min.js";
 };
@@ -52,6 +58,11 @@ class DashboardServer {
 
 // True for 127.0.0.0/8, ::1 and "localhost".
 bool IsLoopbackHost(const std::string& host);
+
+// Whether a request's Host header (`value`: "name", "name:port", "[v6]:port") names the
+// dashboard as `options` allow: an IP address literal, "localhost", the address it listens
+// on, or one of allowed_hosts (case-insensitive). A missing Host (HTTP/1.0) is accepted.
+bool HostHeaderAllowed(std::string_view value, const DashboardOptions& options);
 
 }  // namespace crawlrank::dashboard
 

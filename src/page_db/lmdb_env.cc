@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "base/errno_text.h"
+#include "base/lmdb_assertion.h"
 #include "base/unique_fd.h"
 
 namespace crawlrank::lmdb {
@@ -83,6 +84,16 @@ Status PrepareLockFile(const std::string& path, const std::string& where) {
   return Status::Ok();
 }
 
+// LMDB's assert callback: liblmdb would abort() after it returns; it throws instead
+// (base/lmdb_assertion.h says who catches it). `what` is LMDB's own text ("mdb.c:5921:
+// Assertion 'IS_LEAF(mp)' failed in mdb_cursor_next()").
+void OnLmdbAssertion(MDB_env* env, const char* what) {
+  const char* path = nullptr;
+  if (env == nullptr || mdb_env_get_path(env, &path) != 0 || path == nullptr) path = "?";
+  throw LmdbAssertion(std::string("LMDB met a damaged page in PageDB \"") + path + "\" (" + what +
+                      "); run page_db_check on it");
+}
+
 }  // namespace
 
 Result<Env> Env::Open(const std::string& path, unsigned flags, uint64_t map_size,
@@ -90,6 +101,8 @@ Result<Env> Env::Open(const std::string& path, unsigned flags, uint64_t map_size
   Env env;
   int rc = mdb_env_create(&env.env_);
   if (rc != 0) return Error(rc, "mdb_env_create", path);
+  // (A no-op where liblmdb was built without assertions: nothing to route then.)
+  (void)mdb_env_set_assert(env.env_, OnLmdbAssertion);
   if (map_size != 0 && (rc = mdb_env_set_mapsize(env.env_, map_size)) != 0) {
     return Error(rc, "mdb_env_set_mapsize", path);
   }

@@ -400,6 +400,7 @@ SchedulerStats ScheduleState::Stats(int64_t now) const {
     consider(std::max(now, revisit));
   }
   const bool limit = max_pages_ != 0 && Done() >= max_pages_;
+  stats.limit_reached = limit;
   stats.finished = limit || (stats.in_flight == 0 && stats.retrying == 0 && next < 0);
   stats.next_ready_ms = stats.finished ? -1 : next;
   return stats;

@@ -130,6 +130,13 @@ Status Scheduler::HoldHost(std::string_view host, int64_t until_ms) {
   });
 }
 
+uint64_t Scheduler::QueuedOfHost(std::string_view host) const {
+  std::lock_guard lock(impl_->mu);
+  const HostTable& hosts = impl_->state.hosts();
+  const std::optional<uint32_t> number = hosts.Find(host);
+  return number.has_value() ? hosts[*number].queue.size() : 0;
+}
+
 Status Scheduler::SetDefaultDelay(int64_t delay_ms) {
   if (delay_ms < 0) {
     return InvalidArgumentError("default delay: negative (" + std::to_string(delay_ms) + " ms)");

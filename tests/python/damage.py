@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """Damages copies of a PageDB and runs every tool on each copy: none may crash.
 
-Each case copies a sound DB (its data.mdb and stored ranks), then either flips one byte of
-data.mdb (XOR with a random nonzero value) or cuts data.mdb short, and runs every tool on
+Each case copies a sound DB (its data.mdb and stored ranks), then flips one byte of
+data.mdb (XOR with a random nonzero value), zeroes one whole 4 KiB page of it, or cuts it
+short, and runs every tool on
 the copy: the readers first, then the writers (page_db_rank, page_db_compact,
 page_db_load). A run is classified as
 
   ok       exit 0
   error    exit 1 with a message on stderr
-  guarded  exit 1 through the fault guard (LMDB faulted inside the damaged map)
+  guarded  exit 1 through the fault guard (LMDB faulted inside the damaged map, or one of
+           its assertions failed on a damaged page)
   CRASH    anything else: a signal, another exit code, a sanitizer report, a hang, an
            error exit without a message, or a message of more than 2000 characters.
 
@@ -36,7 +38,8 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "small-web.links"
-GUARD_MARK = "crashed while reading"  # the fault guard's message (tools/fault_guard.cc)
+# The fault guard's messages (src/base/fault_guard.cc): a fault, an LMDB assertion.
+GUARD_MARKS = ("crashed while reading", "LMDB met a damaged page")
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer")
 TIMEOUT_S = 120
 MAX_MESSAGE = 2000
@@ -66,15 +69,16 @@ def run_tool(bin_dir: pathlib.Path, argv: list[str], stdin: str | None = None) -
     except subprocess.TimeoutExpired:
         return Outcome(tool, "CRASH", -1, f"hung for more than {TIMEOUT_S} s")
     err = proc.stderr
-    first = err.splitlines()[0] if err.strip() else ""
-    # An error exit must say why: one `tool: message` line of bounded length first.
-    said_why = first.startswith(tool + ":") and len(first) <= MAX_MESSAGE
+    # An error exit must say why: a `tool: message` line of bounded length (after the
+    # notes some tools print first, such as page_db_top's line on the rank's freshness).
+    said_why = any(line.startswith(tool + ":") and len(line) <= MAX_MESSAGE
+                   for line in err.splitlines())
     if proc.returncode < 0 or any(mark in err for mark in SANITIZER_MARKS):
         kind = "CRASH"
     elif proc.returncode == 0:
         kind = "ok"
     elif proc.returncode == 1 and said_why:
-        kind = "guarded" if GUARD_MARK in err else "error"
+        kind = "guarded" if any(mark in err for mark in GUARD_MARKS) else "error"
     else:
         kind = "CRASH"
     return Outcome(tool, kind, proc.returncode, err[-3000:])
@@ -121,10 +125,19 @@ def first_url(bin_dir: pathlib.Path, db: pathlib.Path) -> str:
     return must(bin_dir, ["page_db_dump", "info", str(db)]).splitlines()[0].split()[2]
 
 
-def damage(copy: pathlib.Path, rng: random.Random, truncate: bool) -> str:
+def zero_page(data: pathlib.Path, page: int) -> str:
+    with open(data, "r+b") as f:
+        f.seek(page * 4096)
+        f.write(bytes(4096))
+    return f"page {page} zeroed"
+
+
+def damage(copy: pathlib.Path, rng: random.Random, mode: str) -> str:
     data = copy / "data.mdb"
     size = data.stat().st_size
-    if truncate:
+    if mode == "zero":
+        return zero_page(data, rng.randrange(size // 4096))
+    if mode == "cut":
         if rng.random() < 0.5:
             new_size = rng.randrange(size // 4096) * 4096  # a page boundary
         else:
@@ -142,7 +155,7 @@ def damage(copy: pathlib.Path, rng: random.Random, truncate: bool) -> str:
 
 
 def run_case(bin_dir: pathlib.Path, sound: pathlib.Path, url: str, work: pathlib.Path,
-             name: str, rng: random.Random, truncate: bool) -> CaseResult:
+             name: str, rng: random.Random, mode: str) -> CaseResult:
     copy = work / "copy"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
@@ -150,7 +163,7 @@ def run_case(bin_dir: pathlib.Path, sound: pathlib.Path, url: str, work: pathlib
     shutil.copy2(sound / "data.mdb", copy / "data.mdb")  # no lock.mdb: a copied DB
     if (sound / "ranks").is_dir():
         shutil.copytree(sound / "ranks", copy / "ranks")
-    what = damage(copy, rng, truncate)
+    what = damage(copy, rng, mode)
     db = str(copy)
     outcomes: dict[str, Outcome] = {}
     readers = {
@@ -186,19 +199,19 @@ def run_case(bin_dir: pathlib.Path, sound: pathlib.Path, url: str, work: pathlib
 
 
 def run_all(bin_dir: pathlib.Path, seed: int, flips: int, truncations: int,
-            medium_pages: int = 30000, log=print) -> list[CaseResult]:
+            medium_pages: int = 30000, log=print, zeroes: int = 0) -> list[CaseResult]:
     rng = random.Random(seed)
     results = []
     with tempfile.TemporaryDirectory(prefix="crawlrank-damage-") as tmp:
         work = pathlib.Path(tmp)
         sound = build_sound_dbs(bin_dir, work, medium_pages)
         urls = [first_url(bin_dir, db) for db in sound]
-        cases = [(False, i) for i in range(flips)] + [(True, i) for i in range(truncations)]
-        for n, (truncate, i) in enumerate(cases):
+        cases = ([("flip", i) for i in range(flips)] + [("cut", i) for i in range(truncations)]
+                 + [("zero", i) for i in range(zeroes)])
+        for n, (mode, i) in enumerate(cases):
             which = n % len(sound)
-            name = f"{'cut' if truncate else 'flip'} {i} of {sound[which].name}"
-            result = run_case(bin_dir, sound[which], urls[which], work / "case", name, rng,
-                              truncate)
+            name = f"{mode} {i} of {sound[which].name}"
+            result = run_case(bin_dir, sound[which], urls[which], work / "case", name, rng, mode)
             results.append(result)
             guarded = [o.tool for o in result.outcomes if o.kind == "guarded"]
             if guarded:
@@ -235,13 +248,14 @@ def main() -> int:
                         help="folder of the built tools (default: build/tools)")
     parser.add_argument("--flips", type=int, default=300)
     parser.add_argument("--truncations", type=int, default=100)
+    parser.add_argument("--zeroes", type=int, default=100, help="whole pages zeroed")
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
     print(f"damage: seed {seed}, {args.flips} flips, {args.truncations} truncations, "
-          f"tools {args.tools}", flush=True)
+          f"{args.zeroes} zeroed pages, tools {args.tools}", flush=True)
     results = run_all(args.tools, seed, args.flips, args.truncations,
-                      log=lambda s: print(s, flush=True))
+                      log=lambda s: print(s, flush=True), zeroes=args.zeroes)
     text, clean = summary(results)
     print(text)
     return 0 if clean else 1

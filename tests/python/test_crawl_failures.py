@@ -39,17 +39,20 @@ def run(bin_dir: pathlib.Path, *args: object, expect: int = 0,
     return proc
 
 
-def crawl(bin_dir: pathlib.Path, db: pathlib.Path, *args: object, timeout: float = 60) -> dict:
-    return json.loads(run(bin_dir, "crawl", db, *args, timeout=timeout).stdout)
+def crawl(bin_dir: pathlib.Path, db: pathlib.Path, *args: object, timeout: float = 60,
+          expect: int = 0) -> dict:
+    """The summary of a crawl; `expect` 1 for one that fetched nothing (it says so)."""
+    return json.loads(run(bin_dir, "crawl", db, *args, timeout=timeout, expect=expect).stdout)
 
 
 def failed(bin_dir: pathlib.Path, db: pathlib.Path, *args: object) -> list[dict]:
     return json.loads(run(bin_dir, "failed", db, "--json", *args).stdout)
 
 
-def timed_crawl(bin_dir: pathlib.Path, db: pathlib.Path, *args: object) -> tuple[float, dict]:
+def timed_crawl(bin_dir: pathlib.Path, db: pathlib.Path, *args: object,
+                expect: int = 0) -> tuple[float, dict]:
     start = time.monotonic()
-    summary = crawl(bin_dir, db, *args)
+    summary = crawl(bin_dir, db, *args, expect=expect)
     return time.monotonic() - start, summary
 
 
@@ -58,7 +61,7 @@ def test_dead_port_seed_ends_with_one_failed_page(bin_dir, tmp_path):
     origin = f"http://127.0.0.1:{port}"
     db = tmp_path / "dead.db"
     elapsed, summary = timed_crawl(bin_dir, db, f"{origin}/", *LOCAL, "--retry-delay", "0.2",
-                                   "--max-retries", "2")
+                                   "--max-retries", "2", expect=1)
     # robots.txt is asked 3 times, 0.2 s and then 0.4 s apart: well under 10 s.
     assert elapsed < 10, elapsed
     assert summary["finished"] and summary["pages"] == 0
@@ -88,7 +91,8 @@ def test_dead_port_seed_ends_with_one_failed_page(bin_dir, tmp_path):
     assert again.split()[:-1] == dump.split()[:-1] and again.split()[-1] == "pending"
     # Re-queued, the next run asks the origin once more, and gives up at the first failure.
     assert run(bin_dir, "requeue", db).stdout == "requeued 1 pages\n"
-    again, summary = timed_crawl(bin_dir, db, *LOCAL, "--retry-delay", "0.2", "--max-retries", "2")
+    again, summary = timed_crawl(bin_dir, db, *LOCAL, "--retry-delay", "0.2", "--max-retries", "2",
+                                 expect=1)
     assert summary["robots_fetched"] == 1 and summary["errors_by_kind"] == {
         "robots-unreachable": 1}, summary
     assert again < 5
@@ -99,7 +103,8 @@ def test_max_retries_zero_gives_up_at_once_on_every_queued_page(bin_dir, tmp_pat
     seeds = [f"{origin}/{n}" for n in range(10)]
     # The default delay (1 s) would take 9 s to hand the pages out one by one: the queued
     # ones fail together when the origin is given up on.
-    elapsed, summary = timed_crawl(bin_dir, tmp_path / "db", *seeds, *LOCAL, "--max-retries", "0")
+    elapsed, summary = timed_crawl(bin_dir, tmp_path / "db", *seeds, *LOCAL, "--max-retries", "0",
+                                    expect=1)
     assert elapsed < 5, elapsed
     assert summary["robots_fetched"] == 1
     assert summary["errors_by_kind"] == {"robots-unreachable": 10}
@@ -109,7 +114,7 @@ def test_max_retries_zero_gives_up_at_once_on_every_queued_page(bin_dir, tmp_pat
 def test_robots_503_backs_off_then_fails_the_origin(bin_dir, tmp_path):
     with CrawlSite(pages=3, robots="", robots_status=503) as site:
         summary = crawl(bin_dir, tmp_path / "db", f"http://{site.host}/gen/0.html", *LOCAL,
-                        "--delay", "0", "--retry-delay", "0.2", "--max-retries", "2")
+                        "--delay", "0", "--retry-delay", "0.2", "--max-retries", "2", expect=1)
         log = site.log()
     assert [h.path for h in log] == ["/robots.txt"] * 3  # no page asked before robots.txt
     gaps = [b.time - a.time for a, b in zip(log, log[1:])]
@@ -178,7 +183,8 @@ def test_private_seed_hint_then_the_same_seed_again_fetches_it(bin_dir, tmp_path
     db = tmp_path / "db"
     with CrawlSite(pages=3) as site:
         seed = f"http://{site.host}/gen/0.html"
-        first = run(bin_dir, "crawl", db, seed, "--quiet", "--delay", "0", "--same-host")
+        first = run(bin_dir, "crawl", db, seed, "--quiet", "--delay", "0", "--same-host",
+                    expect=1)  # it fetched nothing, and says why
         assert "--allow-private" in first.stdout and "hint:" in first.stdout, first.stdout
         [page] = failed(bin_dir, db, "--kind", "private-address")
         assert page["url"] == seed
@@ -199,7 +205,7 @@ def test_requeue_by_kind_and_host_then_crawl_fetches_them(bin_dir, tmp_path):
     db = tmp_path / "db"
     with CrawlSite(pages=3) as site:
         seed = f"http://{site.host}/gen/0.html"
-        run(bin_dir, "crawl", db, seed, "--quiet", "--delay", "0", "--same-host")
+        run(bin_dir, "crawl", db, seed, "--quiet", "--delay", "0", "--same-host", expect=1)
         run(bin_dir, "requeue", db, "--kind", "timeout")  # matches nothing
         assert len(failed(bin_dir, db)) == 1
         assert failed(bin_dir, db, "--host", "example.com") == []

@@ -109,6 +109,23 @@ def test_bad_queries_are_400_with_a_message(bin_dir, crawled):
         assert dash.get("api/page?url=http://elsewhere.example/")[0] == 404
 
 
+def test_a_rebound_name_is_refused(bin_dir, crawled):
+    """DNS rebinding: a web page at http://evil.example:PORT/ whose name the attacker makes
+    resolve to 127.0.0.1 reaches the dashboard with `Host: evil.example:PORT`, and must read
+    nothing; addresses, localhost and names given with --allow-host are answered."""
+    with Dashboard(bin_dir, crawled) as dash:
+        port = dash.url.rsplit(":", 1)[1].strip("/")
+        status, body, _ = dash.get("api/summary", {"Host": f"evil.example:{port}"})
+        assert status == 421 and "evil.example" in body and "pages" not in body
+        assert dash.get("", {"Host": "EVIL.example"})[0] == 421
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}", "LOCALHOST", "[::1]:80",
+                     "10.1.2.3"):
+            assert dash.get("api/summary", {"Host": host})[0] == 200, host
+    with Dashboard(bin_dir, crawled, "--allow-host", "crawl.internal") as dash:
+        assert dash.get("api/summary", {"Host": "crawl.internal:7072"})[0] == 200
+        assert dash.get("api/summary", {"Host": "evil.example"})[0] == 421
+
+
 def test_off_loopback_needs_a_token_and_every_request_carries_it(bin_dir, crawled):
     refused = subprocess.run([str(bin_dir / "crawlrank"), "dashboard", str(crawled), "--host",
                               "0.0.0.0", "--port", "0"], capture_output=True, text=True,

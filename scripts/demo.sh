@@ -55,7 +55,7 @@ step build/tools/crawlrank crawl "$db" "http://127.0.0.1:$port/index.html" \
   --same-host --allow-private --delay 0 --per-host 8 --top 10
 crawl_s=$(took "$started")
 step "$tools/page_db_stats" "$db"
-step "$tools/page_db_top" "$db" --by pagerank -n 5 --crawled
+step "$tools/page_db_top" "$db" -n 5  # by the display rank: PageRank without template links
 step "$tools/page_db_path" "$db" "http://127.0.0.1:$port/library/asyncio-task.html"
 printf '\ninstall %s s, build %s s, crawl %s s\n' \
   "$install_s" "$build_s" "$crawl_s"

@@ -25,6 +25,7 @@ rest=(
   python3-dev pybind11-dev python3-numpy python3-setuptools python3-wheel python3-pip python3-venv
   python3-scrapy python3-six python3-sqlalchemy python3-cachetools python3-msgpack
   lmdb-doc  # a second one (Doxygen) beside it for the shared-frontier test
+  postgresql-doc-15  # a third (DocBook): the display rank's test crawls it (test_display_rank.py)
   wget  # its --warc-file output is what the tests' WARC reader is checked against
   python3-protego  # the robots.txt oracle of tests/python/test_robots_oracle.py
   # crawlrank serve (issue 26): the URLFrontier API is gRPC; protoc and its gRPC plugins

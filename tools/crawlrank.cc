@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -75,17 +76,15 @@ std::string ProgressLine(const CrawlProgress& p) {
   return line;
 }
 
-// The rank the summary lists pages by: the one the score mode ranks with.
-RankAlgorithm RankFor(ScoreMode mode) {
-  switch (mode) {
-    case ScoreMode::kPersonalized: return RankAlgorithm::kPersonalized;
-    case ScoreMode::kTrustRank: return RankAlgorithm::kTrustRank;
-    case ScoreMode::kHits: return RankAlgorithm::kHits;
-    case ScoreMode::kTopicHits: return RankAlgorithm::kTopicHits;
-    case ScoreMode::kWeightedPageRank: return RankAlgorithm::kWeightedPageRank;
-    case ScoreMode::kInDegree: return RankAlgorithm::kInDegree;
-    default: return RankAlgorithm::kPageRank;
+// The progress line on stderr: rewritten in place on a terminal, a line each otherwise.
+void PrintProgress(const CrawlProgress& p, bool tty) {
+  const std::string line = ProgressLine(p);
+  if (tty) {
+    std::fprintf(stderr, "\r\x1b[K%s", line.c_str());
+  } else {
+    std::fprintf(stderr, "%s\n", line.c_str());
   }
+  std::fflush(stderr);
 }
 
 // Blocks SIGINT and SIGTERM in every thread and waits for them in one of its own, which
@@ -105,14 +104,16 @@ class SignalWatcher {
     thread_ = {};  // joins
     pthread_sigmask(SIG_UNBLOCK, &set_, nullptr);
   }
-  void Watch(Crawler& crawler) {
-    thread_ = std::jthread([this, &crawler](std::stop_token stop) {
+  // Stops `crawler` at a signal, and calls `also` (when given) then too.
+  void Watch(Crawler& crawler, std::function<void()> also = nullptr) {
+    thread_ = std::jthread([this, &crawler, also = std::move(also)](std::stop_token stop) {
       const timespec tick{0, 50'000'000};
       while (!stop.stop_requested()) {
         const int signal = sigtimedwait(&set_, nullptr, &tick);
         if (signal == SIGINT || signal == SIGTERM) {
           received_ = signal;
           crawler.Stop();
+          if (also) also();
         }
       }
     });
@@ -142,6 +143,7 @@ struct Args {
   // --frontier: crawl through a crawlrank serve instead of a PageDB of its own.
   std::string frontier, crawl_id, frontier_token, frontier_tls_ca;
   double lease_s = 60;
+  double frontier_give_up_s = 600;
 };
 
 // The rank at the end of a crawl: its header (no vectors), and the DB's counters after it.
@@ -406,17 +408,25 @@ int CrawlThroughFrontier(const CommandLine& app, const Args& a, CrawlerOptions o
   remote.token = a.frontier_token;
   remote.crawl_id = a.crawl_id;
   remote.lease_ms = std::max<int64_t>(1000, std::llround(a.lease_s * 1000));
+  remote.give_up_ms = std::llround(a.frontier_give_up_s * 1000);
   if (!a.frontier_tls_ca.empty()) {
     Result<std::string> pem = ReadPemFile(a.frontier_tls_ca);
     if (!pem.ok()) return Fail(app, pem.status());
     remote.tls_ca_pem = *std::move(pem);
   }
   RemoteFrontier frontier(remote);
+  // A wrong address (a web server, say) is named now, not after the calls' waits.
+  if (Status probed = frontier.Probe(); !probed.ok()) return Fail(app, probed);
   SignalWatcher signals;
   auto crawler = Crawler::Open(frontier, o, profile);
   if (!crawler.ok()) return Fail(app, crawler.status());
-  signals.Watch(**crawler);
-  Result<CrawlSummary> summary = (*crawler)->Run(nullptr, log);
+  signals.Watch(**crawler, [&frontier] { frontier.Cancel(); });
+  // The same progress line as a local crawl, the queue being the server's.
+  const bool tty = isatty(STDERR_FILENO) == 1;
+  Crawler::ProgressFn progress;
+  if (!a.quiet) progress = [tty](const CrawlProgress& p) { PrintProgress(p, tty); };
+  Result<CrawlSummary> summary = (*crawler)->Run(progress, log);
+  if (!a.quiet && tty) std::fprintf(stderr, "\r\x1b[K");
   const int received = signals.received();
   signals.Release();
   crawler->reset();
@@ -532,6 +542,11 @@ int Crawl(int argc, char** argv) {
           "with --frontier: PEM file of the CA of the server's TLS certificate");
   app.Add("--lease", a.lease_s, "with --frontier: seconds a URL handed out stays leased")
       ->ShowDefault();
+  app.Add("--frontier-give-up", a.frontier_give_up_s,
+          "with --frontier: seconds a call keeps trying a server that is away or busy, or "
+          "that could not write a report (the same batch, with back-off), before the crawl "
+          "ends with exit 1")
+      ->ShowDefault();
   app.Flag("--quiet", a.quiet, "no progress on stderr");
   app.Flag("--json", a.json, "print the summary as JSON on stdout");
   return Run(app, argc, argv, [&] {
@@ -540,7 +555,8 @@ int Crawl(int argc, char** argv) {
     o.score = *mode;
     Result<UrlProfile> profile = ParseUrlProfile(a.profile);
     if (!profile.ok()) return UsageError(app, profile.status().message());
-    for (double v : {a.revisit_s, a.max_time_s, a.delay_s, a.retry_delay_s, a.timeout_s, a.connect_timeout_s, a.max_crawl_delay_s}) {
+    for (double v : {a.revisit_s, a.max_time_s, a.delay_s, a.retry_delay_s, a.timeout_s,
+                     a.connect_timeout_s, a.max_crawl_delay_s, a.frontier_give_up_s}) {
       if (!std::isfinite(v) || v < 0) return UsageError(app, "times must be 0 or more seconds");
     }
     o.delay_ms = std::llround(a.delay_s * 1000);
@@ -632,14 +648,7 @@ int Crawl(int argc, char** argv) {
     if (!a.quiet || log.has_value()) {
       progress = [tty, quiet = a.quiet, &log](const CrawlProgress& p) {
         if (log.has_value()) (void)log->Flush();  // its error is reported at the end
-        if (quiet) return;
-        const std::string line = ProgressLine(p);
-        if (tty) {
-          std::fprintf(stderr, "\r\x1b[K%s", line.c_str());
-        } else {
-          std::fprintf(stderr, "%s\n", line.c_str());
-        }
-        std::fflush(stderr);
+        if (!quiet) PrintProgress(p, tty);
       };
     }
     Result<CrawlSummary> summary =
@@ -655,15 +664,15 @@ int Crawl(int argc, char** argv) {
     }
     if (Status synced = (*db)->Sync(); !synced.ok()) return Fail(app, synced);
 
-    // Rank the graph and list the best crawled pages; not after a signal, which asks to
-    // stop now (`crawlrank rank DB` or the next run ranks it).
-    const RankAlgorithm algorithm = RankFor(o.score);
+    // The display rank (PageRank without template links) and the best crawled pages by it;
+    // not after a signal, which asks to stop now (`crawlrank rank DB --algo display` or the
+    // next run ranks it). The crawl order is the score mode's business, not this.
     std::vector<std::pair<std::string, double>> top;
     std::optional<Ranked> ranked;
     if (received == 0) {
       DbRankOptions rank_options;
       rank_options.rank.template_links = o.template_links;
-      Result<StoredRank> rank = RankPageDb(**db, algorithm, rank_options);
+      Result<StoredRank> rank = RankForDisplay(**db, rank_options);
       if (!rank.ok()) return Fail(app, rank.status());
       Result<PageDbInfo> info = (*db)->Info();
       if (!info.ok()) return Fail(app, info.status());
@@ -687,7 +696,7 @@ int Crawl(int argc, char** argv) {
     const CrawlSummary& s = *summary;
     Output out;
     if (a.json) {
-      out << SummaryJson(s, top, RankAlgorithmName(algorithm), a.db_path, ranked).dump(2) << '\n';
+      out << SummaryJson(s, top, kDisplayRankName, a.db_path, ranked).dump(2) << '\n';
     } else {
       char line[256];
       std::snprintf(line, sizeof line, "%s %llu pages (%llu HTML) in %.1f s, %.1f pages/s; %llu errors\n",
@@ -707,14 +716,17 @@ int Crawl(int argc, char** argv) {
       if (s.progress.queued > 0) out << s.progress.queued << " pages still queued\n";
       PrintNotes(out, s, end, a);
       if (received != 0) {
-        out << "not ranked: stopped by a signal (run `crawlrank rank " << a.db_path << "`)\n";
+        out << "not ranked: stopped by a signal (run `crawlrank rank " << a.db_path
+            << " --algo display`)\n";
       } else {
         out << FreshnessLine(ranked->rank, ranked->now) << '\n';
         if (const std::string change = GraphChange(ranked->rank, ranked->now); !change.empty()) {
           out << "warning: the graph changed while it was ranked (" << change
               << "): another process wrote to the DB\n";
         }
-        out << "top pages by " << RankAlgorithmName(algorithm) << ":\n";
+        out << "top pages by the display rank (PageRank without template links; `crawlrank "
+               "top "
+            << a.db_path << "` lists more):\n";
         for (const auto& [url, score] : top) out << "  " << FormatScore(score) << "  " << url << '\n';
       }
     }

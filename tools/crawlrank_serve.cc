@@ -4,7 +4,9 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "crawlrank/crawl_config.h"
+#include "crawlrank/db_rank.h"
 #include "crawlrank/score_mode.h"
 #include "crawlrank/url_pattern.h"
 #include "serve/frontier_server.h"
@@ -20,6 +23,56 @@
 namespace crawlrank::tools {
 namespace {
 
+// Waits for SIGINT or SIGTERM (blocked in `signals`) and returns it, printing a progress
+// line on stderr every `progress_s` seconds meanwhile (0: none).
+int WaitForSignal(const sigset_t& signals, double progress_s, const FrontierServer& server) {
+  const auto start = std::chrono::steady_clock::now();
+  uint64_t last_done = 0;
+  auto last = start;
+  for (;;) {
+    if (progress_s <= 0) {
+      int received = 0;
+      if (sigwait(&signals, &received) == 0) return received;
+      continue;
+    }
+    const auto ns = static_cast<long>(progress_s * 1e9);
+    const timespec wait{ns / 1'000'000'000, ns % 1'000'000'000};
+    const int received = sigtimedwait(&signals, nullptr, &wait);
+    if (received == SIGINT || received == SIGTERM) return received;
+    const SchedulerStats s = server.Stats();
+    const auto now = std::chrono::steady_clock::now();
+    const uint64_t done = s.crawled + s.failed;
+    const double rate = static_cast<double>(done - std::min(done, last_done)) /
+                        std::max(1e-3, std::chrono::duration<double>(now - last).count());
+    std::fprintf(stderr,
+                 "crawlrank_serve: %llu crawled, %llu failed, queue %llu, in flight %llu, "
+                 "retrying %llu, hosts %llu, %.1f pages/s%s\n",
+                 static_cast<unsigned long long>(s.crawled),
+                 static_cast<unsigned long long>(s.failed),
+                 static_cast<unsigned long long>(s.queued),
+                 static_cast<unsigned long long>(s.in_flight),
+                 static_cast<unsigned long long>(s.retrying),
+                 static_cast<unsigned long long>(s.hosts), rate,
+                 s.limit_reached ? ", max_pages reached" : (s.finished ? ", finished" : ""));
+    std::fflush(stderr);
+    last_done = done;
+    last = now;
+  }
+}
+
+// The display rank of the crawl served, as crawlrank crawl computes at its end.
+int RankAtExit(const CommandLine& app, const std::string& db_path) {
+  auto db = OpenForReading(db_path);
+  if (!db.ok()) return Fail(app, db.status());
+  std::fprintf(stderr, "crawlrank_serve: computing the display rank (a second signal skips it)\n");
+  Result<StoredRank> rank = RankForDisplay(**db);
+  if (!rank.ok()) return Fail(app, rank.status());
+  std::fprintf(stderr, "crawlrank_serve: ranked %llu pages in %.2f s: %s\n",
+               static_cast<unsigned long long>(rank->rank.scores.size()),
+               rank->rank.report.seconds, RankFilePath(db_path, kDisplayRankName).c_str());
+  return kExitOk;
+}
+
 int Main(int argc, char** argv) {
   CommandLine app(
       "Serves the frontier of a PageDB (created when missing) over the URLFrontier gRPC API "
@@ -27,7 +80,8 @@ int Main(int argc, char** argv) {
       "Listens on 127.0.0.1 unless told otherwise; any other address needs --token or "
       "client certificates (--tls-client-ca). "
       "SIGTERM or SIGINT stops taking calls, lets running ones finish (5 s at most), closes "
-      "the DB and exits 0.",
+      "the DB, computes the display rank (unless --no-rank-at-exit; a second signal exits at "
+      "once) and exits 0. A progress line goes to stderr every --progress seconds.",
       "crawlrank_serve");
   std::string db_path, address = "127.0.0.1:7071", token, tls_cert, tls_key, tls_client_ca, score;
   std::optional<int64_t> delay_ms;
@@ -35,6 +89,8 @@ int Main(int argc, char** argv) {
   std::optional<int64_t> max_pages, max_pages_per_host;
   std::vector<std::string> allow, deny;
   int64_t lease_s = 30;
+  double progress_s = 10;
+  bool rank_at_exit = true;
   app.Add("db", db_path, "PageDB directory")->Required();
   app.Add("--address", address, "host:port to listen on (port 0: any free one)")->ShowDefault();
   app.Add("--token", token,
@@ -63,7 +119,18 @@ int Main(int argc, char** argv) {
           "seconds a URL stays handed out when GetURLs leaves delay_requestable 0")
       ->ShowDefault()
       ->Positive();
+  app.Add("--progress", progress_s,
+          "seconds between two progress lines on stderr (crawled, queued, in flight, failed, "
+          "hosts, pages a second); 0: none")
+      ->ShowDefault();
+  app.Flag("!--no-rank-at-exit", rank_at_exit,
+           "at SIGTERM or SIGINT, exit without computing the display rank (PageRank without "
+           "template links, the rank crawlrank top lists by); a second signal during it exits "
+           "at once");
   return Run(app, argc, argv, [&] {
+    if (!std::isfinite(progress_s) || progress_s < 0) {
+      return UsageError(app, "--progress must be 0 or more seconds");
+    }
     if (!IsLoopbackAddress(address) && token.empty() && tls_client_ca.empty()) {
       return UsageError(app, "--address \"" + address +
                                  "\" is reachable from other machines: give --token, or "
@@ -130,13 +197,16 @@ int Main(int argc, char** argv) {
     }
     std::printf("listening on %s\n", (*server)->address().c_str());
     std::fflush(stdout);
-    int received = 0;
-    while (sigwait(&signals, &received) != 0) {
-    }
+    const int received = WaitForSignal(signals, progress_s, **server);
     std::fprintf(stderr, "crawlrank_serve: %s: draining\n",
                  received == SIGINT ? "SIGINT" : "SIGTERM");
     (*server)->Shutdown(std::chrono::seconds(5));
-    return kExitOk;
+    server->reset();  // the PageDB is closed: the rank opens it read-only
+    if (!rank_at_exit) return kExitOk;
+    // A second signal now ends the process at once (the default action): the rank file is
+    // replaced atomically, so nothing is left half written.
+    pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);
+    return RankAtExit(app, db_path);
   });
 }
 

@@ -42,7 +42,10 @@ int Main(int argc, char** argv) {
   std::string algorithms;
   for (std::string_view name : RankAlgorithmNames()) algorithms += " " + std::string(name);
   app.Add("--algo", algo,
-          "one of:" + algorithms + " (ppr: teleport by page scores; wpr: weighted PageRank)")
+          "one of: display" + algorithms +
+              " (display: PageRank without template links, in ranks/display.rank, the rank "
+              "the lists people read use; ppr: teleport by page scores; wpr: weighted "
+              "PageRank)")
       ->ShowDefault();
   app.Add("--damping", options.rank.damping,
           "damping factor c in [0, 1]; HITS: each step keeps c of itself and jumps uniformly "
@@ -97,8 +100,15 @@ int Main(int argc, char** argv) {
           "trustrank: file of trusted pages, one hash or URL per line "
           "(default: the crawl's seeds, depth 0)");
   return Run(app, argc, argv, [&] {
-    Result<RankAlgorithm> algorithm = ParseRankAlgorithm(algo);
+    // display: PageRank without template links, kept in a file of its own (db_rank.h).
+    const bool display = algo == kDisplayRankName;
+    Result<RankAlgorithm> algorithm =
+        display ? Result<RankAlgorithm>(RankAlgorithm::kPageRank) : ParseRankAlgorithm(algo);
     if (!algorithm.ok()) return UsageError(app, algorithm.status().message());
+    if (display && options.cross_host_only) {
+      return UsageError(app, "--algo display ranks over every link but template links: "
+                             "not with --cross-host");
+    }
     if (!trusted_path.empty() && *algorithm != RankAlgorithm::kTrustRank) {
       return UsageError(app, "--trusted goes with --algo trustrank");
     }
@@ -114,7 +124,9 @@ int Main(int argc, char** argv) {
       if (!trusted.ok()) return Fail(app, trusted.status());
       options.trusted = std::move(trusted).value();
     }
-    Result<StoredRank> stored = RankPageDb(**db, *algorithm, options);
+    if (display) options.rank.template_links.drop = true;  // for the report below
+    Result<StoredRank> stored =
+        display ? RankForDisplay(**db, options) : RankPageDb(**db, *algorithm, options);
     if (!stored.ok()) return Fail(app, stored.status());
     const RankReport& r = stored->rank.report;
     std::printf("%s over %" PRIu32 " pages and %" PRIu64 " links (%s mode, %u threads%s%s)\n",
@@ -131,7 +143,8 @@ int Main(int argc, char** argv) {
     std::printf("residual   %.3g (%s, tolerance %.3g)\n", r.residual,
                 r.converged ? "converged" : "NOT converged", options.rank.tolerance);
     std::printf("seconds    %.3f\n", r.seconds);
-    std::printf("saved      %s\n", RankFilePath(db_path, *algorithm).c_str());
+    std::printf("saved      %s\n", display ? RankFilePath(db_path, kDisplayRankName).c_str()
+                                          : RankFilePath(db_path, *algorithm).c_str());
     return kExitOk;
   });
 }

@@ -1,4 +1,6 @@
 // page_db_top: prints the best pages of a PageDB by a stored rank.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <iostream>
@@ -12,12 +14,13 @@ namespace {
 
 // On stderr: when the rank was computed and over what, and a warning when the graph has
 // changed since (the list on stdout stays one page a line).
-void PrintFreshness(const std::string& db_path, const StoredRank& rank, const PageDbCounters& now) {
+void PrintFreshness(const std::string& db_path, std::string_view by, const StoredRank& rank,
+                    const PageDbCounters& now) {
   std::cerr << FreshnessLine(rank, now) << '\n';
   if (const std::string change = GraphChange(rank, now); !change.empty()) {
     std::cerr << "warning: the graph has changed since this rank (" << change
               << "): rank again with `crawlrank rank " << db_path << " --algo "
-              << RankAlgorithmName(rank.rank.algorithm)
+              << (by == kDisplayRankName ? by : RankAlgorithmName(rank.rank.algorithm))
               << (rank.cross_host_only ? " --cross-host" : "") << "`\n";
   }
 }
@@ -35,20 +38,31 @@ int Main(int argc, char** argv) {
       "Prints the N best pages by a rank stored with page_db_rank, best first, one per line: "
       "hash url score (9 significant digits). Ties go to the lower page index. On stderr, "
       "one line says when the rank was computed and over what graph, against the graph now, "
-      "and a warning follows when the graph has changed since.",
+      "and a warning follows when the graph has changed since. By default the rank is "
+      "display (PageRank without template links, computed when a crawl ends) and the pages "
+      "listed are those crawled with a 2xx answer; a DB without a display rank (loaded, or "
+      "ranked by hand) is listed by pagerank.",
       "page_db_top");
-  std::string db_path, by = "pagerank";
+  std::string db_path, by;
   uint64_t n = 20;
-  bool uncrawled = false, crawled = false;
+  bool uncrawled = false, crawled = false, any = false;
   std::string host;
   app.Add("db", db_path, "PageDB directory")->Required();
-  app.Add("--by", by, RankColumnHelp())->ShowDefault();
+  app.Add("--by", by, RankColumnHelp() + " (default: display, else pagerank)");
   app.Add("-n", n, "how many pages")->ShowDefault();
   auto* only_uncrawled = app.Flag("--uncrawled", uncrawled, "only pages not crawled yet");
   app.Flag("--crawled", crawled, "only pages crawled (fetched, any status)")
       ->Excludes(only_uncrawled);
   app.Add("--host", host, "only pages on this host (its name, without a port)");
+  app.Flag("--any", any,
+           "with --by display: every ranked page (its default is the pages crawled with a 2xx "
+           "answer; --crawled and --uncrawled choose too)");
   return Run(app, argc, argv, [&] {
+    if (by.empty()) {  // the display rank, where a crawl stored one
+      struct stat st;
+      const bool stored = ::stat(RankFilePath(db_path, kDisplayRankName).c_str(), &st) == 0;
+      by = stored ? std::string(kDisplayRankName) : "pagerank";
+    }
     if (!IsRankColumn(by))
       return UsageError(app, "unknown --by \"" + by + "\"; " + RankColumnHelp());
     auto db = OpenForReading(db_path);
@@ -59,7 +73,10 @@ int Main(int argc, char** argv) {
     const std::vector<double>& scores = columns->front();
     auto snapshot = (*db)->NewSnapshot();
     if (!snapshot.ok()) return Fail(app, snapshot.status());
-    PrintFreshness(db_path, sources.front(), snapshot->counters());
+    PrintFreshness(db_path, by, sources.front(), snapshot->counters());
+    // The display rank lists what a person would call the crawl's pages: those fetched
+    // with a 2xx answer (not the 404s people link to, nor the sites it never fetched).
+    const bool fetched_ok = by == kDisplayRankName && !any && !uncrawled && !crawled;
     // The candidates: every ranked page, or those --uncrawled, --crawled or on --host (one
     // pass over the records, so that only the n printed are looked up again).
     std::vector<uint32_t> order;
@@ -69,10 +86,11 @@ int Main(int argc, char** argv) {
       Result<std::string> key = HostKey(page.url);
       return key.ok() && NormalizeHostName(*key) == wanted_host;
     };
-    if (uncrawled || crawled || !host.empty()) {
+    if (uncrawled || crawled || fetched_ok || !host.empty()) {
       const Status listed = snapshot->ForEachPage([&](const PageRecord& page) {
+        const bool ok = page.crawled() && page.http_status >= 200 && page.http_status < 300;
         if (page.id < scores.size() && (!uncrawled || !page.crawled()) &&
-            (!crawled || page.crawled()) && on_host(page)) {
+            (!crawled || page.crawled()) && (!fetched_ok || ok) && on_host(page)) {
           order.push_back(page.id);
         }
         return Status::Ok();

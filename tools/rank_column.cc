@@ -11,12 +11,23 @@
 namespace crawlrank::tools {
 namespace {
 
-// The algorithm a column comes from, and whether it is the hub vector.
-Result<std::pair<RankAlgorithm, bool>> ParseColumn(std::string_view name) {
-  if (name == "hubs") return std::pair{RankAlgorithm::kHits, true};
-  if (name == "topic-hubs") return std::pair{RankAlgorithm::kTopicHits, true};
+// Where a column comes from: the rank file's name, the algorithm it holds, and whether the
+// column is its hub vector.
+struct Column {
+  std::string file;
+  RankAlgorithm algorithm;
+  bool hubs;
+  friend bool operator==(const Column&, const Column&) = default;
+};
+
+Result<Column> ParseColumn(std::string_view name) {
+  if (name == kDisplayRankName) {
+    return Column{std::string(kDisplayRankName), RankAlgorithm::kPageRank, false};
+  }
+  if (name == "hubs") return Column{"hits", RankAlgorithm::kHits, true};
+  if (name == "topic-hubs") return Column{"topic-hits", RankAlgorithm::kTopicHits, true};
   CRAWLRANK_ASSIGN_OR_RETURN(RankAlgorithm algorithm, ParseRankAlgorithm(name));
-  return std::pair{algorithm, false};
+  return Column{std::string(RankAlgorithmName(algorithm)), algorithm, false};
 }
 
 }  // namespace
@@ -26,7 +37,8 @@ bool IsRankColumn(std::string_view name) {
 }
 
 std::string RankColumnHelp() {
-  std::string help = "a rank:";
+  std::string help = "a rank: display (PageRank without template links, computed when a "
+                     "crawl ends),";
   for (std::string_view name : RankAlgorithmNames()) help += " " + std::string(name);
   return help + " (HITS: the authorities), hubs or topic-hubs (HITS hubs)";
 }
@@ -36,20 +48,21 @@ Result<std::vector<std::vector<double>>> LoadRankColumns(const std::string& db_p
                                                          std::vector<StoredRank>* sources) {
   // Each rank file is read once; a vector is moved out for the last column that names it,
   // copied only for an earlier one (a column named twice).
-  std::vector<std::pair<RankAlgorithm, bool>> parsed;
+  std::vector<Column> parsed;
   for (const std::string& name : names) {
-    CRAWLRANK_ASSIGN_OR_RETURN(auto column, ParseColumn(name));
-    parsed.push_back(column);
+    CRAWLRANK_ASSIGN_OR_RETURN(Column column, ParseColumn(name));
+    parsed.push_back(std::move(column));
   }
-  std::map<RankAlgorithm, StoredRank> loaded;
+  std::map<std::string, StoredRank> loaded;
   std::vector<std::vector<double>> columns;
   for (auto column = parsed.begin(); column != parsed.end(); ++column) {
-    auto it = loaded.find(column->first);
+    auto it = loaded.find(column->file);
     if (it == loaded.end()) {
-      CRAWLRANK_ASSIGN_OR_RETURN(StoredRank stored, LoadRank(db_path, column->first));
-      it = loaded.emplace(column->first, std::move(stored)).first;
+      CRAWLRANK_ASSIGN_OR_RETURN(StoredRank stored,
+                                 LoadRank(db_path, column->file, column->algorithm));
+      it = loaded.emplace(column->file, std::move(stored)).first;
     }
-    std::vector<double>& vector = column->second ? it->second.rank.hubs : it->second.rank.scores;
+    std::vector<double>& vector = column->hubs ? it->second.rank.hubs : it->second.rank.scores;
     const bool named_again = std::find(column + 1, parsed.end(), *column) != parsed.end();
     columns.push_back(named_again ? vector : std::move(vector));
     if (sources != nullptr) {

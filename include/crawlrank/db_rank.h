@@ -41,6 +41,13 @@ struct DbRankOptions {
 Result<StoredRank> RankPageDb(const PageDb& db, RankAlgorithm algorithm,
                               const DbRankOptions& options = {});
 
+// The display rank (rank_store.h, kDisplayRankName): PageRank over every link of the DB but
+// its template links (rank.h, TemplateLinkOptions: the index, license and copyright links a
+// host puts on most of its pages, which otherwise rank its boilerplate first), with
+// `options`' other fields; saved as ranks/display.rank unless options.save is false.
+// PageRank still flows to pages not crawled: a list for a person shows the crawled ones.
+Result<StoredRank> RankForDisplay(const PageDb& db, DbRankOptions options = {});
+
 // A PageDB's rank kept current between the ranks of a growing crawl, with its link graph
 // held in memory (live_rank.h: 8 bytes a link and about 40 a page, for as long as this
 // object lives). The first Rank reads every link of its snapshot; a later one reads only

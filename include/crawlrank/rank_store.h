@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "crawlrank/page_types.h"
 #include "crawlrank/rank.h"
@@ -36,16 +37,29 @@ struct StoredRank {
   std::optional<PageDbCounters> graph;
 };
 
+// The name of the display rank's file, `ranks/display.rank`: PageRank without template
+// links (db_rank.h, RankForDisplay), computed by each front end at the end of a crawl for
+// the lists a person reads (the crawl's summary, page_db_top, the dashboard, PageDb.top).
+// The scheduler's re-ranks never write it, so it changes only when a crawl ends.
+inline constexpr std::string_view kDisplayRankName = "display";
+
 // `db_path`/ranks/<RankAlgorithmName(algorithm)>.rank
 std::string RankFilePath(const std::string& db_path, RankAlgorithm algorithm);
+// `db_path`/ranks/<name>.rank
+std::string RankFilePath(const std::string& db_path, std::string_view name);
 
 // Writes `stored` as the rank of its algorithm, replacing any earlier one atomically.
 Status SaveRank(const std::string& db_path, const StoredRank& stored);
+// The same under `name` instead of the algorithm's name (the display rank).
+Status SaveRank(const std::string& db_path, const StoredRank& stored, std::string_view name);
 
 // Reads the stored rank of `algorithm`. NotFound when none was computed; DataLoss naming
 // the file when it is damaged; FailedPrecondition for a format version other than 1 and
 // kRankFileFormatVersion (a newer crawlrank's file).
 Result<StoredRank> LoadRank(const std::string& db_path, RankAlgorithm algorithm);
+// Reads the rank stored under `name`, which holds `algorithm`'s (DataLoss otherwise).
+Result<StoredRank> LoadRank(const std::string& db_path, std::string_view name,
+                            RankAlgorithm algorithm);
 
 }  // namespace crawlrank
 

@@ -25,17 +25,18 @@ OPTIONS_SETTING = "CRAWLRANK_OPTIONS"
 RANK_AT_CLOSE_SETTING = "CRAWLRANK_RANK_AT_CLOSE"
 
 
-def rank_at_close(scheduler: crawlrank.Scheduler) -> Optional[float]:
+def rank_at_close(scheduler: crawlrank.Scheduler, db: crawlrank.PageDb) -> float:
     """Ranks the crawl's graph once more, as ``crawlrank crawl`` does at its end, and saves
-    the rank with the DB: the scheduler's re-rank (``Scheduler.rerank``: its score mode's
-    algorithm and rank options, from the graph it keeps when it keeps one), run with the GIL
-    released. Returns the seconds it took, or None when the score mode is an online one,
-    which has no rank. Raises crawlrank.Error when the rank fails."""
-    before = scheduler.stats().reranks
+    the ranks with the DB: the scheduler's re-rank (``Scheduler.rerank``: its score mode's
+    algorithm and rank options, from the graph it keeps when it keeps one; nothing for an
+    online mode, which has no rank), then the display rank (``PageDb.rank('display')``:
+    PageRank without template links, what ``PageDb.top`` and ``crawlrank top`` list by),
+    each with the GIL released. Returns the seconds both took. Raises crawlrank.Error when
+    a rank fails."""
     start = time.monotonic()
     scheduler.rerank()
-    seconds = time.monotonic() - start
-    return seconds if scheduler.stats().reranks > before else None
+    db.rank("display")
+    return time.monotonic() - start
 
 
 def nothing_to_crawl(stats: crawlrank.SchedulerStats) -> str:

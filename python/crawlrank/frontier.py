@@ -15,9 +15,14 @@ crawlrank's metadata convention (``docs/frontier.md``, "Metadata").
 
 Needs python3-grpcio and the schema's message classes, which the build generates with
 ``protoc`` (``crawlrank._urlfrontier_pb2``). Errors are ``grpc.RpcError``; a call that finds
-the server gone (``UNAVAILABLE``, a restart) waits and tries again, with back-off, up to
-``retry_for`` seconds: every call the client makes is safe to repeat (a URL discovered
-twice is skipped; a report twice is the same report).
+the server gone or busy (``UNAVAILABLE``: a restart; ``DEADLINE_EXCEEDED``: a call that
+outlived `timeout`) or whose items the server acked ``FAIL`` (it could not write them)
+waits and sends the same batch again, with back-off (0.05 s doubling to 5 s), as long as
+the next try would begin within ``retry_for`` seconds (default 600) of the first: every
+call the
+client makes is safe to repeat (a URL discovered twice is skipped; a report twice is the
+same report). An address that answers but is not a gRPC server (a web server) raises
+``NotAFrontierError`` at once.
 """
 
 from __future__ import annotations
@@ -39,13 +44,27 @@ except ImportError as e:  # pragma: no cover: a build without protoc
     raise ImportError("crawlrank.frontier needs the URLFrontier messages, which the build "
                       "generates with protoc (Debian: protobuf-compiler)") from e
 
-__all__ = ["Client", "HandedOut", "DEFAULT_ADDRESS", "MAX_BATCH"]
+__all__ = ["Client", "HandedOut", "NotAFrontierError", "DEFAULT_ADDRESS", "MAX_BATCH",
+           "RETRY_FOR"]
 
 DEFAULT_ADDRESS = "127.0.0.1:7071"
 # URLs in one PutDiscovered batch at most (the server refuses more: docs/frontier.md).
 MAX_BATCH = 1000
 _SERVICE = "/urlfrontier.URLFrontier/"
 _ACK = {pb.AckMessage.OK: "ok", pb.AckMessage.SKIPPED: "skipped", pb.AckMessage.FAIL: "fail"}
+# How long a call keeps trying, by default: a server restart, a busy server, a write the
+# server could not make (seconds).
+RETRY_FOR = 600.0
+_RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
+class NotAFrontierError(ConnectionError):
+    """The address answers, but not as a URLFrontier server (an HTTP/1 web server, or a gRPC
+    server without the URLFrontier API)."""
+
+
+class _Again(Exception):
+    """A call's answer says to send the same batch again (an item acked FAIL)."""
 
 
 @dataclass
@@ -73,8 +92,9 @@ class Client:
 
     `address` is ``host:port``; `token` the server's ``--token`` (sent as ``authorization:
     Bearer TOKEN`` on every call); `crawl_id` the crawl (crawlrank serves one, ``DEFAULT``);
-    `timeout` the seconds one call may take; `retry_for` how long a call keeps trying a
-    server it cannot reach (0: fail at once).
+    `timeout` the seconds one try of a call may take; `retry_for` how long a call keeps
+    trying a server that is away or busy, or that could not write its items (0: fail at
+    once; see the module's text).
 
     TLS (a server started with ``--tls-cert``): `tls_ca` is the PEM file of the CA that
     signed the server's certificate (None with ``tls=True``: the system's CAs), and for a
@@ -82,7 +102,7 @@ class Client:
     `tls_key` are this client's."""
 
     def __init__(self, address: str = DEFAULT_ADDRESS, *, token: str | None = None,
-                 crawl_id: str = "", timeout: float = 30.0, retry_for: float = 60.0,
+                 crawl_id: str = "", timeout: float = 30.0, retry_for: float = RETRY_FOR,
                  tls: bool = False, tls_ca: str | os.PathLike | None = None,
                  tls_cert: str | os.PathLike | None = None,
                  tls_key: str | os.PathLike | None = None) -> None:
@@ -127,9 +147,9 @@ class Client:
 
     def _call(self, kind: str, name: str, response: type, request: object,
               collect=lambda r: r) -> object:
-        """Calls `name`, trying again while the server is unreachable, up to retry_for s;
-        `collect` turns the response (a stream's iterator) into the result inside the
-        retried part."""
+        """Calls `name`, trying again while the server is away or busy, or while `collect`
+        (which turns the response, a stream's iterator, into the result inside the retried
+        part) raises _Again, until retry_for s have passed since the first try."""
         method = self._method(kind, name, response)
         deadline = time.monotonic() + self.retry_for
         pause = 0.05
@@ -138,10 +158,26 @@ class Client:
                 req = request() if callable(request) else request
                 return collect(method(req, timeout=self.timeout, metadata=self._metadata))
             except grpc.RpcError as e:
-                if e.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() + pause > deadline:
+                self._check_is_frontier(e)
+                if e.code() not in _RETRYABLE or time.monotonic() + pause > deadline:
                     raise
+            except _Again as again:
+                if time.monotonic() + pause > deadline:
+                    raise RuntimeError(f"{name} to the frontier at {self.address}: {again}; "
+                                       f"gave up after {self.retry_for:g} s") from None
             time.sleep(pause)
-            pause = min(pause * 2, 2.0)
+            pause = min(pause * 2, 5.0)
+
+    def _check_is_frontier(self, error: grpc.RpcError) -> None:
+        details = error.details() or ""
+        if error.code() == grpc.StatusCode.UNIMPLEMENTED:
+            raise NotAFrontierError(f"{self.address} answers gRPC, but not the URLFrontier API "
+                                    f"({details}): is it a crawlrank serve?") from error
+        if error.code() == grpc.StatusCode.UNAVAILABLE and (
+                "Failed parsing HTTP/2" in details or "http1" in details):
+            raise NotAFrontierError(f"{self.address} answers, but not as a gRPC server (an "
+                                    "HTTP/1 web server?): give the address of a crawlrank "
+                                    f"serve ({details})") from error
 
     def _unary(self, name: str, response: type, request: object) -> object:
         return self._call("unary_unary", name, response, request)
@@ -159,9 +195,9 @@ class Client:
         bytes handed back with it (at most 1 MiB), and its tier (a higher one goes first,
         before any score); they are kept only by a URL that is new. `scores`, the link
         (anchor) score of each link from `source` (the link-score modes order by them).
-        Returns each URL's
-        status in order: ``"ok"`` (new), ``"skipped"`` (known, or named twice) or ``"fail"``
-        (the server could not write it: send it again)."""
+        Returns each URL's status in order: ``"ok"`` (new) or ``"skipped"`` (known, or named
+        twice); a batch with a URL the server could not write is sent again (RuntimeError
+        once retry_for has passed)."""
         urls = list(urls)
         for name, values in (("payloads", payloads), ("priorities", priorities),
                              ("scores", scores)):
@@ -196,7 +232,10 @@ class Client:
                     items=[info(i) for i in range(start, min(start + MAX_BATCH, len(urls)))])
 
         def collect(acks: Iterable[pb.BatchAck]) -> list[str]:
-            return [_ACK[s] for ack in acks for s in ack.statuses]
+            got = [_ACK[s] for ack in acks for s in ack.statuses]
+            if "fail" in got:  # the server could not write some: the same batches again
+                raise _Again(f"{got.count('fail')} of {len(got)} URLs acked FAIL")
+            return got
 
         return self._call("stream_stream", "PutDiscovered", pb.BatchAck, stream, collect)
 
@@ -231,7 +270,11 @@ class Client:
 
     def _put(self, items: list[pb.URLItem]) -> list[str]:
         def collect(acks: Iterable[pb.AckMessage]) -> list[str]:
-            return [_ACK[a.status] for a in acks]
+            got = [_ACK[a.status] for a in acks]
+            if "fail" in got or len(got) != len(items):  # not written: the same items again
+                raise _Again(f"{got.count('fail')} of {len(items)} items acked FAIL, "
+                             f"{len(items) - len(got)} not acked")
+            return got
 
         return self._call("stream_stream", "PutURLs", pb.AckMessage, lambda: iter(items), collect)
 
@@ -261,10 +304,7 @@ class Client:
             items.append(pb.URLItem(discovered=pb.DiscoveredURLItem(
                 info=_info(link_url, "", self.crawl_id, link_meta))))
         items.append(pb.URLItem(known=pb.KnownURLItem(info=_info(url, "", self.crawl_id, meta))))
-        acks = self._put(items)
-        if "fail" in acks:
-            raise RuntimeError(f"report of {url!r}: the frontier could not write it; send it "
-                               "again")
+        self._put(items)  # sent again while the server cannot write it (RuntimeError after)
 
     def failed(self, url: str, reason: str, *, status: int = 0, retryable: bool = True,
                kind: str | None = None) -> None:
@@ -279,8 +319,7 @@ class Client:
         if kind:
             meta["crawlrank.failure_kind"] = [kind]
         item = pb.URLItem(known=pb.KnownURLItem(info=_info(url, "", self.crawl_id, meta)))
-        if self._put([item]) != ["ok"]:
-            raise RuntimeError(f"failure report of {url!r}: the frontier could not write it")
+        self._put([item])  # sent again while the server cannot write it (RuntimeError after)
 
     # ---- looking
 

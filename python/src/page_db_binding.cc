@@ -3,6 +3,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -217,6 +218,41 @@ class PyRank {
  private:
   StoredRank rank_;
 };
+
+// The rank stored under `name`: the display rank, or an algorithm's.
+Result<StoredRank> LoadNamedRank(const std::string& db_path, std::string_view name) {
+  if (name == kDisplayRankName) return LoadRank(db_path, name, RankAlgorithm::kPageRank);
+  CRAWLRANK_ASSIGN_OR_RETURN(const RankAlgorithm algorithm, ParseRankAlgorithm(name));
+  return LoadRank(db_path, algorithm);
+}
+
+// PageDb.top: the n best pages by a stored rank, as (url, score), best first.
+Result<std::vector<std::pair<std::string, double>>> TopPages(const PageDb& db, size_t n,
+                                                              std::string_view by,
+                                                              std::optional<bool> crawled) {
+  CRAWLRANK_ASSIGN_OR_RETURN(const StoredRank stored, LoadNamedRank(db.path(), by));
+  if (!crawled.has_value() && by == kDisplayRankName) crawled = true;
+  const std::vector<double>& scores = stored.rank.scores;
+  CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
+  std::vector<uint32_t> order;
+  CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
+    const bool ok = page.crawled() && page.http_status >= 200 && page.http_status < 300;
+    if (page.id < scores.size() && (!crawled.has_value() || (*crawled ? ok : !page.crawled()))) {
+      order.push_back(page.id);
+    }
+    return Status::Ok();
+  }));
+  const auto end = order.begin() + static_cast<std::ptrdiff_t>(std::min(n, order.size()));
+  std::partial_sort(order.begin(), end, order.end(), [&](uint32_t a, uint32_t b) {
+    return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
+  });
+  std::vector<std::pair<std::string, double>> top;
+  for (auto it = order.begin(); it != end; ++it) {
+    CRAWLRANK_ASSIGN_OR_RETURN(PageRecord page, snapshot.FindId(*it));
+    top.emplace_back(std::move(page.url), scores[*it]);
+  }
+  return top;
+}
 
 // A read-only numpy view of `values`, which `owner` keeps alive.
 py::array ViewOf(const std::vector<double>& values, py::handle owner) {
@@ -730,6 +766,10 @@ void BindPageDbClass(py::module_& m) {
             options.warm_start = warm_start;
             options.save = save;
             options.trusted = std::move(trusted);
+            if (algorithm == kDisplayRankName) {  // PageRank without template links, its own file
+              return std::make_unique<PyRank>(WithDb(
+                  d.handle(), [&](PageDb& db) { return Take(RankForDisplay(db, options)); }));
+            }
             const RankAlgorithm algo = Take(ParseRankAlgorithm(algorithm));
             return std::make_unique<PyRank>(WithDb(
                 d.handle(), [&](PageDb& db) { return Take(RankPageDb(db, algo, options)); }));
@@ -741,20 +781,37 @@ void BindPageDbClass(py::module_& m) {
           py::arg("trusted") = std::vector<uint64_t>(), py::arg("template_links") = false,
           py::arg("template_share") = TemplateLinkOptions().share,
           py::arg("template_min_pages") = TemplateLinkOptions().min_pages,
-          "Ranks the DB's link graph ('pagerank', 'ppr', 'trustrank', 'hits', 'topic-hits', "
-          "'wpr', 'indegree') from one snapshot, and saves it with the DB unless save=False. "
+          "Ranks the DB's link graph ('display', 'pagerank', 'ppr', 'trustrank', 'hits', "
+          "'topic-hits', 'wpr', 'indegree') from one snapshot, and saves it with the DB unless "
+          "save=False. 'display' is PageRank without template links, saved as "
+          "ranks/display.rank: the rank the lists people read use (top()). "
           "Works on a read-only open beside a crawl. template_links=True drops the links a "
           "host puts on more than template_share of its pages with links, on hosts with at "
           "least template_min_pages of them (docs/ranking.md, \"Template links\").")
       .def(
           "load_rank",
           [](PyPageDb& d, std::string_view algorithm) {
-            const RankAlgorithm algo = Take(ParseRankAlgorithm(algorithm));
-            return std::make_unique<PyRank>(
-                WithDb(d.handle(), [&](PageDb& db) { return Take(LoadRank(db.path(), algo)); }));
+            return std::make_unique<PyRank>(WithDb(d.handle(), [&](PageDb& db) {
+              return Take(LoadNamedRank(db.path(), algorithm));
+            }));
           },
           py::arg("algorithm") = "pagerank",
-          "The rank stored with the DB; NotFoundError when none was computed.")
+          "The rank stored with the DB ('display' or an algorithm); NotFoundError when none "
+          "was computed.")
+      .def(
+          "top",
+          [](PyPageDb& d, size_t n, std::string_view by, std::optional<bool> crawled) {
+            return WithDb(d.handle(), [&](PageDb& db) {
+              return Take(TopPages(db, n, by, crawled));
+            });
+          },
+          py::arg("n") = 10, py::kw_only(), py::arg("by") = kDisplayRankName,
+          py::arg("crawled") = py::none(),
+          "The n best pages by the stored rank `by` as (url, score) pairs, best first, ties to "
+          "the lower page id. crawled=True: pages crawled with a 2xx answer only (the default "
+          "for 'display', whose lists are the crawl's pages); False: pages not crawled only; "
+          "None (other ranks): every page. NotFoundError when the rank was never computed "
+          "(db.rank('display') computes it; every front end does when a crawl ends).")
       .def("close", &PyPageDb::Close,
            "Closes the snapshots and the scheduler open on the DB, then the DB (syncing it). "
            "Safe to call twice.")

@@ -444,7 +444,14 @@ Status Crawler::Impl::Collect(std::vector<FetchResult>& done) {
   for (FetchResult& result : done) {
     auto it = pending.find(result.tag);
     if (it == pending.end()) continue;
-    if (Status s = Archive(result); !s.ok() && failure.ok()) failure = s;
+    if (Status s = Archive(result); !s.ok()) {
+      // Not archived (a full disk): not recorded either, so that a page the PageDB has as
+      // fetched is always in the WARC files. Its lease comes back at the next open, and the
+      // run stops with the error.
+      if (failure.ok()) failure = s;
+      pending.erase(it);
+      continue;
+    }
     Pending p = std::move(it->second);
     pending.erase(it);
     Status s;

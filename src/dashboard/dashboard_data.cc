@@ -275,29 +275,28 @@ Result<Json> DashboardData::Failures(const std::string& kind, const std::string&
 }
 
 Result<std::shared_ptr<const DashboardData::RankView>> DashboardData::LoadRankView(
-    RankAlgorithm algorithm) const {
-  const std::string path = RankFilePath(db_.path(), algorithm);
+    const std::string& name, RankAlgorithm algorithm) const {
+  const std::string path = RankFilePath(db_.path(), name);
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
-    return NotFoundError("no " + std::string(RankAlgorithmName(algorithm)) +
-                         " rank stored (crawlrank rank " + db_.path() + " --algo " +
-                         std::string(RankAlgorithmName(algorithm)) + ")");
+    return NotFoundError("no " + name + " rank stored (crawlrank rank " + db_.path() +
+                         " --algo " + name + ")");
   }
   const int64_t mtime = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
   {
     std::lock_guard lock(ranks_mu_);
-    const auto it = ranks_.find(algorithm);
+    const auto it = ranks_.find(name);
     if (it != ranks_.end() && it->second->file_mtime_ns == mtime &&
         it->second->file_size == static_cast<uint64_t>(st.st_size)) {
       return it->second;
     }
   }
-  CRAWLRANK_ASSIGN_OR_RETURN(StoredRank stored, LoadRank(db_.path(), algorithm));
+  CRAWLRANK_ASSIGN_OR_RETURN(StoredRank stored, LoadRank(db_.path(), name, algorithm));
   auto view = std::make_shared<RankView>();
   view->file_mtime_ns = mtime;
   view->file_size = static_cast<uint64_t>(st.st_size);
   const std::vector<double>& scores = stored.rank.scores;
-  view->meta = {{"algorithm", RankAlgorithmName(algorithm)},
+  view->meta = {{"algorithm", name},
                 {"created_ms", stored.created_ms},
                 {"pages", scores.size()},
                 {"cross_host_only", stored.cross_host_only}};
@@ -331,12 +330,25 @@ Result<std::shared_ptr<const DashboardData::RankView>> DashboardData::LoadRankVi
   view->histogram = {{"bins", std::move(histogram)}, {"zero", zeros}};
   CRAWLRANK_ASSIGN_OR_RETURN(view->guidance, GuidanceCurve(db_, scores));
   std::lock_guard lock(ranks_mu_);
-  ranks_[algorithm] = view;
+  ranks_[name] = view;
   return std::shared_ptr<const RankView>(view);
 }
 
-Result<Json> DashboardData::Top(RankAlgorithm algorithm, size_t n) const {
-  CRAWLRANK_ASSIGN_OR_RETURN(std::shared_ptr<const RankView> view, LoadRankView(algorithm));
+Result<Json> DashboardData::Top(const std::string& by, size_t n) const {
+  const bool display = by == kDisplayRankName;
+  RankAlgorithm algorithm = RankAlgorithm::kPageRank;
+  if (!display) {
+    Result<RankAlgorithm> parsed = ParseRankAlgorithm(by);
+    if (!parsed.ok()) {
+      return InvalidArgumentError("top: no rank \"" + ValidUtf8(by) + "\" (display, or " +
+                                  parsed.status().message() + ")");
+    }
+    algorithm = *parsed;
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(std::shared_ptr<const RankView> view,
+                             LoadRankView(std::string(display ? kDisplayRankName
+                                                              : RankAlgorithmName(algorithm)),
+                                          algorithm));
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_.NewSnapshot());
   Json out = view->meta;
   out["age_ms"] = UnixNowMs() - view->meta["created_ms"].get<int64_t>();
@@ -347,6 +359,9 @@ Result<Json> DashboardData::Top(RankAlgorithm algorithm, size_t n) const {
     if (rows.size() >= std::min(n, kMaxRows)) break;
     Result<PageRecord> page = snapshot.FindId(id);
     if (!page.ok()) continue;  // a rank of a bigger DB (restored from elsewhere)
+    if (display && !(page->crawled() && page->http_status >= 200 && page->http_status < 300)) {
+      continue;  // the display rank lists the crawl's pages, as page_db_top does
+    }
     rows.push_back({{"id", id},
                     {"url", ValidUtf8(page->url)},
                     {"score", score},

@@ -49,12 +49,14 @@ class DashboardData {
   // {"failed": total, "rows": [...]}: pages failed for good, newest first, of `kind` and
   // `host` when given (names as crawlrank failed takes them).
   Result<Json> Failures(const std::string& kind, const std::string& host, size_t limit) const;
-  // The best `n` pages by the stored rank of `algorithm`, with the rank's age and the
-  // graph it was computed on, its distribution (log-log histogram), and the crawl's
-  // guidance curve: the share of the rank's mass on the pages fetched, against pages
-  // fetched in the order they were first fetched (one pass over the pages when the rank
-  // file changes, then kept). NotFound when no rank of it is stored.
-  Result<Json> Top(RankAlgorithm algorithm, size_t n) const;
+  // The best `n` pages by the stored rank `by` (kDisplayRankName, or an algorithm's
+  // name), with the rank's age and the graph it was computed on, its distribution (log-log
+  // histogram), and the crawl's guidance curve: the share of the rank's mass on the pages
+  // fetched, against pages fetched in the order they were first fetched (one pass over the
+  // pages when the rank file changes, then kept). The display rank lists the pages crawled
+  // with a 2xx answer only (among its best kMaxRows). InvalidArgument for an unknown name,
+  // NotFound when no such rank is stored.
+  Result<Json> Top(const std::string& by, size_t n) const;
   // One page (by id, or by URL when `url` is not empty): its record, last fetch, out-links
   // and in-links (at most kMaxRows each; the in-links take one pass over the links, about
   // 200 M a second). NotFound when the DB has no such page.
@@ -72,11 +74,12 @@ class DashboardData {
     Json histogram;
     Json guidance;  // the share of the rank's mass fetched against pages fetched
   };
-  Result<std::shared_ptr<const RankView>> LoadRankView(RankAlgorithm algorithm) const;
+  Result<std::shared_ptr<const RankView>> LoadRankView(const std::string& name,
+                                                       RankAlgorithm algorithm) const;
 
   const PageDb& db_;
   mutable std::mutex ranks_mu_;
-  mutable std::map<RankAlgorithm, std::shared_ptr<const RankView>> ranks_;
+  mutable std::map<std::string, std::shared_ptr<const RankView>> ranks_;  // by file name
 };
 
 }  // namespace crawlrank::dashboard

@@ -3,6 +3,8 @@
 // times are seconds. Labels take a fixed set of values (status classes, failure kinds,
 // rank algorithms): nothing per host or per URL, so the series stay few.
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "crawlrank/clock.h"
 #include "crawlrank/rank_store.h"
@@ -82,10 +84,15 @@ Result<std::string> DashboardData::Metrics() const {
           static_cast<double>(last.time_ms) / 1000);
   }
   bool family = false;
+  std::vector<std::pair<std::string_view, RankAlgorithm>> ranks = {
+      {kDisplayRankName, RankAlgorithm::kPageRank}};
   for (const std::string_view name : RankAlgorithmNames()) {
-    const Result<RankAlgorithm> algorithm = ParseRankAlgorithm(name);
-    if (!algorithm.ok()) continue;
-    Result<std::shared_ptr<const RankView>> view = LoadRankView(*algorithm);
+    if (const Result<RankAlgorithm> algorithm = ParseRankAlgorithm(name); algorithm.ok()) {
+      ranks.emplace_back(name, *algorithm);
+    }
+  }
+  for (const auto& [name, algorithm] : ranks) {
+    Result<std::shared_ptr<const RankView>> view = LoadRankView(std::string(name), algorithm);
     if (!view.ok()) continue;
     if (!family) {
       e.Family("crawlrank_rank_age_seconds", "gauge", "Age of each stored rank.");

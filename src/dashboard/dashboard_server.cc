@@ -3,12 +3,14 @@
 #include <httplib.h>
 
 #include <arpa/inet.h>
+#include <sys/stat.h>
 
 #include <cctype>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "crawlrank/rank_store.h"
 #include "dashboard/dashboard_data.h"
 #include "dashboard/dashboard_pages.h"
 #include "dashboard/html.h"
@@ -102,7 +104,10 @@ struct DashboardServer::Impl {
   std::thread thread;
   int port = 0;
 
-  Impl(const PageDb& db, DashboardOptions o) : data(db), options(std::move(o)) {}
+  std::string db_path;
+
+  Impl(const PageDb& db, DashboardOptions o)
+      : data(db), options(std::move(o)), db_path(db.path()) {}
 
   bool Authorized(const httplib::Request& req) const {
     if (options.token.empty()) return true;
@@ -133,6 +138,19 @@ struct DashboardServer::Impl {
                  }
                  res.set_content(render(req, *json), kHtml);
                });
+  }
+
+  // The top pages a request asks for: by default the display rank, or pagerank where none
+  // is stored (a DB loaded or ranked by hand).
+  Result<Json> Top(const httplib::Request& req) const {
+    std::string by = req.has_param("by") ? req.get_param_value("by") : std::string();
+    if (by.empty()) {
+      struct stat st;
+      by = ::stat(RankFilePath(db_path, kDisplayRankName).c_str(), &st) == 0
+               ? std::string(kDisplayRankName)
+               : "pagerank";
+    }
+    return data.Top(by, SizeParam(req, "n", 100));
   }
 
   // What every answer carries, who may ask (the Host named, the token), and the answer to
@@ -216,11 +234,7 @@ struct DashboardServer::Impl {
            return FailuresPage(j, req.get_param_value("kind"), req.get_param_value("host"));
          });
     View("top",
-         [this](const httplib::Request& req) -> Result<Json> {
-           const std::string by = req.has_param("by") ? req.get_param_value("by") : "pagerank";
-           CRAWLRANK_ASSIGN_OR_RETURN(RankAlgorithm algorithm, ParseRankAlgorithm(by));
-           return data.Top(algorithm, SizeParam(req, "n", 100));
-         },
+         [this](const httplib::Request& req) { return Top(req); },
          [charts](const httplib::Request&, const Json& j) { return TopPage(j, charts); });
     View("page",
          [this](const httplib::Request& req) -> Result<Json> {

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "crawlrank/clock.h"
 
@@ -92,6 +93,17 @@ Result<StoredRank> RankPageDb(const PageDb& db, RankAlgorithm algorithm,
   StoredRank stored{std::move(rank).value(), options.cross_host_only, UnixNowMs(),
                     snapshot.counters()};
   if (options.save) CRAWLRANK_RETURN_IF_ERROR(SaveRank(db.path(), stored));
+  return stored;
+}
+
+Result<StoredRank> RankForDisplay(const PageDb& db, DbRankOptions options) {
+  options.rank.template_links.drop = true;
+  options.cross_host_only = false;
+  options.trusted.clear();
+  options.warm_start = false;  // the stored pagerank keeps the template links
+  const bool save = std::exchange(options.save, false);
+  CRAWLRANK_ASSIGN_OR_RETURN(StoredRank stored, RankPageDb(db, RankAlgorithm::kPageRank, options));
+  if (save) CRAWLRANK_RETURN_IF_ERROR(SaveRank(db.path(), stored, kDisplayRankName));
   return stored;
 }
 

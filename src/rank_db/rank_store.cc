@@ -147,10 +147,18 @@ std::string FirstNonFinite(const RankResult& r) {
 }  // namespace
 
 std::string RankFilePath(const std::string& db_path, RankAlgorithm algorithm) {
-  return db_path + "/ranks/" + std::string(RankAlgorithmName(algorithm)) + ".rank";
+  return RankFilePath(db_path, RankAlgorithmName(algorithm));
+}
+
+std::string RankFilePath(const std::string& db_path, std::string_view name) {
+  return db_path + "/ranks/" + std::string(name) + ".rank";
 }
 
 Status SaveRank(const std::string& db_path, const StoredRank& stored) {
+  return SaveRank(db_path, stored, RankAlgorithmName(stored.rank.algorithm));
+}
+
+Status SaveRank(const std::string& db_path, const StoredRank& stored, std::string_view name) {
   const RankResult& r = stored.rank;
   if (!r.hubs.empty() && r.hubs.size() != r.scores.size()) {
     return InvalidArgumentError("rank to save has " + std::to_string(r.scores.size()) +
@@ -172,7 +180,7 @@ Status SaveRank(const std::string& db_path, const StoredRank& stored) {
     return IoError("cannot create \"" + dir + "\": " + ErrnoText());
   }
   RemoveLeftoverTemps(dir);
-  const std::string path = RankFilePath(db_path, r.algorithm);
+  const std::string path = RankFilePath(db_path, name);
   const std::string temp = TempPath(path);
   std::vector<double> scores = r.scores, hubs = r.hubs;
   ToLittleEndian(scores);
@@ -344,13 +352,18 @@ Result<StoredRank> DecodeRankFile(uint64_t file_size, RankAlgorithm algorithm,
 }  // namespace
 
 Result<StoredRank> LoadRank(const std::string& db_path, RankAlgorithm algorithm) {
-  const std::string path = RankFilePath(db_path, algorithm);
+  return LoadRank(db_path, RankAlgorithmName(algorithm), algorithm);
+}
+
+Result<StoredRank> LoadRank(const std::string& db_path, std::string_view name,
+                            RankAlgorithm algorithm) {
+  const std::string path = RankFilePath(db_path, name);
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     if (errno == ENOENT) {
-      return NotFoundError("no " + std::string(RankAlgorithmName(algorithm)) +
-                           " rank stored for \"" + db_path + "\" (no " + path +
-                           "); compute it with page_db_rank");
+      return NotFoundError("no " + std::string(name) + " rank stored for \"" + db_path +
+                           "\" (no " + path + "); compute it with `page_db_rank " + db_path +
+                           " --algo " + std::string(name) + "`");
     }
     return IoError("cannot open \"" + path + "\": " + ErrnoText());
   }

@@ -66,6 +66,9 @@ class FrontierServer {
     return service_ != nullptr ? service_->config_changes() : std::string();
   }
 
+  // The scheduler's figures now; REQUIRES: not shut down.
+  SchedulerStats Stats() const { return service_->Stats(); }
+
   // Stops taking calls and hands nothing more out; calls running get up to `grace` to
   // finish, then are cancelled; then the Scheduler and the PageDB close (every
   // acknowledged write is committed already).

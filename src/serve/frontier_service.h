@@ -69,6 +69,8 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   // What the keys given to Open changed in the stored configuration, for a person; empty
   // when nothing changed.
   const std::string& config_changes() const { return config_changes_; }
+  // The scheduler's figures now (for crawlrank_serve's progress line).
+  SchedulerStats Stats() const { return scheduler_->GetStats(); }
 
   // ---- implemented
   grpc::Status GetURLs(grpc::ServerContext* context, const urlfrontier::GetParams* request,

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <condition_variable>
+#include <cstdint>
 
 #include "base/base64.h"
 #include "crawlrank/clock.h"
@@ -18,6 +20,16 @@ namespace {
 
 // When the server has nothing due, ask again this soon (the API has no next-ready time).
 constexpr int64_t kPollMs = 200;
+// The longest back-off between two attempts of a call.
+constexpr int64_t kMaxRetryMs = 30'000;
+// How long Probe waits for an answer.
+constexpr int64_t kProbeMs = 5'000;
+
+// Whether a failed attempt is worth another: the server away, restarting or too busy.
+bool Retryable(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+         status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+}
 
 void AddMeta(urlfrontier::URLInfo* info, std::string_view name, std::string value) {
   (*info->mutable_metadata())[std::string(name)].add_values(std::move(value));
@@ -39,13 +51,49 @@ struct RemoteFrontier::Impl {
   mutable std::mutex mu;
   std::unordered_map<std::string, std::string> robots;  // by host
   mutable SchedulerStats last_stats;
+  // Cancel(): the back-offs end, and no call is tried again.
+  mutable std::mutex cancel_mu;
+  mutable std::condition_variable cancel_cv;
+  bool cancelled = false;  // guarded by cancel_mu
 
-  // A context for one call: the token, wait-for-ready, the deadline.
-  void Prepare(grpc::ClientContext* context) const {
+  // Runs `attempt(budget_ms)` (one try of a call, given what is left of give_up_ms for its
+  // deadline; returning its gRPC status) until it succeeds, fails for a reason another try
+  // would not change, or give_up_ms have passed since the first try.
+  template <typename Attempt>
+  Status Retrying(std::string_view rpc, Attempt&& attempt) const {
+    const auto start = std::chrono::steady_clock::now();
+    const auto spent_ms = [&] {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::steady_clock::now() - start)
+          .count();
+    };
+    int64_t pause_ms = std::max<int64_t>(1, options.retry_ms);
+    for (int tries = 1;; ++tries) {
+      const grpc::Status status = attempt(options.give_up_ms - spent_ms());
+      if (status.ok()) return Status::Ok();
+      if (!Retryable(status)) return Failure(rpc, status);
+      const int64_t spent = spent_ms();
+      std::unique_lock lock(cancel_mu);
+      if (cancelled || spent + pause_ms > options.give_up_ms) {
+        return IoError(std::string(rpc) + " to the frontier at " +
+                       QuoteForMessage(options.address) + ": gave up after " +
+                       std::to_string(tries) + (tries == 1 ? " try" : " tries") + " in " +
+                       std::to_string(spent / 1000) + " s" + (cancelled ? " (stopping)" : "") +
+                       ": " + status.error_message());
+      }
+      cancel_cv.wait_for(lock, std::chrono::milliseconds(pause_ms), [this] { return cancelled; });
+      pause_ms = std::min(pause_ms * 2, kMaxRetryMs);
+    }
+  }
+
+  // A context for one call: the token, wait-for-ready, the deadline (wait_ms, or
+  // `budget_ms` when that is shorter: what is left of a retried call's time).
+  void Prepare(grpc::ClientContext* context, int64_t budget_ms = INT64_MAX) const {
     if (!options.token.empty()) context->AddMetadata("authorization", "Bearer " + options.token);
     context->set_wait_for_ready(true);
     context->set_deadline(std::chrono::system_clock::now() +
-                          std::chrono::milliseconds(options.wait_ms));
+                          std::chrono::milliseconds(std::max<int64_t>(
+                              1, std::min(options.wait_ms, budget_ms))));
   }
 
   Status Failure(std::string_view rpc, const grpc::Status& status) const {
@@ -64,10 +112,15 @@ struct RemoteFrontier::Impl {
     return info;
   }
 
-  // Sends `items` on one PutURLs stream; an error unless every one is acked OK or SKIPPED.
+  // Sends `items` on one PutURLs stream, again while the server is away or acks an item
+  // FAIL (every item is safe to send twice); an error unless every one is acked OK or
+  // SKIPPED in the end.
   Status Put(const std::vector<urlfrontier::URLItem>& items) const {
+    return Retrying("PutURLs", [&](int64_t budget_ms) { return PutOnce(items, budget_ms); });
+  }
+  grpc::Status PutOnce(const std::vector<urlfrontier::URLItem>& items, int64_t budget_ms) const {
     grpc::ClientContext context;
-    Prepare(&context);
+    Prepare(&context, budget_ms);
     auto stream = stub->PutURLs(&context);
     for (const auto& item : items) {
       if (!stream->Write(item)) break;
@@ -81,13 +134,14 @@ struct RemoteFrontier::Impl {
       failed = failed || ack.status() == urlfrontier::AckMessage::FAIL;
     }
     const grpc::Status status = stream->Finish();
-    if (!status.ok()) return Failure("PutURLs", status);
-    if (failed || acked != items.size()) {
-      return IoError("PutURLs to the frontier at " + QuoteForMessage(options.address) + ": " +
-                     std::to_string(acked) + " of " + std::to_string(items.size()) +
-                     " items acknowledged" + (failed ? ", some FAIL (the server's write)" : ""));
+    if (!status.ok()) return status;
+    if (failed || acked != items.size()) {  // the server could not write them: again
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                          std::to_string(acked) + " of " + std::to_string(items.size()) +
+                              " items acknowledged" +
+                              (failed ? ", some FAIL (the server's write)" : ""));
     }
-    return Status::Ok();
+    return grpc::Status::OK;
   }
 };
 
@@ -123,10 +177,23 @@ Result<std::vector<Request>> RemoteFrontier::Next(size_t n) {
   params.set_delay_requestable(
       static_cast<uint32_t>(std::max<int64_t>(1, impl_->options.lease_ms / 1000)));
   params.set_crawlid(impl_->options.crawl_id);
-  grpc::ClientContext context;
-  impl_->Prepare(&context);
-  auto reader = impl_->stub->GetURLs(&context, params);
   std::vector<Request> out;
+  // A stream cut after some URLs keeps them (they are leased to us): tried again only when
+  // it gave none.
+  const Status got = impl_->Retrying("GetURLs", [&](int64_t budget_ms) {
+    grpc::Status status = GetUrlsOnce(params, budget_ms, &out);
+    return out.empty() ? status : grpc::Status::OK;
+  });
+  if (!got.ok()) return got;
+  return out;
+}
+
+grpc::Status RemoteFrontier::GetUrlsOnce(const urlfrontier::GetParams& params,
+                                         int64_t budget_ms, std::vector<Request>* got) {
+  std::vector<Request>& out = *got;
+  grpc::ClientContext context;
+  impl_->Prepare(&context, budget_ms);
+  auto reader = impl_->stub->GetURLs(&context, params);
   urlfrontier::URLInfo info;
   while (reader->Read(&info)) {
     Request& r = out.emplace_back();
@@ -144,9 +211,7 @@ Result<std::vector<Request>> RemoteFrontier::Next(size_t n) {
       std::from_chars(priority->data(), priority->data() + priority->size(), r.priority);
     }
   }
-  const grpc::Status status = reader->Finish();
-  if (!status.ok()) return impl_->Failure("GetURLs", status);
-  return out;
+  return reader->Finish();
 }
 
 Status RemoteFrontier::CrawledBatch(const std::vector<CrawlReport>& reports) {
@@ -192,11 +257,12 @@ Status RemoteFrontier::SetCrawlDelay(std::string_view host, int64_t delay_ms) {
   // Seconds on the wire: rounded up, so that it is never shorter than robots.txt asks.
   params.set_delay_requestable(static_cast<uint32_t>((std::max<int64_t>(0, delay_ms) + 999) / 1000));
   params.set_crawlid(impl_->options.crawl_id);
-  grpc::ClientContext context;
-  impl_->Prepare(&context);
-  urlfrontier::Empty empty;
-  const grpc::Status status = impl_->stub->SetDelay(&context, params, &empty);
-  return status.ok() ? Status::Ok() : impl_->Failure("SetDelay", status);
+  return impl_->Retrying("SetDelay", [&](int64_t budget_ms) {
+    grpc::ClientContext context;
+    impl_->Prepare(&context, budget_ms);
+    urlfrontier::Empty empty;
+    return impl_->stub->SetDelay(&context, params, &empty);
+  });
 }
 
 std::string RemoteFrontier::HostRobots(std::string_view host) const {
@@ -209,6 +275,41 @@ Status RemoteFrontier::SetHostRobots(std::string_view host, std::string_view byt
   std::lock_guard lock(impl_->mu);
   impl_->robots[std::string(host)] = std::string(bytes);
   return Status::Ok();
+}
+
+Status RemoteFrontier::Probe() const {
+  urlfrontier::QueueWithinCrawlParams params;
+  params.set_crawlid(impl_->options.crawl_id);
+  grpc::ClientContext context;
+  if (!impl_->options.token.empty()) {
+    context.AddMetadata("authorization", "Bearer " + impl_->options.token);
+  }
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(kProbeMs));
+  urlfrontier::Stats reply;
+  const grpc::Status status = impl_->stub->GetStats(&context, params, &reply);
+  if (status.ok()) return Status::Ok();
+  const std::string& message = status.error_message();
+  const std::string where = "the frontier at " + QuoteForMessage(impl_->options.address);
+  if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
+    return FailedPreconditionError(where + " answers gRPC, but not the URLFrontier API (" +
+                                   message + "): is it a crawlrank serve?");
+  }
+  if (message.find("Failed parsing HTTP/2") != std::string::npos ||
+      message.find("http1") != std::string::npos) {
+    return FailedPreconditionError(where + " answers, but not as a gRPC server (an HTTP/1 web "
+                                   "server?): give the address of a crawlrank serve (" +
+                                   message + ")");
+  }
+  if (Retryable(status)) return Status::Ok();  // nothing there yet: the calls wait for it
+  return impl_->Failure("GetStats", status);
+}
+
+void RemoteFrontier::Cancel() {
+  {
+    std::lock_guard lock(impl_->cancel_mu);
+    impl_->cancelled = true;
+  }
+  impl_->cancel_cv.notify_all();
 }
 
 SchedulerStats RemoteFrontier::GetStats() const {

@@ -4,8 +4,13 @@
 //
 // Each call is one gRPC call (reports: one PutURLs stream, each page's links as discovered
 // URLs naming it as their source, then the page), made with wait-for-ready: a server that
-// is away (a restart) is waited for, up to `wait_ms`, then the call fails with
-// Unavailable... as IoError naming the address. Every call is safe to repeat.
+// is away (a restart) is waited for, up to `wait_ms` an attempt. A call that fails because
+// the server is away or busy (UNAVAILABLE, DEADLINE_EXCEEDED) or whose items the server
+// acked FAIL (it could not write them) is made again, the same batch, after a back-off
+// (retry_ms, doubling up to 30 s), as long as the next attempt would begin within
+// give_up_ms of the first (an attempt's own wait ends there too): then it fails as IoError
+// naming the address, the tries and the last cause. Every call is
+// safe to repeat. Cancel() ends the waits at once (a Ctrl-C).
 //
 // What stays in this process: the robots.txt state of each host (HostRobots), which the
 // crawler keeps per fetcher; the leases are the server's, named here by a number per
@@ -26,6 +31,13 @@
 #include "crawlrank/frontier.h"
 #include "crawlrank/status.h"
 
+namespace grpc {
+class Status;
+}
+namespace urlfrontier {
+class GetParams;
+}
+
 namespace crawlrank {
 
 struct RemoteFrontierOptions {
@@ -34,7 +46,9 @@ struct RemoteFrontierOptions {
   std::string tls_ca_pem;  // PEM of the CA of the server's certificate; empty: plain text
   std::string crawl_id;  // empty: the server's DEFAULT
   int64_t lease_ms = 60'000;  // what each hand-out is leased for (seconds on the wire)
-  int64_t wait_ms = 60'000;   // how long a call waits for a server that is away
+  int64_t wait_ms = 60'000;   // how long one attempt waits for a server that is away
+  int64_t retry_ms = 1'000;    // the first back-off between attempts; doubles to 30 s
+  int64_t give_up_ms = 600'000;  // retries stop once this long has passed since the first
 };
 
 class RemoteFrontier final : public Frontier {
@@ -56,7 +70,22 @@ class RemoteFrontier final : public Frontier {
   // fails gives the last stats read.
   SchedulerStats GetStats() const override;
 
+  // Asks the server for its stats once, without waiting for it: OK also when nothing
+  // answers at the address (a server not started yet is waited for by the calls);
+  // FailedPrecondition when something answers that is not a URLFrontier server (an HTTP/1
+  // web server, a gRPC server without the API), and the server's own refusal (a token
+  // missing: Unauthenticated as IoError) as it comes. For a front door to name a wrong
+  // address at once instead of after the calls' waits.
+  Status Probe() const;
+  // Ends the back-off waits and further retries of every call, now and later (stopping).
+  void Cancel();
+
  private:
+  // One GetURLs stream into *got (what it read before a failure stays there), waiting at
+  // most `budget_ms` for the server.
+  grpc::Status GetUrlsOnce(const urlfrontier::GetParams& params, int64_t budget_ms,
+                           std::vector<Request>* got);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -227,11 +227,14 @@ def test_rank_at_close_ranks_by_the_score_mode_or_not_at_all(fe, tmp_path, score
             [request] = scheduler.next(1)
             scheduler.crawled(crawlrank.CrawledPage(request.url, ["http://a.test/1"]),
                               request.lease)
-            seconds = fe.rank_at_close(scheduler)
-        assert (seconds is not None) == ranked
+            seconds = fe.rank_at_close(scheduler, db)
+        assert seconds >= 0
         assert (tmp_path / "db" / "ranks" / f"{score}.rank").exists() == ranked
+        # The display rank whatever the mode: what the shown lists use.
+        display = db.load_rank("display")
+        assert (display.graph.pages, display.graph.edges) == (2, 1)
+        assert db.top(5) == [("http://a.test/", display.scores[0])]  # crawled 2xx only
         if ranked:
-            assert seconds >= 0
             rank = db.load_rank(score)
             assert (rank.graph.pages, rank.graph.edges, rank.graph.crawled_pages) == (2, 1, 1)
 

@@ -296,7 +296,7 @@ def test_frontier_stop_ranks_once_more(cf, tmp_path, caplog, settings, ranked):
     assert not rank_file.exists()  # 3 pages: no re-rank during the crawl
     manager.stop()
     assert rank_file.exists() == ranked
-    assert ("ranked by blend at close in" in caplog.text) == ranked
+    assert ("ranked (blend and the display rank) at close in" in caplog.text) == ranked
     if ranked:
         with crawlrank.PageDb(str(tmp_path / "db"), read_only=True) as db:
             rank = db.load_rank("pagerank")

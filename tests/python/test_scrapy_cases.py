@@ -157,7 +157,7 @@ def test_the_graph_is_ranked_once_more_when_the_spider_closes(crawl):
 
     # Too few pages for a re-rank during the crawl (rerank_min_new_pages): the stored rank
     # is the one made at close, over the whole graph.
-    assert crawl["stderr"].count("crawlrank: ranked by blend at close in ") == 1
+    assert crawl["stderr"].count("crawlrank: ranked (blend and the display rank) at close in ") == 1
     with crawlrank.PageDb(str(crawl["db"]), read_only=True) as db:
         rank = db.load_rank("pagerank")
         with db.snapshot() as snap:

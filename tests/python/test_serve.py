@@ -187,7 +187,30 @@ def test_get_urls_hands_out_and_a_known_item_makes_the_page_crawled(serve, bin_d
     assert (reply.size, reply.inProcess, reply.counts["completed"], reply.crawlID) == (
         0, 0, 1, "DEFAULT")
     code, err = server.stop()
-    assert (code, err.splitlines()[-1]) == (0, "crawlrank_serve: SIGTERM: draining")
+    # Drained, then the display rank computed over the crawl (--no-rank-at-exit: none).
+    assert code == 0 and err.splitlines()[-3:] == [
+        "crawlrank_serve: SIGTERM: draining",
+        "crawlrank_serve: computing the display rank (a second signal skips it)",
+        f"crawlrank_serve: ranked 1 pages in {err.split(' pages in ')[-1].split(' s:')[0]} s: "
+        f"{tmp_path / 'db' / 'ranks' / 'display.rank'}"]
+    assert (tmp_path / "db" / "ranks" / "display.rank").exists()
+
+
+def test_progress_lines_and_no_rank_at_exit(serve, tmp_path):
+    server = serve("--delay-ms", 0, "--progress", 0.2, "--no-rank-at-exit")
+    server.put(server.discovered("http://a.test/"), server.discovered("http://b.test/"))
+    [handed] = server.get()[:1]
+    server.put(server.known(handed.url, crawlrank_status="200"))
+    time.sleep(0.7)
+    code, err = server.stop()
+    assert code == 0
+    progress = [line for line in err.splitlines() if " crawled, " in line]
+    assert progress, err
+    # Both URLs were handed out (one a host), one reported: the other stays leased.
+    assert re.fullmatch(r"crawlrank_serve: 1 crawled, 0 failed, queue 0, in flight 1, "
+                        r"retrying 0, hosts 2, [\d.]+ pages/s", progress[-1]), progress[-1]
+    assert err.splitlines()[-1] == "crawlrank_serve: SIGTERM: draining"
+    assert not (tmp_path / "db" / "ranks" / "display.rank").exists()
 
 
 def test_a_url_not_acknowledged_comes_back_after_delay_requestable(serve):
@@ -592,12 +615,13 @@ def test_set_log_level_info_logs_each_change_to_stderr(serve):
     code, err = server.stop()
     lines = err.splitlines()
     assert code == 0
-    # Before: the configuration line of the start (--delay-ms); after: the drain's.
-    assert len(lines) == 10, err
-    assert lines[0].startswith("crawlrank_serve: changed the configuration") and "SIGTERM" in lines[-1]
+    # Before: the configuration line of the start (--delay-ms); after: the drain's and the
+    # display rank's two.
+    assert len(lines) == 12, err
+    assert lines[0].startswith("crawlrank_serve: changed the configuration") and "SIGTERM" in lines[-3]
     # Each call's line: the program, the time (UTC, milliseconds), the call.
     stamp = r"crawlrank_serve: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z "
-    assert all(re.match(stamp, line) for line in lines[1:-1]), err
+    assert all(re.match(stamp, line) for line in lines[1:-3]), err
     lines = [re.sub(stamp, "", line) for line in lines[1:-1]]
     assert lines[0].startswith("SetLogLevel: level INFO from ")
     assert lines[1].startswith("PutURLs: from ") and lines[1].endswith(": 1 OK, 1 SKIPPED, 0 FAIL")

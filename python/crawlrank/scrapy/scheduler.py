@@ -446,13 +446,12 @@ class Scheduler(ReportReceiver):
                         "rank %s` ranks it)", self.db.path, extra=spider)
             return
         try:
-            seconds = rank_at_close(self.core)
+            seconds = rank_at_close(self.core, self.db)
         except crawlrank.Error as error:
             logger.warning("crawlrank: rank at close failed: %s", error, extra=spider)
             return
-        if seconds is not None:
-            logger.info("crawlrank: ranked by %s at close in %.3f s", self._score, seconds,
-                        extra=spider)
+        logger.info("crawlrank: ranked (%s and the display rank) at close in %.3f s",
+                    self._score, seconds, extra=spider)
 
     # ---- the engine's calls
 

@@ -80,16 +80,28 @@ constexpr std::string_view kScript = R"JS('use strict';
     if (!box || typeof Chart === 'undefined' || samples.length === 0) return;
     const t0 = samples[0].time_ms;
     const at = function (s) { return (s.time_ms - t0) / 60000; };
+    // Samples come every 10 s while a crawl runs: a longer silence is a crawl stopped and
+    // resumed, drawn as a gap (a null point breaks Chart.js's line), not as a slope.
+    const stopped = function (i) { return samples[i].time_ms - samples[i - 1].time_ms > 30000; };
     const rate = function (field) {
       const out = [];
       for (let i = 1; i < samples.length; i++) {
         const dt = (samples[i].time_ms - samples[i - 1].time_ms) / 1000;
-        if (dt > 0) out.push({ x: at(samples[i]), y: (samples[i][field] - samples[i - 1][field]) / dt });
+        if (stopped(i)) {
+          out.push({ x: at(samples[i]), y: null });
+        } else if (dt > 0) {
+          out.push({ x: at(samples[i]), y: (samples[i][field] - samples[i - 1][field]) / dt });
+        }
       }
       return out;
     };
     const level = function (field) {
-      return samples.map(function (s) { return { x: at(s), y: s[field] }; });
+      const out = [];
+      for (let i = 0; i < samples.length; i++) {
+        if (i > 0 && stopped(i)) out.push({ x: (at(samples[i - 1]) + at(samples[i])) / 2, y: null });
+        out.push({ x: at(samples[i]), y: samples[i][field] });
+      }
+      return out;
     };
     lineChart(box, 'pages', 'pages fetched per second', rate('fetches'));
     lineChart(box, 'queue', 'pages queued', level('queued'));

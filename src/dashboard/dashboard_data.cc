@@ -6,15 +6,18 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 
 #include "crawlrank/clock.h"
+#include "crawlrank/crawl_config.h"
 #include "crawlrank/rank_store.h"
 #include "crawlrank/scheduler.h"
 #include "crawlrank/url.h"
 #include "dashboard/html.h"
 #include "page_db/crawl_counters.h"
 #include "page_db/schedule_table.h"
+#include "schedule/url_filter.h"
 
 namespace crawlrank::dashboard {
 namespace {
@@ -52,6 +55,39 @@ Json SampleJson(const ProgressSample& s) {
               {"in_flight", s.in_flight}};
 }
 
+// The crawl's stored configuration as the views apply it (crawl_config.h): which hosts are
+// in its scope, and the delay between two requests to a host without a longer one of its
+// own. A DB without one stored has every host in scope, and no delay known but the hosts'
+// own (a front end that stores none, such as a Python Scheduler, chose its delay itself).
+class StoredScope {
+ public:
+  static Result<StoredScope> Read(const PageDb& db) {
+    StoredScope scope;
+    CRAWLRANK_ASSIGN_OR_RETURN(const StoredConfig config, db.ReadConfig());
+    CRAWLRANK_ASSIGN_OR_RETURN(const SchedulerOptions options, StoredSchedulerOptions(db));
+    if (config.contains("delay_ms")) scope.default_delay_ms_ = options.min_delay_ms;
+    if (options.scope != CrawlScope::kAny) {
+      SchedulerOptions only_scope;  // the scope alone: patterns and schemes are per page
+      only_scope.scope = options.scope;
+      only_scope.scope_hosts = options.scope_hosts;
+      CRAWLRANK_ASSIGN_OR_RETURN(UrlFilter filter, UrlFilter::Compile(only_scope));
+      scope.filter_.emplace(std::move(filter));
+    }
+    return scope;
+  }
+  // Whether pages of `host` (a counters key: the URL's host) may be fetched by the crawl.
+  bool InScope(std::string_view host) const {
+    return !filter_.has_value() ||
+           filter_->Judge("http://" + std::string(host) + "/") != UrlFilter::Verdict::kOutOfScope;
+  }
+  bool scoped() const { return filter_.has_value(); }
+  int64_t default_delay_ms() const { return default_delay_ms_; }
+
+ private:
+  std::optional<UrlFilter> filter_;
+  int64_t default_delay_ms_ = 0;
+};
+
 // A host's row of the hosts view. Every host gets one, to be sorted; only the rows shown
 // are written as JSON (with 100,000 hosts, building every row's JSON took most of the time).
 struct HostRow {
@@ -59,15 +95,24 @@ struct HostRow {
   CrawlCounters counters;
   uint64_t in_flight = 0;
   const HostEntry* entry = nullptr;  // null: the scheduler keeps none
+  bool in_scope = true;              // the stored scope's (StoredScope)
+  int64_t delay_ms = 0;              // in force: its crawl delay, or the default when longer
 };
+
+// Pages of a row still to be fetched: none for a host outside the scope.
+uint64_t ToDo(const HostRow& r) { return r.in_scope ? ToDo(r.counters) : 0; }
 
 Json HostJson(const HostRow& r) {
   const HostEntry none;
   const HostEntry& e = r.entry != nullptr ? *r.entry : none;
   Json row = CountersJson(r.counters);
   row["host"] = r.host;
+  row["to_do"] = ToDo(r);
+  row["in_scope"] = r.in_scope;
+  row["out_of_scope"] = r.in_scope ? 0 : ToDo(r.counters);
   row["in_flight"] = r.in_flight;
-  row["delay_ms"] = e.crawl_delay_ms;
+  row["delay_ms"] = r.delay_ms;
+  row["crawl_delay_ms"] = e.crawl_delay_ms;  // robots.txt's (0: none)
   row["hold_until_ms"] = e.hold_until_ms;
   row["robots_bytes"] = e.robots.size();
   row["group"] = ValidUtf8(e.group);
@@ -82,15 +127,15 @@ double HostNumber(const HostRow& r, std::string_view key) {
   if (key == "pages") return c.pages;
   if (key == "crawled_pages") return c.crawled_pages;
   if (key == "failed_pages") return c.failed_pages;
-  if (key == "to_do") return ToDo(c);
+  if (key == "to_do") return ToDo(r);
   if (key == "in_flight") return r.in_flight;
   if (key == "fetches") return c.fetches_total();
   if (key == "failures") return c.failures_total();
   if (key == "wire_bytes") return c.wire_bytes;
   if (key == "decoded_bytes") return c.decoded_bytes;
   if (key == "fetch_ms") return c.fetch_ms;
-  if (r.entry == nullptr) return 0;
-  return key == "delay_ms" ? r.entry->crawl_delay_ms : r.entry->hold_until_ms;
+  if (key == "delay_ms") return r.delay_ms;
+  return r.entry == nullptr ? 0 : r.entry->hold_until_ms;
 }
 
 // Sorts `rows` by column `key` (the host as text, the rest as numbers), ties by host.
@@ -170,6 +215,19 @@ Result<Json> DashboardData::Summary() const {
                {"links", snapshot.counters().edges},
                {"file_bytes", info.file_bytes},
                {"counters", CountersJson(totals)}};
+  // A scoped crawl's pages on hosts outside its scope are never to be fetched: one pass
+  // over the hosts' counters splits them off (page_db_stats counts them the same way).
+  CRAWLRANK_ASSIGN_OR_RETURN(const StoredScope scope, StoredScope::Read(db_));
+  uint64_t out_of_scope = 0;
+  if (scope.scoped()) {
+    CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachHostTotals([&](std::string_view host,
+                                                             const CrawlCounters& c) {
+      if (!scope.InScope(host)) out_of_scope += ToDo(c);
+      return Status::Ok();
+    }));
+  }
+  summary["counters"]["to_do"] = ToDo(totals) - std::min(ToDo(totals), out_of_scope);
+  summary["counters"]["out_of_scope"] = out_of_scope;
   if (last.empty()) {
     summary["last_sample"] = nullptr;
   } else {
@@ -221,6 +279,7 @@ Result<Json> DashboardData::Hosts(const HostsQuery& query) const {
       return Status::Ok();
     }));
   }
+  CRAWLRANK_ASSIGN_OR_RETURN(const StoredScope scope, StoredScope::Read(db_));
   std::vector<HostRow> rows;
   CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachHostTotals([&](std::string_view host,
                                                            const CrawlCounters& c) {
@@ -229,6 +288,9 @@ Result<Json> DashboardData::Hosts(const HostsQuery& query) const {
     if (flying != in_flight.end()) row.in_flight = flying->second;
     const auto entry = entries.find(std::string(host));
     if (entry != entries.end()) row.entry = &entry->second;
+    row.in_scope = scope.InScope(host);
+    row.delay_ms = std::max(scope.default_delay_ms(),
+                            row.entry != nullptr ? row.entry->crawl_delay_ms : 0);
     rows.push_back(std::move(row));
     return Status::Ok();
   }));

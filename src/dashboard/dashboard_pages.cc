@@ -151,7 +151,8 @@ std::string HostsPage(const Json& h, const HostsQuery& q) {
     const Json& by_class = r["fetches_by_class"];
     body += "<tr>" + Cell(r["host"], "<a href=\"failures?host=" + Escape(r["host"].get<std::string>()) +
                                           "\">" + Text(r["host"]) + "</a>") +
-            Cell(r["pages"]) + Cell(r["crawled_pages"]) + Cell(r["to_do"]) +
+            Cell(r["pages"]) + Cell(r["crawled_pages"]) +
+            Cell(r["to_do"], r["in_scope"].get<bool>() ? Text(r["to_do"]) : "0 (out of scope)") +
             Cell(r["failed_pages"]) + Cell(r["in_flight"]) + Cell(r["fetches"]) +
             Cell(by_class["2xx"]) + Cell(by_class["4xx"]) + Cell(by_class["5xx"]) +
             Cell(r["failures"]) + Cell(r["wire_bytes"], Bytes(r["wire_bytes"])) +

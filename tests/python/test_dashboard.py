@@ -234,3 +234,32 @@ def test_hosts_page_through_every_host_in_the_order_chosen(bin_dir, tmp_path):
         assert pages == 3 and seen == want
         _, top, _ = dash.get("top")  # the "next" pages rank first, never fetched
         assert '<td data-v="0">&mdash;</td>' in top
+
+
+def test_a_finished_scoped_crawl_has_nothing_to_do_and_shows_the_delay_in_force(bin_dir,
+                                                                              tmp_path):
+    """Issue #41: the hosts view and the summary apply the crawl's stored scope (pages on
+    hosts outside it are out of scope, not to do, as page_db_stats counts them), and a
+    host's delay is the one in force (the crawl's --delay, or robots.txt's when longer)."""
+    from crawl_site import CrawlSite
+
+    db = tmp_path / "scoped.db"
+    with CrawlSite(pages=6) as site:
+        subprocess.run([str(bin_dir / "crawlrank"), "crawl", str(db),
+                        f"http://{site.host}/gen/0.html", "--same-host", "--allow-private",
+                        "--delay", "0.2", "--quiet"], check=True, capture_output=True,
+                       timeout=120)
+    figures = stats(bin_dir, db)
+    assert figures["crawl_finished"] is True and figures["queued"] == 0
+    assert figures["out_of_scope"] == 1  # other.invalid/elsewhere.html
+    with Dashboard(bin_dir, db) as dash:
+        summary = dash.json("api/summary")
+        hosts = {row["host"]: row for row in dash.json("api/hosts")["rows"]}
+        status, page, _ = dash.get("hosts")
+    assert summary["counters"]["to_do"] == 0
+    assert summary["counters"]["out_of_scope"] == figures["out_of_scope"]
+    local, other = hosts["127.0.0.1"], hosts["other.invalid"]
+    assert local["in_scope"] and local["to_do"] == 0 and local["delay_ms"] == 200
+    assert local["crawl_delay_ms"] == 0  # robots.txt asks none
+    assert not other["in_scope"] and other["to_do"] == 0 and other["out_of_scope"] == 1
+    assert status == 200 and "0 (out of scope)" in page

@@ -514,3 +514,26 @@ def test_100k_hosts_render_in_under_2_s(bin_dir, browser, tmp_path):
             assert loaded < 2 and seconds < 2, view
             assert browser.errors() == []
         assert re.search(r"\b100000 hosts", browser.driver.find_element(By.TAG_NAME, "main").text)
+
+
+def test_the_charts_leave_a_gap_where_the_crawl_was_stopped(browser, tmp_path, bin_dir):
+    """Issue #41: samples every 10 s, then a stop of 5 minutes, then the crawl again. The
+    line must break there (a null point) rather than slope across the stop."""
+    crawlrank = pytest.importorskip("crawlrank")
+    db_path = tmp_path / "stopped.db"
+    start = 1_790_000_000_000
+    clock = crawlrank.ManualClock(start)
+    with crawlrank.PageDb(str(db_path)) as db:
+        with crawlrank.Scheduler(db, crawlrank.SchedulerOptions(), clock=clock) as scheduler:
+            scheduler.add_seeds(["http://a.test/"])
+            for at in (0, 10_000, 20_000, 320_000, 330_000):  # a stop between 20 s and 320 s
+                clock.set(start + at)
+                scheduler.record_progress()
+    with Dashboard(bin_dir, db_path) as dash:
+        check_view(browser, dash.url)
+        points = browser.js(
+            "return Chart.getChart(document.querySelector('#charts canvas'))"
+            ".data.datasets[0].data.map(p => p.y === null ? null : p.x);")
+    # pages/s between samples: 10 s, 20 s, [gap], 330 s, in minutes from the first sample.
+    assert points == [pytest.approx(10 / 60), pytest.approx(20 / 60), None,
+                      pytest.approx(330 / 60)], points

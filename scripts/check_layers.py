@@ -82,6 +82,7 @@ PUBLIC_HEADERS: dict[str, str] = {
     "schedule_types.h": "schedule",  # no code; what scheduler.h and frontier.h pass
     "frontier.h": "schedule",  # no code; the seam scheduler.h implements, crawl drives
     "scheduler.h": "schedule",  # src/schedule/scheduler.cc
+    "page_standing.h": "schedule",  # src/schedule/page_standing.cc
     "robots.h": "crawl",  # src/crawl/robots.cc, robots_parser.cc
     "html_extract.h": "crawl",  # src/crawl/html_extract.cc, keywords.cc
     "crawler.h": "crawl",  # src/crawl/crawler.cc

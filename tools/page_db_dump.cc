@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "crawlrank/crawl_config.h"
+#include "crawlrank/page_standing.h"
 #include "crawlrank/scheduler.h"
 
 #include "dump_formats.h"
@@ -89,27 +91,33 @@ struct RankColumns {
   bool Has(size_t column, uint32_t id) const { return id < values[column].size(); }
 };
 
-// The kind of every page failed for good, by id (the state column of --all and --json).
-using FailedKinds = std::unordered_map<uint32_t, FailureKind>;
+// Where every page stands, by id, as the crawl's stored configuration judges it (the state
+// column of --all, --json and --csv: crawled, pending, failed:KIND, removed, out_of_scope,
+// filtered; page_standing.h). None when not needed, or when salvaging a schedule that does
+// not read (every page not crawled is then pending).
+using FailedKinds = std::optional<PageStandings>;
 
 Result<FailedKinds> ReadFailedKinds(const PageDb& db, const Snapshot& snapshot,
                                     const Options& options, const std::string& tool) {
-  FailedKinds kinds;
-  if (options.mode != "info" || (!options.all && !options.json)) return kinds;
-  Result<std::vector<FailedPage>> failed = Scheduler::FailedPages(db, snapshot);
-  if (!failed.ok() && options.skip_damaged) {  // salvage the pages without their states
-    std::cerr << tool << ": the schedule does not read (" << failed.status().message()
-              << "); every page not crawled is shown as pending\n";
-    return kinds;
+  if (options.mode != "info" || (!options.all && !options.json && !options.csv)) {
+    return FailedKinds();
   }
-  CRAWLRANK_RETURN_IF_ERROR(failed.status());
-  for (const FailedPage& page : *failed) kinds.emplace(page.id, page.kind);
-  return kinds;
+  Result<PageStandings> standings = [&]() -> Result<PageStandings> {
+    CRAWLRANK_ASSIGN_OR_RETURN(const SchedulerOptions stored, StoredSchedulerOptions(db));
+    return ReadPageStandings(db, snapshot, stored);
+  }();
+  if (!standings.ok() && options.skip_damaged) {  // salvage the pages without their states
+    std::cerr << tool << ": the schedule does not read (" << standings.status().message()
+              << "); every page not crawled is shown as pending\n";
+    return FailedKinds();
+  }
+  CRAWLRANK_RETURN_IF_ERROR(standings.status());
+  return FailedKinds(std::move(standings).value());
 }
 
-std::optional<FailureKind> KindOf(const FailedKinds& kinds, uint32_t id) {
-  const auto it = kinds.find(id);
-  return it == kinds.end() ? std::nullopt : std::optional<FailureKind>(it->second);
+std::string StateOf(const FailedKinds& standings, const PageRecord& record, uint32_t id) {
+  if (standings.has_value() && id < standings->by_id.size()) return standings->NameOf(id);
+  return PageStateField(record, std::nullopt);
 }
 
 nlohmann::ordered_json PageJson(const PageRecord& r) {
@@ -155,7 +163,7 @@ Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColu
         json["first_crawl"] = IsoTimeOr(record.first_crawl_ms, "-");
         json["last_crawl"] = IsoTimeOr(record.last_crawl_ms, "-");
       }
-      json["state"] = PageStateField(record, KindOf(failed, id));
+      json["state"] = StateOf(failed, record, id);
       for (size_t c = 0; c < options.ranks.size(); ++c) {
         json[options.ranks[c]] = ranks.Has(c, id) ? nlohmann::ordered_json(ranks.values[c][id])
                                                   : nlohmann::ordered_json(nullptr);
@@ -187,7 +195,7 @@ Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColu
                      options.iso_times ? TimeFormat::kIso : TimeFormat::kUnixSeconds);
       if (options.all) {
         line += ' ';
-        line += PageStateField(record, KindOf(failed, id));
+        line += StateOf(failed, record, id);
       }
       for (size_t c = 0; c < options.ranks.size(); ++c) {
         line += ' ';

@@ -84,11 +84,13 @@ Result<PageRecord> ParsePageLine(std::span<const std::string_view> f) {
   }
   if (f.size() == kStatePageFields) {
     const std::string_view state = f[kFullPageFields];
-    const bool known = state == "crawled" || state == "pending" ||
+    const bool known = state == "crawled" || state == "pending" || state == "removed" ||
+                       state == "out_of_scope" || state == "filtered" ||
                        (state.starts_with("failed:") && ParseFailureKind(state.substr(7)));
     if (!known) {
       return InvalidArgumentError("state: \"" + std::string(state) +
-                                  "\" is none of crawled, pending, failed:KIND");
+                                  "\" is none of crawled, pending, failed:KIND, removed, "
+                                  "out_of_scope, filtered");
     }
   }
   PageRecord r;

@@ -16,8 +16,10 @@ PAGE_COLUMNS = ("url", "depth", "discovered_from", "first_crawl_ms", "last_crawl
 
 def to_pandas(db: Any, table: str = "pages") -> Any:
     """The pages (``table="pages"``: one row per page, indexed by page id, the columns of
-    PAGE_COLUMNS; times in Unix ms, 0 for never) or the links (``table="links"``: columns
-    ``source`` and ``target``, page ids) of `db`, from one snapshot."""
+    PAGE_COLUMNS and ``state``, where the page stands as the crawl's stored configuration
+    judges it: crawled, pending, failed:KIND, removed, out_of_scope or filtered; times in
+    Unix ms, 0 for never) or the links (``table="links"``: columns ``source`` and
+    ``target``, page ids) of `db`, from one snapshot."""
     try:
         import pandas
     except ImportError as error:
@@ -31,6 +33,8 @@ def to_pandas(db: Any, table: str = "pages") -> Any:
             return pandas.DataFrame({"source": sources, "target": targets})
         records = snapshot.records()
         columns = {name: [getattr(r, name) for r in records] for name in PAGE_COLUMNS}
+        states = snapshot.states()
+        columns["state"] = [states[r.id] for r in records]
         index = pandas.Index([r.id for r in records], name="id", dtype="uint32")
     frame = pandas.DataFrame(columns, index=index)
     for name in ("discovered_from", "content_hash", "fingerprint"):

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "core.h"
+#include "crawlrank/crawl_config.h"
 #include "crawlrank/db_rank.h"
+#include "crawlrank/page_standing.h"
 #include "crawlrank/rank_store.h"
 #include "crawlrank/scheduler.h"
 
@@ -165,6 +167,11 @@ class PySnapshot final : public Dependent {
       }
       return fn(*snapshot_);
     });
+  }
+  // The same, fn(const PageDb&, const Snapshot&): for what reads the DB's own tables too.
+  template <typename F>
+  auto WithDb(F&& fn) {
+    return With([&](const Snapshot& snapshot) { return fn(handle_->Get(), snapshot); });
   }
 
  private:
@@ -414,6 +421,21 @@ void BindSnapshot(py::module_& m) {
             return py::make_tuple(ArrayOf(sources), ArrayOf(targets));
           },
           "Every link as two numpy uint32 arrays (sources, targets), in source order.")
+      .def(
+          "states",
+          [](PySnapshot& s) {
+            return s.WithDb([&](const PageDb& db, const Snapshot& snap) {
+              const SchedulerOptions stored = Take(StoredSchedulerOptions(db));
+              const PageStandings standings = Take(ReadPageStandings(db, snap, stored));
+              std::vector<std::string> names(standings.by_id.size());
+              for (uint32_t id = 0; id < names.size(); ++id) names[id] = standings.NameOf(id);
+              return names;
+            });
+          },
+          "Where each page stands, by page id, as the crawl's stored configuration judges "
+          "it: 'crawled', 'pending', 'failed:KIND', 'removed', 'out_of_scope' (a host outside "
+          "its scope) or 'filtered' (a pattern, the scheme, max_depth); what page_db_dump "
+          "--all prints and page_db_stats counts.")
       .def(
           "records",
           [](PySnapshot& s, uint32_t start, std::optional<uint32_t> count) {

@@ -147,6 +147,23 @@ def test_to_pandas_gives_every_page_and_link(cr, tmp_path):
         assert pages.loc[2, "n_crawls"] == 0 and pages.loc[0, "content_score"] == 0.25
         assert pages.loc[1, "fingerprint"] == cr.fingerprint("http://b.test/")
         assert sorted(zip(links.source, links.target)) == [(0, 1), (0, 2), (1, 0)]
+        # No configuration stored: every page not crawled is pending.
+        assert pages.state.tolist() == ["crawled", "crawled", "pending"]
+
+
+def test_to_pandas_states_follow_the_stored_scope(cr, tmp_path):
+    """Issue #41: a --same-host crawl's pages on other hosts are out of scope, not to do, in
+    to_pandas() as in page_db_stats; a denied page is filtered."""
+    pytest.importorskip("pandas")
+    with cr.PageDb(str(tmp_path / "db")) as db:
+        options = cr.SchedulerOptions(scope="same-host", scope_hosts=["a.test"],
+                                      deny_patterns=["/private/"])
+        db.write_config(cr.scheduler_config(options))
+        db.add(cr.CrawledPage("http://a.test/", ["http://a.test/1", "http://a.test/private/2",
+                                                 "http://b.test/3"], http_status=200))
+        states = dict(zip(db.to_pandas().url, db.to_pandas().state))
+    assert states == {"http://a.test/": "crawled", "http://a.test/1": "pending",
+                      "http://a.test/private/2": "filtered", "http://b.test/3": "out_of_scope"}
 
 
 def test_pagerank_matches_networkx(cr, tmp_path):

@@ -195,3 +195,28 @@ def test_the_eta_comes_from_the_queue_without_max_pages(bin_dir, tmp_path):
     lines = [line for line in proc.stderr.splitlines() if line.startswith("crawl: ")]
     assert lines, proc.stderr  # progress every 2 s, plain lines when stderr is no terminal
     assert any(", ETA " in line for line in lines), lines
+
+
+def test_a_finished_scoped_crawl_has_nothing_pending_in_the_dump(bin_dir, tmp_path):
+    """Issue #41, part 3: page_db_dump's state column applies the stored scope, as
+    page_db_stats counts: nothing pending on a finished --same-host crawl, the other host's
+    page out_of_scope."""
+    import csv
+    import io
+
+    db = tmp_path / "scoped.db"
+    with CrawlSite(pages=6) as site:
+        run(bin_dir, "crawl", db, f"http://{site.host}/gen/0.html", "--allow-private",
+            "--same-host", *FAST)
+    rows = list(csv.DictReader(io.StringIO(run(bin_dir, "dump", "info", db, "--csv").stdout)))
+    states = {row["url"]: row["state"] for row in rows}
+    assert states["http://other.invalid/elsewhere.html"] == "out_of_scope"
+    assert "pending" not in states.values(), states
+    counts = stats(bin_dir, db)
+    assert sum(s == "out_of_scope" for s in states.values()) == counts["out_of_scope"]
+    assert sum(s == "crawled" for s in states.values()) == counts["crawled_pages"]
+    # The text dump (--all) says the same, and page_db_load reads it back.
+    text = run(bin_dir, "dump", "info", db, "--all").stdout
+    assert text.count(" out_of_scope\n") == counts["out_of_scope"]
+    (tmp_path / "dump.txt").write_text(text)
+    run(bin_dir, "load", tmp_path / "copy.db", tmp_path / "dump.txt")

@@ -432,7 +432,8 @@ int CrawlThroughFrontier(const CommandLine& app, const Args& a, CrawlerOptions o
   crawler->reset();
   if (!summary.ok()) return Fail(app, summary.status());
   const int printed = PrintRemoteSummary(*summary, a);
-  return received != 0 ? 128 + received : printed;
+  if (received != 0) return 128 + received;
+  return printed != kExitOk ? printed : CrawlOutcome(*summary);
 }
 #endif
 

@@ -178,3 +178,14 @@ def test_the_python_client_waits_for_a_server_away_then_gives_up():
     assert raised.value.code() == grpc.StatusCode.UNAVAILABLE
     # Pauses of 0.05, 0.1, 0.2 and 0.4 s; the next (0.8 s) would end past the 1.5 s given.
     assert 0.5 < elapsed < 6, elapsed
+
+
+def test_a_crawl_through_a_frontier_that_fetched_nothing_exits_1(bin_dir):
+    # The one URL handed out is on 127.0.0.1, which the address guard refuses here.
+    with FlakyFrontier("http://127.0.0.1:9/", "127.0.0.1", fails=0) as server:
+        proc = subprocess.run(
+            [str(bin_dir / "crawlrank"), "crawl", "--frontier", server.address, "--quiet"],
+            capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert "crawlrank crawl: nothing fetched" in proc.stderr
+    assert [items for items in server.streams] == [[("known", "http://127.0.0.1:9/")]]

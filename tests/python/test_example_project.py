@@ -195,3 +195,39 @@ def test_frontera_project_as_documented(tmp_path):
         assert "Frontier Manager" not in proc.stderr
         # add_seeds put the start URL in the PageDB first: the start request was no new seed.
         assert stat(proc.stderr, "frontera/seeds_count") == 0
+
+
+def test_two_example_spiders_with_other_start_urls_share_a_frontier(bin_dir, tmp_path):
+    """Issue #41: the example spider through one crawlrank serve, two processes, each
+    started on another site (-a start_url): pages of both sites reach both processes, so a
+    rule made of a process's own start URL dropped links (12 of 28 pages of the second
+    site). Every page of both sites is fetched, each once."""
+    from frontier_sites import client_env, require_server, start_server
+
+    require_server(bin_dir, "scrapy")
+    root = tmp_path / "repo"
+    shutil.copytree(ROOT / "examples" / "scrapy_project", root)
+    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay-ms", 0,
+                                   "--per-host", 2, "--allow", r"^http://127\.0\.0\.1:")
+    env = {k: v for k, v in client_env().items()
+           if k not in ("SCRAPY_SETTINGS_MODULE", "SCRAPY_PROJECT")}
+    try:
+        SiteHandler.log = []
+        with LocalServer(SiteHandler) as one, LocalServer(SiteHandler) as two:
+            logs = [tmp_path / f"spider{i}.log" for i in range(2)]
+            procs = [subprocess.Popen(
+                ["/usr/bin/python3", "-m", "scrapy", "crawl", "site", "-a",
+                 f"start_url=http://{site.host}/", "-s", f"CRAWLRANK_FRONTIER={address}",
+                 "-s", "LOG_LEVEL=INFO"], cwd=root, env=env, stderr=log.open("w"))
+                for site, log in zip((one, two), logs)]
+            for proc, log in zip(procs, logs):
+                assert proc.wait(timeout=300) == 0, log.read_text()[-3000:]
+        # Both processes' requests went to one handler class: its log has both sites' pages,
+        # each site's once (robots.txt aside, which each process asks for itself).
+        fetched = sorted(p for p in SiteHandler.log if p != "/robots.txt")
+        assert fetched == sorted([*PAGES, "/gone.html"] * 2), SiteHandler.log
+        for log in logs:
+            assert "allowed_domains" not in log.read_text()  # the example sets none
+    finally:
+        server.kill()
+        server.communicate()

@@ -397,6 +397,15 @@ class Scheduler(ReportReceiver):
         logger.info("crawlrank: frontier %s: %d pages crawled, %d queued, %d retrying",
                     self.settings.frontier, stats.crawled, stats.queued, stats.retrying,
                     extra={"spider": spider})
+        allowed = getattr(spider, "allowed_domains", None)
+        if allowed:
+            logger.warning(
+                "crawlrank: remote mode: this spider's allowed_domains (%s) filter links in "
+                "this process only, but the frontier hands any process the pages of every "
+                "host: a process started with other arguments drops the links of the other "
+                "sites' pages. Leave allowed_domains unset and give the scope to the crawl the "
+                "server serves (docs/python.md, \"Remote mode\")", ", ".join(allowed),
+                extra={"spider": spider})
 
     def close(self, reason: str) -> None:
         self._wakeup.cancel()

@@ -13,6 +13,7 @@
 #include "crawlrank/rank_store.h"
 #include "dashboard/dashboard_data.h"
 #include "dashboard/dashboard_pages.h"
+#include "dashboard/guarded_http_server.h"
 #include "dashboard/html.h"
 
 namespace crawlrank::dashboard {
@@ -100,7 +101,7 @@ struct DashboardServer::Impl {
   DashboardData data;
   DashboardOptions options;
   std::string chartjs;  // the file's bytes; empty when it could not be read
-  httplib::Server server;
+  GuardedHttpServer server;  // time and connection bounds (guarded_http_server.h)
   std::thread thread;
   int port = 0;
 
@@ -310,9 +311,8 @@ Result<std::unique_ptr<DashboardServer>> DashboardServer::Start(const PageDb& db
   }
   impl->Guard();
   impl->server.set_payload_max_length(64 * 1024);
-  // Stop() waits for idle connections to time out: with the default 5 s, a browser that
-  // keeps one open between refreshes would hold up Ctrl-C for as long.
-  impl->server.set_keep_alive_timeout(1);
+  // (Connections are kept alive 1 s between requests, and a request must arrive whole
+  // within 10 s: GuardedHttpServer. Stop() waits for the connections open to end.)
   impl->Routes();
   const std::string host = options.host == "localhost" ? "127.0.0.1" : options.host;
   if (options.port == 0) {
@@ -325,6 +325,7 @@ Result<std::unique_ptr<DashboardServer>> DashboardServer::Start(const PageDb& db
     impl->port = options.port;
   }
   Impl* raw = impl.get();
+  impl->server.WidenBacklog();
   impl->thread = std::thread([raw] { raw->server.listen_after_bind(); });
   return std::unique_ptr<DashboardServer>(new DashboardServer(std::move(impl)));
 }

@@ -263,3 +263,45 @@ def test_a_finished_scoped_crawl_has_nothing_to_do_and_shows_the_delay_in_force(
     assert local["crawl_delay_ms"] == 0  # robots.txt asks none
     assert not other["in_scope"] and other["to_do"] == 0 and other["out_of_scope"] == 1
     assert status == 200 and "0 (out of scope)" in page
+
+
+def test_slow_connections_do_not_deny_an_authorised_request(bin_dir, crawled):
+    """Issue #41: 300 idle or slow connections (a header line, then nothing) held every
+    server thread and the listen backlog of a token-protected dashboard, and an authorised
+    request waited behind them. Now one client address keeps at most 16 connections, and a
+    request must arrive whole within 10 s: the attacker's connections come from 127.0.0.2,
+    the operator's request from 127.0.0.1."""
+    import socket
+
+    with Dashboard(bin_dir, crawled, "--token", "s3cret") as dash:
+        port = int(dash.url.rsplit(":", 1)[1].strip("/"))
+        slow = []
+        try:
+            for _ in range(300):
+                s = socket.socket()
+                s.bind(("127.0.0.2", 0))
+                s.settimeout(5)
+                s.connect(("127.0.0.1", port))
+                s.sendall(b"GET /api/summary HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # never ends
+                slow.append(s)
+            start = time.monotonic()
+            status = dash.get("api/summary", {"Authorization": "Bearer s3cret"})[0]
+            assert status == 200 and time.monotonic() - start < 5
+            # Past the 10 s a request has to arrive, every slow connection is closed (those
+            # served got an error answer first).
+            time.sleep(11)
+
+            def ended(s: socket.socket) -> bool:
+                try:
+                    while s.recv(4096):
+                        pass
+                    return True
+                except ConnectionError:
+                    return True
+                except socket.timeout:
+                    return False
+
+            assert sum(map(ended, slow)) == len(slow)
+        finally:
+            for s in slow:
+                s.close()

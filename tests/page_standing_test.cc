@@ -10,19 +10,36 @@
 namespace crawlrank {
 namespace {
 
+// A crawl of `hosts` (same-host scope) that denies /private/ and goes one link deep.
+SchedulerOptions ScopedOptions(const ManualClock& clock, std::vector<std::string> hosts) {
+  SchedulerOptions options;
+  options.clock = &clock;
+  options.scope = CrawlScope::kSameHost;
+  options.scope_hosts = std::move(hosts);
+  options.deny_patterns = {"/private/"};
+  options.max_depth = 1;
+  return options;
+}
+
+// Each page's URL with its standing's name.
+std::map<std::string, std::string> NamesOf(const Snapshot& snapshot,
+                                           const PageStandings& standings) {
+  std::map<std::string, std::string> names;
+  EXPECT_OK(snapshot.ForEachPage([&](const PageRecord& page) {
+    names[page.url] = standings.NameOf(page.id);
+    return Status::Ok();
+  }));
+  return names;
+}
+
 TEST(PageStandingTest, EachPageStandsAsTheCrawlJudgesIt) {
   TempDir dir;
   ManualClock clock(1'000);
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
-  SchedulerOptions options;
-  options.clock = &clock;
+  SchedulerOptions options = ScopedOptions(clock, {"a.example", "c.example"});
   options.min_delay_ms = 0;
   options.max_in_flight_per_host = 10;
   options.max_retries = 0;
-  options.scope = CrawlScope::kSameHost;
-  options.scope_hosts = {"a.example", "c.example"};
-  options.deny_patterns = {"/private/"};
-  options.max_depth = 1;
   std::map<std::string, std::string> expected;
   {
     ASSERT_OK_AND_ASSIGN(auto s, Scheduler::Open(*db, options));
@@ -69,24 +86,14 @@ TEST(PageStandingTest, EachPageStandsAsTheCrawlJudgesIt) {
   ASSERT_OK_AND_ASSIGN(Snapshot snapshot, db->NewSnapshot());
   ASSERT_OK_AND_ASSIGN(const PageStandings standings, ReadPageStandings(*db, snapshot, options));
   ASSERT_EQ(standings.by_id.size(), expected.size());
-  std::map<std::string, std::string> got;
-  ASSERT_OK(snapshot.ForEachPage([&](const PageRecord& page) {
-    got[page.url] = standings.NameOf(page.id);
-    return Status::Ok();
-  }));
-  EXPECT_EQ(got, expected);
+  EXPECT_EQ(NamesOf(snapshot, standings), expected);
 }
 
 TEST(PageStandingTest, WithoutRemovalsTheFiltersAndTheQueueShow) {
   TempDir dir;
   ManualClock clock(1'000);
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
-  SchedulerOptions options;
-  options.clock = &clock;
-  options.scope = CrawlScope::kSameHost;
-  options.scope_hosts = {"a.example"};
-  options.deny_patterns = {"/private/"};
-  options.max_depth = 1;
+  const SchedulerOptions options = ScopedOptions(clock, {"a.example"});
   {
     ASSERT_OK_AND_ASSIGN(auto s, Scheduler::Open(*db, options));
     CrawlReport report;
@@ -98,12 +105,7 @@ TEST(PageStandingTest, WithoutRemovalsTheFiltersAndTheQueueShow) {
   }
   ASSERT_OK_AND_ASSIGN(Snapshot snapshot, db->NewSnapshot());
   ASSERT_OK_AND_ASSIGN(const PageStandings standings, ReadPageStandings(*db, snapshot, options));
-  std::map<std::string, std::string> got;
-  ASSERT_OK(snapshot.ForEachPage([&](const PageRecord& page) {
-    got[page.url] = standings.NameOf(page.id);
-    return Status::Ok();
-  }));
-  EXPECT_EQ(got, (std::map<std::string, std::string>{{"http://a.example/", "crawled"},
+  EXPECT_EQ(NamesOf(snapshot, standings), (std::map<std::string, std::string>{{"http://a.example/", "crawled"},
                                                      {"http://a.example/1", "pending"},
                                                      {"http://a.example/private/2", "filtered"},
                                                      {"http://b.example/3", "out_of_scope"}}));

@@ -375,6 +375,7 @@ void PrintOutcomes(Output& out, const CrawlSummary& s) {
   }
 }
 
+#ifdef CRAWLRANK_WITH_SERVER
 // The summary of a crawl through a frontier: what this process fetched (the server holds
 // the graph and ranks it).
 int PrintRemoteSummary(const CrawlSummary& s, const Args& a) {
@@ -397,7 +398,6 @@ int PrintRemoteSummary(const CrawlSummary& s, const Args& a) {
   return out.Flush().ok() ? kExitOk : kExitFailure;
 }
 
-#ifdef CRAWLRANK_WITH_SERVER
 // `crawlrank crawl --frontier HOST:PORT SEED...`: the crawler over a RemoteFrontier. The
 // server's stored configuration scopes, orders and paces the crawl; this process fetches,
 // parses and reports, keeping robots.txt per host in memory.

@@ -689,7 +689,7 @@ int Crawl(int argc, char** argv) {
         if (top.size() >= a.top) break;
         Result<PageRecord> page = (*db)->FindId(id);
         if (!page.ok()) return Fail(app, page.status());
-        if (page->crawled() && page->http_status >= 200 && page->http_status < 300) {
+        if (page->fetched_ok()) {
           top.emplace_back(page->url, scores[id]);
         }
       }

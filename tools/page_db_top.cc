@@ -1,6 +1,4 @@
 // page_db_top: prints the best pages of a PageDB by a stored rank.
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cctype>
 #include <iostream>
@@ -58,11 +56,7 @@ int Main(int argc, char** argv) {
            "with --by display: every ranked page (its default is the pages crawled with a 2xx "
            "answer; --crawled and --uncrawled choose too)");
   return Run(app, argc, argv, [&] {
-    if (by.empty()) {  // the display rank, where a crawl stored one
-      struct stat st;
-      const bool stored = ::stat(RankFilePath(db_path, kDisplayRankName).c_str(), &st) == 0;
-      by = stored ? std::string(kDisplayRankName) : "pagerank";
-    }
+    if (by.empty()) by = ShownRankName(db_path);
     if (!IsRankColumn(by))
       return UsageError(app, "unknown --by \"" + by + "\"; " + RankColumnHelp());
     auto db = OpenForReading(db_path);
@@ -88,9 +82,8 @@ int Main(int argc, char** argv) {
     };
     if (uncrawled || crawled || fetched_ok || !host.empty()) {
       const Status listed = snapshot->ForEachPage([&](const PageRecord& page) {
-        const bool ok = page.crawled() && page.http_status >= 200 && page.http_status < 300;
         if (page.id < scores.size() && (!uncrawled || !page.crawled()) &&
-            (!crawled || page.crawled()) && (!fetched_ok || ok) && on_host(page)) {
+            (!crawled || page.crawled()) && (!fetched_ok || page.fetched_ok()) && on_host(page)) {
           order.push_back(page.id);
         }
         return Status::Ok();

@@ -11,9 +11,9 @@
 // in to this guard: on SIGSEGV or SIGBUS it writes one line to standard error naming the
 // PageDBs the program opened and page_db_check, and exits with status 1 instead of
 // dumping core. LMDB's own assertions on a damaged page (which would abort()) end such a
-// program the same way, with LMDB's text in the line. Every crawlrank tool installs it. A fault that is a bug of the program
-// (or of crawlrank) is reported the same way: the line says so when page_db_check finds
-// nothing.
+// program the same way, with LMDB's text in the line. Every crawlrank tool installs it. A
+// fault that is a bug of the program (or of crawlrank) is reported the same way: the line
+// says so when page_db_check finds nothing.
 //
 // Thread safety: call InstallFaultGuard once, early, before other threads start;
 // WatchPageDb from any one thread at a time. The guard keeps its state in static storage,

@@ -65,6 +65,9 @@ struct PageRecord {
   uint32_t n_errors = 0;
 
   bool crawled() const { return n_crawls > 0; }
+  // Crawled with a 2xx answer: one of the crawl's own pages, as the lists a person reads
+  // show them (not a 404 others link to, nor a site never fetched).
+  bool fetched_ok() const { return crawled() && http_status >= 200 && http_status < 300; }
   friend bool operator==(const PageRecord&, const PageRecord&) = default;
 };
 

@@ -43,6 +43,10 @@ struct StoredRank {
 // The scheduler's re-ranks never write it, so it changes only when a crawl ends.
 inline constexpr std::string_view kDisplayRankName = "display";
 
+// The rank a list for a person shows by default: kDisplayRankName where the DB has a
+// display rank stored, else "pagerank" (a DB loaded, or ranked by hand).
+std::string ShownRankName(const std::string& db_path);
+
 // `db_path`/ranks/<RankAlgorithmName(algorithm)>.rank
 std::string RankFilePath(const std::string& db_path, RankAlgorithm algorithm);
 // `db_path`/ranks/<name>.rank

@@ -243,8 +243,8 @@ Result<std::vector<std::pair<std::string, double>>> TopPages(const PageDb& db, s
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
   std::vector<uint32_t> order;
   CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
-    const bool ok = page.crawled() && page.http_status >= 200 && page.http_status < 300;
-    if (page.id < scores.size() && (!crawled.has_value() || (*crawled ? ok : !page.crawled()))) {
+    if (page.id < scores.size() &&
+        (!crawled.has_value() || (*crawled ? page.fetched_ok() : !page.crawled()))) {
       order.push_back(page.id);
     }
     return Status::Ok();

@@ -263,11 +263,10 @@ Result<bool> Crawler::Impl::HoldRefused(Request& request, const RobotsEntry* bef
     if (owned == nullptr || before == nullptr || before->status == 0) return false;
     CRAWLRANK_RETURN_IF_ERROR(owned->HoldHost(request.host, clock.NowMs() + kRefusedHoldMs));
     refused_hosts.emplace(request.host, detail);
-    std::lock_guard lock(summary_mu);
-    summary.refused_hosts.emplace(request.host, detail);
   }
   {
     std::lock_guard lock(summary_mu);
+    summary.refused_hosts.emplace(request.host, detail);  // once a host: emplace keeps it
     ++summary.held_pages;
   }
   held.push_back(std::move(request));

@@ -421,7 +421,7 @@ Result<Json> DashboardData::Top(const std::string& by, size_t n) const {
     if (rows.size() >= std::min(n, kMaxRows)) break;
     Result<PageRecord> page = snapshot.FindId(id);
     if (!page.ok()) continue;  // a rank of a bigger DB (restored from elsewhere)
-    if (display && !(page->crawled() && page->http_status >= 200 && page->http_status < 300)) {
+    if (display && !page->fetched_ok()) {
       continue;  // the display rank lists the crawl's pages, as page_db_top does
     }
     rows.push_back({{"id", id},

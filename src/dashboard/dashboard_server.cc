@@ -3,7 +3,6 @@
 #include <httplib.h>
 
 #include <arpa/inet.h>
-#include <sys/stat.h>
 
 #include <cctype>
 #include <fstream>
@@ -144,14 +143,8 @@ struct DashboardServer::Impl {
   // The top pages a request asks for: by default the display rank, or pagerank where none
   // is stored (a DB loaded or ranked by hand).
   Result<Json> Top(const httplib::Request& req) const {
-    std::string by = req.has_param("by") ? req.get_param_value("by") : std::string();
-    if (by.empty()) {
-      struct stat st;
-      by = ::stat(RankFilePath(db_path, kDisplayRankName).c_str(), &st) == 0
-               ? std::string(kDisplayRankName)
-               : "pagerank";
-    }
-    return data.Top(by, SizeParam(req, "n", 100));
+    const std::string by = req.has_param("by") ? req.get_param_value("by") : std::string();
+    return data.Top(by.empty() ? ShownRankName(db_path) : by, SizeParam(req, "n", 100));
   }
 
   // What every answer carries, who may ask (the Host named, the token), and the answer to

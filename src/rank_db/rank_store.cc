@@ -150,6 +150,12 @@ std::string RankFilePath(const std::string& db_path, RankAlgorithm algorithm) {
   return RankFilePath(db_path, RankAlgorithmName(algorithm));
 }
 
+std::string ShownRankName(const std::string& db_path) {
+  struct stat st;
+  const bool stored = ::stat(RankFilePath(db_path, kDisplayRankName).c_str(), &st) == 0;
+  return stored ? std::string(kDisplayRankName) : std::string(RankAlgorithmName(RankAlgorithm::kPageRank));
+}
+
 std::string RankFilePath(const std::string& db_path, std::string_view name) {
   return db_path + "/ranks/" + std::string(name) + ".rank";
 }

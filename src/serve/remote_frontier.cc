@@ -86,10 +86,15 @@ struct RemoteFrontier::Impl {
     }
   }
 
+  // The server's token on a call, when it has one.
+  void Authorize(grpc::ClientContext* context) const {
+    if (!options.token.empty()) context->AddMetadata("authorization", "Bearer " + options.token);
+  }
+
   // A context for one call: the token, wait-for-ready, the deadline (wait_ms, or
   // `budget_ms` when that is shorter: what is left of a retried call's time).
   void Prepare(grpc::ClientContext* context, int64_t budget_ms = INT64_MAX) const {
-    if (!options.token.empty()) context->AddMetadata("authorization", "Bearer " + options.token);
+    Authorize(context);
     context->set_wait_for_ready(true);
     context->set_deadline(std::chrono::system_clock::now() +
                           std::chrono::milliseconds(std::max<int64_t>(
@@ -110,6 +115,34 @@ struct RemoteFrontier::Impl {
     info.set_url(std::string(url));
     info.set_crawlid(options.crawl_id);
     return info;
+  }
+
+  // One GetURLs stream into *got (what it read before a failure stays there), waiting at
+  // most `budget_ms` for the server.
+  grpc::Status GetUrlsOnce(const urlfrontier::GetParams& params, int64_t budget_ms,
+                           std::vector<Request>* got) {
+    std::vector<Request>& out = *got;
+    grpc::ClientContext context;
+    Prepare(&context, budget_ms);
+    auto reader = stub->GetURLs(&context, params);
+    urlfrontier::URLInfo info;
+    while (reader->Read(&info)) {
+      Request& r = out.emplace_back();
+      r.url = info.url();
+      r.fingerprint = UrlFingerprint(r.url);
+      r.host = info.key();
+      r.lease = next_lease++;
+      if (const std::string* depth = LastValue(info, kMetaDepth)) {
+        std::from_chars(depth->data(), depth->data() + depth->size(), r.depth);
+      }
+      if (const std::string* payload = LastValue(info, kMetaPayload)) {
+        if (auto bytes = DecodeBase64(*payload)) r.payload = *std::move(bytes);
+      }
+      if (const std::string* priority = LastValue(info, kMetaPriority)) {
+        std::from_chars(priority->data(), priority->data() + priority->size(), r.priority);
+      }
+    }
+    return reader->Finish();
   }
 
   // Sends `items` on one PutURLs stream, again while the server is away or acks an item
@@ -181,37 +214,11 @@ Result<std::vector<Request>> RemoteFrontier::Next(size_t n) {
   // A stream cut after some URLs keeps them (they are leased to us): tried again only when
   // it gave none.
   const Status got = impl_->Retrying("GetURLs", [&](int64_t budget_ms) {
-    grpc::Status status = GetUrlsOnce(params, budget_ms, &out);
+    grpc::Status status = impl_->GetUrlsOnce(params, budget_ms, &out);
     return out.empty() ? status : grpc::Status::OK;
   });
   if (!got.ok()) return got;
   return out;
-}
-
-grpc::Status RemoteFrontier::GetUrlsOnce(const urlfrontier::GetParams& params,
-                                         int64_t budget_ms, std::vector<Request>* got) {
-  std::vector<Request>& out = *got;
-  grpc::ClientContext context;
-  impl_->Prepare(&context, budget_ms);
-  auto reader = impl_->stub->GetURLs(&context, params);
-  urlfrontier::URLInfo info;
-  while (reader->Read(&info)) {
-    Request& r = out.emplace_back();
-    r.url = info.url();
-    r.fingerprint = UrlFingerprint(r.url);
-    r.host = info.key();
-    r.lease = impl_->next_lease++;
-    if (const std::string* depth = LastValue(info, kMetaDepth)) {
-      std::from_chars(depth->data(), depth->data() + depth->size(), r.depth);
-    }
-    if (const std::string* payload = LastValue(info, kMetaPayload)) {
-      if (auto bytes = DecodeBase64(*payload)) r.payload = *std::move(bytes);
-    }
-    if (const std::string* priority = LastValue(info, kMetaPriority)) {
-      std::from_chars(priority->data(), priority->data() + priority->size(), r.priority);
-    }
-  }
-  return reader->Finish();
 }
 
 Status RemoteFrontier::CrawledBatch(const std::vector<CrawlReport>& reports) {
@@ -281,9 +288,7 @@ Status RemoteFrontier::Probe() const {
   urlfrontier::QueueWithinCrawlParams params;
   params.set_crawlid(impl_->options.crawl_id);
   grpc::ClientContext context;
-  if (!impl_->options.token.empty()) {
-    context.AddMetadata("authorization", "Bearer " + impl_->options.token);
-  }
+  impl_->Authorize(&context);  // no wait-for-ready: what answers, answers now
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(kProbeMs));
   urlfrontier::Stats reply;
   const grpc::Status status = impl_->stub->GetStats(&context, params, &reply);

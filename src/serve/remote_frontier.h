@@ -9,8 +9,8 @@
 // acked FAIL (it could not write them) is made again, the same batch, after a back-off
 // (retry_ms, doubling up to 30 s), as long as the next attempt would begin within
 // give_up_ms of the first (an attempt's own wait ends there too): then it fails as IoError
-// naming the address, the tries and the last cause. Every call is
-// safe to repeat. Cancel() ends the waits at once (a Ctrl-C).
+// naming the address, the tries and the last cause. Every call is safe to repeat.
+// Cancel() ends the waits at once (a Ctrl-C).
 //
 // What stays in this process: the robots.txt state of each host (HostRobots), which the
 // crawler keeps per fetcher; the leases are the server's, named here by a number per
@@ -30,13 +30,6 @@
 
 #include "crawlrank/frontier.h"
 #include "crawlrank/status.h"
-
-namespace grpc {
-class Status;
-}
-namespace urlfrontier {
-class GetParams;
-}
 
 namespace crawlrank {
 
@@ -81,11 +74,6 @@ class RemoteFrontier final : public Frontier {
   void Cancel();
 
  private:
-  // One GetURLs stream into *got (what it read before a failure stays there), waiting at
-  // most `budget_ms` for the server.
-  grpc::Status GetUrlsOnce(const urlfrontier::GetParams& params, int64_t budget_ms,
-                           std::vector<Request>* got);
-
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -6,12 +6,14 @@
 // after a skipped page moves down by the pages skipped before it), and `links` leaves out
 // the links from and to a skipped page, so that the two dumps load together into a new DB.
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
 #include "crawlrank/crawl_config.h"
 #include "crawlrank/page_standing.h"
+#include "crawlrank/rank_store.h"
 #include "crawlrank/scheduler.h"
 
 #include "dump_formats.h"
@@ -87,7 +89,8 @@ class Skipped {
 // The stored rank columns named by --rank, in order; a page newer than a rank has no value
 // there.
 struct RankColumns {
-  std::vector<std::vector<double>> values;
+  std::vector<std::vector<double>> values;  // --rank's, in order
+  std::vector<double> shown;  // --json and --csv's `rank` (ShownRankName); empty: none
   bool Has(size_t column, uint32_t id) const { return id < values[column].size(); }
 };
 
@@ -128,7 +131,7 @@ nlohmann::ordered_json PageJson(const PageRecord& r) {
           {"last_crawl_ms", r.last_crawl_ms},
           {"changes", r.n_changes},
           {"crawls", r.n_crawls},
-          {"score", r.content_score},
+          {"content_score", r.content_score},
           {"depth", r.depth},
           {"discovered_from", FormatFingerprint(r.discovered_from)},
           {"link_score", r.link_score},
@@ -164,6 +167,8 @@ Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColu
         json["last_crawl"] = IsoTimeOr(record.last_crawl_ms, "-");
       }
       json["state"] = StateOf(failed, record, id);
+      json["rank"] = ranks.shown.size() > id ? nlohmann::ordered_json(ranks.shown[id])
+                                             : nlohmann::ordered_json(nullptr);
       for (size_t c = 0; c < options.ranks.size(); ++c) {
         json[options.ranks[c]] = ranks.Has(c, id) ? nlohmann::ordered_json(ranks.values[c][id])
                                                   : nlohmann::ordered_json(nullptr);
@@ -316,7 +321,11 @@ int Main(int argc, char** argv) {
            "info: add depth discovered_from link_score content_hash status errors state "
            "(crawled, pending, or failed:KIND for a page failed for good; page_db_load "
            "reads it back and restores nothing of it)");
-  app.Flag("--json", options.json, "one JSON object per line, every field");
+  app.Flag("--json", options.json,
+           "one JSON object per line, every field (info: the fields of --all, with score "
+           "named content_score: the caller's relevance score, 0 without one such as "
+           "--keywords; and rank: the rank lists show, the display rank where a crawl "
+           "computed one, else pagerank, null without either or for a page newer than it)");
   app.Flag("--csv", options.csv,
            "CSV (RFC 4180: a header row, fields quoted where needed, CRLF line ends): info, "
            "every field of --json; links, from,to");
@@ -369,6 +378,15 @@ int Main(int argc, char** argv) {
     auto values = LoadRankColumns(options.db, options.ranks);
     if (!values.ok()) return Fail(app, values.status());
     ranks.values = std::move(values).value();
+    if (options.mode == "info" && (options.json || options.csv)) {
+      // The `rank` field: the rank a list for a person shows, where one was computed.
+      const std::string shown = ShownRankName(options.db);
+      if (std::filesystem::exists(RankFilePath(options.db, shown))) {
+        auto column = LoadRankColumns(options.db, std::span(&shown, 1));
+        if (!column.ok()) return Fail(app, column.status());
+        ranks.shown = std::move(column->front());
+      }
+    }
     auto snapshot = (*db)->NewSnapshot();
     if (!snapshot.ok()) return Fail(app, snapshot.status());
     auto failed = ReadFailedKinds(**db, *snapshot, options, app.name());

@@ -52,6 +52,19 @@ struct CrawlReport {
   // call does not create, is ignored. An extra whose URL cannot be canonicalised fails
   // the whole call (InvalidArgument naming the URL) before anything is written.
   std::vector<QueuedExtra> extras;
+  // When to fetch the page again, as its fetcher decided (Unix ms; URLFrontier's
+  // refetchable_from_date): it is handed out as a revisit (Request::revisit) once that
+  // time comes, whether SchedulerOptions::revisits is on or off, and the date is kept
+  // (docs/format.md, state 5) so that a restart keeps it. 0: no date; the crawl's revisit
+  // options decide (off by default: never again), and a date an earlier report gave goes.
+  int64_t refetch_at_ms = 0;
+};
+
+// A date for a page that a Scheduler::Write records as crawled (CrawlReport::refetch_at_ms
+// says what it means); a date for a URL the write does not record as crawled is ignored.
+struct RefetchDate {
+  std::string url;
+  int64_t at_ms = 0;
 };
 
 struct FailureReport {
@@ -173,7 +186,9 @@ struct PageState {
     kRemoved,   // never handed out again (Scheduler::Remove), whatever it was
   };
   Kind kind = Kind::kQueued;
-  int64_t time_ms = 0;  // Unix ms, for kLeased and kRetrying; 0 otherwise
+  // Unix ms: for kLeased the lease's expiry, for kRetrying the retry; for kCrawled the
+  // date its fetcher gave for the next fetch (CrawlReport::refetch_at_ms), 0 for none.
+  int64_t time_ms = 0;
   int32_t priority = 0;  // QueuedExtra::priority, while queued, leased or retrying
 };
 

@@ -101,8 +101,11 @@ class Scheduler final : public Frontier {
   // creates and does not crawl: the payload and priority each is queued with, as AddSeeds
   // gives seeds theirs (a page that exists keeps what it has; of two extras naming one new
   // page the first wins). A URL of `extras` that cannot be canonicalised fails the call
-  // before anything is written, naming it.
-  Status Write(const WriteBatch& batch, std::span<const QueuedExtra> extras);
+  // before anything is written, naming it. `dates` say when pages the batch records as
+  // crawled are due again (RefetchDate; a crawled page of the batch without one has no
+  // date), checked the same way.
+  Status Write(const WriteBatch& batch, std::span<const QueuedExtra> extras,
+               std::span<const RefetchDate> dates = {});
 
   // Up to n requests, best first, each from a host that may take it now, with the payload
   // and priority the page was queued with. Empty when no host is ready: GetStats() tells

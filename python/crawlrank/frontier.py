@@ -28,6 +28,8 @@ same report). An address that answers but is not a gRPC server (a web server) ra
 from __future__ import annotations
 
 import base64
+import datetime
+import math
 import os
 import pathlib
 import time
@@ -77,6 +79,21 @@ class HandedOut:
     payload: bytes = b""  # what discover() gave it, if anything
     priority: int = 0     # the same
     metadata: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _seconds(when: float | datetime.datetime | None) -> int:
+    """A refetch date as URLFrontier sends it: whole seconds since 1970, rounded up (never
+    earlier than asked); 0 for none."""
+    if when is None:
+        return 0
+    if isinstance(when, datetime.datetime):
+        if when.tzinfo is None:
+            raise ValueError(f"refetchable_from {when!r} has no time zone: give an aware "
+                             "datetime (e.g. with tzinfo=datetime.timezone.utc)")
+        when = when.timestamp()
+    if when < 0:
+        raise ValueError(f"refetchable_from {when!r} is before 1970")
+    return math.ceil(when)
 
 
 def _info(url: str, key: str, crawl_id: str, metadata: dict[str, Sequence[str]]) -> pb.URLInfo:
@@ -280,11 +297,16 @@ class Client:
 
     def crawled(self, url: str, *, status: int = 200,
                 links: Iterable[str | tuple[str, float]] = (),
-                content_hash: int | None = None, content_score: float = 0.0) -> None:
+                content_hash: int | None = None, content_score: float = 0.0,
+                refetchable_from: float | datetime.datetime | None = None) -> None:
         """Reports a fetch of `url` (handed out by get_urls, or not): the page is crawled,
         its lease ends, and `links` (its out-links, absolute; each a URL or a pair of URL
         and link score) join the frontier and the graph, in one call. `content_score` is
-        your relevance score of the content (the content-score modes use it)."""
+        your relevance score of the content (the content-score modes use it).
+        `refetchable_from` (Unix seconds, or an aware datetime) is when the page is to be
+        fetched again: the server hands it out as a revisit from then on, whatever its
+        revisit options; None (or 0): no date, the server's revisit options decide
+        (docs/frontier.md, "Refetch dates")."""
         meta = {"crawlrank.status": [str(status)]}
         if content_hash is not None:
             meta["crawlrank.content_hash"] = [f"{content_hash & (2**64 - 1):016x}"]
@@ -303,7 +325,9 @@ class Client:
                 link_meta["crawlrank.link_score"] = [repr(float(score))]
             items.append(pb.URLItem(discovered=pb.DiscoveredURLItem(
                 info=_info(link_url, "", self.crawl_id, link_meta))))
-        items.append(pb.URLItem(known=pb.KnownURLItem(info=_info(url, "", self.crawl_id, meta))))
+        items.append(pb.URLItem(known=pb.KnownURLItem(
+            info=_info(url, "", self.crawl_id, meta),
+            refetchable_from_date=_seconds(refetchable_from))))
         self._put(items)  # sent again while the server cannot write it (RuntimeError after)
 
     def failed(self, url: str, reason: str, *, status: int = 0, retryable: bool = True,

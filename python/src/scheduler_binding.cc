@@ -286,14 +286,21 @@ void BindValues(py::module_& m) {
       });
 
   py::class_<CrawlReport>(m, "CrawlReport", "A fetched page and the lease it ends.")
-      .def(py::init([](CrawledPage page, uint64_t lease, std::vector<QueuedExtra> extras) {
-             return CrawlReport{
-                 .page = std::move(page), .lease = lease, .extras = std::move(extras)};
+      .def(py::init([](CrawledPage page, uint64_t lease, std::vector<QueuedExtra> extras,
+                       int64_t refetch_at_ms) {
+             return CrawlReport{.page = std::move(page),
+                                .lease = lease,
+                                .extras = std::move(extras),
+                                .refetch_at_ms = refetch_at_ms};
            }),
-           py::arg("page"), py::arg("lease") = 0, py::arg("extras") = std::vector<QueuedExtra>())
+           py::arg("page"), py::arg("lease") = 0, py::arg("extras") = std::vector<QueuedExtra>(),
+           py::arg("refetch_at_ms") = 0)
       .def_readwrite("page", &CrawlReport::page)
       .def_readwrite("lease", &CrawlReport::lease)
-      .def_readwrite("extras", &CrawlReport::extras);
+      .def_readwrite("extras", &CrawlReport::extras)
+      .def_readwrite("refetch_at_ms", &CrawlReport::refetch_at_ms,
+                     "When to fetch the page again (Unix ms), whatever the revisit options "
+                     "say; 0: none, the revisit options decide.");
 
   py::class_<SchedulerStats> stats(m, "SchedulerStats", "Scheduler.stats(): counts and times.");
   ForEachStatsField([&](const char* name, auto field) { stats.def_readonly(name, field); });

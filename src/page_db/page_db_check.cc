@@ -203,10 +203,14 @@ Status CheckSchedulerTables(const PageDbImpl& db, MDB_txn* txn, const StoredPage
     }
     if (id >= pages)
       return broken("schedule entry of page " + std::to_string(id) + ", beyond the last id");
-    // Leased: a revisit; removed: a crawled page may be removed too.
+    // Leased: a revisit; due: a revisit's date; removed: a crawled page may be removed too.
     if (is_crawled[id] && entry.state != EntryState::kLeased &&
-        entry.state != EntryState::kRemoved) {
+        entry.state != EntryState::kRemoved && entry.state != EntryState::kDue) {
       return broken("schedule entry of page " + std::to_string(id) + ", which is crawled");
+    }
+    if (!is_crawled[id] && entry.state == EntryState::kDue) {
+      return broken("schedule entry of page " + std::to_string(id) +
+                    ": due again, but it was never crawled");
     }
     if (entry.state == EntryState::kFailed || entry.state == EntryState::kRemoved) {
       settled.push_back(id);

@@ -44,6 +44,9 @@ void EncodeScheduleEntry(const ScheduleEntry& entry, std::string* out) {
       PutSigned(*out, entry.time_ms);
       break;
     case EntryState::kRetrying: PutSigned(*out, entry.time_ms); break;
+    case EntryState::kDue:
+      PutSigned(*out, entry.time_ms);
+      return;  // a crawled page: no tier
     case EntryState::kFailed:
       coding::PutVarint32(*out, entry.http_status);
       coding::PutVarint64(*out, entry.reason.size());
@@ -63,7 +66,8 @@ Status DecodeScheduleEntry(uint32_t id, std::string_view in, ScheduleEntry* entr
   const auto damaged = [&] {
     return DataLossError("schedule entry of page " + std::to_string(id) + " is damaged");
   };
-  const uint8_t last_state = version >= 6 ? 4 : 3;  // version 6 added kRemoved
+  // Version 6 added kRemoved, version 8 kDue.
+  const uint8_t last_state = version >= 8 ? 5 : version >= 6 ? 4 : 3;
   if (in.empty() || static_cast<uint8_t>(in[0]) > last_state) return damaged();
   entry->state = static_cast<EntryState>(in[0]);
   in.remove_prefix(1);
@@ -89,11 +93,12 @@ Status DecodeScheduleEntry(uint32_t id, std::string_view in, ScheduleEntry* entr
       }
       break;
     }
-    case EntryState::kRemoved: ok = GetSigned(in, &entry->time_ms); break;
+    case EntryState::kRemoved:
+    case EntryState::kDue: ok = GetSigned(in, &entry->time_ms); break;
   }
   entry->priority = 0;
   if (ok && !in.empty() && entry->state != EntryState::kFailed &&
-      entry->state != EntryState::kRemoved) {
+      entry->state != EntryState::kRemoved && entry->state != EntryState::kDue) {
     int64_t priority = 0;
     ok = GetSigned(in, &priority) && priority >= INT32_MIN && priority <= INT32_MAX;
     entry->priority = static_cast<int32_t>(priority);

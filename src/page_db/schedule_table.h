@@ -1,12 +1,14 @@
-// Value encodings of the scheduler's tables (docs/format.md, format version 6).
+// Value encodings of the scheduler's tables (docs/format.md, format version 8).
 //
 // `schedule`: key32 page id -> the page's state, only for a page whose state is not the
 // one its record implies (uncrawled: queued; crawled: done):
 //   u8 state (0 queued after failures or with a priority, 1 leased, 2 waiting to retry,
-//   3 failed for good, 4 removed), varint failures, then for 1: varint lease id, zig-zag
-//   varint expiry (Unix ms); for 2: zig-zag varint due time; for 3: varint HTTP status,
+//   3 failed for good, 4 removed, 5 crawled and due again at a time), varint failures,
+//   then for 1: varint lease id, zig-zag varint expiry (Unix ms); for 2 and 5: zig-zag
+//   varint due time; for 3: varint HTTP status,
 //   varint length + reason, then (version 4) u8 failure kind and zig-zag varint time of
-//   the failure (Unix ms); for 4 (version 6): zig-zag varint time of the removal. States
+//   the failure (Unix ms); for 4 (version 6): zig-zag varint time of the removal; state 5
+//   (version 8) only for a crawled page (CrawlReport::refetch_at_ms). States
 //   0, 1 and 2 may end with a zig-zag varint priority (the caller's tier,
 //   QueuedExtra::priority): absent is 0, and a writer omits it when 0.
 // `payloads`: key32 page id -> the caller's opaque bytes (QueuedExtra::payload), not
@@ -37,13 +39,14 @@ enum class EntryState : uint8_t {
   kRetrying = 2,
   kFailed = 3,
   kRemoved = 4,  // format version 6
+  kDue = 5,      // format version 8: a crawled page due again at time_ms
 };
 
 struct ScheduleEntry {
   EntryState state = EntryState::kQueued;
   uint32_t failures = 0;
   uint64_t lease = 0;        // kLeased
-  int64_t time_ms = 0;       // kLeased: expiry; kRetrying: due; kRemoved: when
+  int64_t time_ms = 0;       // kLeased: expiry; kRetrying, kDue: due; kRemoved: when
   uint16_t http_status = 0;  // kFailed
   std::string reason;        // kFailed: the detail text
   FailureKind kind = FailureKind::kOther;  // kFailed

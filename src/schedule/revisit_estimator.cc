@@ -24,9 +24,13 @@ Result<RevisitEstimator> RevisitEstimator::Make(const SchedulerOptions& options)
 }
 
 void RevisitEstimator::Grow(size_t pages) {
-  if (!options_.revisits || at_.size() >= pages) return;
-  at_.resize(pages, -1);
-  state_.resize(pages);
+  pages_ = std::max(pages_, pages);
+  if (!options_.revisits) {
+    if (!at_.empty()) at_.resize(pages_, -1);  // dated pages were filed
+    return;
+  }
+  at_.resize(pages_, -1);
+  state_.resize(pages_);
 }
 
 CrawlHistory RevisitEstimator::HistoryOf(const PageRecord& page) const {
@@ -80,8 +84,9 @@ int64_t RevisitEstimator::NextRevisit(uint32_t id, const CrawlHistory& h, bool o
   return h.last_crawl_ms + static_cast<int64_t>(st.interval_ms);
 }
 
-void RevisitEstimator::Schedule(uint32_t id, int64_t due_ms) {
-  if (due_ms < 0 || !options_.revisits) return;
+void RevisitEstimator::Schedule(uint32_t id, int64_t due_ms, bool dated) {
+  if (due_ms < 0 || (!options_.revisits && !dated)) return;
+  if (at_.size() < pages_) at_.resize(pages_, -1);
   at_[id] = due_ms;
   due_.push({due_ms, id, 0});
 }

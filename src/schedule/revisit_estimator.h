@@ -13,6 +13,11 @@
 // interval grows 4x per two visits; with one every visit it shrinks. On open, each page
 // starts an epoch from its record's totals (n = crawls - 1, X = changes, I = their mean
 // interval), so nothing but the records needs to persist.
+//
+// A page may also be due at a time its fetcher gave (CrawlReport::refetch_at_ms, kept in
+// the schedule table as EntryState::kDue): filed with `dated`, it is due then whether
+// revisits are on or off. The due queue exists only once something is filed, so a crawl
+// without revisits and without dates pays nothing for it.
 #ifndef CRAWLRANK_SRC_SCHEDULE_REVISIT_ESTIMATOR_H_
 #define CRAWLRANK_SRC_SCHEDULE_REVISIT_ESTIMATOR_H_
 
@@ -41,7 +46,7 @@ class RevisitEstimator {
   static Result<RevisitEstimator> Make(const SchedulerOptions& options);
 
   bool enabled() const { return options_.revisits; }
-  // Makes room for pages [0, pages) (no-op with revisits off).
+  // Makes room for pages [0, pages).
   void Grow(size_t pages);
 
   // The counters of `page`'s record, and the first rule its URL matches.
@@ -50,11 +55,21 @@ class RevisitEstimator {
   // returns when it is due again; -1 with revisits off or a page never crawled.
   int64_t NextRevisit(uint32_t id, const CrawlHistory& history, bool on_open);
 
-  // Files page `id` as due at `due_ms` (ignored when negative or with revisits off); an
-  // earlier filing of the page becomes stale.
-  void Schedule(uint32_t id, int64_t due_ms);
+  // Files page `id` as due at `due_ms` (ignored when negative, or with revisits off unless
+  // `dated`: a time its fetcher gave, or a revisit already under way); an earlier filing
+  // of the page becomes stale.
+  void Schedule(uint32_t id, int64_t due_ms, bool dated = false);
+  // Page `id` is due at no time: its filing becomes stale (and leaves the top of the
+  // queue, so that Earliest does not keep a crawl unfinished for it).
+  void Cancel(uint32_t id) {
+    if (id >= at_.size()) return;
+    at_[id] = -1;
+    while (!due_.empty() && !Current(due_.top())) due_.pop();
+  }
   // Files page `id` again at the time it is due (a revisit lease that was rolled back).
   void Refile(uint32_t id) { due_.push({at_[id], id, 0}); }
+  // Whether any page may be filed (the queue may hold only stale entries).
+  bool Active() const { return !due_.empty(); }
 
   // The due queue, earliest first. Entries may be stale (Current tells).
   bool DueBy(int64_t now) const { return !due_.empty() && due_.top().time <= now; }
@@ -82,8 +97,9 @@ class RevisitEstimator {
     std::vector<RevisitRule> rules;
   } options_;
   std::vector<UrlPattern> rules_;  // options_.rules' patterns, compiled
-  std::vector<State> state_;       // by page id
-  std::vector<int64_t> at_;        // by page id: the valid due time
+  size_t pages_ = 0;               // Grow's bound
+  std::vector<State> state_;       // by page id, with revisits on
+  std::vector<int64_t> at_;        // by page id: the valid due time; empty until a filing
   TimeQueue due_;                  // crawled pages by due time; stale: at_ differs
 };
 

@@ -330,7 +330,7 @@ void ScheduleState::RevisitFailed(uint32_t id, int64_t due_ms, int64_t now) {
   leases_.erase(id);
   hosts_.EndFlight(host_of_[id], now);
   slot_[id] = kCrawled;
-  revisits_.Schedule(id, due_ms);
+  revisits_.Schedule(id, due_ms, true);
   hosts_.Reschedule(host_of_[id], now);
 }
 
@@ -346,7 +346,7 @@ void ScheduleState::PromoteDue(int64_t now) {
     hosts_.EndFlight(host_of_[t.who], now);
     if (revisit_leases_.erase(t.who) != 0) {
       slot_[t.who] = kCrawled;
-      revisits_.Schedule(t.who, now);
+      revisits_.Schedule(t.who, now, true);
     } else {
       slot_[t.who] = kUnknown;
       Requeue(t.who, now);
@@ -425,11 +425,16 @@ Result<std::optional<int64_t>> ScheduleState::Load(const PageDb& db, const Snaps
   CRAWLRANK_RETURN_IF_ERROR(LoadHosts(tables, snapshot, now));
   CRAWLRANK_RETURN_IF_ERROR(
       tables.ForEachEntry(snapshot, [&](uint32_t id, ScheduleEntry& entry) -> Status {
-        if (id >= slot_.size() || (slot_[id] == kCrawled && entry.state != EntryState::kLeased &&
-                                   entry.state != EntryState::kRemoved)) {
+        const bool crawled = id < slot_.size() && slot_[id] == kCrawled;
+        if (id >= slot_.size() ||
+            (crawled && entry.state != EntryState::kLeased &&
+             entry.state != EntryState::kRemoved && entry.state != EntryState::kDue) ||
+            (!crawled && entry.state == EntryState::kDue)) {
           return DataLossError("PageDB \"" + db.path() + "\": schedule entry of page " +
                                std::to_string(id) + ", which is " +
-                               (id >= slot_.size() ? "not in the DB" : "crawled"));
+                               (id >= slot_.size() ? "not in the DB"
+                                : crawled          ? "crawled"
+                                                   : "not crawled, due again"));
         }
         return LoadEntry(id, entry, now, returned);
       }));
@@ -450,9 +455,16 @@ Status ScheduleState::LoadEntry(uint32_t id, ScheduleEntry& entry, int64_t now,
     Remove(id, now);
     return Status::Ok();
   }
+  if (entry.state == EntryState::kDue) {  // a crawled page due at a time its fetcher gave
+    revisits_.Schedule(id, entry.time_ms, true);
+    return Status::Ok();
+  }
   if (slot_[id] == kCrawled) {  // a revisit in flight
     if (returned != nullptr) {
-      returned->revisits.push_back(id);  // its entry goes; it is due as its record says
+      // The writer that leased it is gone: due now, and so filed (its date was now or
+      // before when it went out).
+      returned->revisits.push_back(id);
+      revisits_.Schedule(id, now, true);
     } else {
       TakeLease(id, {entry.lease, entry.time_ms}, now);
     }

@@ -74,7 +74,7 @@ class ScheduleState {
   ScheduleState(const SchedulerOptions& options, UrlFilter filter, RevisitEstimator revisits);
 
   // What Load found that a writer must write back: leases of the previous writer (their
-  // entries, now queued) and revisit leases (their entries go).
+  // entries, now queued) and revisit leases (now due: EntryState::kDue at the open).
   struct Returned {
     std::vector<std::pair<uint32_t, ScheduleEntry>> leases;
     std::vector<uint32_t> revisits;

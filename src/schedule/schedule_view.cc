@@ -122,6 +122,7 @@ Result<std::vector<PageState>> Scheduler::StatesOf(const PageDb& db, const Snaps
             break;
           case EntryState::kFailed: state = {PageState::Kind::kFailed, 0, 0}; break;
           case EntryState::kRemoved: state = {PageState::Kind::kRemoved, 0, 0}; break;
+          case EntryState::kDue: state = {PageState::Kind::kCrawled, entry.time_ms, 0}; break;
         }
         return Status::Ok();
       }));

@@ -90,6 +90,12 @@ Status Scheduler::Impl::StageFetched(WriteTxn& write) {
       write.CountFailedPage(fetched.record->url, -1);
     }
     staged.fetched.push_back(id);
+    int64_t date = 0;
+    if (!staged.dates.empty() && fetched.record != nullptr) {
+      const auto it = staged.dates.find(fetched.record->fingerprint);
+      if (it != staged.dates.end() && it->second.url == fetched.record->url) date = it->second.at_ms;
+    }
+    staged.dated.push_back(date);
     if (options.revisits) {
       staged.revisit_history.push_back(
           fetched.record != nullptr ? state.revisits().HistoryOf(*fetched.record) : CrawlHistory());
@@ -105,8 +111,16 @@ Status Scheduler::Impl::StageFetched(WriteTxn& write) {
       staged.contents.push_back(fetched.record != nullptr ? fetched.record->content_score : 0.f);
     }
     // A crawled page's state is implied by its record: no entry (an expired lease may have
-    // left one behind, so delete without asking), and its payload was delivered.
-    CRAWLRANK_RETURN_IF_ERROR(tables.EraseEntry(write, id));
+    // left one behind, so delete without asking) unless its fetcher dated its next fetch,
+    // and its payload was delivered.
+    if (date > 0) {
+      ScheduleEntry due;
+      due.state = EntryState::kDue;
+      due.time_ms = date;
+      CRAWLRANK_RETURN_IF_ERROR(tables.PutEntry(write, id, due));
+    } else {
+      CRAWLRANK_RETURN_IF_ERROR(tables.EraseEntry(write, id));
+    }
     CRAWLRANK_RETURN_IF_ERROR(tables.ErasePayload(write, id));
   }
   return Status::Ok();
@@ -143,9 +157,17 @@ void Scheduler::Impl::Committed() {
                               staged.contents[i]);
     }
     state.MarkCrawled(id, now);
-    if (!staged.revisit_history.empty()) {
-      RevisitEstimator& revisits = state.revisits();
-      revisits.Schedule(id, revisits.NextRevisit(id, staged.revisit_history[i], false));
+    // The estimate learns from every crawl; the fetcher's date, when it gave one, wins.
+    RevisitEstimator& revisits = state.revisits();
+    const int64_t estimate = !staged.revisit_history.empty()
+                                 ? revisits.NextRevisit(id, staged.revisit_history[i], false)
+                                 : -1;
+    if (staged.dated[i] > 0) {
+      revisits.Schedule(id, staged.dated[i], true);
+    } else if (estimate >= 0) {
+      revisits.Schedule(id, estimate);
+    } else {
+      revisits.Cancel(id);
     }
   }
   for (uint32_t id : staged.revisit_failed) state.RevisitFailed(id, now + options.retry_ms, now);
@@ -196,8 +218,12 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Open(PageDb& db, const SchedulerOp
         for (const auto& [id, entry] : returned.leases) {
           CRAWLRANK_RETURN_IF_ERROR(s.tables.PutEntry(write, id, entry));
         }
+        // A revisit the dead writer had out is due now (Load filed it so in memory).
+        ScheduleEntry due;
+        due.state = EntryState::kDue;
+        due.time_ms = s.clock.NowMs();
         for (uint32_t id : returned.revisits) {
-          CRAWLRANK_RETURN_IF_ERROR(s.tables.EraseEntry(write, id));
+          CRAWLRANK_RETURN_IF_ERROR(s.tables.PutEntry(write, id, due));
         }
         return Status::Ok();
       }));
@@ -281,15 +307,43 @@ Status NameExtras(std::span<const QueuedExtra> extras, UrlProfile profile, std::
   return Status::Ok();
 }
 
+// A fetcher's date with its page's URL canonical; InvalidArgument naming the URL for a
+// URL that cannot be canonicalised or a date before 1970.
+struct NamedDate {
+  std::string url;
+  uint64_t fingerprint;
+  int64_t at_ms;
+};
+
+Status NameDate(const std::string& url, int64_t at_ms, UrlProfile profile,
+                std::vector<NamedDate>* out) {
+  if (at_ms < 0) {
+    return InvalidArgumentError("the refetch date of \"" + url + "\" is before 1970 (" +
+                                std::to_string(at_ms) + " ms)");
+  }
+  if (at_ms == 0) return Status::Ok();
+  auto canonical = CanonicalizeUrl(url, profile);
+  if (!canonical.ok()) return canonical.status().WithContext("date the refetch of a page");
+  const uint64_t fingerprint = UrlFingerprint(*canonical);
+  out->push_back({*std::move(canonical), fingerprint, at_ms});
+  return Status::Ok();
+}
+
 }  // namespace
 
-Status Scheduler::Write(const WriteBatch& batch, std::span<const QueuedExtra> extras) {
+Status Scheduler::Write(const WriteBatch& batch, std::span<const QueuedExtra> extras,
+                        std::span<const RefetchDate> dates) {
   Impl& s = *impl_;
   std::vector<NamedExtra> named;
   CRAWLRANK_RETURN_IF_ERROR(NameExtras(extras, s.db.url_profile(), "queue an extra", &named));
+  std::vector<NamedDate> named_dates;
+  for (const RefetchDate& date : dates) {
+    CRAWLRANK_RETURN_IF_ERROR(NameDate(date.url, date.at_ms, s.db.url_profile(), &named_dates));
+  }
   return PageDbInternals::Write(s.db, batch, [&] {
     std::lock_guard lock(s.mu);
     for (const NamedExtra& n : named) s.StageExtra(n.url, n.fingerprint, *n.extra);
+    for (const NamedDate& d : named_dates) s.StageDate(d.url, d.fingerprint, d.at_ms);
   });
 }
 
@@ -302,16 +356,22 @@ Status Scheduler::CrawledBatch(const std::vector<CrawlReport>& reports) {
         report.extras, s.db.url_profile(),
         "queue an extra in the report of \"" + report.page.url + "\"", &extras));
   }
+  std::vector<NamedDate> dates;
+  for (const CrawlReport& report : reports) {
+    CRAWLRANK_RETURN_IF_ERROR(
+        NameDate(report.page.url, report.refetch_at_ms, s.db.url_profile(), &dates));
+  }
   std::vector<const CrawledPage*> pages;
   pages.reserve(reports.size());
   for (const CrawlReport& report : reports) pages.push_back(&report.page);
   const PreparedBatch prepared = Prepare(pages, false, s.db.url_profile());
   return RunWrite(s.store, nullptr, [&](WriteTxn& write) -> Status {
-    if (!extras.empty()) {
+    if (!extras.empty() || !dates.empty()) {
       std::lock_guard lock(s.mu);
       for (const NamedExtra& named : extras) {
         s.StageExtra(named.url, named.fingerprint, *named.extra);
       }
+      for (const NamedDate& d : dates) s.StageDate(d.url, d.fingerprint, d.at_ms);
     }
     for (size_t i = 0; i < prepared.size(); ++i)
       CRAWLRANK_RETURN_IF_ERROR(write.Apply(prepared.at(i)));
@@ -346,8 +406,11 @@ Status Scheduler::Impl::Fail(WriteTxn& write, uint32_t id, const FailureReport& 
   write.CountFailure(record.url, kind);
   if (state.IsRevisitLease(id)) {
     // A revisit that failed: the page keeps what its last crawl found, and is due again
-    // after retry_ms. Its lease entry goes (a crawled page has no entry otherwise).
-    CRAWLRANK_RETURN_IF_ERROR(tables.EraseEntry(write, id));
+    // after retry_ms, kept so (its lease entry becomes a date) for a restart.
+    ScheduleEntry due;
+    due.state = EntryState::kDue;
+    due.time_ms = now + options.retry_ms;
+    CRAWLRANK_RETURN_IF_ERROR(tables.PutEntry(write, id, due));
     staged.revisit_failed.push_back(id);
     return Status::Ok();
   }
@@ -457,13 +520,15 @@ Status Scheduler::Impl::Pick(WriteTxn& write, std::string_view only_host, size_t
     for (const Timed& t : deferred) revisits.Push(t);
     return Status::Ok();
   };
-  if (options.revisits) {
+  // Revisits: with the options', or of pages their fetchers dated.
+  const bool revisiting = options.revisits || revisits.Active();
+  if (revisiting) {
     const auto share =
         static_cast<size_t>(std::ceil(options.revisit_share * static_cast<double>(n)));
     CRAWLRANK_RETURN_IF_ERROR(take_revisits(std::min(n, share)));
   }
   CRAWLRANK_RETURN_IF_ERROR(take(false));
-  if (options.revisits) CRAWLRANK_RETURN_IF_ERROR(take_revisits(n));
+  if (revisiting) CRAWLRANK_RETURN_IF_ERROR(take_revisits(n));
   if (out->size() < n && hosts.Busy()) {  // nothing is ready at the soft rate: the hard rate
     hosts.PromoteBusy(now);
     CRAWLRANK_RETURN_IF_ERROR(take(true));

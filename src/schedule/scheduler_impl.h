@@ -46,6 +46,15 @@ struct Scheduler::Impl final : WriteHook, RerankTarget {
       const QueuedExtra* extra;
     };
     std::unordered_map<uint64_t, Extra> extras;
+    // The fetchers' dates of the pages the call records as crawled (CrawlReport::
+    // refetch_at_ms), by fingerprint, set as the extras are; and each fetched page's date
+    // (by fetched index; 0: none).
+    struct Date {
+      std::string_view url;  // canonical
+      int64_t at_ms;
+    };
+    std::unordered_map<uint64_t, Date> dates;
+    std::vector<int64_t> dated;
     std::vector<uint32_t> fetched, raised;
     // The out-links of each fetched page (push modes): fetched[i]'s are
     // targets[ends[i-1] .. ends[i]).
@@ -120,6 +129,11 @@ struct Scheduler::Impl final : WriteHook, RerankTarget {
   // transaction names it. REQUIRES: mu held, inside the call's RunWrite body.
   void StageExtra(std::string_view url, uint64_t fingerprint, const QueuedExtra& extra) {
     staged.extras.try_emplace(fingerprint, Staged::Extra{url, &extra});
+  }
+  // Stages `at_ms` as the date of the page of canonical `url` (the last one given wins).
+  // REQUIRES: mu held, inside the call's RunWrite body.
+  void StageDate(std::string_view url, uint64_t fingerprint, int64_t at_ms) {
+    staged.dates.insert_or_assign(fingerprint, Staged::Date{url, at_ms});
   }
   // Writes the extra of page `id`, which `write` creates: its payload, and a `schedule`
   // entry (queued) that keeps a priority other than 0.

@@ -191,6 +191,15 @@ Result<Fetch> ReadFetch(const urlfrontier::KnownURLItem& known, UrlProfile profi
     }
     fetch.page.content_hash = *parsed;
   }
+  // Seconds since 1970; 0 (the default) names no date. The last second of 9999 bounds
+  // it, so that milliseconds never overflow.
+  constexpr uint64_t kLastSecond = 253402300799;
+  if (known.refetchable_from_date() > kLastSecond) {
+    return BadField(Field("URLItem.known", "refetchable_from_date"), info.url(),
+                    std::to_string(known.refetchable_from_date()) +
+                        " is after the year 9999 (seconds since 1970 expected)");
+  }
+  fetch.refetch_at_ms = static_cast<int64_t>(known.refetchable_from_date()) * 1000;
   return fetch;
 }
 

@@ -91,9 +91,11 @@ struct Fetch {
   bool failed = false;
   CrawledPage page;       // when !failed: url, http_status, content_hash, content_score
   FailureReport failure;  // when failed; kind from crawlrank.failure_kind
+  // When !failed: refetchable_from_date in Unix ms (CrawlReport::refetch_at_ms); 0: none.
+  int64_t refetch_at_ms = 0;
 };
 // InvalidArgument naming the field and the URL for a bad URL, crawl ID, status, hash,
-// content score or failure kind.
+// content score, failure kind or refetchable_from_date (after the year 9999).
 Result<Fetch> ReadFetch(const urlfrontier::KnownURLItem& known, UrlProfile profile);
 
 // A PutURLs item as read: a discovered URL or a fetch report.

@@ -80,8 +80,10 @@ void FillItem(const PageRecord& page, const PageState& state, const std::string&
     case PageState::Kind::kQueued: from_ms = now_ms; break;
     case PageState::Kind::kLeased:
     case PageState::Kind::kRetrying: from_ms = std::max(state.time_ms, now_ms); break;
+    case PageState::Kind::kCrawled:  // due again only at a date its fetcher gave
+      if (state.time_ms > 0) from_ms = std::max(state.time_ms, now_ms);
+      break;
     case PageState::Kind::kFailed:
-    case PageState::Kind::kCrawled:
     case PageState::Kind::kRemoved: break;
   }
   // Seconds, rounded up: never earlier than the page may go.

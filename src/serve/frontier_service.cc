@@ -117,6 +117,7 @@ Result<std::vector<AckMessage::Status>> FrontierService::Write(std::span<const P
   std::lock_guard lock(write_mu_);
   WriteBatch batch;
   std::vector<QueuedExtra> extras;  // the payloads and priorities of the URLs that are new
+  std::vector<RefetchDate> dates;   // the reports' refetchable_from_date
   {
     CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_->NewSnapshot());
     std::unordered_set<uint64_t> named;  // the URLs this write creates or names already
@@ -125,6 +126,7 @@ Result<std::vector<AckMessage::Status>> FrontierService::Write(std::span<const P
         // Crawled: the links its outlinks' discovered items brought, before or after this
         // report, stay (the report carries none of its own).
         batch.AddCrawledMergingLinks(fetch->page);
+        if (fetch->refetch_at_ms > 0) dates.push_back({fetch->page.url, fetch->refetch_at_ms});
         named.insert(UrlFingerprint(fetch->page.url));
         continue;
       }
@@ -149,7 +151,7 @@ Result<std::vector<AckMessage::Status>> FrontierService::Write(std::span<const P
       }
     }
   }  // the snapshot closes before the write: a writer must not hold one (page_db.h)
-  if (batch.size() > 0) CRAWLRANK_RETURN_IF_ERROR(scheduler_->Write(batch, extras));
+  if (batch.size() > 0) CRAWLRANK_RETURN_IF_ERROR(scheduler_->Write(batch, extras, dates));
   // A client's key other than the URL's host key (StormCrawler partitioned by IP or by
   // domain) groups the hosts that share it: one politeness budget for all of them.
   for (const PutItem& item : items) {

@@ -291,7 +291,7 @@ def test_keywords_give_content_and_link_scores(bin_dir, tmp_path):
     rows = pages(bin_dir, db)
     for n in range(3):
         # "Page n." holds one keyword of two; so does each anchor "page c" with its context.
-        assert rows[f"http://{site.host}/gen/{n}.html"]["score"] == 0.5
+        assert rows[f"http://{site.host}/gen/{n}.html"]["content_score"] == 0.5
     assert rows[f"http://{site.host}/gen/1.html"]["link_score"] == 0.5
 
 

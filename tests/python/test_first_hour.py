@@ -220,3 +220,34 @@ def test_a_finished_scoped_crawl_has_nothing_pending_in_the_dump(bin_dir, tmp_pa
     assert text.count(" out_of_scope\n") == counts["out_of_scope"]
     (tmp_path / "dump.txt").write_text(text)
     run(bin_dir, "load", tmp_path / "copy.db", tmp_path / "dump.txt")
+
+
+def test_the_dumps_score_columns_say_what_they_hold_and_are_filled(bin_dir, tmp_path):
+    """Issue #41, part 3: --csv's `score` was the caller's content score, 0 in every crawl
+    without --keywords. It is named content_score now, and `rank` holds the rank the lists
+    show (the display rank a crawl computes at its end): of the crawled pages, the one
+    crawlrank top puts first has the highest."""
+    import csv
+    import io
+
+    db = tmp_path / "ranked.db"
+    with CrawlSite(pages=6) as site:
+        run(bin_dir, "crawl", db, f"http://{site.host}/gen/0.html", "--allow-private",
+            "--same-host", *FAST)
+    rows = list(csv.DictReader(io.StringIO(run(bin_dir, "dump", "info", db, "--csv").stdout)))
+    assert "score" not in rows[0] and "content_score" in rows[0]
+    assert {row["content_score"] for row in rows} == {"0.0"}  # no --keywords
+    ranked = {row["url"]: float(row["rank"]) for row in rows if row["rank"]}
+    assert len(ranked) == len(rows)
+    top = run(bin_dir, "top", db, "-n", "1").stdout.splitlines()[-1].split()
+    crawled = {url: rank for url, rank in ranked.items()
+               if next(r for r in rows if r["url"] == url)["state"] == "crawled"}
+    assert top[1] == max(crawled, key=crawled.get)  # top lists crawled pages
+    assert float(top[2]) == pytest.approx(ranked[top[1]], rel=1e-6)
+    # Without any rank computed, the field is there and empty.
+    (tmp_path / "none.db").mkdir()
+    for name in ("data.mdb",):
+        (tmp_path / "none.db" / name).write_bytes((db / name).read_bytes())
+    rows = list(csv.DictReader(io.StringIO(
+        run(bin_dir, "dump", "info", tmp_path / "none.db", "--csv").stdout)))
+    assert {row["rank"] for row in rows} == {""}

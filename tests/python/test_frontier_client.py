@@ -5,6 +5,7 @@ restarted under a client that keeps calling."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import signal
@@ -108,7 +109,7 @@ def test_link_scores_order_a_link_score_crawl_and_kinds_file_failures(frontier, 
     front_page = json.loads(subprocess.run(
         [str(bin_dir / "page_db_dump"), "info", str(tmp_path / "db"), "--json"],
         capture_output=True, text=True, check=True).stdout.splitlines()[0])
-    assert (front_page["url"], front_page["score"]) == ("http://a.test/", 0.25)
+    assert (front_page["url"], front_page["content_score"]) == ("http://a.test/", 0.25)
 
 
 def test_discover_sends_more_than_one_batch(frontier):
@@ -176,6 +177,51 @@ def test_a_client_waits_out_a_server_killed_and_restarted(frontier):
         assert c.count_urls() == 3
     with client(address, retry_for=0) as c:
         assert c.stats()["size"] == 3
+
+
+def test_a_fetchers_refetch_date_brings_a_page_back_then_and_survives_a_restart(frontier):
+    """StormCrawler's status updater sends its scheduler's next-fetch date with every report
+    (refetchable_from_date). With revisits off (the server's default), a dated page comes
+    back as a revisit at that date and not before, across a restart; a report without a
+    date ends it."""
+    import datetime
+    proc, address = frontier("--delay-ms", 0, "--no-rank-at-exit")
+    with client(address) as c:
+        c.discover(["http://a.test/", "http://b.test/"])
+        assert sorted(h.url for h in c.get_urls(10)) == ["http://a.test/", "http://b.test/"]
+        date = time.time() + 3
+        c.crawled("http://a.test/", refetchable_from=date)
+        c.crawled("http://b.test/")
+        assert c.status("http://a.test/")["refetchable_from"] == math.ceil(date)
+        assert c.status("http://b.test/")["refetchable_from"] == 0
+        assert c.status("http://a.test/")["state"] == "crawled"
+        assert c.get_urls(10) == []
+        with pytest.raises(ValueError, match="time zone"):
+            c.crawled("http://b.test/", refetchable_from=datetime.datetime(2030, 1, 1))
+        # Milliseconds where seconds belong: the server names the field and the URL.
+        import grpc
+        with pytest.raises(grpc.RpcError, match="refetchable_from_date of .*b.test.*9999"):
+            c.crawled("http://b.test/", refetchable_from=date * 1000)
+    proc.terminate()
+    proc.communicate()
+    _, address = frontier("--delay-ms", 0, "--no-rank-at-exit", address=address)
+    with client(address) as c:
+        assert c.status("http://a.test/")["refetchable_from"] == math.ceil(date)
+        handed = []
+        while not handed and time.time() < date + 10:
+            handed = c.get_urls(10)
+            if time.time() < date - 0.05:  # (a second's rounding aside) nothing before it
+                assert handed == []
+            time.sleep(0.1)
+        assert time.time() >= date - 0.05
+        assert [h.url for h in handed] == ["http://a.test/"]
+        later = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1)
+        c.crawled("http://a.test/", refetchable_from=later)
+        assert c.status("http://a.test/")["refetchable_from"] == math.ceil(later.timestamp())
+        c.crawled("http://a.test/")  # a report without a date: done
+        assert c.status("http://a.test/")["refetchable_from"] == 0
+        time.sleep(0.5)
+        assert c.get_urls(10) == []
 
 
 # ---- TLS

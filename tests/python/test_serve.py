@@ -245,7 +245,7 @@ def test_scores_and_the_failure_kind_travel_in_the_metadata(serve, bin_dir, tmp_
     server.stop()
     pages = {p["url"]: p for p in map(json.loads, run(
         bin_dir, "page_db_dump", "info", tmp_path / "db", "--json").stdout.splitlines())}
-    assert (pages["http://a.test/hot"]["link_score"], pages["http://a.test/"]["score"]) == (
+    assert (pages["http://a.test/hot"]["link_score"], pages["http://a.test/"]["content_score"]) == (
         0.75, 0.5)
     failed = json.loads(run(bin_dir, "page_db_failed", tmp_path / "db", "--json").stdout)
     assert [(f["url"], f["kind"]) for f in failed] == [("http://a.test/cold", "timeout")]

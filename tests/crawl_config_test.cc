@@ -289,21 +289,38 @@ TEST(CrawlerConfigTest, CrawlerKeysRoundTripAndOpenStoresWhatItRunsWith) {
   CrawlerOptions o;
   o.user_agent = "testbot/2";
   o.max_crawl_delay_ms = 5000;
-  o.delay_ms = 0;
-  o.per_host = 2;
-  o.scope = CrawlScope::kSameHost;
-  o.max_pages_per_host = 40;
+  o.schedule.min_delay_ms = 0;
+  o.schedule.max_in_flight_per_host = 2;
+  o.schedule.scope = CrawlScope::kSameHost;
+  o.schedule.max_pages_per_host = 40;
   ASSERT_OK_AND_ASSIGN(StoredConfig config, CrawlerConfig(o));
   EXPECT_EQ(config.at("user_agent"), "testbot/2");
   EXPECT_EQ(config.at("max_crawl_delay_ms"), "5000");
+  EXPECT_EQ(config.at("delay_ms"), "0");  // the scheduler's keys, under their stored names
+  EXPECT_EQ(config.at("per_host"), "2");
   CrawlerOptions back;
   ASSERT_OK(ApplyCrawlerConfig(config, &back));
   EXPECT_EQ(back.user_agent, "testbot/2");
   EXPECT_EQ(back.max_crawl_delay_ms, 5000);
-  EXPECT_EQ(back.delay_ms, 0);
-  EXPECT_EQ(back.per_host, 2u);
-  EXPECT_EQ(back.scope, CrawlScope::kSameHost);
-  EXPECT_EQ(back.max_pages_per_host, 40u);
+  EXPECT_EQ(back.schedule.min_delay_ms, 0);
+  EXPECT_EQ(back.schedule.max_in_flight_per_host, 2u);
+  EXPECT_EQ(back.schedule.scope, CrawlScope::kSameHost);
+  EXPECT_EQ(back.schedule.max_pages_per_host, 40u);
+  // A politeness key other than the host (stored by a crawlrank serve --host-key domain)
+  // is not the crawler's: it keeps robots.txt by host, and says so when given one.
+  StoredConfig by_domain = config;
+  by_domain["host_key"] = "domain";
+  ASSERT_OK(ApplyCrawlerConfig(by_domain, &back));
+  EXPECT_EQ(back.schedule.host_key, HostKeyMode::kHost);
+  {
+    TempDir elsewhere;
+    ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(elsewhere.Sub("db"), Fast()));
+    CrawlerOptions domain_keyed;
+    domain_keyed.schedule.host_key = HostKeyMode::kRegisteredDomain;
+    const Status refused = Crawler::Open(*db, domain_keyed).status();
+    EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(refused.message().find("host_key"), std::string::npos) << refused.ToString();
+  }
 
   // Open completes the scope's hosts from the seeds and stores them.
   TempDir dir;

@@ -214,7 +214,7 @@ CrawlerOptions LocalOptions(const FrontierTestServer& server) {
   CrawlerOptions options;
   options.seeds = {server.Url("/")};
   options.allow_private = true;
-  options.delay_ms = 0;
+  options.schedule.min_delay_ms = 0;
   options.parse_threads = 1;
   options.timeout_ms = 5000;
   return options;
@@ -259,7 +259,7 @@ TEST(FrontierTest, ScopeIsTheFrontiersToApply) {
   FrontierTestServer server;
   MemoryFrontier frontier;
   CrawlerOptions options = LocalOptions(server);
-  options.scope = CrawlerOptions::Scope::kSameHost;
+  options.schedule.scope = CrawlScope::kSameHost;
   auto crawler = Crawler::Open(frontier, options);
   ASSERT_FALSE(crawler.ok());
   EXPECT_EQ(crawler.status().code(), StatusCode::kInvalidArgument);

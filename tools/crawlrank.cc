@@ -333,7 +333,7 @@ void PrintNotes(Output& out, const CrawlSummary& s, const SchedulerStats& end, c
            "`crawlrank requeue " << a.db_path << " --kind private-address`)\n";
   }
   if (s.limit_reached) {
-    out << "max_pages (" << a.crawl.max_pages << ") reached";
+    out << "max_pages (" << a.crawl.schedule.max_pages << ") reached";
     if (end.queued + end.retrying > 0) out << " with " << end.queued + end.retrying << " pages queued";
     out << "; raise it with --max-pages\n";
   } else if (s.finished && s.progress.pages == 0 && s.progress.errors == 0 &&
@@ -454,9 +454,9 @@ int Crawl(int argc, char** argv) {
   app.Add("--log", a.log_path,
           "append one JSON line for each page fetched or failed to FILE: time, url, "
           "status, bytes, content_type, ms, referrer, failure (docs/crawler.md)");
-  app.Add("--max-pages", o.max_pages, "pages to fetch in this DB in all (0: no limit)")
+  app.Add("--max-pages", o.schedule.max_pages, "pages to fetch in this DB in all (0: no limit)")
       ->ShowDefault();
-  app.Add("--max-depth", o.max_depth, "link distance from a seed (0: no limit)")->ShowDefault();
+  app.Add("--max-depth", o.schedule.max_depth, "link distance from a seed (0: no limit)")->ShowDefault();
   auto* host = app.Flag("--same-host", a.same_host, "follow links to the seeds' hosts only");
   auto* domain =
       app.Flag("--same-domain", a.same_domain, "follow links to the seeds' registered domains only")
@@ -464,7 +464,7 @@ int Crawl(int argc, char** argv) {
   app.Add("--scope", a.scope, "any, same-host or same-domain (any undoes a stored scope)")
       ->Excludes(host)
       ->Excludes(domain);
-  app.Add("--max-pages-per-host", o.max_pages_per_host,
+  app.Add("--max-pages-per-host", o.schedule.max_pages_per_host,
           "pages to fetch from one host (0: no limit)")
       ->ShowDefault();
   app.Flag("--show-config", a.show_config,
@@ -472,11 +472,11 @@ int Crawl(int argc, char** argv) {
   app.Flag("--reset-config", a.reset_config,
            "forget the stored configuration: this run's options and the defaults replace "
            "it");
-  app.Add("--allow", o.allow_patterns, "fetch only URLs matching one of these (regex)");
-  app.Add("--deny", o.deny_patterns, "never fetch URLs matching this (regex)");
+  app.Add("--allow", o.schedule.allow_patterns, "fetch only URLs matching one of these (regex)");
+  app.Add("--deny", o.schedule.deny_patterns, "never fetch URLs matching this (regex)");
   app.Add("--delay", a.delay_s, "seconds between two requests to one host")->ShowDefault();
   app.Add("--concurrency", o.concurrency, "requests in flight in all")->ShowDefault();
-  app.Add("--per-host", o.per_host, "requests in flight per host")->ShowDefault();
+  app.Add("--per-host", o.schedule.max_in_flight_per_host, "requests in flight per host")->ShowDefault();
   app.Add("--user-agent", o.user_agent,
           "User-Agent; its first word is the robots.txt "
           "token")
@@ -489,11 +489,11 @@ int Crawl(int argc, char** argv) {
           "important ones); wpr and pagerank: not for a crawl seeded on several sites (1.5x "
           "and 3.2x breadth-first's from four front pages; docs/scheduler.md)")
       ->ShowDefault();
-  app.Add("--rerank-graph-growth", o.rerank_graph_growth,
+  app.Add("--rerank-graph-growth", o.schedule.rerank_graph_growth,
           "rank modes: also re-rank when the links plus the pages crawled grew by this "
           "share since the last rank (0: off; new pages alone trigger re-ranks)")
       ->ShowDefault();
-  app.Flag("--template-links,!--no-template-links", o.template_links.drop,
+  app.Flag("--template-links,!--no-template-links", o.schedule.rank.template_links.drop,
            "rank without the links a host puts on more than half of its pages (index, "
            "license, copyright: docs/ranking.md, \"Template links\"); stored with the "
            "crawl, --no-template-links undoes it");
@@ -510,7 +510,7 @@ int Crawl(int argc, char** argv) {
   app.Add("--warc-max-size", o.warc_max_file_bytes,
           "with --warc: bytes of one .warc.gz file before the next begins")
       ->ShowDefault();
-  app.Add("--max-retries", o.max_retries,
+  app.Add("--max-retries", o.schedule.max_retries,
           "retries of a page after a timeout, a connection error, a 429 or a 5xx")
       ->ShowDefault();
   app.Add("--retry-delay", a.retry_delay_s,
@@ -553,18 +553,18 @@ int Crawl(int argc, char** argv) {
   return Run(app, argc, argv, [&] {
     Result<ScoreMode> mode = ParseScoreMode(a.score);
     if (!mode.ok()) return UsageError(app, mode.status().message());
-    o.score = *mode;
+    o.schedule.score = *mode;
     Result<UrlProfile> profile = ParseUrlProfile(a.profile);
     if (!profile.ok()) return UsageError(app, profile.status().message());
     for (double v : {a.revisit_s, a.max_time_s, a.delay_s, a.retry_delay_s, a.timeout_s,
                      a.connect_timeout_s, a.max_crawl_delay_s, a.frontier_give_up_s}) {
       if (!std::isfinite(v) || v < 0) return UsageError(app, "times must be 0 or more seconds");
     }
-    o.delay_ms = std::llround(a.delay_s * 1000);
-    o.retry_ms = std::llround(a.retry_delay_s * 1000);
+    o.schedule.min_delay_ms = std::llround(a.delay_s * 1000);
+    o.schedule.retry_ms = std::llround(a.retry_delay_s * 1000);
     if (a.revisit_s > 0) {
-      o.revisits = true;
-      o.min_revisit_ms = std::llround(a.revisit_s * 1000);
+      o.schedule.revisits = true;
+      o.schedule.min_revisit_ms = std::llround(a.revisit_s * 1000);
     }
     o.max_time_ms = std::llround(a.max_time_s * 1000);
     o.timeout_ms = std::max<int64_t>(1, std::llround(a.timeout_s * 1000));
@@ -572,7 +572,7 @@ int Crawl(int argc, char** argv) {
     o.max_crawl_delay_ms = std::llround(a.max_crawl_delay_s * 1000);
     Result<CrawlScope> scope = ParseCrawlScope(a.scope);
     if (!scope.ok()) return UsageError(app, scope.status().message());
-    o.scope = a.same_host     ? CrawlScope::kSameHost
+    o.schedule.scope = a.same_host     ? CrawlScope::kSameHost
               : a.same_domain ? CrawlScope::kSameDomain
                               : *scope;
     o.seeds = a.seeds;
@@ -585,10 +585,10 @@ int Crawl(int argc, char** argv) {
     }
     // Before anything is opened: a given pattern RE2 refuses is a usage error, and must
     // never reach the configuration stored in the DB.
-    for (const auto* list : {&o.allow_patterns, &o.deny_patterns}) {
+    for (const auto* list : {&o.schedule.allow_patterns, &o.schedule.deny_patterns}) {
       for (const std::string& pattern : *list) {
         if (Result<UrlPattern> compiled = UrlPattern::Compile(pattern); !compiled.ok()) {
-          return UsageError(app, std::string(list == &o.allow_patterns ? "--allow" : "--deny") +
+          return UsageError(app, std::string(list == &o.schedule.allow_patterns ? "--allow" : "--deny") +
                                      ": " + compiled.status().message());
         }
       }
@@ -598,7 +598,7 @@ int Crawl(int argc, char** argv) {
     }
     if (!a.frontier.empty()) {
 #ifdef CRAWLRANK_WITH_SERVER
-      if (o.scope != CrawlScope::kAny || !o.allow_patterns.empty() || !o.deny_patterns.empty()) {
+      if (o.schedule.scope != CrawlScope::kAny || !o.schedule.allow_patterns.empty() || !o.schedule.deny_patterns.empty()) {
         return UsageError(app, "--frontier: the scope and patterns are the server's (its "
                                "stored configuration): give them to the crawl it serves");
       }
@@ -672,7 +672,7 @@ int Crawl(int argc, char** argv) {
     std::optional<Ranked> ranked;
     if (received == 0) {
       DbRankOptions rank_options;
-      rank_options.rank.template_links = o.template_links;
+      rank_options.rank.template_links = o.schedule.rank.template_links;
       Result<StoredRank> rank = RankForDisplay(**db, rank_options);
       if (!rank.ok()) return Fail(app, rank.status());
       Result<PageDbInfo> info = (*db)->Info();

@@ -37,9 +37,9 @@
 // guards, following up to five redirects; cached in the PageDB with the scheduler's host
 // state for robots_ttl_ms. 2xx: its rules; 4xx but 429, or more than five redirects:
 // allow all; 429, 5xx or unreachable: disallow all, then ask again with a page's
-// back-off (retry_ms, doubled for each further failure; RFC 9309 §2.3.1). The pages that
+// back-off (schedule.retry_ms, doubled for each further failure; RFC 9309 §2.3.1). The pages that
 // came for such an origin meanwhile are held, with their leases, until it is asked again
-// (their retries are not spent). After max_retries retries the origin is given up on:
+// (their retries are not spent). After schedule.max_retries retries the origin is given up on:
 // its pages, and any later found, fail for good as robots-unreachable with the detail
 // ("connection refused", "HTTP 503"), until robots_ttl_ms has passed or, in a later run,
 // until one more try fails; the summary names it. So every crawl ends. A Crawl-delay sets the host's delay, capped at
@@ -93,23 +93,35 @@ struct CrawlerOptions {
   // URLs to start from (canonicalised with the DB's profile); added to those of earlier runs.
   std::vector<std::string> seeds;
 
-  // --- What to crawl.
-  // Pages to fetch in this DB in all (0: no limit), and the deepest link distance from a
-  // seed (0: no limit); pages to fetch from one host (0: no limit).
-  uint64_t max_pages = 0;
-  uint32_t max_depth = 0;
-  uint64_t max_pages_per_host = 0;
-  // Which links are followed: any host, only the hosts of the seeds (of this run and of
-  // earlier ones), or only their registered domains (eTLD+1) and the names under them.
-  // Links to other hosts are still recorded in the graph, as pages that are never fetched
-  // (SchedulerStats::out_of_scope). scope_hosts: the hosts (or domains) of earlier runs'
-  // seeds, as stored (crawl_config.h); Open adds this run's seeds' and stores the result.
-  // Empty with a scope: the DB's depth-0 pages give them.
-  using Scope = CrawlScope;
-  Scope scope = Scope::kAny;
-  std::vector<std::string> scope_hosts;
-  // RE2 patterns searched in the canonical URL (SchedulerOptions, crawlrank/url_pattern.h).
-  std::vector<std::string> allow_patterns, deny_patterns;
+  // The crawl's own Scheduler: what to crawl and in which order, politeness between
+  // hosts, retries and revisits, one vocabulary with crawlrank serve and the Python front
+  // ends (scheduler_options.h says what each field means and its default). Worth knowing
+  // for a crawl:
+  // - schedule.max_pages, max_depth, max_pages_per_host: limits (0: none). max_pages
+  //   counts the pages of this DB, over every run.
+  // - schedule.scope (CrawlScope): links to hosts out of scope are still recorded in the
+  //   graph, as pages never fetched (SchedulerStats::out_of_scope). scope_hosts: the hosts
+  //   (or domains) of earlier runs' seeds as stored (crawl_config.h); Open adds this run's
+  //   seeds' and stores the result. Empty with a scope: the DB's depth-0 pages give them.
+  // - schedule.score: with keywords, "topical" (or "ppr" or "topic-hits") steers the crawl
+  //   toward the topic. schedule.rank.template_links with `drop`: the re-ranks of the crawl
+  //   and the rank after it leave out the links a host puts on most of its pages.
+  // - schedule.revisits: a revisit is a conditional GET (If-Modified-Since: the last
+  //   crawl); a 304 counts as unchanged. With revisits on, a crawl never runs out of work:
+  //   it ends by Stop() or max_time_ms.
+  // - schedule.min_delay_ms: between two requests to one host (robots.txt's Crawl-delay
+  //   can raise it); max_in_flight_per_host: requests in flight at once to one host.
+  // - schedule.retry_ms, max_retries: a failure that may pass (timeout, connection, 5xx)
+  //   is retried after retry_ms, doubled for each further failure of the page, up to
+  //   max_retries times. An origin whose robots.txt cannot be fetched backs off the same
+  //   way (robots_ttl_ms below caps it).
+  // - schedule.lease_ms is the crawler's to set: at least 10 minutes, and longer than its
+  //   timeouts and robots.txt back-off need (crawl_options.h).
+  // - schedule.clock, progress_interval_ms (the DB's progress samples), the re-rank
+  //   settings: as for any Scheduler.
+  SchedulerOptions schedule;
+
+  // --- What to crawl, besides the schedule's limits and scope.
   // False: links marked rel=nofollow, and all links of a page whose robots meta says
   // nofollow, are not followed (nor recorded).
   bool follow_nofollow = false;
@@ -117,33 +129,12 @@ struct CrawlerOptions {
   bool sitemaps = false;
   // Keyword file (one keyword a line): content and link scores (html_extract.h).
   std::string keywords_file;
-  // How the queue is ordered (scheduler.h). With keywords, "topical" (or "ppr" or
-  // "topic-hits") steers the crawl toward the topic.
-  ScoreMode score = ScoreMode::kBlend;
-  // Rank modes: also re-rank when the links plus the pages crawled grew by this share since
-  // the last rank (SchedulerOptions::rerank_graph_growth, the same default; 0: off, new
-  // pages alone trigger).
-  double rerank_graph_growth = 0.02;
-  // Template links (rank.h, TemplateLinkOptions): with `drop`, the re-ranks of the crawl
-  // and the rank after it leave out the links a host puts on most of its pages.
-  TemplateLinkOptions template_links;
-
-  // Revisit crawled pages at the rate their content was seen to change, within
-  // [min_revisit_ms, max_revisit_ms] (SchedulerOptions::revisits). A revisit is a
-  // conditional GET (If-Modified-Since: the last crawl); a 304 counts as unchanged. With
-  // revisits on, a crawl never runs out of work: it ends by Stop() or max_time_ms.
-  bool revisits = false;
-  int64_t min_revisit_ms = 3'600'000;
-  int64_t max_revisit_ms = 30 * 86'400'000LL;
   // Run returns after this long (0: no limit), as if stopped.
   int64_t max_time_ms = 0;
 
-  // --- Politeness.
-  // Time between two requests to one host (robots.txt's Crawl-delay can raise it).
-  int64_t delay_ms = 1000;
-  // Requests in flight at once, in all and per host.
+  // --- Politeness, besides the schedule's delay and requests per host.
+  // Requests in flight at once, in all.
   uint32_t concurrency = 16;
-  uint32_t per_host = 1;
   std::string user_agent = "crawlrank/0.1 (+https://github.com/crawlrank/crawlrank)";
   // The product token matched against robots.txt groups; empty: the user agent's first
   // word before '/'.
@@ -163,11 +154,6 @@ struct CrawlerOptions {
   uint64_t max_header_bytes = 64 << 10;
   size_t max_url_bytes = 4096;
   int max_redirects_robots = 5;
-  // A failure that may pass (timeout, connection, 5xx) is retried after retry_ms, doubled
-  // for each further failure of the page, up to max_retries times (SchedulerOptions). An
-  // origin whose robots.txt cannot be fetched backs off the same way (above).
-  int64_t retry_ms = 60'000;
-  uint32_t max_retries = 3;
 
   // --- Network.
   bool allow_private = false;  // tests and demos on 127.0.0.1 set it
@@ -188,8 +174,9 @@ struct CrawlerOptions {
   std::string warc_dir;
   uint64_t warc_max_file_bytes = uint64_t{1} << 30;
 
-  // --- Progress: called about every progress_interval_ms with the figures so far.
-  int64_t progress_interval_ms = 2000;
+  // --- Progress: the callback is called about every report_interval_ms with the figures
+  // so far (the DB's own samples follow schedule.progress_interval_ms, 10 s).
+  int64_t report_interval_ms = 2000;
 
   // Threads parsing HTML besides the one running the network; 0: one per core.
   uint32_t parse_threads = 0;
@@ -261,10 +248,10 @@ class Crawler {
   // does. InvalidArgument for a bad option or seed, naming it.
   static Result<std::unique_ptr<Crawler>> Open(PageDb& db, const CrawlerOptions& options);
   // Drives `frontier` (frontier.h) instead, which outlives the Crawler: the frontier
-  // applies its own politeness, limits, filters and revisits, so the options' scheduling
-  // fields (score, delay_ms, per_host, max_depth, patterns, revisits, retries) are its
-  // business, and a scope other than kAny is InvalidArgument. URLs are canonicalised
-  // with `profile`; the crawler reads no PageDB.
+  // applies its own politeness, limits, filters and revisits, so options.schedule is its
+  // business (but retry_ms and max_retries, the crawler's robots.txt back-off), and a
+  // scope other than kAny is InvalidArgument. URLs are canonicalised with `profile`; the
+  // crawler reads no PageDB.
   static Result<std::unique_ptr<Crawler>> Open(Frontier& frontier, const CrawlerOptions& options,
                                                UrlProfile profile = UrlProfile::kRfc3986);
   ~Crawler();

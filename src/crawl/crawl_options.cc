@@ -23,14 +23,21 @@ Result<std::vector<std::string>> CanonicalSeeds(const CrawlerOptions& options, U
 
 Status CheckCrawlerOptions(const CrawlerOptions& options) {
   if (options.concurrency == 0) return InvalidArgumentError("crawl: concurrency must be above 0");
-  if (options.per_host == 0) return InvalidArgumentError("crawl: per-host must be above 0");
-  if (options.delay_ms < 0) return InvalidArgumentError("crawl: negative delay");
+  if (options.schedule.max_in_flight_per_host == 0) {
+    return InvalidArgumentError("crawl: per-host must be above 0");
+  }
+  if (options.schedule.min_delay_ms < 0) return InvalidArgumentError("crawl: negative delay");
+  if (options.schedule.host_key != HostKeyMode::kHost) {
+    return InvalidArgumentError(
+        "crawl: the politeness key must be the host (schedule.host_key): the crawler keeps "
+        "robots.txt and its back-off by host");
+  }
   if (options.max_body_bytes == 0) return InvalidArgumentError("crawl: max body of 0 bytes");
   if (options.robots_ttl_ms <= 0) {
     return InvalidArgumentError("crawl: robots.txt expiry time must be above 0");
   }
   if (options.timeout_ms <= 0 || options.connect_timeout_ms <= 0 || options.low_speed_ms < 0 ||
-      options.retry_ms < 0 || options.max_time_ms < 0 || options.max_url_bytes == 0) {
+      options.schedule.retry_ms < 0 || options.max_time_ms < 0 || options.max_url_bytes == 0) {
     return InvalidArgumentError("crawl: timeouts must be above 0, and other times 0 or more");
   }
   if (!options.warc_dir.empty() && options.warc_max_file_bytes == 0) {
@@ -40,28 +47,12 @@ Status CheckCrawlerOptions(const CrawlerOptions& options) {
 }
 
 SchedulerOptions SchedulerOptionsFor(const CrawlerOptions& options) {
-  SchedulerOptions so;
-  so.score = options.score;
-  so.rerank_graph_growth = options.rerank_graph_growth;
-  so.rank.template_links = options.template_links;
-  so.min_delay_ms = options.delay_ms;
-  so.max_in_flight_per_host = options.per_host;
-  so.max_depth = options.max_depth;
-  so.max_pages = options.max_pages;
-  so.max_pages_per_host = options.max_pages_per_host;
-  so.scope = options.scope;
-  so.scope_hosts = options.scope_hosts;
-  so.allow_patterns = options.allow_patterns;
-  so.deny_patterns = options.deny_patterns;
-  so.revisits = options.revisits;
-  so.min_revisit_ms = options.min_revisit_ms;
-  so.max_revisit_ms = std::max(options.max_revisit_ms, options.min_revisit_ms);
-  so.retry_ms = options.retry_ms;
-  so.max_retries = options.max_retries;
+  SchedulerOptions so = options.schedule;
+  so.max_revisit_ms = std::max(so.max_revisit_ms, so.min_revisit_ms);
   // A lease outlives a fetch, and a page parked until its robots.txt is asked again (the
   // longest back-off, retry_ms << (max_retries - 1), capped at robots_ttl_ms).
-  const int shift = static_cast<int>(std::min<uint32_t>(options.max_retries, 21)) - 1;
-  const int64_t park = shift < 0 ? 0 : std::min(options.retry_ms << shift, options.robots_ttl_ms);
+  const int shift = static_cast<int>(std::min<uint32_t>(so.max_retries, 21)) - 1;
+  const int64_t park = shift < 0 ? 0 : std::min(so.retry_ms << shift, options.robots_ttl_ms);
   so.lease_ms = std::max<int64_t>({600'000, 4 * options.timeout_ms, 2 * park + options.timeout_ms});
   return so;
 }
@@ -69,11 +60,12 @@ SchedulerOptions SchedulerOptionsFor(const CrawlerOptions& options) {
 Result<std::vector<std::string>> ScopeHosts(const CrawlerOptions& options,
                                             const std::vector<std::string>& seeds,
                                             const PageDb& db) {
-  if (options.scope == CrawlScope::kAny) return std::vector<std::string>();
+  const SchedulerOptions& schedule = options.schedule;
+  if (schedule.scope == CrawlScope::kAny) return std::vector<std::string>();
   // The hosts (or registered domains) of the seeds: of this run, then those stored, or
   // with none stored (a scope given for the first time), the depth-0 pages of the DB.
   const HostKeyMode mode =
-      options.scope == CrawlScope::kSameHost ? HostKeyMode::kHost : HostKeyMode::kRegisteredDomain;
+      schedule.scope == CrawlScope::kSameHost ? HostKeyMode::kHost : HostKeyMode::kRegisteredDomain;
   std::set<std::string> keys;
   const auto add = [&](std::string_view url) {
     if (Result<std::string> key = HostKey(url, mode); key.ok()) {
@@ -81,8 +73,8 @@ Result<std::vector<std::string>> ScopeHosts(const CrawlerOptions& options,
     }
   };
   for (const std::string& seed : seeds) add(seed);
-  for (const std::string& host : options.scope_hosts) keys.insert(NormalizeScopeHost(host));
-  if (options.scope_hosts.empty()) {
+  for (const std::string& host : schedule.scope_hosts) keys.insert(NormalizeScopeHost(host));
+  if (schedule.scope_hosts.empty()) {
     CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
     CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& record) {
       if (record.depth == 0) add(record.url);
@@ -131,25 +123,12 @@ Result<StoredConfig> CrawlerConfig(const CrawlerOptions& options) {
 }
 
 Status ApplyCrawlerConfig(const StoredConfig& config, CrawlerOptions* options) {
-  SchedulerOptions so = SchedulerOptionsFor(*options);
-  CRAWLRANK_RETURN_IF_ERROR(ApplySchedulerConfig(config, &so));
+  // Every scheduler key but host_key: the crawler keeps robots.txt by host, so its
+  // politeness key is the host whatever a frontier served from the DB stored.
+  const HostKeyMode host_key = options->schedule.host_key;
+  CRAWLRANK_RETURN_IF_ERROR(ApplySchedulerConfig(config, &options->schedule));
+  options->schedule.host_key = host_key;
   CrawlerOptions& o = *options;
-  o.score = so.score;
-  o.scope = so.scope;
-  o.scope_hosts = so.scope_hosts;
-  o.allow_patterns = so.allow_patterns;
-  o.deny_patterns = so.deny_patterns;
-  o.max_pages = so.max_pages;
-  o.max_depth = so.max_depth;
-  o.max_pages_per_host = so.max_pages_per_host;
-  o.delay_ms = so.min_delay_ms;
-  o.per_host = so.max_in_flight_per_host;
-  o.retry_ms = so.retry_ms;
-  o.max_retries = so.max_retries;
-  o.revisits = so.revisits;
-  o.min_revisit_ms = so.min_revisit_ms;
-  o.max_revisit_ms = so.max_revisit_ms;
-  o.template_links.drop = so.rank.template_links.drop;
   if (const auto it = config.find(std::string(kUserAgentKey)); it != config.end()) {
     o.user_agent = it->second;
   }

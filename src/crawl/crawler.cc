@@ -42,7 +42,7 @@ Status Crawler::Impl::Dispatch(Request request) {
     return Status::Ok();
   }
   const RobotsEntry& entry = it->second;
-  if (entry.gave_up(options.max_retries)) return FailUnreachable(request, origin, entry);
+  if (entry.gave_up(options.schedule.max_retries)) return FailUnreachable(request, origin, entry);
   if (!entry.usable()) {  // 5xx or unreachable: disallow all until it is asked again
     {
       std::lock_guard lock(summary_mu);
@@ -230,7 +230,7 @@ Status Crawler::Impl::DropDisallowed(const std::vector<CrawlReport>& reports) {
         FailureReport failure;
         failure.url = link.url;
         failure.retryable = false;
-        if (it->second.gave_up(options.max_retries)) {
+        if (it->second.gave_up(options.schedule.max_retries)) {
           failure.kind = FailureKind::kRobotsUnreachable;
           failure.reason = it->second.UnreachableReason(it->first);
         } else if (it->second.usable() && !it->second.rules.Allowed(RobotsPath(link.url))) {
@@ -344,7 +344,7 @@ Result<std::unique_ptr<Crawler>> Crawler::Open(PageDb& db, const CrawlerOptions&
   CRAWLRANK_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl,
                              Impl::Make(options, info.url_profile, &seeds));
   CrawlerOptions run = options;
-  CRAWLRANK_ASSIGN_OR_RETURN(run.scope_hosts, ScopeHosts(options, seeds, db));
+  CRAWLRANK_ASSIGN_OR_RETURN(run.schedule.scope_hosts, ScopeHosts(options, seeds, db));
   CRAWLRANK_ASSIGN_OR_RETURN(StoredConfig config, CrawlerConfig(run));
   CRAWLRANK_ASSIGN_OR_RETURN(impl->owned, Scheduler::Open(db, SchedulerOptionsFor(run)));
   CRAWLRANK_RETURN_IF_ERROR(db.WriteConfig(config));
@@ -362,7 +362,7 @@ Result<std::unique_ptr<Crawler>> Crawler::Open(PageDb& db, const CrawlerOptions&
 
 Result<std::unique_ptr<Crawler>> Crawler::Open(Frontier& frontier, const CrawlerOptions& options,
                                                UrlProfile profile) {
-  if (options.scope != CrawlerOptions::Scope::kAny) {
+  if (options.schedule.scope != CrawlScope::kAny) {
     return InvalidArgumentError(
         "crawl: a scope (same host, same domain) is the frontier's to apply; give it there");
   }
@@ -487,11 +487,11 @@ Result<CrawlSummary> Crawler::Run(const ProgressFn& progress, const FetchLogFn& 
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   c.pool = std::make_unique<ParsePool>(
       threads, [&c](std::vector<ParsePool::Job>& jobs) { return c.ParseBatch(jobs); });
-  if (c.options.max_pages > 0) {
+  if (const uint64_t max_pages = c.options.schedule.max_pages; max_pages > 0) {
     const SchedulerStats stats = c.frontier->GetStats();
     const uint64_t done = stats.crawled + stats.failed;
     std::lock_guard lock(c.summary_mu);
-    c.summary.progress.max_pages = c.options.max_pages > done ? c.options.max_pages - done : 0;
+    c.summary.progress.max_pages = max_pages > done ? max_pages - done : 0;
   }
   auto last_progress = std::chrono::steady_clock::now();
   Status failure;
@@ -508,7 +508,7 @@ Result<CrawlSummary> Crawler::Run(const ProgressFn& progress, const FetchLogFn& 
     failure = c.Round(&finished);
     if (!failure.ok() || finished) break;
     const auto now = std::chrono::steady_clock::now();
-    if (progress && now - last_progress >= std::chrono::milliseconds(c.options.progress_interval_ms)) {
+    if (progress && now - last_progress >= std::chrono::milliseconds(c.options.report_interval_ms)) {
       last_progress = now;
       progress(c.Progress());
     }

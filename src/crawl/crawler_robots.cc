@@ -10,11 +10,11 @@ void Crawler::Impl::LoadRobots(const std::string& host) {
   if (!robots_loaded_hosts.insert(host).second) return;
   DecodeRobotsState(frontier->HostRobots(host), [&](std::string_view origin, RobotsEntry entry) {
     entry.host = host;
-    if (entry.gave_up(options.max_retries)) {
+    if (entry.gave_up(options.schedule.max_retries)) {
       // Given up on by an earlier run: asked once more (its pages may have been re-queued
       // after a fix), and given up on again at the first failure.
       entry.expires_ms = 0;
-      entry.failures = options.max_retries;
+      entry.failures = options.schedule.max_retries;
     }
     std::unique_lock lock(robots_mu);
     robots[std::string(origin)] = std::move(entry);
@@ -134,7 +134,7 @@ Status Crawler::Impl::OnRobots(const Pending& p, FetchResult result) {
     StartSitemap(p.origin + "/sitemap.xml", 0);
   }
   const std::string host = entry.host;
-  const bool gave_up = entry.gave_up(options.max_retries);
+  const bool gave_up = entry.gave_up(options.schedule.max_retries);
   FailureReport unreachable;
   unreachable.kind = FailureKind::kRobotsUnreachable;
   unreachable.reason = entry.UnreachableReason(p.origin);
@@ -162,7 +162,7 @@ void Crawler::Impl::BackOff(const std::string& origin, const FetchResult& result
   entry->detail = result.error != FetchError::kNone
                       ? result.message
                       : "HTTP " + std::to_string(entry->status);
-  if (entry->gave_up(options.max_retries)) {  // its pages fail until it is asked again
+  if (entry->gave_up(options.schedule.max_retries)) {  // its pages fail until it is asked again
     entry->expires_ms = now + options.robots_ttl_ms;
     retrying_origins.erase(origin);
     std::lock_guard lock(summary_mu);
@@ -170,7 +170,7 @@ void Crawler::Impl::BackOff(const std::string& origin, const FetchResult& result
     return;
   }
   const int shift = static_cast<int>(std::min<uint32_t>(entry->failures - 1, 20));
-  entry->expires_ms = now + std::min(options.retry_ms << shift, options.robots_ttl_ms);
+  entry->expires_ms = now + std::min(options.schedule.retry_ms << shift, options.robots_ttl_ms);
   retrying_origins.insert(origin);
 }
 

@@ -285,6 +285,34 @@ TEST(CrawlScopeTest, TenThousandHostsCompileWhereAPatternWouldNot) {
   EXPECT_EQ(view.stats.out_of_scope, 10'000u);
 }
 
+// The one resolution every front end runs (crawlrank crawl, crawlrank serve, Scrapy,
+// Frontera): stored, given over it, and the line a person sees.
+TEST(CrawlConfigTest, ResolveReadsMergesAndSaysWhatChanged) {
+  TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+  ASSERT_OK_AND_ASSIGN(ResolvedConfig fresh, ResolveConfig(*db, {{"delay_ms", "0"}}));
+  EXPECT_TRUE(fresh.stored.empty());
+  EXPECT_EQ(fresh.config, (StoredConfig{{"delay_ms", "0"}}));
+  EXPECT_EQ(fresh.changes.size(), 1u);
+  EXPECT_EQ(fresh.Line("db", "hint"), "");  // a new crawl: nothing to say
+  ASSERT_OK(db->WriteConfig({{"delay_ms", "0"}, {"scope", "same-host"},
+                             {"scope_hosts", "a.example"}}));
+  ASSERT_OK_AND_ASSIGN(ResolvedConfig same, ResolveConfig(*db, {{"delay_ms", "0"}}));
+  EXPECT_TRUE(same.changes.empty());
+  EXPECT_EQ(same.Line("db", "an option given overrides it"),
+            "resumed with the configuration stored in db (an option given overrides it)");
+  ASSERT_OK_AND_ASSIGN(ResolvedConfig changed,
+                       ResolveConfig(*db, {{"delay_ms", "250"}, {"scope", "any"}}));
+  EXPECT_EQ(changed.config, (StoredConfig{{"delay_ms", "250"}, {"scope", "any"}}));
+  EXPECT_EQ(changed.Line("db", "hint"),
+            "changed the configuration stored in db: delay_ms 0 -> 250; scope same-host -> any; "
+            "scope_hosts a.example -> (none)");
+  ASSERT_OK_AND_ASSIGN(ResolvedConfig reset, ResolveConfig(*db, {{"max_pages", "9"}}, true));
+  EXPECT_TRUE(reset.stored.empty());
+  EXPECT_EQ(reset.config, (StoredConfig{{"max_pages", "9"}}));
+  EXPECT_EQ(reset.Line("db", "hint"), "cleared the configuration stored in db");
+}
+
 TEST(CrawlerConfigTest, CrawlerKeysRoundTripAndOpenStoresWhatItRunsWith) {
   CrawlerOptions o;
   o.user_agent = "testbot/2";

@@ -218,28 +218,17 @@ StoredConfig GivenConfig(const CommandLine& app, const StoredConfig& all) {
 // Sets on `a.crawl` the configuration stored in `db` (none after --reset-config) with the
 // options given over it, and returns the line that tells a person so (empty: nothing to
 // say, as on a new DB). Crawler::Open stores the result.
-Result<std::string> ResolveConfig(const CommandLine& app, const PageDb& db, Args& a) {
-  StoredConfig stored;
-  if (!a.reset_config) {
-    CRAWLRANK_ASSIGN_OR_RETURN(stored, db.ReadConfig());
-  }
+Result<std::string> ResolveCrawlConfig(const CommandLine& app, const PageDb& db, Args& a) {
   CRAWLRANK_ASSIGN_OR_RETURN(const StoredConfig all, CrawlerConfig(a.crawl));
-  const StoredConfig given = GivenConfig(app, all);
-  std::vector<ConfigChange> changes;
-  const StoredConfig merged = MergeConfig(stored, given, &changes);
-  if (Status applied = ApplyCrawlerConfig(merged, &a.crawl); !applied.ok()) {
+  CRAWLRANK_ASSIGN_OR_RETURN(const ResolvedConfig resolved,
+                             ResolveConfig(db, GivenConfig(app, all), a.reset_config));
+  if (Status applied = ApplyCrawlerConfig(resolved.config, &a.crawl); !applied.ok()) {
     return DataLossError("configuration stored in \"" + db.path() + "\": " +
                          applied.message() +
                          " (an option given again replaces the stored value; --reset-config "
                          "clears them all)");
   }
-  if (a.reset_config) return "cleared the configuration stored in " + a.db_path;
-  if (stored.empty()) return std::string();
-  if (changes.empty()) {
-    return "resumed with the configuration stored in " + a.db_path +
-           " (--show-config prints it; an option given overrides it)";
-  }
-  return "changed the configuration stored in " + a.db_path + ": " + DescribeChanges(changes);
+  return resolved.Line(a.db_path, "--show-config prints it; an option given overrides it");
 }
 
 // --show-config: what a run with these options would use, the given ones marked; writes
@@ -630,7 +619,7 @@ int Crawl(int argc, char** argv) {
     db_options.url_profile = *profile;
     auto db = PageDb::Open(a.db_path, db_options);
     if (!db.ok()) return Fail(app, db.status());
-    Result<std::string> resolved = ResolveConfig(app, **db, a);
+    Result<std::string> resolved = ResolveCrawlConfig(app, **db, a);
     if (!resolved.ok()) return Fail(app, resolved.status());
     // Not progress: said even with --quiet.
     if (!resolved->empty()) std::fprintf(stderr, "%s\n", resolved->c_str());

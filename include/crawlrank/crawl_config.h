@@ -65,6 +65,27 @@ struct ConfigChange {
 // domains of a same-domain one.
 StoredConfig MergeConfig(const StoredConfig& stored, const StoredConfig& given,
                          std::vector<ConfigChange>* changes = nullptr);
+// A crawl's configuration resolved by the rules above, for one run of any front end
+// (crawlrank crawl, crawlrank serve, the Scrapy scheduler, the Frontera backend): what
+// was stored, the options given this run over it, and what changed.
+struct ResolvedConfig {
+  StoredConfig stored;              // as read (empty after a reset, or on a new crawl)
+  StoredConfig config;              // stored with the given keys over it: run with this
+  std::vector<ConfigChange> changes;  // the given keys whose value differs, in key order
+  bool reset = false;               // the stored configuration was set aside
+  // The one line a front end prints or logs, or "" when there is nothing to say (a new
+  // crawl): "cleared the configuration stored in DB", "resumed with the configuration
+  // stored in DB (HINT)", or "changed the configuration stored in DB: delay_ms 1000 -> 0".
+  // `hint` tells how to override it in the front end's own terms.
+  std::string Line(std::string_view db_path, std::string_view hint) const;
+};
+// Reads `db`'s stored configuration (set aside when `reset`: --reset-config) and merges
+// `given` (the keys of the options the user gave this run) over it (MergeConfig). The
+// caller applies `config` to its options (ApplySchedulerConfig, ApplyCrawlerConfig) and
+// stores what it runs with. Errors: the DB's, naming it.
+Result<ResolvedConfig> ResolveConfig(const PageDb& db, const StoredConfig& given,
+                                     bool reset = false);
+
 // One line for a person: "delay_ms 1000 -> 0; scope any -> same-host"; a list shows its
 // item count when it has more than 3 items ("scope_hosts 2 items -> 5 items").
 std::string DescribeChanges(const std::vector<ConfigChange>& changes);

@@ -130,17 +130,14 @@ def resolve_config(db: crawlrank.PageDb, options: crawlrank.SchedulerOptions,
     CRAWLRANK_OPTIONS) over it, and stores the result, as ``crawlrank crawl`` does. Calls
     `log` (a logging method) with one line when a stored configuration was resumed or
     changed. A stored value crawlrank cannot read raises crawlrank.InvalidArgumentError."""
-    stored = db.config()
     mine = crawlrank.scheduler_config(options)
     keys = {CONFIG_KEYS[field] for field in given if field in CONFIG_KEYS}
-    merged, description, changes = crawlrank.merge_config(stored, {k: mine[k] for k in keys})
+    merged, line, _ = db.resolve_config({k: mine[k] for k in keys},
+                                        hint="settings given this run override it")
     crawlrank.apply_config(merged, options)
     db.write_config(crawlrank.merge_config(merged, crawlrank.scheduler_config(options))[0])
-    if stored and changes:
-        log("crawlrank: changed the configuration stored in %s: %s", db.path, description)
-    elif stored:
-        log("crawlrank: resumed with the configuration stored in %s (settings given this run "
-            "override it)", db.path)
+    if line:
+        log("crawlrank: %s", line)
     return options
 
 

@@ -723,6 +723,23 @@ void BindPageDbClass(py::module_& m) {
           "The crawl's stored configuration as a dict of str (crawlrank/crawl_config.h: "
           "numbers in decimal, lists one item a line); empty when nothing is stored.")
       .def(
+          "resolve_config",
+          [](PyPageDb& d, const StoredConfig& given, bool reset, const std::string& hint) {
+            // The Python objects are made once the GIL is held again.
+            auto [resolved, line] = WithDb(d.handle(), [&](PageDb& db) {
+              ResolvedConfig r = Take(ResolveConfig(db, given, reset));
+              std::string said = r.Line(db.path(), hint);
+              return std::pair(std::move(r), std::move(said));
+            });
+            return py::make_tuple(std::move(resolved.config), std::move(line),
+                                  resolved.changes.size());
+          },
+          py::arg("given"), py::arg("reset") = false, py::arg("hint") = "",
+          "(config, line, number of changes): the stored configuration (set aside when "
+          "`reset`) with `given` (the keys the user gave this run) over it, and the one line "
+          "a front end logs ('' for a new crawl; `hint` says how to override it), as every "
+          "front end resolves it (crawlrank/crawl_config.h, ResolveConfig).")
+      .def(
           "write_config",
           [](PyPageDb& d, const StoredConfig& config) {
             WithDb(d.handle(), [&](PageDb& db) {

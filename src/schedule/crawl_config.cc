@@ -259,6 +259,26 @@ StoredConfig MergeConfig(const StoredConfig& stored, const StoredConfig& given,
   return merged;
 }
 
+Result<ResolvedConfig> ResolveConfig(const PageDb& db, const StoredConfig& given, bool reset) {
+  ResolvedConfig resolved;
+  resolved.reset = reset;
+  if (!reset) {
+    CRAWLRANK_ASSIGN_OR_RETURN(resolved.stored, db.ReadConfig());
+  }
+  resolved.config = MergeConfig(resolved.stored, given, &resolved.changes);
+  return resolved;
+}
+
+std::string ResolvedConfig::Line(std::string_view db_path, std::string_view hint) const {
+  const std::string where(db_path);
+  if (reset) return "cleared the configuration stored in " + where;
+  if (stored.empty()) return std::string();
+  if (changes.empty()) {
+    return "resumed with the configuration stored in " + where + " (" + std::string(hint) + ")";
+  }
+  return "changed the configuration stored in " + where + ": " + DescribeChanges(changes);
+}
+
 std::string DescribeChanges(const std::vector<ConfigChange>& changes) {
   std::string out;
   for (const ConfigChange& change : changes) {

@@ -62,16 +62,14 @@ Result<std::unique_ptr<FrontierService>> FrontierService::Open(
   }
   CRAWLRANK_ASSIGN_OR_RETURN(std::unique_ptr<PageDb> db, PageDb::Open(path, db_options));
   // The crawl's stored configuration, with what was given this run over it and stored.
-  CRAWLRANK_ASSIGN_OR_RETURN(const StoredConfig stored, db->ReadConfig());
-  std::vector<ConfigChange> changes;
-  const StoredConfig merged = MergeConfig(stored, given, &changes);
+  CRAWLRANK_ASSIGN_OR_RETURN(const ResolvedConfig resolved, ResolveConfig(*db, given));
   SchedulerOptions applied = scheduler_options;
-  CRAWLRANK_RETURN_IF_ERROR(ApplySchedulerConfig(merged, &applied));
-  if (!changes.empty()) CRAWLRANK_RETURN_IF_ERROR(db->WriteConfig(merged));
+  CRAWLRANK_RETURN_IF_ERROR(ApplySchedulerConfig(resolved.config, &applied));
+  if (!resolved.changes.empty()) CRAWLRANK_RETURN_IF_ERROR(db->WriteConfig(resolved.config));
   CRAWLRANK_ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler, Scheduler::Open(*db, applied));
   std::unique_ptr<FrontierService> service(
       new FrontierService(std::move(db), std::move(scheduler), applied, std::move(options)));
-  if (!changes.empty()) service->config_changes_ = DescribeChanges(changes);
+  if (!resolved.changes.empty()) service->config_changes_ = DescribeChanges(resolved.changes);
   return service;
 }
 
@@ -503,13 +501,11 @@ grpc::Status FrontierService::SetDelay(grpc::ServerContext* context,
   }
   // The default: stored with the crawl first, so that a restart keeps it, then applied.
   std::lock_guard lock(config_mu_);
-  Result<StoredConfig> stored = db_->ReadConfig();
-  if (!stored.ok()) return ToGrpc(stored.status().WithContext("SetDelay"));
-  const StoredConfig given{{"delay_ms", std::to_string(delay_ms)}};
-  std::vector<ConfigChange> changes;
-  const StoredConfig merged = MergeConfig(*stored, given, &changes);
-  if (!changes.empty()) {
-    if (Status written = db_->WriteConfig(merged); !written.ok()) {
+  Result<ResolvedConfig> resolved =
+      ResolveConfig(*db_, StoredConfig{{"delay_ms", std::to_string(delay_ms)}});
+  if (!resolved.ok()) return ToGrpc(resolved.status().WithContext("SetDelay"));
+  if (!resolved->changes.empty()) {
+    if (Status written = db_->WriteConfig(resolved->config); !written.ok()) {
       return ToGrpc(written.WithContext("SetDelay"));
     }
   }

@@ -56,8 +56,8 @@ def crawl_once(tools: Path, port: int, work: Path, poll: bool) -> tuple[float, i
     if poll:
         while not (db / "data.mdb").exists():
             time.sleep(0.01)
-        dashboard = subprocess.Popen([str(tools / "crawlrank"), "dashboard", str(db), "--port",
-                                      "0"], stdout=subprocess.PIPE, text=True)
+        dashboard = subprocess.Popen([str(tools / "crawlrank"), "dashboard", str(db), "--listen",
+                                      "127.0.0.1:0"], stdout=subprocess.PIPE, text=True)
         url = re.search(r"on (http://\S+/)", dashboard.stdout.readline()).group(1) + "metrics"
 
         def poller() -> None:

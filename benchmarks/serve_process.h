@@ -51,12 +51,12 @@ inline pid_t Spawn(std::vector<std::string> args, int stdin_fd, int stdout_fd) {
 
 class ServerProcess {
  public:
-  // `server db --address 127.0.0.1:0 --delay-ms 0 extra...`
+  // `server db --listen 127.0.0.1:0 --delay 0 extra...`
   ServerProcess(const std::string& server, const std::string& db,
                 std::vector<std::string> extra = {}) {
     int out[2];
     if (pipe2(out, O_CLOEXEC) != 0) Die(IoError("pipe"));
-    std::vector<std::string> args{server, db, "--address", "127.0.0.1:0", "--delay-ms", "0"};
+    std::vector<std::string> args{server, db, "--listen", "127.0.0.1:0", "--delay", "0"};
     args.insert(args.end(), extra.begin(), extra.end());
     pid_ = Spawn(std::move(args), -1, out[1]);
     close(out[1]);

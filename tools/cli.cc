@@ -48,6 +48,11 @@ CommandLine::Option* CommandLine::Option::Hidden() {
   return this;
 }
 
+CommandLine::Option* CommandLine::Option::Deprecated(std::string instead) {
+  instead_ = std::move(instead);
+  return Hidden();
+}
+
 CommandLine::CommandLine(const std::string& description, const std::string& name)
     : name_(name), app_(std::make_unique<CLI::App>(description, name)) {}
 
@@ -65,7 +70,7 @@ CommandLine::Option* CommandLine::Add(const std::string& name, T& target, const 
         },
         "NONNEGATIVE"));
   }
-  return options_.emplace_back(std::make_unique<Option>(option)).get();
+  return options_.emplace_back(std::make_unique<Option>(option, name)).get();
 }
 
 template CommandLine::Option* CommandLine::Add(const std::string&, std::string&,
@@ -82,10 +87,13 @@ template CommandLine::Option* CommandLine::Add(const std::string&, std::optional
                                                const std::string&);
 template CommandLine::Option* CommandLine::Add(const std::string&, std::optional<uint32_t>&,
                                                const std::string&);
+template CommandLine::Option* CommandLine::Add(const std::string&, std::optional<double>&,
+                                               const std::string&);
 
 CommandLine::Option* CommandLine::Flag(const std::string& name, bool& target,
                                        const std::string& help) {
-  return options_.emplace_back(std::make_unique<Option>(app_->add_flag(name, target, help))).get();
+  return options_.emplace_back(std::make_unique<Option>(app_->add_flag(name, target, help), name))
+      .get();
 }
 
 size_t CommandLine::Count(const std::string& name) const {
@@ -110,6 +118,12 @@ int CommandLine::Parse(int argc, char** argv) {
     std::cerr << name_ << ": " << e.what() << "\n"
               << "Run with --help for more information.\n";
     return 2;
+  }
+  for (const auto& option : options_) {
+    if (!option->instead_.empty() && option->option_->count() > 0) {
+      std::cerr << name_ << ": " << option->name_ << " is deprecated; use "
+                << option->instead_ << "\n";
+    }
   }
   return -1;
 }

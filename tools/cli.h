@@ -25,7 +25,7 @@ class CommandLine {
   // One option or positional argument. Each setter returns the option, to chain them.
   class Option {
    public:
-    explicit Option(CLI::Option* option) : option_(option) {}
+    Option(CLI::Option* option, std::string name) : option_(option), name_(std::move(name)) {}
     Option* Required();
     // --help shows the target's value at the time of this call as the default.
     Option* ShowDefault();
@@ -33,9 +33,16 @@ class CommandLine {
     Option* Positive();  // a number above 0
     Option* Excludes(Option* other);
     Option* Hidden();  // parsed, but left out of --help
+    // An old spelling kept working: hidden from --help, and when given, Parse tells
+    // stderr to use `instead` ("--delay SECONDS"). The tool decides what happens when the
+    // old and the new spelling are both given (CLI11 cannot name a hidden option).
+    Option* Deprecated(std::string instead);
 
    private:
+    friend class CommandLine;
     CLI::Option* option_;
+    std::string name_;     // as given to Add or Flag
+    std::string instead_;  // Deprecated's; empty: a current option
   };
 
   // `name` is what --help, --version and error messages print ("page_db_dump").
@@ -56,6 +63,7 @@ class CommandLine {
 
   // Adds --version and parses. Returns -1 to go on, or the exit code to return: 0 after
   // --help or --version (printed on stdout), 2 after a parse error (printed on stderr).
+  // Each deprecated option given gets one line on stderr naming what to use instead.
   int Parse(int argc, char** argv);
 
  private:

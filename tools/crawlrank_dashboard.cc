@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <optional>
 
 #include "dashboard/dashboard_server.h"
 #include "tool_common.h"
@@ -19,22 +20,38 @@ int Main(int argc, char** argv) {
       "address needs --token, which every request must then carry (Authorization: Bearer, "
       "or the cookie /login?token=TOKEN sets). Ctrl-C stops it.",
       "crawlrank_dashboard");
-  std::string db_path, host = "127.0.0.1", token;
+  std::string db_path, listen = "127.0.0.1:7072", old_host, token;
   std::string chartjs = dashboard::DashboardOptions().chartjs;
-  int port = 7072;
+  std::optional<uint32_t> old_port;
   app.Add("db", db_path, "PageDB directory")->Required();
-  app.Add("--host", host, "address to listen on")->ShowDefault();
-  app.Add("--port", port, "port to listen on (0: any free one)")->ShowDefault();
+  app.Add("--listen", listen,
+          "HOST:PORT to listen on (an IPv6 host in brackets; port 0: any free one)")
+      ->ShowDefault();
+  app.Add("--host", old_host)->Deprecated("--listen HOST:PORT");
+  app.Add("--port", old_port)->Deprecated("--listen HOST:PORT");
   app.Add("--token", token, "a secret every request must carry (required off 127.0.0.1)");
   std::vector<std::string> allowed_hosts;
   app.Add("--allow-host", allowed_hosts,
           "a name the dashboard answers to besides IP addresses, localhost and --host (a "
           "request naming another Host gets 421: DNS rebinding); repeatable; '*': any");
+  app.Footer("--host and --port (before issue #42) still work: --listen replaces them.\n");
   app.Add("--chartjs", chartjs, "Chart.js to serve for the charts (Debian's libjs-chart.js)")
       ->ShowDefault();
   return Run(app, argc, argv, [&] {
+    if (app.Count("--listen") > 0 && (app.Count("--host") > 0 || app.Count("--port") > 0)) {
+      return UsageError(app, "--listen replaces --host and --port: give it alone");
+    }
+    Result<ListenAddress> parsed = ParseListenAddress(listen);
+    if (!parsed.ok()) return UsageError(app, "--listen: " + parsed.status().message());
+    if (!old_host.empty()) parsed->host = old_host;
+    if (old_port.has_value()) {
+      if (*old_port > 65535) return UsageError(app, "--port: above 65535");
+      parsed->port = static_cast<int>(*old_port);
+    }
+    const std::string& host = parsed->host;
+    const int port = parsed->port;
     if (!dashboard::IsLoopbackHost(host) && token.empty()) {
-      return UsageError(app, "--host \"" + host +
+      return UsageError(app, "--listen \"" + host +
                                  "\" is reachable from other machines: give --token too");
     }
     auto db = OpenForReading(db_path);

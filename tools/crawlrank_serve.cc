@@ -83,25 +83,32 @@ int Main(int argc, char** argv) {
       "the DB, computes the display rank (unless --no-rank-at-exit; a second signal exits at "
       "once) and exits 0. A progress line goes to stderr every --progress seconds.",
       "crawlrank_serve");
-  std::string db_path, address = "127.0.0.1:7071", token, tls_cert, tls_key, tls_client_ca, score;
+  std::string db_path, address = "127.0.0.1:7071", old_address, token, tls_cert, tls_key,
+      tls_client_ca, score;
+  std::optional<double> delay_s;
   std::optional<int64_t> delay_ms;
   std::optional<uint32_t> per_host, max_depth;
   std::optional<int64_t> max_pages, max_pages_per_host;
   std::vector<std::string> allow, deny;
-  int64_t lease_s = 30;
+  double lease_s = 30;
+  std::optional<int64_t> old_lease_s;
   double progress_s = 10;
   bool rank_at_exit = true;
   app.Add("db", db_path, "PageDB directory")->Required();
-  app.Add("--address", address, "host:port to listen on (port 0: any free one)")->ShowDefault();
+  app.Add("--listen", address,
+          "HOST:PORT to listen on (an IPv6 host in brackets; port 0: any free one)")
+      ->ShowDefault();
+  app.Add("--address", old_address)->Deprecated("--listen HOST:PORT");
   app.Add("--token", token,
           "shared secret every call must send as \"authorization: Bearer TOKEN\"");
   app.Add("--tls-cert", tls_cert, "PEM file: the server's certificate chain (TLS only, then)");
   app.Add("--tls-key", tls_key, "PEM file: the private key of --tls-cert");
   app.Add("--tls-client-ca", tls_client_ca,
           "PEM file: every client must show a certificate this CA signed (mutual TLS)");
-  app.Add("--delay-ms", delay_ms,
-          "minimum time between two URLs of one host (stored with the crawl; "
-          "default 1000)");
+  app.Add("--delay", delay_s,
+          "seconds between two URLs of one host (stored with the crawl as delay_ms; "
+          "default 1)");
+  app.Add("--delay-ms", delay_ms)->Deprecated("--delay SECONDS");
   app.Add("--per-host", per_host,
           "URLs of one host out at once (stored with the crawl; default 1)");
   app.Add("--score-mode", score,
@@ -115,10 +122,14 @@ int Main(int argc, char** argv) {
   app.Add("--max-pages-per-host", max_pages_per_host,
           "pages to crawl of one host (0: no limit; stored)");
   app.Add("--max-depth", max_depth, "link distance from a seed (0: no limit; stored)");
-  app.Add("--default-lease", lease_s,
+  app.Add("--lease", lease_s,
           "seconds a URL stays handed out when GetURLs leaves delay_requestable 0")
       ->ShowDefault()
       ->Positive();
+  app.Add("--default-lease", old_lease_s)->Deprecated("--lease SECONDS");
+  app.Footer(
+      "--address, --delay-ms and --default-lease (before issue #42) still work: --listen, "
+      "--delay (seconds) and --lease replace them.\n");
   app.Add("--progress", progress_s,
           "seconds between two progress lines on stderr (crawled, queued, in flight, failed, "
           "hosts, pages a second); 0: none")
@@ -131,8 +142,27 @@ int Main(int argc, char** argv) {
     if (!std::isfinite(progress_s) || progress_s < 0) {
       return UsageError(app, "--progress must be 0 or more seconds");
     }
+    for (const auto& [now, before] : {std::pair{"--listen", "--address"},
+                                      std::pair{"--delay", "--delay-ms"},
+                                      std::pair{"--lease", "--default-lease"}}) {
+      if (app.Count(now) > 0 && app.Count(before) > 0) {
+        return UsageError(app, std::string(now) + " replaces " + before + ": give it alone");
+      }
+    }
+    if (!old_address.empty()) address = old_address;
+    if (old_lease_s.has_value()) {
+      if (*old_lease_s <= 0) return UsageError(app, "--default-lease must be above 0");
+      lease_s = static_cast<double>(*old_lease_s);
+    }
+    if (!std::isfinite(lease_s)) return UsageError(app, "--lease must be a number of seconds");
+    if (delay_s.has_value()) {
+      if (!std::isfinite(*delay_s) || *delay_s < 0) {
+        return UsageError(app, "--delay must be 0 or more seconds");
+      }
+      delay_ms = std::llround(*delay_s * 1000);
+    }
     if (!IsLoopbackAddress(address) && token.empty() && tls_client_ca.empty()) {
-      return UsageError(app, "--address \"" + address +
+      return UsageError(app, "--listen \"" + address +
                                  "\" is reachable from other machines: give --token, or "
                                  "--tls-client-ca with --tls-cert and --tls-key, too");
     }
@@ -142,7 +172,7 @@ int Main(int argc, char** argv) {
     if (!tls_client_ca.empty() && tls_cert.empty()) {
       return UsageError(app, "--tls-client-ca needs --tls-cert and --tls-key");
     }
-    if (delay_ms.has_value() && *delay_ms < 0) return UsageError(app, "--delay-ms is negative");
+    if (delay_ms.has_value() && *delay_ms < 0) return UsageError(app, "--delay is negative");
     if (per_host.has_value() && *per_host == 0) return UsageError(app, "--per-host is 0");
     for (const auto& [name, list] : {std::pair{"--allow", &allow}, std::pair{"--deny", &deny}}) {
       for (const std::string& pattern : *list) {
@@ -173,7 +203,7 @@ int Main(int argc, char** argv) {
     }
     options.address = address;
     options.service.token = token;
-    options.service.default_lease_ms = lease_s * 1000;
+    options.service.default_lease_ms = std::max<int64_t>(1, std::llround(lease_s * 1000));
     if (delay_ms) options.given["delay_ms"] = std::to_string(*delay_ms);
     if (per_host) options.given["per_host"] = std::to_string(*per_host);
     if (!score.empty()) options.given["score"] = score;

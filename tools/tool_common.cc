@@ -204,4 +204,24 @@ Status Output::Flush() {
   return Status::Ok();
 }
 
+Result<ListenAddress> ParseListenAddress(std::string_view text) {
+  const auto bad = [&](std::string_view why) {
+    return InvalidArgumentError("listen address \"" + std::string(text) + "\": " +
+                                std::string(why) + " (HOST:PORT, e.g. 127.0.0.1:7072 or [::1]:7072)");
+  };
+  const size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos) return bad("no port");
+  std::string_view host = text.substr(0, colon);
+  if (host.starts_with('[') != host.ends_with(']')) return bad("an unclosed [");
+  if (host.starts_with('[')) {
+    host = host.substr(1, host.size() - 2);
+  } else if (host.find(':') != std::string_view::npos) {
+    return bad("an IPv6 host goes in brackets");
+  }
+  if (host.empty()) return bad("no host");
+  Result<uint64_t> port = ParseUnsigned(text.substr(colon + 1), 65535);
+  if (!port.ok()) return bad("the port is not a number from 0 to 65535");
+  return ListenAddress{std::string(host), static_cast<int>(*port)};
+}
+
 }  // namespace crawlrank::tools

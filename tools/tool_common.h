@@ -72,6 +72,14 @@ Result<float> ParseScore(std::string_view text);
 // Parses a decimal unsigned integer that fits `max`.
 Result<uint64_t> ParseUnsigned(std::string_view text, uint64_t max);
 
+// A listening address as --listen takes it: HOST:PORT, an IPv6 host in brackets
+// ("[::1]:7072"), the port 0 to 65535 (0: any free one). InvalidArgument naming `text`.
+struct ListenAddress {
+  std::string host;  // without brackets
+  int port = 0;
+};
+Result<ListenAddress> ParseListenAddress(std::string_view text);
+
 // Splits a line on runs of spaces and tabs.
 std::vector<std::string_view> SplitFields(std::string_view line);
 // The same into `fields`, without allocating: returns how many fields the line has, of

@@ -7,6 +7,8 @@
 #include <cctype>
 #include <fstream>
 #include <sstream>
+#include <atomic>
+#include <chrono>
 #include <thread>
 
 #include "crawlrank/rank_store.h"
@@ -102,6 +104,7 @@ struct DashboardServer::Impl {
   std::string chartjs;  // the file's bytes; empty when it could not be read
   GuardedHttpServer server;  // time and connection bounds (guarded_http_server.h)
   std::thread thread;
+  std::atomic<bool> listen_returned{false};  // the thread's listen_after_bind is over
   int port = 0;
 
   std::string db_path;
@@ -281,6 +284,12 @@ int DashboardServer::port() const { return impl_->port; }
 
 void DashboardServer::Stop() {
   if (!impl_->thread.joinable()) return;
+  // cpp-httplib's stop() does nothing until listen_after_bind has begun (is_running): a
+  // Stop right after Start (a SIGTERM as the address is printed) would leave the thread
+  // listening for ever. Wait for it to begin, or to have ended on its own.
+  while (!impl_->server.is_running() && !impl_->listen_returned.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   impl_->server.stop();
   impl_->thread.join();
 }
@@ -319,7 +328,10 @@ Result<std::unique_ptr<DashboardServer>> DashboardServer::Start(const PageDb& db
   }
   Impl* raw = impl.get();
   impl->server.WidenBacklog();
-  impl->thread = std::thread([raw] { raw->server.listen_after_bind(); });
+  impl->thread = std::thread([raw] {
+    raw->server.listen_after_bind();
+    raw->listen_returned = true;
+  });
   return std::unique_ptr<DashboardServer>(new DashboardServer(std::move(impl)));
 }
 

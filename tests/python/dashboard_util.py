@@ -53,7 +53,7 @@ class Dashboard:
 
     def __init__(self, bin_dir: Path, db: Path, *args: str) -> None:
         self.proc = subprocess.Popen([str(bin_dir / "crawlrank"), "dashboard", str(db),
-                                      "--port", "0", *args],
+                                      "--listen", "127.0.0.1:0", *args],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         found = re.search(r"on (http://\S+/)$", line.strip())

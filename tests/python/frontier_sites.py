@@ -38,7 +38,7 @@ def client_env():
 
 
 def start_server(bin_dir, db, address="127.0.0.1:0", *args):
-    proc = subprocess.Popen([str(bin_dir / SERVER), str(db), "--address", address,
+    proc = subprocess.Popen([str(bin_dir / SERVER), str(db), "--listen", address,
                              *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     ready, _, _ = select.select([proc.stdout], [], [], 30)

@@ -127,8 +127,8 @@ def test_a_rebound_name_is_refused(bin_dir, crawled):
 
 
 def test_off_loopback_needs_a_token_and_every_request_carries_it(bin_dir, crawled):
-    refused = subprocess.run([str(bin_dir / "crawlrank"), "dashboard", str(crawled), "--host",
-                              "0.0.0.0", "--port", "0"], capture_output=True, text=True,
+    refused = subprocess.run([str(bin_dir / "crawlrank"), "dashboard", str(crawled), "--listen",
+                              "0.0.0.0:0"], capture_output=True, text=True,
                              timeout=30)
     assert refused.returncode == 2 and "--token" in refused.stderr
     with Dashboard(bin_dir, crawled, "--token", "s3cret") as dash:

@@ -207,7 +207,7 @@ def test_two_example_spiders_with_other_start_urls_share_a_frontier(bin_dir, tmp
     require_server(bin_dir, "scrapy")
     root = tmp_path / "repo"
     shutil.copytree(ROOT / "examples" / "scrapy_project", root)
-    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay-ms", 0,
+    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay", 0,
                                    "--per-host", 2, "--allow", r"^http://127\.0\.0\.1:")
     env = {k: v for k, v in client_env().items()
            if k not in ("SCRAPY_SETTINGS_MODULE", "SCRAPY_PROJECT")}

@@ -44,7 +44,7 @@ def client(address, **kw):
 
 
 def test_a_crawler_discovers_gets_and_reports(frontier):
-    _, address = frontier("--delay-ms", 0, "--per-host", 2)
+    _, address = frontier("--delay", 0, "--per-host", 2)
     with client(address) as c:
         assert c.discover(["http://a.test/", "http://b.test/", "http://a.test/"]) == [
             "ok", "ok", "skipped"]
@@ -73,7 +73,7 @@ def test_a_crawler_discovers_gets_and_reports(frontier):
 
 
 def test_payloads_and_priorities_travel_with_the_urls(frontier):
-    _, address = frontier("--delay-ms", 0, "--per-host", 10)
+    _, address = frontier("--delay", 0, "--per-host", 10)
     with client(address) as c:
         assert c.discover(["http://a.test/1", "http://a.test/2", "http://a.test/3"],
                           source="http://a.test/", payloads=[b"", b"\x00two", b"three"],
@@ -91,7 +91,7 @@ def test_payloads_and_priorities_travel_with_the_urls(frontier):
 
 def test_link_scores_order_a_link_score_crawl_and_kinds_file_failures(frontier, bin_dir,
                                                                       tmp_path):
-    _, address = frontier("--delay-ms", 0, "--per-host", 10, "--score-mode", "link-score")
+    _, address = frontier("--delay", 0, "--per-host", 10, "--score-mode", "link-score")
     with client(address) as c:
         c.discover(["http://a.test/"])
         [front] = c.get_urls(1)
@@ -123,7 +123,7 @@ def test_discover_sends_more_than_one_batch(frontier):
 
 
 def test_steering_a_queue(frontier):
-    _, address = frontier("--delay-ms", 0, "--per-host", 10)
+    _, address = frontier("--delay", 0, "--per-host", 10)
     with client(address) as c:
         c.discover([f"http://a.test/{i}" for i in range(4)] + ["http://b.test/"])
         c.set_limit("a.test", 1)
@@ -155,7 +155,7 @@ def test_a_token_goes_with_every_call(frontier):
 
 
 def test_a_client_waits_out_a_server_killed_and_restarted(frontier):
-    proc, address = frontier("--delay-ms", 0)
+    proc, address = frontier("--delay", 0)
     with client(address, retry_for=30) as c:
         assert c.discover(["http://a.test/", "http://b.test/"]) == ["ok", "ok"]
         os.kill(proc.pid, signal.SIGKILL)
@@ -164,7 +164,7 @@ def test_a_client_waits_out_a_server_killed_and_restarted(frontier):
         # The same port, 1.5 s later: the calls below wait for it.
         def restart():
             time.sleep(1.5)
-            frontier("--delay-ms", 0, address=address)
+            frontier("--delay", 0, address=address)
 
         thread = threading.Thread(target=restart)
         thread.start()
@@ -185,7 +185,7 @@ def test_a_fetchers_refetch_date_brings_a_page_back_then_and_survives_a_restart(
     back as a revisit at that date and not before, across a restart; a report without a
     date ends it."""
     import datetime
-    proc, address = frontier("--delay-ms", 0, "--no-rank-at-exit")
+    proc, address = frontier("--delay", 0, "--no-rank-at-exit")
     with client(address) as c:
         c.discover(["http://a.test/", "http://b.test/"])
         assert sorted(h.url for h in c.get_urls(10)) == ["http://a.test/", "http://b.test/"]
@@ -204,7 +204,7 @@ def test_a_fetchers_refetch_date_brings_a_page_back_then_and_survives_a_restart(
             c.crawled("http://b.test/", refetchable_from=date * 1000)
     proc.terminate()
     proc.communicate()
-    _, address = frontier("--delay-ms", 0, "--no-rank-at-exit", address=address)
+    _, address = frontier("--delay", 0, "--no-rank-at-exit", address=address)
     with client(address) as c:
         assert c.status("http://a.test/")["refetchable_from"] == math.ceil(date)
         handed = []
@@ -284,15 +284,15 @@ def test_tls_settings_that_cannot_work_are_refused(bin_dir, tmp_path):
 
     tls = ("--tls-cert", pki / "server.pem", "--tls-key", pki / "server.key")
     # Another machine could reach it, and TLS alone does not say who may call.
-    wide = serve("--address", "0.0.0.0:0", *tls)
+    wide = serve("--listen", "0.0.0.0:0", *tls)
     assert wide.returncode == 2 and "--tls-client-ca" in wide.stderr
-    half = serve("--address", "127.0.0.1:0", "--tls-cert", pki / "server.pem")
+    half = serve("--listen", "127.0.0.1:0", "--tls-cert", pki / "server.pem")
     assert half.returncode == 2 and "go together" in half.stderr
-    lone_ca = serve("--address", "127.0.0.1:0", "--tls-client-ca", pki / "ca.pem")
+    lone_ca = serve("--listen", "127.0.0.1:0", "--tls-client-ca", pki / "ca.pem")
     assert lone_ca.returncode == 2 and "needs --tls-cert" in lone_ca.stderr
-    missing = serve("--address", "127.0.0.1:0", "--tls-cert", tmp_path / "none.pem",
+    missing = serve("--listen", "127.0.0.1:0", "--tls-cert", tmp_path / "none.pem",
                     "--tls-key", pki / "server.key")
     assert missing.returncode == 1 and "none.pem" in missing.stderr
-    not_pem = serve("--address", "127.0.0.1:0", "--tls-cert", pki / "server.ext",
+    not_pem = serve("--listen", "127.0.0.1:0", "--tls-cert", pki / "server.ext",
                     "--tls-key", pki / "server.key")
     assert not_pem.returncode == 1 and "not a PEM file" in not_pem.stderr

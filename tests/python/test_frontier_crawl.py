@@ -56,8 +56,8 @@ def seed(address, hosts):
 def test_two_fetchers_fetch_each_page_once_and_keep_each_host_polite(setup, bin_dir, tmp_path):
     env, procs = setup
     delay = 0.3
-    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay-ms",
-                                   int(delay * 1000), "--per-host", 1)
+    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay",
+                                   delay, "--per-host", 1)
     procs.append(server)
     with three_sites() as (hosts, sites):
         seed(address, hosts)
@@ -92,7 +92,7 @@ def test_two_fetchers_fetch_each_page_once_and_keep_each_host_polite(setup, bin_
 def test_a_fetcher_killed_with_sigkill_loses_nothing(setup, bin_dir, tmp_path):
     env, procs = setup
     lease = 2
-    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay-ms", 0,
+    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay", 0,
                                    "--per-host", 2)
     procs.append(server)
     with three_sites() as (hosts, sites):
@@ -136,7 +136,7 @@ def test_a_fetcher_killed_with_sigkill_loses_nothing(setup, bin_dir, tmp_path):
 def test_a_frontier_killed_and_restarted_under_its_fetchers_loses_nothing(setup, bin_dir,
                                                                            tmp_path):
     env, procs = setup
-    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay-ms", 50,
+    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay", 0.05,
                                    "--per-host", 1)
     procs.append(server)
     with three_sites() as (hosts, sites):
@@ -153,7 +153,7 @@ def test_a_frontier_killed_and_restarted_under_its_fetchers_loses_nothing(setup,
         server.wait()
         done_before = {e["url"] for e in events(log) if e["event"] == "done"}
         time.sleep(0.5)
-        restarted, _ = start_server(bin_dir, tmp_path / "db", address, "--delay-ms", 50,
+        restarted, _ = start_server(bin_dir, tmp_path / "db", address, "--delay", 0.05,
                                     "--per-host", 1)
         procs.append(restarted)
         assert worker.wait(timeout=120) == 0, worker.stderr.read()
@@ -174,7 +174,7 @@ def test_two_crawlrank_crawls_through_one_frontier(setup, bin_dir, tmp_path):
     obeys robots.txt (which it fetches itself: its cache lives in its process), so the
     /private/ pages are never fetched; every other page once."""
     env, procs = setup
-    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay-ms", 100,
+    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay", 0.1,
                                    "--per-host", 1)
     procs.append(server)
     with three_sites(page_delay=0.1) as (hosts, sites):  # each crawl busy with its own
@@ -227,7 +227,7 @@ def test_crawlrank_crawls_killed_at_random_points_lose_nothing(setup, bin_dir, t
     print(f"seed {seed_value} (CRAWLRANK_TEST_SEED={seed_value} repeats this run)")
     rng = random.Random(seed_value)
     env, procs = setup
-    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay-ms", 0,
+    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay", 0,
                                    "--per-host", 1)
     procs.append(server)
     from crawlrank.frontier import Client
@@ -272,8 +272,8 @@ def test_the_built_in_crawler_scrapy_and_a_python_client_share_one_frontier(setu
     pytest.importorskip("scrapy")
     env, procs = setup
     delay = 0.4
-    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay-ms",
-                                   int(delay * 1000), "--per-host", 1)
+    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay",
+                                   delay, "--per-host", 1)
     procs.append(server)
     with three_sites(robots=None) as (hosts, sites):
         names = list(hosts)

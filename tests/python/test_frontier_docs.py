@@ -74,7 +74,7 @@ def frontier(bin_dir, db, log, *args):
     """A crawlrank_serve whose stderr (its log) goes to the file `log`; yields (process,
     address)."""
     with open(log, "w") as err:
-        proc = subprocess.Popen([str(bin_dir / SERVER), str(db), "--address", "127.0.0.1:0",
+        proc = subprocess.Popen([str(bin_dir / SERVER), str(db), "--listen", "127.0.0.1:0",
                                  *map(str, args)], stdout=subprocess.PIPE, stderr=err, text=True)
     try:
         ready, _, _ = select.select([proc.stdout], [], [], 30)
@@ -117,7 +117,7 @@ def test_four_crawlers_of_two_kinds_crawl_two_doc_sites_through_one_frontier(bin
         py_host, lmdb_host = f"python.test:{python_site.port}", f"lmdb.test:{lmdb_site.port}"
         sites = {py_host: python_site, lmdb_host: lmdb_site}
         server, address = stack.enter_context(frontier(
-            bin_dir, tmp_path / "db", log, "--delay-ms", DELAY_MS, "--per-host", 1,
+            bin_dir, tmp_path / "db", log, "--delay", DELAY_MS / 1000, "--per-host", 1,
             "--allow", rf"^http://python\.test:{python_site.port}/(index|tutorial/[^/]+|howto/[^/]+)\.html$",
             "--allow", rf"^http://lmdb\.test:{lmdb_site.port}/[^/]+\.html$"))
         with Client(address) as c:  # held until all four have sent their seeds

@@ -40,7 +40,7 @@ def spiders(bin_dir):
 
 
 def test_two_scrapy_processes_share_one_frontier(spiders, bin_dir, tmp_path):
-    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay-ms", 100,
+    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay", 0.1,
                                    "--per-host", 1)
     try:
         # Pages that take 0.2 s: one process cannot hold every host (two requests at a time
@@ -80,7 +80,7 @@ def test_two_scrapy_processes_share_one_frontier(spiders, bin_dir, tmp_path):
 def test_a_killed_scrapy_process_and_a_restarted_frontier_lose_no_request(spiders, bin_dir,
                                                                           tmp_path):
     db = tmp_path / "db"
-    server, address = start_server(bin_dir, db, "127.0.0.1:0", "--delay-ms", 100,
+    server, address = start_server(bin_dir, db, "127.0.0.1:0", "--delay", 0.1,
                                    "--per-host", 1)
     try:
         with three_sites() as (hosts, sites):
@@ -95,7 +95,7 @@ def test_a_killed_scrapy_process_and_a_restarted_frontier_lose_no_request(spider
             fetched_before = {name: set(site.paths()) for name, site in sites.items()}
             server.send_signal(signal.SIGTERM)  # and the frontier restarts
             assert server.wait(timeout=30) == 0
-            server, _ = start_server(bin_dir, db, address, "--delay-ms", 100, "--per-host", 1)
+            server, _ = start_server(bin_dir, db, address, "--delay", 0.1, "--per-host", 1)
             survivor = spiders(address, hosts, tmp_path / "survivor.json", *starts)
             assert survivor.wait(timeout=300) == 0, survivor.stderr.read()[-3000:]
             for name, site in sites.items():

@@ -52,7 +52,7 @@ class Server:
     def __init__(self, bin_dir, api, db, *args):
         self.pb, pb_grpc, self.grpc = api
         self.proc = subprocess.Popen(
-            [str(bin_dir / SERVER), str(db), "--address", "127.0.0.1:0", *map(str, args)],
+            [str(bin_dir / SERVER), str(db), "--listen", "127.0.0.1:0", *map(str, args)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         ready, _, _ = select.select([self.proc.stdout], [], [], 30)
         line = self.proc.stdout.readline() if ready else ""
@@ -123,7 +123,7 @@ def code_of(excinfo):
 # ---- PutURLs
 
 def test_a_discovered_url_is_added_once_and_skipped_after(serve):
-    server = serve("--delay-ms", 0)
+    server = serve("--delay", 0)
     acks = server.put(server.discovered("http://a.test/1", "first"),
                       server.discovered("http://a.test/1", "again"),
                       server.discovered("http://a.test/2"))
@@ -146,7 +146,7 @@ def test_of_clients_discovering_one_url_at_once_exactly_one_gets_ok(serve):
 
 
 def test_a_discovered_url_names_its_source_by_url_path(serve, bin_dir, tmp_path):
-    server = serve("--delay-ms", 0)
+    server = serve("--delay", 0)
     # StormCrawler's url.path: the chain of pages that led here, the last one linking.
     server.put(server.discovered("http://a.test/child",
                                  url_path=["http://a.test/", "http://a.test/parent"]))
@@ -174,7 +174,7 @@ def test_a_bad_url_ends_the_stream_with_invalid_argument_naming_field_and_url(se
 # ---- GetURLs and acknowledgements
 
 def test_get_urls_hands_out_and_a_known_item_makes_the_page_crawled(serve, bin_dir, tmp_path):
-    server = serve("--delay-ms", 0)
+    server = serve("--delay", 0)
     server.put(server.discovered("http://a.test/page"))
     [info] = server.get()
     assert (info.url, info.key, info.crawlID) == ("http://a.test/page", "a.test", "DEFAULT")
@@ -197,7 +197,7 @@ def test_get_urls_hands_out_and_a_known_item_makes_the_page_crawled(serve, bin_d
 
 
 def test_progress_lines_and_no_rank_at_exit(serve, tmp_path):
-    server = serve("--delay-ms", 0, "--progress", 0.2, "--no-rank-at-exit")
+    server = serve("--delay", 0, "--progress", 0.2, "--no-rank-at-exit")
     server.put(server.discovered("http://a.test/"), server.discovered("http://b.test/"))
     [handed] = server.get()[:1]
     server.put(server.known(handed.url, crawlrank_status="200"))
@@ -214,7 +214,7 @@ def test_progress_lines_and_no_rank_at_exit(serve, tmp_path):
 
 
 def test_a_url_not_acknowledged_comes_back_after_delay_requestable(serve):
-    server = serve("--delay-ms", 0)
+    server = serve("--delay", 0)
     server.put(server.discovered("http://a.test/slow"))
     assert [i.url for i in server.get(delay=1)] == ["http://a.test/slow"]
     assert server.get(delay=1) == []
@@ -223,7 +223,7 @@ def test_a_url_not_acknowledged_comes_back_after_delay_requestable(serve):
 
 
 def test_a_failed_fetch_is_reported_with_the_metadata_convention(serve, bin_dir, tmp_path):
-    server = serve("--delay-ms", 0)
+    server = serve("--delay", 0)
     server.put(server.discovered("http://a.test/gone"))
     [info] = server.get()
     acks = server.put(server.known(info.url, crawlrank_failure="DNS: no such host",
@@ -234,7 +234,7 @@ def test_a_failed_fetch_is_reported_with_the_metadata_convention(serve, bin_dir,
 
 
 def test_scores_and_the_failure_kind_travel_in_the_metadata(serve, bin_dir, tmp_path):
-    server = serve("--delay-ms", 0)
+    server = serve("--delay", 0)
     server.put(server.discovered("http://a.test/"))
     server.put(server.discovered("http://a.test/hot", url_path="http://a.test/",
                                  crawlrank_link_score="0.75"),
@@ -252,7 +252,7 @@ def test_scores_and_the_failure_kind_travel_in_the_metadata(serve, bin_dir, tmp_
 
 
 def test_bad_scores_and_kinds_are_refused_naming_the_field(serve, api):
-    server = serve("--delay-ms", 0)
+    server = serve("--delay", 0)
     for item in (server.discovered("http://a.test/a", crawlrank_link_score="nan"),
                  server.known("http://a.test/b", crawlrank_content_score="high"),
                  server.known("http://a.test/c", crawlrank_failure="x",
@@ -266,7 +266,7 @@ def test_bad_scores_and_kinds_are_refused_naming_the_field(serve, api):
 
 
 def test_get_urls_hands_out_at_most_the_per_host_limit_of_a_queue(serve):
-    server = serve("--delay-ms", 0, "--per-host", 2)
+    server = serve("--delay", 0, "--per-host", 2)
     server.put(*[server.discovered(f"http://busy.test/{i}") for i in range(5)],
                server.discovered("http://quiet.test/"))
     keys = sorted(i.key for i in server.get(per_queue=10))
@@ -276,7 +276,7 @@ def test_get_urls_hands_out_at_most_the_per_host_limit_of_a_queue(serve):
 
 def test_a_client_key_other_than_the_host_groups_hosts_under_one_budget(serve, api):
     # StormCrawler partitioned by IP: two hosts on one address share one URL in flight.
-    server = serve("--delay-ms", 0, "--per-host", 1)
+    server = serve("--delay", 0, "--per-host", 1)
     items = [server.discovered(u) for u in ("http://a.test/", "http://b.test/", "http://c.test/")]
     items[0].discovered.info.key = items[1].discovered.info.key = "10.0.0.1"
     items[2].discovered.info.key = "c.test"  # its own host key: no group
@@ -297,7 +297,7 @@ def test_a_client_key_other_than_the_host_groups_hosts_under_one_budget(serve, a
 
 
 def test_payload_and_priority_come_back_with_the_url_and_survive_a_restart(serve, api):
-    server = serve("--delay-ms", 0, "--per-host", 10)
+    server = serve("--delay", 0, "--per-host", 10)
     payload = bytes(range(256)) * 3
     items = [server.discovered("http://a.test/low"),
              server.discovered("http://a.test/high", crawlrank_payload=base64.b64encode(
@@ -307,7 +307,7 @@ def test_payload_and_priority_come_back_with_the_url_and_survive_a_restart(serve
     # Found again with other extras: a known URL keeps what it has.
     server.put(server.discovered("http://a.test/low", crawlrank_priority="99"))
     server.stop()
-    again = serve("--delay-ms", 0, "--per-host", 10)
+    again = serve("--delay", 0, "--per-host", 10)
     handed = again.get()
     assert [i.url for i in handed] == ["http://a.test/high", "http://a.test/low",
                                        "http://a.test/neg"]
@@ -327,7 +327,7 @@ def test_payload_and_priority_come_back_with_the_url_and_survive_a_restart(serve
 
 
 def test_get_urls_with_a_key_hands_out_that_queue_only(serve):
-    server = serve("--delay-ms", 0, "--per-host", 2)
+    server = serve("--delay", 0, "--per-host", 2)
     server.put(*[server.discovered(f"http://a.test/{i}") for i in range(3)],
                server.discovered("http://b.test/"))
     handed = server.get(key="a.test", per_queue=5)
@@ -340,7 +340,7 @@ def test_get_urls_with_a_key_hands_out_that_queue_only(serve):
 
 
 def test_an_inactive_frontier_hands_out_nothing(serve):
-    server = serve("--delay-ms", 0)
+    server = serve("--delay", 0)
     server.put(server.discovered("http://a.test/"))
     server.stub.SetActive(server.pb.Active(state=False))
     assert server.stub.GetActive(server.pb.Local()).state is False
@@ -393,7 +393,7 @@ def crawl_three_hosts(server):
 
 
 def test_list_queues_pages_through_the_active_hosts(serve):
-    server = serve("--delay-ms", 0, "--per-host", 4)
+    server = serve("--delay", 0, "--per-host", 4)
     crawl_three_hosts(server)
     server.put(*[server.discovered(f"http://d.test/{i}") for i in range(3)])
     page = server.stub.ListQueues(server.pb.Pagination())
@@ -409,7 +409,7 @@ def test_list_queues_pages_through_the_active_hosts(serve):
 
 
 def test_count_and_list_urls_filter_by_queue_and_substring(serve):
-    server = serve("--delay-ms", 0, "--per-host", 4)
+    server = serve("--delay", 0, "--per-host", 4)
     crawl_three_hosts(server)
     count = lambda **kw: server.stub.CountURLs(server.pb.CountUrlParams(**kw)).value  # noqa: E731
     assert count() == 5
@@ -429,7 +429,7 @@ def test_count_and_list_urls_filter_by_queue_and_substring(serve):
 
 
 def test_get_url_status_says_where_a_url_stands(serve, api):
-    server = serve("--delay-ms", 0, "--per-host", 4)
+    server = serve("--delay", 0, "--per-host", 4)
     crawl_three_hosts(server)
 
     def status(url, key=""):
@@ -453,7 +453,7 @@ def test_get_url_status_says_where_a_url_stands(serve, api):
 # ---- removals and limits
 
 def test_delete_queue_removes_every_url_of_a_host_for_good(serve, api, bin_dir, tmp_path):
-    server = serve("--delay-ms", 0, "--per-host", 4)
+    server = serve("--delay", 0, "--per-host", 4)
     crawl_three_hosts(server)
     # a.test: 1 crawled, 2 failed, 3 handed out: one was not done yet.
     removed = server.stub.DeleteQueue(server.pb.QueueWithinCrawlParams(key="a.test"))
@@ -481,7 +481,7 @@ def test_delete_queue_removes_every_url_of_a_host_for_good(serve, api, bin_dir, 
 
 
 def test_delete_crawl_removes_everything_and_purge_takes_the_older_urls(serve, api):
-    server = serve("--delay-ms", 0, "--per-host", 4)
+    server = serve("--delay", 0, "--per-host", 4)
     server.put(*[server.discovered(f"http://a.test/old{i}") for i in range(3)])
     server.put(server.discovered("http://b.test/old"))
     time.sleep(1.1)  # creation times are kept to the second
@@ -506,7 +506,7 @@ def test_delete_crawl_removes_everything_and_purge_takes_the_older_urls(serve, a
 
 
 def test_set_crawl_limit_caps_a_queue_and_survives_a_restart(serve, api):
-    server = serve("--delay-ms", 0, "--per-host", 10)
+    server = serve("--delay", 0, "--per-host", 10)
     server.put(*[server.discovered(f"http://a.test/{i}") for i in range(5)])
     server.stub.SetCrawlLimit(server.pb.CrawlLimitParams(key="a.test", limit=2))
     handed = [i.url for i in server.get()]
@@ -514,7 +514,7 @@ def test_set_crawl_limit_caps_a_queue_and_survives_a_restart(serve, api):
     assert server.put(*[server.known(url) for url in handed]) == [(u, "OK") for u in handed]
     assert server.get() == []
     server.stop()
-    again = serve("--delay-ms", 0, "--per-host", 10)
+    again = serve("--delay", 0, "--per-host", 10)
     assert again.get() == []
     again.stub.SetCrawlLimit(again.pb.CrawlLimitParams(key="a.test", limit=0))
     assert len(again.get()) == 3
@@ -540,7 +540,7 @@ def test_a_version_5_db_is_served_once_upgraded(serve, bin_dir, tmp_path):
 
 def test_allow_deny_and_limits_given_to_the_server_are_stored_and_kept(serve, bin_dir,
                                                                        tmp_path):
-    server = serve("--delay-ms", 0, "--per-host", 10, "--allow", r"\.html$", "--deny", "/private/",
+    server = serve("--delay", 0, "--per-host", 10, "--allow", r"\.html$", "--deny", "/private/",
                    "--max-pages", 3)
     server.put(*[server.discovered(f"http://a.test/{path}") for path in (
         "1.html", "2.png", "private/3.html", "4.html", "5.html", "6.html")])
@@ -552,13 +552,13 @@ def test_allow_deny_and_limits_given_to_the_server_are_stored_and_kept(serve, bi
     assert (config["allow"], config["deny"], config["max_pages"]) == (
         [r"\.html$"], ["/private/"], "3")
     # A restart without them keeps them (and returns the leases: the same three again).
-    server = serve("--delay-ms", 0, "--per-host", 10)
+    server = serve("--delay", 0, "--per-host", 10)
     server.put(server.discovered("http://b.test/7.png"))
     assert sorted(i.url for i in server.get()) == handed
 
 
 def test_block_queue_until_holds_a_host_and_zero_lets_it_go(serve):
-    server = serve("--delay-ms", 0)
+    server = serve("--delay", 0)
     server.put(server.discovered("http://held.test/"), server.discovered("http://free.test/"))
     server.stub.BlockQueueUntil(server.pb.BlockQueueParams(key="held.test",
                                                            time=int(time.time()) + 3600))
@@ -569,17 +569,17 @@ def test_block_queue_until_holds_a_host_and_zero_lets_it_go(serve):
 
 
 def test_a_block_survives_a_restart(serve):
-    server = serve("--delay-ms", 0)
+    server = serve("--delay", 0)
     server.put(server.discovered("http://held.test/"))
     server.stub.BlockQueueUntil(server.pb.BlockQueueParams(key="held.test",
                                                            time=int(time.time()) + 3600))
     assert server.stop()[0] == 0
-    again = serve("--delay-ms", 0)
+    again = serve("--delay", 0)
     assert again.get() == []
 
 
 def test_set_delay_spaces_a_hosts_hand_outs_and_the_default_is_stored(serve, bin_dir, tmp_path):
-    server = serve("--delay-ms", 0)
+    server = serve("--delay", 0)
     server.put(*[server.discovered(f"http://slow.test/{i}") for i in range(3)],
                *[server.discovered(f"http://fast.test/{i}") for i in range(3)])
     server.stub.SetDelay(server.pb.QueueDelayParams(key="slow.test", delay_requestable=3600))
@@ -601,7 +601,7 @@ def test_set_delay_spaces_a_hosts_hand_outs_and_the_default_is_stored(serve, bin
 
 
 def test_set_log_level_info_logs_each_change_to_stderr(serve):
-    server = serve("--delay-ms", 0)
+    server = serve("--delay", 0)
     server.put(server.discovered("http://a.test/"))  # at WARN (the default): no line
     server.stub.SetLogLevel(server.pb.LogLevelParams(level=server.pb.LogLevelParams.INFO))
     server.put(server.discovered("http://a.test/"), server.discovered("http://b.test/"))
@@ -615,7 +615,7 @@ def test_set_log_level_info_logs_each_change_to_stderr(serve):
     code, err = server.stop()
     lines = err.splitlines()
     assert code == 0
-    # Before: the configuration line of the start (--delay-ms); after: the drain's and the
+    # Before: the configuration line of the start (--delay); after: the drain's and the
     # display rank's two.
     assert len(lines) == 12, err
     assert lines[0].startswith("crawlrank_serve: changed the configuration") and "SIGTERM" in lines[-3]
@@ -652,15 +652,54 @@ def test_with_a_token_every_call_needs_it(serve, api):
 
 def test_an_address_other_machines_reach_needs_a_token(bin_dir, api, tmp_path):
     for tool, args in ((SERVER, []), ("crawlrank", ["serve"])):
-        proc = run(bin_dir, tool, *args, tmp_path / "db", "--address", "0.0.0.0:0", expect=2)
+        proc = run(bin_dir, tool, *args, tmp_path / "db", "--listen", "0.0.0.0:0", expect=2)
         assert "--token" in proc.stderr
     assert not (tmp_path / "db").exists()
+
+
+def test_the_old_spellings_still_work_and_name_their_replacements(bin_dir, tmp_path):
+    """Issue #42: --listen, --delay (seconds) and --lease replace --address, --delay-ms and
+    --default-lease; the old ones work as before and say so; both at once is a usage error.
+    The dashboard's --host and --port give way to --listen the same way."""
+    from frontier_sites import start_server
+    proc = subprocess.Popen(
+        [str(bin_dir / SERVER), str(tmp_path / "db"), "--address", "127.0.0.1:0",
+         "--delay-ms", "250", "--default-lease", "5", "--no-rank-at-exit"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().startswith("listening on 127.0.0.1:")
+    proc.terminate()
+    _, err = proc.communicate(timeout=30)
+    for old, new in (("--address", "--listen HOST:PORT"), ("--delay-ms", "--delay SECONDS"),
+                     ("--default-lease", "--lease SECONDS")):
+        assert f"{old} is deprecated; use {new}" in err, err
+    stats = json.loads(run(bin_dir, "page_db_stats", tmp_path / "db", "--json").stdout)
+    assert stats["config"]["delay_ms"] == "250"
+    proc, _ = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay", 0.5,
+                           "--no-rank-at-exit")
+    proc.terminate()
+    assert "delay_ms 250 -> 500" in proc.communicate(timeout=30)[1]
+    both = run(bin_dir, SERVER, tmp_path / "db", "--delay", 1, "--delay-ms", 5, expect=2)
+    assert "--delay replaces --delay-ms: give it alone" in both.stderr
+    dashboard = subprocess.Popen(
+        [str(bin_dir / "crawlrank_dashboard"), str(tmp_path / "db"), "--host", "127.0.0.1",
+         "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert dashboard.stdout.readline().startswith("dashboard of ")
+    finally:
+        dashboard.terminate()
+    err = dashboard.communicate(timeout=30)[1]
+    assert "--host is deprecated; use --listen HOST:PORT" in err
+    assert "--port is deprecated; use --listen HOST:PORT" in err
+    assert "give it alone" in run(bin_dir, "crawlrank_dashboard", tmp_path / "db", "--listen",
+                                  "127.0.0.1:0", "--port", 0, expect=2).stderr
+    assert "an IPv6 host goes in brackets" in run(
+        bin_dir, "crawlrank_dashboard", tmp_path / "db", "--listen", "::1:0", expect=2).stderr
 
 
 # ---- durability
 
 def test_what_was_acknowledged_survives_kill_9(serve, bin_dir, tmp_path):
-    server = serve("--delay-ms", 0)
+    server = serve("--delay", 0)
     server.put(server.discovered("http://a.test/done"), server.discovered("http://b.test/out"))
     handed = {i.url for i in server.get(delay=600)}
     assert handed == {"http://a.test/done", "http://b.test/out"}
@@ -668,7 +707,7 @@ def test_what_was_acknowledged_survives_kill_9(serve, bin_dir, tmp_path):
     server.proc.kill()  # SIGKILL, right after the ack
     server.proc.wait()
     run(bin_dir, "page_db_check", tmp_path / "db")
-    again = serve("--delay-ms", 0)
+    again = serve("--delay", 0)
     stats = again.stub.GetStats(again.pb.QueueWithinCrawlParams())
     assert (stats.counts["completed"], stats.size) == (1, 1)
     # The lease of the URL never acknowledged died with the server: it is handed out again.
@@ -681,7 +720,7 @@ def test_what_a_stream_had_acknowledged_survives_kill_9_mid_stream(serve, api, b
                                                                    tmp_path):
     """Items are written a group at a time and acknowledged after each group's commit: a
     server SIGKILLed in the middle of a long stream keeps every URL it acknowledged."""
-    server = serve("--delay-ms", 0)
+    server = serve("--delay", 0)
     items = (server.discovered(f"http://h{i % 50}.test/{i}") for i in range(20000))
     acked = []
     with pytest.raises(api[2].RpcError):
@@ -692,7 +731,7 @@ def test_what_a_stream_had_acknowledged_survives_kill_9_mid_stream(serve, api, b
     server.proc.wait()
     assert len(acked) >= 3000
     run(bin_dir, "page_db_check", tmp_path / "db")
-    again = serve("--delay-ms", 0)
+    again = serve("--delay", 0)
     for url in acked:
         item = again.stub.GetURLStatus(again.pb.URLStatusRequest(url=url))  # NOT_FOUND: raises
         assert item.known.info.url == url

@@ -21,18 +21,21 @@ std::string ScoreModeHelp() {
 }
 
 nlohmann::ordered_json StatsJson(const SchedulerStats& stats) {
+  // Every field of the stats, by ForEachStatsField's names: first those this tool printed
+  // before (issue #42), in their order and with next_ready (ISO time or "never") after
+  // `limit_reached`, then the others in declaration order.
+  static constexpr std::string_view kFirst[] = {"queued",   "ready",   "in_flight",
+                                                "retrying", "crawled", "failed",
+                                                "hosts",    "finished", "limit_reached"};
+  nlohmann::ordered_json fields;
+  ForEachStatsField([&](const char* name, auto field) { fields[name] = stats.*field; });
   nlohmann::ordered_json out;
-  out["queued"] = stats.queued;
-  out["ready"] = stats.ready;
-  out["in_flight"] = stats.in_flight;
-  out["retrying"] = stats.retrying;
-  out["crawled"] = stats.crawled;
-  out["failed"] = stats.failed;
-  out["hosts"] = stats.hosts;
-  out["finished"] = stats.finished;
-  out["limit_reached"] = stats.limit_reached;
+  for (std::string_view name : kFirst) out[std::string(name)] = fields[std::string(name)];
   out["next_ready"] = stats.next_ready_ms < 0 ? "never" : IsoTimeOr(stats.next_ready_ms, "now");
   out["next_ready_ms"] = stats.next_ready_ms;
+  for (const auto& [name, value] : fields.items()) {
+    if (!out.contains(name)) out[name] = value;
+  }
   return out;
 }
 

@@ -708,3 +708,20 @@ def test_dump_graphml_reads_back_as_the_same_graph(bin_dir, example_db, hostile_
 def test_dump_format_options_that_do_not_go_together_are_refused(bin_dir, example_db, args):
     proc = run(bin_dir, "page_db_dump", args[0], example_db, *args[1:], expect=2)
     assert proc.stderr.strip()
+
+
+def test_schedule_json_has_every_stats_field_after_the_keys_it_always_had(bin_dir, example_db):
+    """Issue #42: page_db_schedule --json takes its fields from the one list of the
+    scheduler's stats (ForEachStatsField, which the Python bindings walk too): the keys it
+    printed before keep their order, every other field follows."""
+    import crawlrank
+    stats = json.loads(run(bin_dir, "page_db_schedule", example_db, "--json").stdout)["stats"]
+    before = ["queued", "ready", "in_flight", "retrying", "crawled", "failed", "hosts",
+              "finished", "limit_reached", "next_ready", "next_ready_ms"]
+    assert list(stats)[:len(before)] == before
+    db = crawlrank.PageDb(str(example_db), read_only=True)
+    fields = crawlrank.Scheduler.inspect(db)["stats"]
+    assert set(stats) == set(fields) | {"next_ready"}
+    for name, value in fields.items():
+        if name not in ("next_ready_ms", "next_revisit_ms", "rerank_ms"):  # times: now-based
+            assert stats[name] == value, name

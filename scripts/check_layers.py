@@ -76,6 +76,7 @@ PUBLIC_HEADERS: dict[str, str] = {
     "live_rank.h": "rank",  # src/rank/live_rank.cc
     "rank_store.h": "rank_db",  # src/rank_db/rank_store.cc
     "db_rank.h": "rank_db",  # src/rank_db/db_rank.cc
+    "best_pages.h": "rank_db",  # src/rank_db/best_pages.cc
     "score_mode.h": "schedule",  # src/schedule/score_mode.cc
     "crawl_config.h": "schedule",  # src/schedule/crawl_config.cc
     "scheduler_options.h": "schedule",  # no code; the options scheduler.h takes

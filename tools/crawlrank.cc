@@ -18,6 +18,7 @@
 #include <stop_token>
 #include <thread>
 
+#include "crawlrank/best_pages.h"
 #include "crawlrank/crawler.h"
 #include "crawlrank/db_rank.h"
 #include "crawlrank/rank_store.h"
@@ -669,19 +670,14 @@ int Crawl(int argc, char** argv) {
       const std::vector<double> scores = std::move(rank->rank.scores);
       rank->rank.hubs.clear();
       ranked = Ranked{std::move(rank).value(), info->counters};
-      std::vector<uint32_t> order(scores.size());
-      for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-      std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
-        return scores[x] != scores[y] ? scores[x] > scores[y] : x < y;
-      });
-      for (uint32_t id : order) {
-        if (top.size() >= a.top) break;
-        Result<PageRecord> page = (*db)->FindId(id);
-        if (!page.ok()) return Fail(app, page.status());
-        if (page->fetched_ok()) {
-          top.emplace_back(page->url, scores[id]);
-        }
-      }
+      Result<Snapshot> snapshot = (*db)->NewSnapshot();
+      if (!snapshot.ok()) return Fail(app, snapshot.status());
+      BestPagesFilter fetched_ok;
+      fetched_ok.pages = PagesShown::kFetchedOk;
+      Result<std::vector<BestPage>> best =
+          BestPages(*snapshot, scores, static_cast<size_t>(a.top), fetched_ok);
+      if (!best.ok()) return Fail(app, best.status());
+      for (BestPage& page : *best) top.emplace_back(std::move(page.record.url), page.score);
     }
     const CrawlSummary& s = *summary;
     Output out;

@@ -1,9 +1,7 @@
 // page_db_top: prints the best pages of a PageDB by a stored rank.
-#include <algorithm>
-#include <cctype>
 #include <iostream>
-#include <numeric>
 
+#include "crawlrank/best_pages.h"
 #include "rank_column.h"
 #include "tool_common.h"
 
@@ -21,14 +19,6 @@ void PrintFreshness(const std::string& db_path, std::string_view by, const Store
               << (by == kDisplayRankName ? by : RankAlgorithmName(rank.rank.algorithm))
               << (rank.cross_host_only ? " --cross-host" : "") << "`\n";
   }
-}
-
-// A host name as --host compares it: lower case, no trailing dot.
-std::string NormalizeHostName(std::string_view host) {
-  while (!host.empty() && host.back() == '.') host.remove_suffix(1);
-  std::string out(host);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 int Main(int argc, char** argv) {
@@ -70,45 +60,21 @@ int Main(int argc, char** argv) {
     PrintFreshness(db_path, by, sources.front(), snapshot->counters());
     // The display rank lists what a person would call the crawl's pages: those fetched
     // with a 2xx answer (not the 404s people link to, nor the sites it never fetched).
-    const bool fetched_ok = by == kDisplayRankName && !any && !uncrawled && !crawled;
-    // The candidates: every ranked page, or those --uncrawled, --crawled or on --host (one
-    // pass over the records, so that only the n printed are looked up again).
-    std::vector<uint32_t> order;
-    const std::string wanted_host = NormalizeHostName(host);
-    const auto on_host = [&](const PageRecord& page) {
-      if (wanted_host.empty()) return true;
-      Result<std::string> key = HostKey(page.url);
-      return key.ok() && NormalizeHostName(*key) == wanted_host;
-    };
-    if (uncrawled || crawled || fetched_ok || !host.empty()) {
-      const Status listed = snapshot->ForEachPage([&](const PageRecord& page) {
-        if (page.id < scores.size() && (!uncrawled || !page.crawled()) &&
-            (!crawled || page.crawled()) && (!fetched_ok || page.fetched_ok()) && on_host(page)) {
-          order.push_back(page.id);
-        }
-        return Status::Ok();
-      });
-      if (!listed.ok()) return Fail(app, listed);
-    } else {
-      order.resize(scores.size());
-      std::iota(order.begin(), order.end(), 0u);
+    BestPagesFilter filter;
+    filter.pages = uncrawled ? PagesShown::kUncrawled
+                   : crawled ? PagesShown::kCrawled
+                   : by == kDisplayRankName && !any ? PagesShown::kFetchedOk
+                                                    : PagesShown::kAny;
+    filter.host = host;
+    Result<std::vector<BestPage>> best =
+        BestPages(*snapshot, scores, static_cast<size_t>(n), filter);
+    if (!best.ok()) {
+      return Fail(app, best.status().WithContext("the stored " + by + " rank"));
     }
-    const auto better = [&](uint32_t a, uint32_t b) {
-      return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
-    };
-    const auto top_end =
-        order.begin() + static_cast<std::ptrdiff_t>(std::min<uint64_t>(n, order.size()));
-    std::partial_sort(order.begin(), top_end, order.end(), better);
     Output out;
-    for (auto it = order.begin(); it != top_end; ++it) {
-      const uint32_t id = *it;
-      Result<PageRecord> page = snapshot->FindId(id);
-      if (!page.ok()) {
-        return Fail(app, page.status().WithContext("the stored " + by + " rank names page " +
-                                                   std::to_string(id)));
-      }
-      out << FormatFingerprint(page->fingerprint) << ' ' << page->url << ' '
-          << FormatScore(scores[id]) << '\n';
+    for (const BestPage& page : *best) {
+      out << FormatFingerprint(page.record.fingerprint) << ' ' << page.record.url << ' '
+          << FormatScore(page.score) << '\n';
     }
     const Status status = out.Flush();
     return status.ok() ? kExitOk : Fail(app, status);

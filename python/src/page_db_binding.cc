@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core.h"
+#include "crawlrank/best_pages.h"
 #include "crawlrank/crawl_config.h"
 #include "crawlrank/db_rank.h"
 #include "crawlrank/page_standing.h"
@@ -239,25 +240,13 @@ Result<std::vector<std::pair<std::string, double>>> TopPages(const PageDb& db, s
                                                               std::optional<bool> crawled) {
   CRAWLRANK_ASSIGN_OR_RETURN(const StoredRank stored, LoadNamedRank(db.path(), by));
   if (!crawled.has_value() && by == kDisplayRankName) crawled = true;
-  const std::vector<double>& scores = stored.rank.scores;
+  BestPagesFilter filter;
+  if (crawled.has_value()) filter.pages = *crawled ? PagesShown::kFetchedOk : PagesShown::kUncrawled;
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
-  std::vector<uint32_t> order;
-  CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
-    if (page.id < scores.size() &&
-        (!crawled.has_value() || (*crawled ? page.fetched_ok() : !page.crawled()))) {
-      order.push_back(page.id);
-    }
-    return Status::Ok();
-  }));
-  const auto end = order.begin() + static_cast<std::ptrdiff_t>(std::min(n, order.size()));
-  std::partial_sort(order.begin(), end, order.end(), [&](uint32_t a, uint32_t b) {
-    return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
-  });
+  CRAWLRANK_ASSIGN_OR_RETURN(std::vector<BestPage> best,
+                             BestPages(snapshot, stored.rank.scores, n, filter));
   std::vector<std::pair<std::string, double>> top;
-  for (auto it = order.begin(); it != end; ++it) {
-    CRAWLRANK_ASSIGN_OR_RETURN(PageRecord page, snapshot.FindId(*it));
-    top.emplace_back(std::move(page.url), scores[*it]);
-  }
+  for (BestPage& page : best) top.emplace_back(std::move(page.record.url), page.score);
   return top;
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "crawlrank/best_pages.h"
 #include "crawlrank/clock.h"
 #include "crawlrank/crawl_config.h"
 #include "crawlrank/rank_store.h"
@@ -336,6 +337,18 @@ Result<Json> DashboardData::Failures(const std::string& kind, const std::string&
   return Json{{"failed", failed.size()}, {"rows", std::move(rows)}};
 }
 
+namespace {
+
+// The pages a list of the rank `name` shows: the display rank's, those fetched with a 2xx
+// answer (as crawlrank top and the crawl's summary); any other rank's, every page.
+BestPagesFilter ShownFilter(std::string_view name) {
+  BestPagesFilter filter;
+  filter.pages = name == kDisplayRankName ? PagesShown::kFetchedOk : PagesShown::kAny;
+  return filter;
+}
+
+}  // namespace
+
 Result<std::shared_ptr<const DashboardData::RankView>> DashboardData::LoadRankView(
     const std::string& name, RankAlgorithm algorithm) const {
   const std::string path = RankFilePath(db_.path(), name);
@@ -367,14 +380,14 @@ Result<std::shared_ptr<const DashboardData::RankView>> DashboardData::LoadRankVi
                            {"links", stored.graph->edges},
                            {"crawled_pages", stored.graph->crawled_pages}};
   }
-  std::vector<uint32_t> order(scores.size());
-  std::iota(order.begin(), order.end(), 0u);
-  const size_t n = std::min(order.size(), kMaxRows);
-  std::partial_sort(order.begin(), order.begin() + static_cast<ptrdiff_t>(n), order.end(),
-                    [&](uint32_t a, uint32_t b) {
-                      return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
-                    });
-  for (size_t i = 0; i < n; ++i) view->best.emplace_back(order[i], scores[order[i]]);
+  // The best pages as the lists everywhere take them (best_pages.h): the display rank's
+  // are the pages fetched with a 2xx answer. Top checks each again in its own snapshot.
+  {
+    CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_.NewSnapshot());
+    CRAWLRANK_ASSIGN_OR_RETURN(std::vector<BestPage> best,
+                               BestPages(snapshot, scores, kMaxRows, ShownFilter(name)));
+    for (const BestPage& page : best) view->best.emplace_back(page.record.id, page.score);
+  }
   // The distribution: pages per tenth of a decade of score, zero scores apart.
   std::map<int, uint64_t> bins;
   uint64_t zeros = 0;
@@ -421,8 +434,8 @@ Result<Json> DashboardData::Top(const std::string& by, size_t n) const {
     if (rows.size() >= std::min(n, kMaxRows)) break;
     Result<PageRecord> page = snapshot.FindId(id);
     if (!page.ok()) continue;  // a rank of a bigger DB (restored from elsewhere)
-    if (display && !page->fetched_ok()) {
-      continue;  // the display rank lists the crawl's pages, as page_db_top does
+    if (!TakesPage(ShownFilter(view->meta["algorithm"].get<std::string>()), *page)) {
+      continue;  // a page of the display rank answered other than 2xx since
     }
     rows.push_back({{"id", id},
                     {"url", ValidUtf8(page->url)},

@@ -54,7 +54,7 @@ class DashboardData {
   // histogram), and the crawl's guidance curve: the share of the rank's mass on the pages
   // fetched, against pages fetched in the order they were first fetched (one pass over the
   // pages when the rank file changes, then kept). The display rank lists the pages crawled
-  // with a 2xx answer only (among its best kMaxRows). InvalidArgument for an unknown name,
+  // with a 2xx answer only (best_pages.h, PagesShown::kFetchedOk). InvalidArgument for an unknown name,
   // NotFound when no such rank is stored.
   Result<Json> Top(const std::string& by, size_t n) const;
   // One page (by id, or by URL when `url` is not empty): its record, last fetch, out-links

@@ -79,6 +79,7 @@ PUBLIC_HEADERS: dict[str, str] = {
     "best_pages.h": "rank_db",  # src/rank_db/best_pages.cc
     "score_mode.h": "schedule",  # src/schedule/score_mode.cc
     "crawl_config.h": "schedule",  # src/schedule/crawl_config.cc
+    "crawl_end.h": "schedule",  # src/schedule/crawl_end.cc
     "scheduler_options.h": "schedule",  # no code; the options scheduler.h takes
     "schedule_types.h": "schedule",  # no code; what scheduler.h and frontier.h pass
     "frontier.h": "schedule",  # no code; the seam scheduler.h implements, crawl drives

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "crawlrank/best_pages.h"
+#include "crawlrank/crawl_end.h"
 #include "crawlrank/crawler.h"
 #include "crawlrank/db_rank.h"
 #include "crawlrank/rank_store.h"
@@ -661,10 +662,11 @@ int Crawl(int argc, char** argv) {
     std::vector<std::pair<std::string, double>> top;
     std::optional<Ranked> ranked;
     if (received == 0) {
-      DbRankOptions rank_options;
-      rank_options.rank.template_links = o.schedule.rank.template_links;
-      Result<StoredRank> rank = RankForDisplay(**db, rank_options);
-      if (!rank.ok()) return Fail(app, rank.status());
+      // The ranks every front end leaves (crawl_end.h): the score mode's for a rank mode,
+      // and the display rank the summary lists by.
+      Result<CrawlEndRanks> ranks = RankCrawlEnd(**db, o.schedule);
+      if (!ranks.ok()) return Fail(app, ranks.status());
+      std::optional<StoredRank> rank(std::move(ranks->display));
       Result<PageDbInfo> info = (*db)->Info();
       if (!info.ok()) return Fail(app, info.status());
       const std::vector<double> scores = std::move(rank->rank.scores);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "crawlrank/crawl_config.h"
+#include "crawlrank/crawl_end.h"
 #include "crawlrank/db_rank.h"
 #include "crawlrank/score_mode.h"
 #include "crawlrank/url_pattern.h"
@@ -60,16 +61,24 @@ int WaitForSignal(const sigset_t& signals, double progress_s, const FrontierServ
   }
 }
 
-// The display rank of the crawl served, as crawlrank crawl computes at its end.
+// The ranks of the crawl served, as every front end leaves them at a crawl's end
+// (crawl_end.h): the score mode's own rank for a rank mode, and the display rank.
 int RankAtExit(const CommandLine& app, const std::string& db_path) {
   auto db = OpenForReading(db_path);
   if (!db.ok()) return Fail(app, db.status());
-  std::fprintf(stderr, "crawlrank_serve: computing the display rank (a second signal skips it)\n");
-  Result<StoredRank> rank = RankForDisplay(**db);
-  if (!rank.ok()) return Fail(app, rank.status());
+  std::fprintf(stderr, "crawlrank_serve: computing the crawl's ranks (a second signal skips it)\n");
+  Result<SchedulerOptions> stored = StoredSchedulerOptions(**db);
+  if (!stored.ok()) return Fail(app, stored.status());
+  Result<CrawlEndRanks> ranks = RankCrawlEnd(**db, *stored);
+  if (!ranks.ok()) return Fail(app, ranks.status());
+  if (ranks->mode_rank.has_value()) {
+    std::fprintf(stderr, "crawlrank_serve: ranked the score mode's %s rank: %s\n",
+                 std::string(RankAlgorithmName(ranks->mode_rank->rank.algorithm)).c_str(),
+                 RankFilePath(db_path, ranks->mode_rank->rank.algorithm).c_str());
+  }
   std::fprintf(stderr, "crawlrank_serve: ranked %llu pages in %.2f s: %s\n",
-               static_cast<unsigned long long>(rank->rank.scores.size()),
-               rank->rank.report.seconds, RankFilePath(db_path, kDisplayRankName).c_str());
+               static_cast<unsigned long long>(ranks->display.rank.scores.size()),
+               ranks->seconds, RankFilePath(db_path, kDisplayRankName).c_str());
   return kExitOk;
 }
 

@@ -9,7 +9,6 @@ here imports a front end back: both front ends import this module, never each ot
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Mapping
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
@@ -26,17 +25,13 @@ RANK_AT_CLOSE_SETTING = "CRAWLRANK_RANK_AT_CLOSE"
 
 
 def rank_at_close(scheduler: crawlrank.Scheduler, db: crawlrank.PageDb) -> float:
-    """Ranks the crawl's graph once more, as ``crawlrank crawl`` does at its end, and saves
-    the ranks with the DB: the scheduler's re-rank (``Scheduler.rerank``: its score mode's
-    algorithm and rank options, from the graph it keeps when it keeps one; nothing for an
-    online mode, which has no rank), then the display rank (``PageDb.rank('display')``:
-    PageRank without template links, what ``PageDb.top`` and ``crawlrank top`` list by),
-    each with the GIL released. Returns the seconds both took. Raises crawlrank.Error when
-    a rank fails."""
-    start = time.monotonic()
-    scheduler.rerank()
-    db.rank("display")
-    return time.monotonic() - start
+    """Ranks the crawl's graph once more and saves the ranks with the DB, as every front end
+    does at a crawl's end (``PageDb.rank_crawl_end``, crawlrank/crawl_end.h): the score
+    mode's own rank for a rank mode (nothing for an online mode, which has no rank), then
+    the display rank (PageRank without template links, what ``PageDb.top`` and ``crawlrank
+    top`` list by), with the GIL released, by `scheduler`'s options (every report it took
+    is in the DB, which the ranks read). Returns the seconds both took. Raises crawlrank.Error when a rank fails."""
+    return db.rank_crawl_end(scheduler.options)
 
 
 def nothing_to_crawl(stats: crawlrank.SchedulerStats) -> str:

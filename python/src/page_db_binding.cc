@@ -13,6 +13,7 @@
 #include "core.h"
 #include "crawlrank/best_pages.h"
 #include "crawlrank/crawl_config.h"
+#include "crawlrank/crawl_end.h"
 #include "crawlrank/db_rank.h"
 #include "crawlrank/page_standing.h"
 #include "crawlrank/rank_store.h"
@@ -775,6 +776,20 @@ void BindPageDbClass(py::module_& m) {
             });
           },
           py::arg("dir"), "Writes a compacted, checked copy into `dir`.")
+      .def(
+          "rank_crawl_end",
+          [](PyPageDb& d, std::optional<SchedulerOptions> options) {
+            return WithDb(d.handle(), [&](PageDb& db) {
+              const SchedulerOptions used =
+                  options.has_value() ? *options : Take(StoredSchedulerOptions(db));
+              return Take(RankCrawlEnd(db, used)).seconds;
+            });
+          },
+          py::arg("options") = py::none(),
+          "Computes and saves the ranks a crawl leaves at its end, as every front end does "
+          "(crawlrank/crawl_end.h): the score mode's own rank when it ranks, then the "
+          "display rank; `options` are the crawl's (Scheduler.options), by default its "
+          "stored configuration. Returns the seconds both took. Releases the GIL.")
       .def(
           "rank",
           [](PyPageDb& d, std::string_view algorithm, double damping, double tolerance,

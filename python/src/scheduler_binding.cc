@@ -16,7 +16,8 @@ namespace {
 class PyScheduler final : public Dependent {
  public:
   PyScheduler(std::shared_ptr<DbHandle> handle, const SchedulerOptions& options, py::object clock)
-      : handle_(std::move(handle)), clock_(std::move(clock)) {
+      : handle_(std::move(handle)), options_(options), clock_(std::move(clock)) {
+    options_.clock = nullptr;  // the copy shown to Python keeps no pointer
     WithoutGil([&] {
       std::unique_lock lock(handle_->mu);
       scheduler_ = Take(Scheduler::Open(handle_->Get(), options));
@@ -30,6 +31,7 @@ class PyScheduler final : public Dependent {
   PyScheduler& operator=(const PyScheduler&) = delete;
 
   void CloseForDb() override { scheduler_.reset(); }
+  const SchedulerOptions& options() const { return options_; }
   void Close() {
     WithoutGil([&] {
       std::unique_lock lock(handle_->mu);
@@ -58,6 +60,7 @@ class PyScheduler final : public Dependent {
 
  private:
   std::shared_ptr<DbHandle> handle_;
+  SchedulerOptions options_;  // as opened
   py::object clock_;  // keeps a ManualClock alive while the scheduler reads it
   std::unique_ptr<Scheduler> scheduler_;
 };
@@ -480,6 +483,9 @@ void BindSchedulerClass(py::module_& m) {
           },
           py::arg("host"), py::arg("group"),
           "Puts a host into a politeness group ('' takes it out).")
+      .def_property_readonly(
+          "options", [](const PyScheduler& s) { return s.options(); },
+          "A copy of the SchedulerOptions it was opened with (the clock left out).")
       .def("stats",
            [](PyScheduler& s) { return s.With([](Scheduler& sched) { return sched.GetStats(); }); })
       .def(

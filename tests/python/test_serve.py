@@ -188,12 +188,17 @@ def test_get_urls_hands_out_and_a_known_item_makes_the_page_crawled(serve, bin_d
         0, 0, 1, "DEFAULT")
     code, err = server.stop()
     # Drained, then the display rank computed over the crawl (--no-rank-at-exit: none).
-    assert code == 0 and err.splitlines()[-3:] == [
+    # The ranks every front end leaves (crawl_end.h): the default blend's partial PageRank,
+    # and the display rank.
+    assert code == 0 and err.splitlines()[-4:] == [
         "crawlrank_serve: SIGTERM: draining",
-        "crawlrank_serve: computing the display rank (a second signal skips it)",
+        "crawlrank_serve: computing the crawl's ranks (a second signal skips it)",
+        "crawlrank_serve: ranked the score mode's pagerank rank: "
+        f"{tmp_path / 'db' / 'ranks' / 'pagerank.rank'}",
         f"crawlrank_serve: ranked 1 pages in {err.split(' pages in ')[-1].split(' s:')[0]} s: "
         f"{tmp_path / 'db' / 'ranks' / 'display.rank'}"]
     assert (tmp_path / "db" / "ranks" / "display.rank").exists()
+    assert (tmp_path / "db" / "ranks" / "pagerank.rank").exists()
 
 
 def test_progress_lines_and_no_rank_at_exit(serve, tmp_path):
@@ -616,12 +621,12 @@ def test_set_log_level_info_logs_each_change_to_stderr(serve):
     lines = err.splitlines()
     assert code == 0
     # Before: the configuration line of the start (--delay); after: the drain's and the
-    # display rank's two.
-    assert len(lines) == 12, err
-    assert lines[0].startswith("crawlrank_serve: changed the configuration") and "SIGTERM" in lines[-3]
+    # three of the crawl's ranks (the blend's pagerank and the display rank).
+    assert len(lines) == 13, err
+    assert lines[0].startswith("crawlrank_serve: changed the configuration") and "SIGTERM" in lines[-4]
     # Each call's line: the program, the time (UTC, milliseconds), the call.
     stamp = r"crawlrank_serve: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z "
-    assert all(re.match(stamp, line) for line in lines[1:-3]), err
+    assert all(re.match(stamp, line) for line in lines[1:-4]), err
     lines = [re.sub(stamp, "", line) for line in lines[1:-1]]
     assert lines[0].startswith("SetLogLevel: level INFO from ")
     assert lines[1].startswith("PutURLs: from ") and lines[1].endswith(": 1 OK, 1 SKIPPED, 0 FAIL")

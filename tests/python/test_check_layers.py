@@ -234,3 +234,50 @@ def test_blocks_lambdas_comments_and_literals_inside_a_function_are_part_of_it(
     assert result.stdout.splitlines() == [
         "src/base/inside.cc:2: max-function-lines: Outer: 81 lines, over 80: split it into steps"
     ]
+
+
+# ---- the edges (issue #42): tools/, python/src/, benchmarks/ and the Python package
+
+
+def test_a_long_function_at_the_edges_fails_there_too(tree: Path) -> None:
+    body = "  int x = 0;\n" * 78
+    write(tree, "tools/tool.cc", "int Short() {\n" + body + "}\n")  # 80 lines
+    assert run(tree).returncode == 0
+    write(tree, "tools/tool.cc", "int Main() {\n" + body + "  x++;\n}\n")
+    result = run(tree)
+    assert result.returncode == 1
+    assert "tools/tool.cc:1: max-function-lines: Main: 81 lines, over 80" in result.stdout
+    write(tree, "benchmarks/long.cc", "int x;\n" * 801)
+    assert "benchmarks/long.cc:801: max-lines: 801 lines, over 800" in run(tree).stdout
+
+
+def test_python_functions_and_classes_are_measured_by_their_own_lines(tree: Path) -> None:
+    method = "    def step(self):\n" + "        x = 1\n" * 80 + "\n"
+    write(tree, "python/crawlrank/mod.py", "class Front:\n" + method)
+    result = run(tree)
+    assert result.returncode == 1
+    assert "python/crawlrank/mod.py:2: max-function-lines: Front.step: 81 lines, over 80" in (
+        result.stdout)
+    small = "".join(f"    def m{i}(self):\n        pass\n" for i in range(150))
+    write(tree, "python/crawlrank/mod.py", "class Front:\n" + small)
+    result = run(tree)
+    assert "python/crawlrank/mod.py:1: max-class-lines: Front: 301 lines, over 300" in (
+        result.stdout)
+    write(tree, "python/crawlrank/mod.py", "class Front:\n" + small[: -len("        pass\n") * 2])
+    assert run(tree).returncode == 0
+
+
+def test_the_allow_lists_only_shrink(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    script = load_script()
+    monkeypatch.setattr(script, "LONG_CLASSES_ALLOWED", {("python/crawlrank/mod.py", "Front"): "t"})
+    monkeypatch.setattr(script, "LONG_FUNCTIONS_ALLOWED", {("tools/tool.cc", "Main"): "t",
+                                                           ("tools/tool.cc", "Gone"): "t"})
+    write(tree, "python/crawlrank/mod.py", "class Front:\n    pass\n")
+    write(tree, "tools/tool.cc", "int Main() {\n" + "  int x = 0;\n" * 90 + "}\n")
+    found = sorted(str(v) for v in script.check(tree, []))
+    assert found == [
+        "python/crawlrank/mod.py:1: max-class-lines: Front: 2 lines, within 300: "
+        "remove it from LONG_CLASSES_ALLOWED",
+        "tools/tool.cc:1: max-function-lines: Gone: not found: remove it from "
+        "LONG_FUNCTIONS_ALLOWED",
+    ]

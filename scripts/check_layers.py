@@ -122,8 +122,6 @@ _OPTION_TABLE = "a command line's option table and its checks in one function; t
 _BINDING = "one pybind11 class definition, a chained expression; to split by method group"
 _SIMULATOR = "the crawl simulator, to split with its move (issue #42)"
 LONG_FUNCTIONS_ALLOWED: dict[tuple[str, str], str] = {
-    ("tools/crawlrank.cc", "Crawl"): "crawlrank crawl's options, configuration, run and "
-    "summary; to move to files of its own (issue #42)",
     ("tools/crawlrank_serve.cc", "Main"): _OPTION_TABLE,
     ("tools/page_db_dump.cc", "Main"): _OPTION_TABLE,
     ("tools/page_db_load.cc", "Main"): _OPTION_TABLE,

@@ -73,6 +73,8 @@ PUBLIC_HEADERS: dict[str, str] = {
     "url_pattern.h": "url",  # src/url/url_pattern.cc
     "page_types.h": "page_db",  # no code; the records page_db.h stores
     "page_db.h": "page_db",  # src/page_db/page_db.cc, page_db_write.cc, page_db_check.cc...
+    "page_db_options.h": "page_db",  # no code; how page_db.h opens a DB
+    "write_batch.h": "page_db",  # src/page_db/page_record.cc (the bounds every write checks)
     "crawl_counters.h": "page_db",  # src/page_db/crawl_counters.cc; the counters' tables
     "failure_kind.h": "page_db",  # src/page_db/failure_kind.cc; stored in the schedule table
     "edge_source.h": "rank",  # src/rank/edge_source.cc (SnapshotEdgeSource: src/rank_db/)

@@ -31,6 +31,9 @@
 //     format has no checksums. docs/format.md, "Damage", lists what is detected.
 //   - A full disk is ResourceExhausted ("no space left on device") at open or commit;
 //     nothing of the failed transaction is written and everything committed before stays.
+//
+// The options of an open are in page_db_options.h, a write's batch in write_batch.h
+// (both included here, as LevelDB splits options.h, write_batch.h and db.h).
 #ifndef CRAWLRANK_PAGE_DB_H_
 #define CRAWLRANK_PAGE_DB_H_
 
@@ -46,9 +49,11 @@
 
 #include "crawlrank/crawl_counters.h"
 #include "crawlrank/edge_chunk.h"
+#include "crawlrank/page_db_options.h"
 #include "crawlrank/page_types.h"
 #include "crawlrank/status.h"
 #include "crawlrank/url.h"
+#include "crawlrank/write_batch.h"
 
 namespace crawlrank {
 
@@ -60,137 +65,6 @@ namespace crawlrank {
 // gave (CrawlReport::refetch_at_ms; docs/format.md). A DB of version 2 to 7 is read as it
 // is, and written only after PageDbOptions::upgrade (page_db_upgrade) carries it over.
 inline constexpr uint32_t kPageDbFormatVersion = 8;
-
-enum class Durability : uint8_t {
-  // fsync at every commit: nothing reported done is lost even on power loss. Slowest for
-  // many small writes (one fsync each).
-  kSync,
-  // Commits are not fsynced; a background thread fsyncs at most `sync_interval` after a
-  // commit. An OS crash or power loss may lose the last interval of writes (and, on file
-  // systems that reorder writes, LMDB warns it may damage the file).
-  kPeriodic,
-  // Never fsync (bulk loads you can redo). The OS writes back when it likes.
-  kNone,
-};
-
-struct PageDbOptions {
-  // Create the directory and an empty DB when `path` holds none. Default: true.
-  bool create_if_missing = true;
-  // Fail with AlreadyExists when a DB is already there. Default: false.
-  bool error_if_exists = false;
-  // Open for reading only: takes no writer lock, so it works beside a running writer.
-  bool read_only = false;
-  // Let a writer's open carry a DB of format version 2 to 6 over to the newest, in place,
-  // in one transaction: it adds the tables the DB lacks (the scheduler's, the
-  // configuration's, the creation times', which date the pages there from the upgrade,
-  // the counters', counted from the pages and failures there: RebuildCrawlCounters in
-  // docs/format.md) and files each failure of a version 3 DB with its kind, and nothing
-  // else, but older crawlrank releases can no longer open the DB. Without it, opening an older DB for
-  // writing is FailedPrecondition naming page_db_upgrade (which sets it). Default: false.
-  bool upgrade = false;
-  // Size of the LMDB map when the DB is opened for writing. The map doubles whenever it
-  // fills, so this only saves a few early resizes. The file grows with the data, not with
-  // the map. Default: 256 MiB.
-  uint64_t initial_map_size = uint64_t{256} << 20;
-  // See Durability. Default: kPeriodic with a 1 s interval ("durable within a second").
-  Durability durability = Durability::kPeriodic;
-  std::chrono::milliseconds sync_interval{1000};
-  // Tuning: the writer files new pages in the on-disk fingerprint table (which other
-  // processes use to find a page by hash or URL) in one sorted pass once they number this
-  // many, or a quarter of the pages filed already when that is more. Until then another
-  // process finds them through a sorted list (16 bytes a page) that its snapshot builds,
-  // on its first such look-up, from one scan of them. Default: 65536.
-  uint32_t fingerprint_batch = 65536;
-  // Canonicalisation profile of a new DB. An existing DB keeps the profile it was created
-  // with (changing it would change every key); this field is then ignored.
-  UrlProfile url_profile = UrlProfile::kRfc3986;
-};
-
-// What a PageDB stores about a page, within the bounds every write checks (docs/format.md,
-// "pages"): the record's decoder refuses a time below 0, and a page line of page_db_dump
-// carries a status of at most three digits and finite scores only.
-//   crawl times: Unix ms from 0 (CrawledPage: now; PageRecord: never crawled) to the end
-//   of year 9999 (times later than that overflow the scheduler's revisit arithmetic).
-inline constexpr int64_t kMaxCrawlTimeMs = 253'402'300'799'999;
-inline constexpr uint16_t kMaxHttpStatus = 999;
-
-// Checks the fields of a fetched page as every write checks them before it writes
-// anything (PageDb::Add, AddBatch, Write, and the scheduler's Crawled, CrawledBatch and
-// AddSeeds): crawl_time_ms from 0 to kMaxCrawlTimeMs, content_score and every link's score
-// finite, http_status at most kMaxHttpStatus, URLs of 1 to 2^32 - 1 bytes. InvalidArgument
-// `page "URL": FIELD is VALUE, ...` naming the first field out of bounds.
-Status ValidateCrawledPage(const CrawledPage& page);
-// The same for a whole record (WriteBatch::RestorePage, page_db_load's page lines):
-// first_crawl_ms and last_crawl_ms from 0 to kMaxCrawlTimeMs, both scores finite,
-// http_status at most kMaxHttpStatus, n_changes below n_crawls (or 0), a URL of 1 to
-// 2^32 - 1 bytes. The id, hash and canonical form are the writer's to check.
-Status ValidatePageRecord(const PageRecord& record);
-
-// A set of writes applied atomically by PageDb::Write: all or none, in the order they were
-// added (a RestoreLinks may name a page a RestorePage before it created).
-class WriteBatch {
- public:
-  // Records a fetched page and replaces its out-links.
-  void AddCrawled(CrawledPage page) {
-    order_.push_back({Kind::kPage, ops_.size()});
-    ops_.push_back(Op{std::move(page), false, false});
-  }
-  // Records a fetched page and adds its links to the out-links it has: for a client that
-  // reports a fetch apart from the links it found (a URLFrontier client sends each outlink
-  // as a discovered URL naming its source, before or after the fetch's own report).
-  void AddCrawledMergingLinks(CrawledPage page) {
-    order_.push_back({Kind::kPage, ops_.size()});
-    ops_.push_back(Op{std::move(page), false, true});
-  }
-  // Records the out-links of `source_url` without counting a crawl (graph import): they
-  // replace any it had.
-  void AddLinks(std::string source_url, std::vector<Link> links) {
-    order_.push_back({Kind::kPage, ops_.size()});
-    ops_.push_back(
-        Op{CrawledPage{.url = std::move(source_url), .http_status = 0, .links = std::move(links)},
-           true, false});
-  }
-  // Adds `links` to the out-links `source_url` has (stored, or written earlier in this
-  // batch), without counting a crawl: a graph import that meets a page's links in pieces.
-  // Costs as much as AddLinks plus a decode of the links the page had.
-  void MergeLinks(std::string source_url, std::vector<Link> links) {
-    order_.push_back({Kind::kPage, ops_.size()});
-    ops_.push_back(
-        Op{CrawledPage{.url = std::move(source_url), .http_status = 0, .links = std::move(links)},
-           true, true});
-  }
-  // Restores a page exactly (page_db_load). REQUIRES: record.id is the next free id.
-  void RestorePage(PageRecord record) {
-    order_.push_back({Kind::kRestorePage, restores_.size()});
-    restores_.push_back(std::move(record));
-  }
-  // Replaces the out-links of page `source` by `targets` (page ids; page_db_load).
-  void RestoreLinks(uint32_t source, std::vector<uint32_t> targets) {
-    order_.push_back({Kind::kRestoreLinks, restore_links_.size()});
-    restore_links_.push_back({source, std::move(targets)});
-  }
-  size_t size() const { return order_.size(); }
-  void Clear() {
-    order_.clear();
-    ops_.clear();
-    restores_.clear();
-    restore_links_.clear();
-  }
-
- private:
-  friend class PageDb;
-  friend class PageDbInternals;  // src/: a write that another component joins
-  enum class Kind : uint8_t { kPage, kRestorePage, kRestoreLinks };
-  struct Op {
-    CrawledPage page;
-    bool links_only;  // AddLinks, MergeLinks: no crawl is counted
-    bool merge;       // MergeLinks, AddCrawledMergingLinks: the links join the page's own
-  };
-  std::vector<std::pair<Kind, size_t>> order_;  // every write: its kind, its index there
-  std::vector<Op> ops_;
-  std::vector<PageRecord> restores_;
-  std::vector<std::pair<uint32_t, std::vector<uint32_t>>> restore_links_;
-};
 
 class PageDb;
 

@@ -1193,6 +1193,33 @@ TEST_F(SchedulerTest, PayloadsAndPrioritiesComeBackWithThePagesTheyCreated) {
 
 // Scheduler::Write: a PageDb write batch (a URLFrontier client's discovered URLs, each a
 // link from its source) with extras for the pages it creates.
+// The referrer travels with the request (the crawl log's), so a crawler never reads the
+// PageDB for it: the page whose link found the URL first, a later linker changing nothing.
+TEST_F(SchedulerTest, ARequestNamesThePageWhoseLinkFoundItFirst) {
+  SchedulerOptions options = Unthrottled();
+  options.name_referrers = true;
+  Open(options);
+  ASSERT_OK(scheduler_->AddSeeds({"http://a.example/", "http://b.example/"}));
+  std::vector<Request> seeds = Next(10);
+  ASSERT_EQ(seeds.size(), 2u);
+  for (const Request& r : seeds) EXPECT_EQ(r.referrer, "") << r.url;
+  std::sort(seeds.begin(), seeds.end(), [](const Request& x, const Request& y) { return x.url < y.url; });
+  Crawl(seeds[0], {{"http://c.example/", 0.5f}});  // a.example finds c.example first
+  Crawl(seeds[1], {{"http://c.example/", 0.9f}, {"http://d.example/", 0.1f}});
+  std::vector<Request> found = Next(10);
+  ASSERT_EQ(found.size(), 2u);
+  std::map<std::string, std::string> referrers;
+  for (const Request& r : found) referrers[r.url] = r.referrer;
+  EXPECT_EQ(referrers, (std::map<std::string, std::string>{
+                           {"http://c.example/", "http://a.example/"},
+                           {"http://d.example/", "http://b.example/"}}));
+  // Not asked for: not looked up.
+  Open(Unthrottled());
+  ASSERT_OK(scheduler_->AddSeeds({"http://e.example/"}));
+  Crawl(Next(1).at(0), {{"http://f.example/", 0.5f}});
+  EXPECT_EQ(Next(1).at(0).referrer, "");
+}
+
 TEST_F(SchedulerTest, AWriteBatchGivesTheExtrasToThePagesItCreates) {
   Open(Unthrottled());
   ASSERT_OK(scheduler_->AddSeeds({"http://old.example/"}));

@@ -49,10 +49,6 @@ struct FetchLogEntry {
 
 using FetchLogFn = std::function<void(const FetchLogEntry&)>;
 
-// The URL of the page whose link first found page `fingerprint` (its discovered_from);
-// empty for a seed, a page `db` lacks, or a fingerprint of 0. Two look-ups.
-std::string ReferrerOf(const PageDb& db, uint64_t fingerprint);
-
 // The entry as one line of JSON, without the newline.
 std::string FetchLogLine(const FetchLogEntry& entry);
 

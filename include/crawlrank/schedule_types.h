@@ -37,6 +37,10 @@ struct Request {
   // and its 304: when it was (Unix ms) and the content hash it recorded; 0 when never.
   int64_t last_crawl_ms = 0;
   uint64_t content_hash = 0;
+  // The page whose link first found this one (PageRecord::discovered_from), by URL: what
+  // the crawl log names as the referrer. Empty for a seed, or when the frontier does not
+  // say (SchedulerOptions::name_referrers off, a URLFrontier server other than crawlrank's).
+  std::string referrer;
 };
 
 // A fetched page: what the PageDB records (PageDb::Add), and the lease it ends.

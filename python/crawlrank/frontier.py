@@ -79,6 +79,7 @@ class HandedOut:
     payload: bytes = b""  # what discover() gave it, if anything
     priority: int = 0     # the same
     metadata: dict[str, list[str]] = field(default_factory=dict)
+    referrer: str = ""    # the page whose link found it first ("" for a seed)
 
 
 def _seconds(when: float | datetime.datetime | None) -> int:
@@ -278,7 +279,9 @@ class Client:
                 payload = base64.b64decode(meta["crawlrank.payload"][-1]) \
                     if "crawlrank.payload" in meta else b""
                 priority = int(meta.get("crawlrank.priority", ["0"])[-1])
-                out.append(HandedOut(info.url, info.key, depth, payload, priority, meta))
+                referrer = meta.get("crawlrank.referrer", [""])[-1]
+                out.append(HandedOut(info.url, info.key, depth, payload, priority, meta,
+                                     referrer))
             return out
 
         return self._call("unary_stream", "GetURLs", pb.URLInfo, params, collect)

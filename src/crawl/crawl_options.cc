@@ -49,6 +49,7 @@ Status CheckCrawlerOptions(const CrawlerOptions& options) {
 SchedulerOptions SchedulerOptionsFor(const CrawlerOptions& options) {
   SchedulerOptions so = options.schedule;
   so.max_revisit_ms = std::max(so.max_revisit_ms, so.min_revisit_ms);
+  so.name_referrers = true;  // the crawl log's
   // A lease outlives a fetch, and a page parked until its robots.txt is asked again (the
   // longest back-off, retry_ms << (max_retries - 1), capped at robots_ttl_ms).
   const int shift = static_cast<int>(std::min<uint32_t>(so.max_retries, 21)) - 1;

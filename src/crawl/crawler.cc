@@ -98,7 +98,7 @@ void Crawler::Impl::Log(const Request& request, std::optional<FailureKind> failu
     entry.content_type = fetched->result.content_type;
     entry.duration_ms = std::max<int64_t>(0, entry.time_ms - fetched->started_ms);
   }
-  if (db != nullptr) entry.referrer = ReferrerOf(*db, request.fingerprint);
+  entry.referrer = request.referrer;
   if (failure.has_value()) entry.failure = FailureKindName(*failure);
   fetch_log(entry);
 }
@@ -349,7 +349,6 @@ Result<std::unique_ptr<Crawler>> Crawler::Open(PageDb& db, const CrawlerOptions&
   CRAWLRANK_ASSIGN_OR_RETURN(impl->owned, Scheduler::Open(db, SchedulerOptionsFor(run)));
   CRAWLRANK_RETURN_IF_ERROR(db.WriteConfig(config));
   impl->frontier = impl->owned.get();
-  impl->db = &db;
   if (!seeds.empty()) {
     CRAWLRANK_RETURN_IF_ERROR(impl->frontier->AddSeeds(seeds));
     // A seed named again is a request to fetch it: one that failed for good goes back.

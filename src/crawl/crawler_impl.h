@@ -91,9 +91,8 @@ struct Crawler::Impl {
     const FetchResult& result;
     int64_t started_ms;
   };
-  // The crawl log (Run's), and the PageDB that names referrers (none on a foreign frontier).
+  // The crawl log (Run's); each entry's referrer comes with its Request.
   FetchLogFn fetch_log;
-  const PageDb* db = nullptr;
   void Log(const Request& request, std::optional<FailureKind> failure, uint16_t http_status,
            const Fetched* fetched);
   std::unordered_map<uint64_t, Pending> pending;

@@ -45,14 +45,6 @@ constexpr size_t kMaxBuffered = 1 << 20;
 
 }  // namespace
 
-std::string ReferrerOf(const PageDb& db, uint64_t fingerprint) {
-  if (fingerprint == 0) return {};
-  const Result<PageRecord> page = db.Find(fingerprint);
-  if (!page.ok() || page->discovered_from == 0) return {};
-  Result<PageRecord> from = db.Find(page->discovered_from);
-  return from.ok() ? std::move(from->url) : std::string();
-}
-
 std::string FetchLogLine(const FetchLogEntry& e) {
   std::string out;
   out.reserve(160 + e.url.size() + e.referrer.size());

@@ -468,9 +468,17 @@ Status Scheduler::Impl::LeaseOut(WriteTxn& write, uint32_t id, uint32_t number, 
   // created it gave one.
   CRAWLRANK_ASSIGN_OR_RETURN(PageRecord record, write.Record(id));
   CRAWLRANK_ASSIGN_OR_RETURN(std::string payload, tables.Payload(write, id));
+  // The referrer: the page that linked here first, by URL (one look-up in the index).
+  std::string referrer;
+  if (options.name_referrers && record.discovered_from != 0) {
+    if (const FingerprintIndex::Entry* from = store.index.Find(record.discovered_from)) {
+      CRAWLRANK_ASSIGN_OR_RETURN(PageRecord linking, write.Record(from->id));
+      referrer = std::move(linking.url);
+    }
+  }
   out->push_back({std::move(record.url), record.fingerprint, record.depth, key, lease.id,
                   state.hosts()[number].key, revisit, std::move(payload), entry.priority,
-                  record.last_crawl_ms, record.content_hash});
+                  record.last_crawl_ms, record.content_hash, std::move(referrer)});
   return Status::Ok();
 }
 

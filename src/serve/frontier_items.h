@@ -38,6 +38,8 @@ inline constexpr std::string_view kMetaFailure = "crawlrank.failure";     // the
 inline constexpr std::string_view kMetaRetryable = "crawlrank.retryable";       // "false": for good
 inline constexpr std::string_view kMetaContentHash = "crawlrank.content_hash";  // 16 hex digits
 inline constexpr std::string_view kMetaDepth = "depth";  // set on what GetURLs hands out
+// The page that linked to a URL handed out first (Request::referrer), when it has one.
+inline constexpr std::string_view kMetaReferrer = "crawlrank.referrer";
 // A discovered URL's payload (base64; handed back with the URL) and priority (an int32:
 // a higher tier goes first, before any score).
 inline constexpr std::string_view kMetaPayload = "crawlrank.payload";

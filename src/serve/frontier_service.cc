@@ -65,6 +65,7 @@ Result<std::unique_ptr<FrontierService>> FrontierService::Open(
   CRAWLRANK_ASSIGN_OR_RETURN(const ResolvedConfig resolved, ResolveConfig(*db, given));
   SchedulerOptions applied = scheduler_options;
   CRAWLRANK_RETURN_IF_ERROR(ApplySchedulerConfig(resolved.config, &applied));
+  applied.name_referrers = true;  // handed out as crawlrank.referrer
   if (!resolved.changes.empty()) CRAWLRANK_RETURN_IF_ERROR(db->WriteConfig(resolved.config));
   CRAWLRANK_ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler, Scheduler::Open(*db, applied));
   std::unique_ptr<FrontierService> service(
@@ -246,6 +247,7 @@ grpc::Status FrontierService::GetURLs(grpc::ServerContext* context,
     metadata[std::string(kMetaDepth)].add_values(std::to_string(r.depth));
     if (!r.payload.empty()) metadata[std::string(kMetaPayload)].add_values(EncodeBase64(r.payload));
     if (r.priority != 0) metadata[std::string(kMetaPriority)].add_values(std::to_string(r.priority));
+    if (!r.referrer.empty()) metadata[std::string(kMetaReferrer)].add_values(r.referrer);
     // A client gone: what it did not get comes back when its lease ends.
     if (!writer->Write(info)) break;
     ++sent;

@@ -141,6 +141,7 @@ struct RemoteFrontier::Impl {
       if (const std::string* priority = LastValue(info, kMetaPriority)) {
         std::from_chars(priority->data(), priority->data() + priority->size(), r.priority);
       }
+      if (const std::string* referrer = LastValue(info, kMetaReferrer)) r.referrer = *referrer;
     }
     return reader->Finish();
   }

@@ -304,3 +304,34 @@ def test_the_built_in_crawler_scrapy_and_a_python_client_share_one_frontier(setu
         "python": sum(e["event"] == "done" for e in events(tmp_path / "fetcher.jsonl")),
     }
     assert sum(fetched.values()) == 3 * (2 * PAGES + 1), fetched
+
+
+def test_a_crawl_through_a_frontier_logs_each_pages_referrer(setup, bin_dir, tmp_path):
+    """Issue #42: the referrer travels with the URL handed out (`crawlrank.referrer`), so
+    `crawlrank crawl --frontier --log` names it as a local crawl does (it logged none
+    before): the seeds none, every other page the one whose link found it first."""
+    env, procs = setup
+    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay", 0,
+                                   "--per-host", 1, "--no-rank-at-exit")
+    procs.append(server)
+    log = tmp_path / "fetches.jsonl"
+    with three_sites() as (hosts, sites):
+        names = list(hosts)
+        seeds = [f"http://{name}/gen/0.html" for name in names]
+        done = subprocess.run([str(part) for part in (
+            bin_dir / "crawlrank", "crawl", "--frontier", address, *seeds, "--allow-private",
+            "--quiet", "--log", log,
+            *[arg for name in names for arg in ("--resolve", f"{name}:127.0.0.1")])],
+            capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    server.terminate()
+    assert server.wait(timeout=30) == 0
+    rows = {row["url"]: row for row in map(json.loads, run(
+        bin_dir, "page_db_dump", "info", tmp_path / "db", "--json").stdout.splitlines())}
+    by_hash = {row["hash"]: url for url, row in rows.items()}
+    lines = events(log)
+    assert {line["url"] for line in lines} >= set(seeds)
+    for line in lines:
+        expected = by_hash.get(rows[line["url"]]["discovered_from"])
+        assert line["referrer"] == expected, line
+    assert sum(line["referrer"] is not None for line in lines) > len(seeds)

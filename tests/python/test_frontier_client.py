@@ -72,6 +72,20 @@ def test_a_crawler_discovers_gets_and_reports(frontier):
             c.get_urls(0)
 
 
+def test_a_url_handed_out_names_the_page_that_found_it(frontier):
+    """Issue #42: `crawlrank.referrer` (HandedOut.referrer): the page whose link found the
+    URL first; a seed has none."""
+    _, address = frontier("--delay", 0, "--per-host", 4)
+    with client(address) as c:
+        c.discover(["http://a.test/"])
+        [seed] = c.get_urls(10)
+        assert seed.referrer == ""
+        c.crawled(seed.url, links=["http://a.test/x", "http://b.test/"])
+        c.discover(["http://a.test/x"], source="http://b.test/")  # a later linker
+        found = {h.url: h.referrer for h in c.get_urls(10)}
+        assert found == {"http://a.test/x": "http://a.test/", "http://b.test/": "http://a.test/"}
+
+
 def test_payloads_and_priorities_travel_with_the_urls(frontier):
     _, address = frontier("--delay", 0, "--per-host", 10)
     with client(address) as c:

@@ -372,10 +372,7 @@ TEST(CrawlConfigTest, CommittedVersion4DbIsReadThenUpgradedWithAnEmptyConfigurat
   // tests/data/format-v4.db: a scoped crawl written by the crawlrank of commit 0ad8c7b
   // (README there).
   TempDir dir;
-  const std::string path = dir.Sub("v4.db");
-  std::filesystem::create_directories(path);
-  std::filesystem::copy_file(
-      std::string(CRAWLRANK_SOURCE_DIR) + "/tests/data/format-v4.db/data.mdb", path + "/data.mdb");
+  const std::string path = testing::CopyCommittedDb(dir, 4);
   PageDbOptions reading = Fast();
   reading.read_only = true;
   PageDbCounters before;

@@ -477,10 +477,7 @@ TEST(CrawlCountersTest, EncodingIsTheDocumentedOne) {
 // writing, upgraded in place with counters that agree with its pages and failures.
 TEST(CrawlCountersTest, CommittedVersion6DbIsUpgradedWithItsCountsRebuilt) {
   TempDir dir;
-  const std::string path = dir.Sub("v6.db");
-  std::filesystem::create_directories(path);
-  std::filesystem::copy_file(
-      std::string(CRAWLRANK_SOURCE_DIR) + "/tests/data/format-v6.db/data.mdb", path + "/data.mdb");
+  const std::string path = testing::CopyCommittedDb(dir, 6);
   PageDbOptions reading = Fast();
   reading.read_only = true;
   // What the upgrade must count, from the pages and the failures as they are.

@@ -105,10 +105,7 @@ TEST(CreationMarksTest, CheckReportsAMarkBeyondTheLastPageAndADamagedOne) {
 // writing, upgraded in place; nothing but the format version and the new table changes.
 TEST(CreationMarksTest, CommittedVersion5DbIsReadThenUpgradedWithPagesDatedFromTheUpgrade) {
   TempDir dir;
-  const std::string path = dir.Sub("v5.db");
-  std::filesystem::create_directories(path);
-  std::filesystem::copy_file(
-      std::string(CRAWLRANK_SOURCE_DIR) + "/tests/data/format-v5.db/data.mdb", path + "/data.mdb");
+  const std::string path = testing::CopyCommittedDb(dir, 5);
   PageDbOptions reading = Fast();
   reading.read_only = true;
   const auto schedule_of = [](const PageDb& db) {

@@ -177,10 +177,7 @@ TEST(FailedPagesTest, FailQueuedTakesOneOriginOfAHost) {
 
 TEST(FailedPagesTest, CommittedVersion3DbIsReadThenUpgradedInPlace) {
   TempDir dir;
-  const std::string path = dir.Sub("v3.db");
-  std::filesystem::create_directories(path);
-  std::filesystem::copy_file(std::string(CRAWLRANK_SOURCE_DIR) + "/tests/data/format-v3.db/data.mdb",
-                             path + "/data.mdb");
+  const std::string path = testing::CopyCommittedDb(dir, 3);
   PageDbOptions reading = Fast();
   reading.read_only = true;
   std::vector<FailedPage> before;

@@ -257,10 +257,7 @@ TEST(RefetchDateCheckTest, ADateOfAPageNeverCrawledIsDamage) {
 // writing, and carried over to version 8 with its schedule unchanged.
 TEST(RefetchDateUpgradeTest, CommittedVersion7DbIsUpgradedChangingOnlyItsVersion) {
   TempDir dir;
-  const std::string path = dir.Sub("v7.db");
-  std::filesystem::create_directories(path);
-  std::filesystem::copy_file(
-      std::string(CRAWLRANK_SOURCE_DIR) + "/tests/data/format-v7.db/data.mdb", path + "/data.mdb");
+  const std::string path = testing::CopyCommittedDb(dir, 7);
   PageDbOptions reading = Fast();
   reading.read_only = true;
   const auto stats_of = [&](uint32_t version) {

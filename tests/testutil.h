@@ -48,6 +48,18 @@ inline PageDbOptions Fast() {
 }
 
 // The bytes of a file ("" when it cannot be read).
+// A copy of the committed DB of format `version` (tests/data/format-vN.db, whose README
+// says what it holds) as `dir`/vN.db, to open and change: the committed file stays as it is.
+inline std::string CopyCommittedDb(const TempDir& dir, int version) {
+  const std::string name = "v" + std::to_string(version) + ".db";
+  const std::string path = dir.Sub(name);
+  std::filesystem::create_directories(path);
+  std::filesystem::copy_file(std::string(CRAWLRANK_SOURCE_DIR) + "/tests/data/format-" + name +
+                                 "/data.mdb",
+                             path + "/data.mdb");
+  return path;
+}
+
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});

@@ -39,17 +39,13 @@ from crawlrank._frontend import (
 from crawlrank._fetch_info import fetch_kwargs
 from crawlrank._http import redirect_status, retry_after_ms
 from crawlrank.scrapy._protocol import LEASE_KEY, SEED_KEY, ReportReceiver
+from crawlrank.scrapy._queues import DupeFilter, MemoryQueue
 from crawlrank.scrapy.middlewares import ErrorMiddleware, LinkGraphMiddleware
 
 logger = logging.getLogger(__name__)
 
 # Reports are written when the engine next asks for work, or once this many wait.
 _REPORTS_BEFORE_FLUSH = 64
-# The URLs the scheduler remembers (each a cache, emptied when it reaches this size): a
-# request's URL with its canonical form, and the canonical URLs the PageDB was seen to
-# hold. A page links the same pages as its neighbours: most requests are for a page
-# already seen, and cost two dict look-ups instead of a canonicalisation and a read.
-_CACHED_URLS = 1 << 20
 
 
 @dataclasses.dataclass
@@ -328,15 +324,13 @@ class Scheduler(ReportReceiver):
         self.db: Optional[crawlrank.PageDb] = None
         self.core: Optional[crawlrank.Scheduler] = None
         self._ready: Deque[Request] = deque()  # handed out by crawlrank, not yet by us
-        self._memory: Deque[Request] = deque()  # what crawlrank cannot keep
+        self._memory = MemoryQueue(self.stats)  # what crawlrank cannot keep
+        # Which pages the crawl has: in the PageDB, or accepted since the last flush (in
+        # the buffer, or in the extras of a page being scraped).
+        self._dupes = DupeFilter(settings.url_profile, self.stats, settings.debug_duplicates)
         self._pages: Dict[int, _Page] = {}  # by lease
         self._links: Dict[int, Tuple[_Page, float]] = {}  # id(request) -> its page, score
         self._buffer = ReportBuffer(_REPORTS_BEFORE_FLUSH)
-        # Canonical URLs accepted since the last flush: in the buffer, or in the extras of a
-        # page being scraped; a second request for one is a duplicate.
-        self._pending: Set[str] = set()
-        self._canonical: Dict[str, Optional[str]] = {}  # request.url -> canonical (None: invalid)
-        self._in_db: Set[str] = set()  # canonical URLs the DB holds (pages are never removed)
         self._warned_unserializable = False
         self._wakeup = EngineWakeup(crawler)
         self._score = ""  # the score mode, once open
@@ -345,7 +339,6 @@ class Scheduler(ReportReceiver):
         self._unflushed = 0
         self._refused_seen = 0
         self._left = 0  # len() after close: what was left queued
-        self._logged_duplicate = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> "Scheduler":
@@ -362,6 +355,7 @@ class Scheduler(ReportReceiver):
         path = self.settings.page_db or f"{spider.name}.crawlrank"
         self.db = crawlrank.PageDb(path, url_profile=self.settings.url_profile,
                                    durability=self.settings.durability)
+        self._dupes.db = self.db
         try:
             options = self.settings.scheduler_options()
             given = set(self.settings.given)
@@ -425,6 +419,7 @@ class Scheduler(ReportReceiver):
         if self.db is not None:
             self.db.close()
             self.db = None
+            self._dupes.db = None
 
     def _scraping_allowance(self, options: crawlrank.SchedulerOptions) -> int:
         """Leases a host may hold beyond its requests in flight, for its pages that are
@@ -497,16 +492,16 @@ class Scheduler(ReportReceiver):
         seed = request.meta.pop(SEED_KEY, False)
         if request.method != "GET" or request.body:
             return self._to_memory(request, "crawlrank/memory/not_get")
-        url = self._canonical_url(request.url)
+        url = self._dupes.canonical_url(request.url)
         if url is None:
             # Scrapy would try it and report why it failed: let it.
             return self._to_memory(request, "crawlrank/memory/invalid_url")
-        known = url in self._pending or self._known(url)
+        known = self._dupes.seen(url)
         if link is not None:
             page, score = link
             page.links.append((url, score))
         if known and (seed or not request.dont_filter):
-            return self._duplicate(request)
+            return self._dupes.refuse(request, self.spider)
         if known:
             return self._to_memory(request, "crawlrank/memory/dont_filter")
         payload = self._serialize(request)
@@ -515,7 +510,7 @@ class Scheduler(ReportReceiver):
                 page.links.pop()  # a page the DB queued would be fetched a second time
             return self._to_memory(request, "crawlrank/memory/unserializable")
         extra = crawlrank.QueuedExtra(url, payload, request.priority)
-        self._pending.add(url)
+        self._dupes.accept(url)
         self._unflushed += 1
         if link is not None:
             page.extras.append(extra)
@@ -526,10 +521,7 @@ class Scheduler(ReportReceiver):
 
     def next_request(self) -> Optional[Request]:
         if self._memory:
-            self.stats.inc_value("crawlrank/dequeued/memory", spider=self.spider)
-            self.stats.inc_value("scheduler/dequeued/memory", spider=self.spider)
-            self.stats.inc_value("scheduler/dequeued", spider=self.spider)
-            return self._memory.popleft()
+            return self._memory.pop(self.spider)
         if not self._ready and self.core is not None:
             self._flush()
             for r in self.core.next(self.settings.batch):
@@ -616,7 +608,7 @@ class Scheduler(ReportReceiver):
         """A request handed out comes back: Scrapy retries it, or it was redirected."""
         number, url = lease
         page = self._pages.get(number)
-        target = self._canonical_url(request.url)
+        target = self._dupes.canonical_url(request.url)
         if target == url or page is None or page.done:
             # A retry of the same page (or of one already reported): it keeps its lease.
             return self._to_memory(request, "crawlrank/retried")
@@ -630,45 +622,17 @@ class Scheduler(ReportReceiver):
         links, extras, accepted = [], [], False
         if target is not None:
             links.append((target, 0.0))
-            known = target in self._pending or self._known(target)
+            known = self._dupes.seen(target)
             payload = None if known else self._serialize(fresh)
             if payload is not None:
                 extras.append(crawlrank.QueuedExtra(target, payload, fresh.priority))
-                self._pending.add(target)
+                self._dupes.accept(target)
             accepted = not known
         self._buffer.add_report(crawlrank.CrawledPage(url, links, http_status=status), number,
                                 extras)
         if not accepted:
-            return self._duplicate(request)
+            return self._dupes.refuse(request, self.spider)
         self._unflushed += 1  # the report's link queues the target (without payload: bare)
-        return True
-
-    def _canonical_url(self, url: str) -> Optional[str]:
-        """The canonical form of a request's URL; None for one crawlrank cannot parse."""
-        try:
-            return self._canonical[url]
-        except KeyError:
-            pass
-        try:
-            canonical: Optional[str] = crawlrank.canonicalize_url(url, self.settings.url_profile)
-        except crawlrank.InvalidArgumentError:
-            canonical = None
-        if len(self._canonical) >= _CACHED_URLS:
-            self._canonical.clear()
-        self._canonical[url] = canonical
-        return canonical
-
-    def _known(self, url: str) -> bool:
-        """The PageDB holds the page of canonical `url` (a read of the DB the first time)."""
-        if url in self._in_db:
-            return True
-        if self.db is None:  # remote mode: the server skips a URL it has
-            return False
-        if url not in self.db:
-            return False
-        if len(self._in_db) >= _CACHED_URLS:
-            self._in_db.clear()
-        self._in_db.add(url)
         return True
 
     def _request_of(self, r: crawlrank.Request) -> Request:
@@ -700,26 +664,7 @@ class Scheduler(ReportReceiver):
             return None
 
     def _to_memory(self, request: Request, stat: str) -> bool:
-        self.stats.inc_value(stat, spider=self.spider)
-        self.stats.inc_value("scheduler/enqueued/memory", spider=self.spider)
-        self.stats.inc_value("scheduler/enqueued", spider=self.spider)
-        self._memory.append(request)
-        return True
-
-    def _duplicate(self, request: Request) -> bool:
-        """Refuses a request for a page the crawl has, as Scrapy's dupefilter does: counted
-        in ``dupefilter/filtered`` (and ``crawlrank/duplicates``), the first logged at DEBUG
-        (every one with DUPEFILTER_DEBUG); returns False, and the engine sends
-        ``request_dropped``."""
-        self.stats.inc_value("crawlrank/duplicates", spider=self.spider)
-        self.stats.inc_value("dupefilter/filtered", spider=self.spider)
-        if self.settings.debug_duplicates or not self._logged_duplicate:
-            logger.debug("crawlrank: dropped a request for a page the crawl has: %s%s", request,
-                         "" if self.settings.debug_duplicates else
-                         " (later ones are counted in dupefilter/filtered; DUPEFILTER_DEBUG "
-                         "logs them all)", extra={"spider": self.spider})
-            self._logged_duplicate = True
-        return False
+        return self._memory.push(request, stat, self.spider)
 
     def _count_queued(self) -> None:
         """After a flush: the pages accepted since the last one are in the PageDB, queued
@@ -751,7 +696,7 @@ class Scheduler(ReportReceiver):
         self.stats.inc_value(f"crawlrank/failed/{reason or 'error'}", spider=self.spider)
 
     def _flush(self) -> None:
-        self._pending.clear()
+        self._dupes.flushed()
         for error in self._buffer.flush(self.core):
             logger.warning("crawlrank: page not recorded: %s", error,
                            extra={"spider": self.spider})

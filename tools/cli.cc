@@ -48,7 +48,9 @@ CommandLine::Option* CommandLine::Option::Hidden() {
   return this;
 }
 
-CommandLine::Option* CommandLine::Option::Deprecated(std::string instead) {
+CommandLine::Option* CommandLine::Option::Deprecated(const Option* replacement,
+                                                    std::string instead) {
+  replacement_ = replacement;
   instead_ = std::move(instead);
   return Hidden();
 }
@@ -120,10 +122,15 @@ int CommandLine::Parse(int argc, char** argv) {
     return 2;
   }
   for (const auto& option : options_) {
-    if (!option->instead_.empty() && option->option_->count() > 0) {
-      std::cerr << name_ << ": " << option->name_ << " is deprecated; use "
-                << option->instead_ << "\n";
+    if (option->instead_.empty() || option->option_->count() == 0) continue;
+    if (option->replacement_ != nullptr && option->replacement_->option_->count() > 0) {
+      std::cerr << name_ << ": " << option->replacement_->name_ << " replaces "
+                << option->name_ << ": give it alone\n"
+                << "Run with --help for more information.\n";
+      return 2;
     }
+    std::cerr << name_ << ": " << option->name_ << " is deprecated; use " << option->instead_
+              << "\n";
   }
   return -1;
 }

@@ -33,16 +33,17 @@ class CommandLine {
     Option* Positive();  // a number above 0
     Option* Excludes(Option* other);
     Option* Hidden();  // parsed, but left out of --help
-    // An old spelling kept working: hidden from --help, and when given, Parse tells
-    // stderr to use `instead` ("--delay SECONDS"). The tool decides what happens when the
-    // old and the new spelling are both given (CLI11 cannot name a hidden option).
-    Option* Deprecated(std::string instead);
+    // An old spelling of `replacement` kept working: hidden from --help; when given,
+    // Parse tells stderr to use `instead` ("--delay SECONDS"), and refuses it beside
+    // `replacement` (a usage error, exit 2). The tool maps the old value onto the new.
+    Option* Deprecated(const Option* replacement, std::string instead);
 
    private:
     friend class CommandLine;
     CLI::Option* option_;
     std::string name_;     // as given to Add or Flag
     std::string instead_;  // Deprecated's; empty: a current option
+    const Option* replacement_ = nullptr;  // Deprecated's
   };
 
   // `name` is what --help, --version and error messages print ("page_db_dump").

@@ -109,20 +109,22 @@ Result<std::string> ResolveCrawlConfig(const CommandLine& app, const PageDb& db,
 // --show-config: what a run with these options would use, the given ones marked; writes
 // nothing, and reads a DB that does not exist as one with nothing stored.
 int ShowConfig(const CommandLine& app, CrawlArgs& a) {
-  StoredConfig stored;
-  if (std::filesystem::exists(a.db_path)) {
-    auto db = OpenForReading(a.db_path);
-    if (!db.ok()) return Fail(app, db.status());
-    Result<StoredConfig> read = (*db)->ReadConfig();
-    if (!read.ok()) return Fail(app, read.status());
-    if (!a.reset_config) stored = std::move(*read);
-  }
   // Every key, as parsed (the given options, else the defaults), under the stored ones and
-  // the given ones over those.
+  // the given ones over those, resolved as a run resolves them.
   Result<StoredConfig> all = CrawlerConfig(a.crawl);
   if (!all.ok()) return UsageError(app, all.status().message());
   const StoredConfig given = GivenConfig(app, *all);
-  const StoredConfig shown = MergeConfig(*all, MergeConfig(stored, given));
+  ResolvedConfig resolved;
+  resolved.config = given;
+  if (std::filesystem::exists(a.db_path)) {
+    auto db = OpenForReading(a.db_path);
+    if (!db.ok()) return Fail(app, db.status());
+    Result<ResolvedConfig> read = ResolveConfig(**db, given, a.reset_config);
+    if (!read.ok()) return Fail(app, read.status());
+    resolved = *std::move(read);
+  }
+  const StoredConfig& stored = resolved.stored;
+  const StoredConfig shown = MergeConfig(*all, resolved.config);
   Output out;
   out << (stored.empty() ? "nothing stored in " + a.db_path + "; a run would use:\n"
                          : "configuration of " + a.db_path + " (stored unless marked):\n");
@@ -325,7 +327,8 @@ void AddFetchOptions(CommandLine& app, CrawlArgs& a) {
 }
 
 // Turns what the tool parsed into the crawler's options: -1 to go on, else the exit
-// status of a usage error (bad times, scope, seeds file or pattern).
+// status of a usage error (bad times, scope, seeds file or pattern), or 1 for a seeds
+// file that cannot be read.
 int ApplyArgs(const CommandLine& app, CrawlArgs& a) {
   CrawlerOptions& o = a.crawl;
   Result<ScoreMode> mode = ParseScoreMode(a.score);
@@ -417,8 +420,7 @@ Result<Ranked> RankTheCrawl(PageDb& db, const CrawlArgs& a) {
   CRAWLRANK_ASSIGN_OR_RETURN(PageDbInfo info, db.Info());
   Ranked ranked{std::move(ranks.display), info.counters, {}};
   const std::vector<double> scores = std::move(ranked.rank.rank.scores);
-  ranked.rank.rank.scores.clear();
-  ranked.rank.rank.hubs.clear();
+  ranked.rank.rank.hubs.clear();  // the header is all the summary keeps
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
   BestPagesFilter fetched_ok;
   fetched_ok.pages = PagesShown::kFetchedOk;

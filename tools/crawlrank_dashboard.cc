@@ -24,23 +24,21 @@ int Main(int argc, char** argv) {
   std::string chartjs = dashboard::DashboardOptions().chartjs;
   std::optional<uint32_t> old_port;
   app.Add("db", db_path, "PageDB directory")->Required();
-  app.Add("--listen", listen,
-          "HOST:PORT to listen on (an IPv6 host in brackets; port 0: any free one)")
-      ->ShowDefault();
-  app.Add("--host", old_host)->Deprecated("--listen HOST:PORT");
-  app.Add("--port", old_port)->Deprecated("--listen HOST:PORT");
+  auto* listen_option =
+      app.Add("--listen", listen,
+              "HOST:PORT to listen on (an IPv6 host in brackets; port 0: any free one)")
+          ->ShowDefault();
+  app.Add("--host", old_host)->Deprecated(listen_option, "--listen HOST:PORT");
+  app.Add("--port", old_port)->Deprecated(listen_option, "--listen HOST:PORT");
   app.Add("--token", token, "a secret every request must carry (required off 127.0.0.1)");
   std::vector<std::string> allowed_hosts;
   app.Add("--allow-host", allowed_hosts,
-          "a name the dashboard answers to besides IP addresses, localhost and --host (a "
+          "a name the dashboard answers to besides IP addresses, localhost and --listen's host (a "
           "request naming another Host gets 421: DNS rebinding); repeatable; '*': any");
   app.Footer("--host and --port (before issue #42) still work: --listen replaces them.\n");
   app.Add("--chartjs", chartjs, "Chart.js to serve for the charts (Debian's libjs-chart.js)")
       ->ShowDefault();
   return Run(app, argc, argv, [&] {
-    if (app.Count("--listen") > 0 && (app.Count("--host") > 0 || app.Count("--port") > 0)) {
-      return UsageError(app, "--listen replaces --host and --port: give it alone");
-    }
     Result<ListenAddress> parsed = ParseListenAddress(listen);
     if (!parsed.ok()) return UsageError(app, "--listen: " + parsed.status().message());
     if (!old_host.empty()) parsed->host = old_host;

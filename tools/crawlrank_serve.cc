@@ -89,8 +89,9 @@ int Main(int argc, char** argv) {
       "Listens on 127.0.0.1 unless told otherwise; any other address needs --token or "
       "client certificates (--tls-client-ca). "
       "SIGTERM or SIGINT stops taking calls, lets running ones finish (5 s at most), closes "
-      "the DB, computes the display rank (unless --no-rank-at-exit; a second signal exits at "
-      "once) and exits 0. A progress line goes to stderr every --progress seconds.",
+      "the DB, computes the crawl's ranks as every front end leaves them (the score mode's "
+      "own when it ranks, and the display rank; unless --no-rank-at-exit; a second signal "
+      "exits at once) and exits 0. A progress line goes to stderr every --progress seconds.",
       "crawlrank_serve");
   std::string db_path, address = "127.0.0.1:7071", old_address, token, tls_cert, tls_key,
       tls_client_ca, score;
@@ -104,20 +105,21 @@ int Main(int argc, char** argv) {
   double progress_s = 10;
   bool rank_at_exit = true;
   app.Add("db", db_path, "PageDB directory")->Required();
-  app.Add("--listen", address,
-          "HOST:PORT to listen on (an IPv6 host in brackets; port 0: any free one)")
-      ->ShowDefault();
-  app.Add("--address", old_address)->Deprecated("--listen HOST:PORT");
+  auto* listen = app.Add("--listen", address,
+                         "HOST:PORT to listen on (an IPv6 host in brackets; port 0: any free "
+                         "one)")
+                     ->ShowDefault();
+  app.Add("--address", old_address)->Deprecated(listen, "--listen HOST:PORT");
   app.Add("--token", token,
           "shared secret every call must send as \"authorization: Bearer TOKEN\"");
   app.Add("--tls-cert", tls_cert, "PEM file: the server's certificate chain (TLS only, then)");
   app.Add("--tls-key", tls_key, "PEM file: the private key of --tls-cert");
   app.Add("--tls-client-ca", tls_client_ca,
           "PEM file: every client must show a certificate this CA signed (mutual TLS)");
-  app.Add("--delay", delay_s,
-          "seconds between two URLs of one host (stored with the crawl as delay_ms; "
-          "default 1)");
-  app.Add("--delay-ms", delay_ms)->Deprecated("--delay SECONDS");
+  auto* delay = app.Add("--delay", delay_s,
+                        "seconds between two URLs of one host (stored with the crawl as "
+                        "delay_ms; default 1)");
+  app.Add("--delay-ms", delay_ms)->Deprecated(delay, "--delay SECONDS");
   app.Add("--per-host", per_host,
           "URLs of one host out at once (stored with the crawl; default 1)");
   app.Add("--score-mode", score,
@@ -131,11 +133,12 @@ int Main(int argc, char** argv) {
   app.Add("--max-pages-per-host", max_pages_per_host,
           "pages to crawl of one host (0: no limit; stored)");
   app.Add("--max-depth", max_depth, "link distance from a seed (0: no limit; stored)");
-  app.Add("--lease", lease_s,
-          "seconds a URL stays handed out when GetURLs leaves delay_requestable 0")
-      ->ShowDefault()
-      ->Positive();
-  app.Add("--default-lease", old_lease_s)->Deprecated("--lease SECONDS");
+  auto* lease = app.Add("--lease", lease_s,
+                        "seconds a URL stays handed out when GetURLs leaves "
+                        "delay_requestable 0")
+                    ->ShowDefault()
+                    ->Positive();
+  app.Add("--default-lease", old_lease_s)->Deprecated(lease, "--lease SECONDS")->Positive();
   app.Footer(
       "--address, --delay-ms and --default-lease (before issue #42) still work: --listen, "
       "--delay (seconds) and --lease replace them.\n");
@@ -144,25 +147,15 @@ int Main(int argc, char** argv) {
           "hosts, pages a second); 0: none")
       ->ShowDefault();
   app.Flag("!--no-rank-at-exit", rank_at_exit,
-           "at SIGTERM or SIGINT, exit without computing the display rank (PageRank without "
-           "template links, the rank crawlrank top lists by); a second signal during it exits "
-           "at once");
+           "at SIGTERM or SIGINT, exit without computing the crawl's ranks (the score mode's "
+           "own, and the display rank: PageRank without template links, the rank crawlrank "
+           "top lists by); a second signal during them exits at once");
   return Run(app, argc, argv, [&] {
     if (!std::isfinite(progress_s) || progress_s < 0) {
       return UsageError(app, "--progress must be 0 or more seconds");
     }
-    for (const auto& [now, before] : {std::pair{"--listen", "--address"},
-                                      std::pair{"--delay", "--delay-ms"},
-                                      std::pair{"--lease", "--default-lease"}}) {
-      if (app.Count(now) > 0 && app.Count(before) > 0) {
-        return UsageError(app, std::string(now) + " replaces " + before + ": give it alone");
-      }
-    }
     if (!old_address.empty()) address = old_address;
-    if (old_lease_s.has_value()) {
-      if (*old_lease_s <= 0) return UsageError(app, "--default-lease must be above 0");
-      lease_s = static_cast<double>(*old_lease_s);
-    }
+    if (old_lease_s.has_value()) lease_s = static_cast<double>(*old_lease_s);
     if (!std::isfinite(lease_s)) return UsageError(app, "--lease must be a number of seconds");
     if (delay_s.has_value()) {
       if (!std::isfinite(*delay_s) || *delay_s < 0) {
@@ -181,7 +174,9 @@ int Main(int argc, char** argv) {
     if (!tls_client_ca.empty() && tls_cert.empty()) {
       return UsageError(app, "--tls-client-ca needs --tls-cert and --tls-key");
     }
-    if (delay_ms.has_value() && *delay_ms < 0) return UsageError(app, "--delay is negative");
+    if (!delay_s.has_value() && delay_ms.has_value() && *delay_ms < 0) {
+      return UsageError(app, "--delay-ms is negative");
+    }
     if (per_host.has_value() && *per_host == 0) return UsageError(app, "--per-host is 0");
     for (const auto& [name, list] : {std::pair{"--allow", &allow}, std::pair{"--deny", &deny}}) {
       for (const std::string& pattern : *list) {

@@ -9,12 +9,10 @@
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <unordered_map>
 
 #include "crawlrank/crawl_config.h"
 #include "crawlrank/page_standing.h"
 #include "crawlrank/rank_store.h"
-#include "crawlrank/scheduler.h"
 
 #include "dump_formats.h"
 #include "page_line.h"

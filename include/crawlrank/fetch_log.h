@@ -31,7 +31,7 @@
 #include <memory>
 #include <string>
 
-#include "crawlrank/page_db.h"
+#include "crawlrank/page_types.h"
 #include "crawlrank/status.h"
 
 namespace crawlrank {

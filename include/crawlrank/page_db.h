@@ -37,7 +37,6 @@
 #ifndef CRAWLRANK_PAGE_DB_H_
 #define CRAWLRANK_PAGE_DB_H_
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -61,8 +60,8 @@ namespace crawlrank {
 // scheduler's tables, version 4 the kind and time of each failure, version 5 the crawl's
 // stored configuration, version 6 the pages' creation times, removed pages and per-host
 // page limits, version 7 the crawl's counters, the last fetch's details and progress
-// samples (crawl_counters.h), version 8 a crawled page due again at a time its fetcher
-// gave (CrawlReport::refetch_at_ms; docs/format.md). A DB of version 2 to 7 is read as it
+// samples (crawl_counters.h), version 8 a crawled page due again at a set time (its
+// fetcher's date, CrawlReport::refetch_at_ms, or a revisit's retry; docs/format.md). A DB of version 2 to 7 is read as it
 // is, and written only after PageDbOptions::upgrade (page_db_upgrade) carries it over.
 inline constexpr uint32_t kPageDbFormatVersion = 8;
 

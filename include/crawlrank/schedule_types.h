@@ -190,8 +190,9 @@ struct PageState {
     kRemoved,   // never handed out again (Scheduler::Remove), whatever it was
   };
   Kind kind = Kind::kQueued;
-  // Unix ms: for kLeased the lease's expiry, for kRetrying the retry; for kCrawled the
-  // date its fetcher gave for the next fetch (CrawlReport::refetch_at_ms), 0 for none.
+  // Unix ms: for kLeased the lease's expiry, for kRetrying the retry; for kCrawled when it
+  // is due again at a set time (its fetcher's date, CrawlReport::refetch_at_ms, or a
+  // failed revisit's retry), 0 for none (the revisit options' estimate is not kept).
   int64_t time_ms = 0;
   int32_t priority = 0;  // QueuedExtra::priority, while queued, leased or retrying
 };

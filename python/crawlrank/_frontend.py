@@ -24,14 +24,19 @@ OPTIONS_SETTING = "CRAWLRANK_OPTIONS"
 RANK_AT_CLOSE_SETTING = "CRAWLRANK_RANK_AT_CLOSE"
 
 
-def rank_at_close(scheduler: crawlrank.Scheduler, db: crawlrank.PageDb) -> float:
+def rank_at_close(scheduler: crawlrank.Scheduler,
+                  db: crawlrank.PageDb) -> tuple[float, str]:
     """Ranks the crawl's graph once more and saves the ranks with the DB, as every front end
     does at a crawl's end (``PageDb.rank_crawl_end``, crawlrank/crawl_end.h): the score
     mode's own rank for a rank mode (nothing for an online mode, which has no rank), then
     the display rank (PageRank without template links, what ``PageDb.top`` and ``crawlrank
     top`` list by), with the GIL released, by `scheduler`'s options (every report it took
-    is in the DB, which the ranks read). Returns the seconds both took. Raises crawlrank.Error when a rank fails."""
-    return db.rank_crawl_end(scheduler.options)
+    is in the DB, which the ranks read). Returns the seconds both took and what was ranked,
+    for a log line: "MODE and the display rank" for a score mode that ranks, else "the
+    display rank". Raises crawlrank.Error when a rank fails."""
+    seconds, mode_rank = db.rank_crawl_end(scheduler.options)
+    score = scheduler.options.score
+    return seconds, f"{score} and the display rank" if mode_rank else "the display rank"
 
 
 def nothing_to_crawl(stats: crawlrank.SchedulerStats) -> str:

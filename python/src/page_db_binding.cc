@@ -779,17 +779,23 @@ void BindPageDbClass(py::module_& m) {
       .def(
           "rank_crawl_end",
           [](PyPageDb& d, std::optional<SchedulerOptions> options) {
-            return WithDb(d.handle(), [&](PageDb& db) {
+            auto [seconds, mode_rank] = WithDb(d.handle(), [&](PageDb& db) {
               const SchedulerOptions used =
                   options.has_value() ? *options : Take(StoredSchedulerOptions(db));
-              return Take(RankCrawlEnd(db, used)).seconds;
+              const CrawlEndRanks ranks = Take(RankCrawlEnd(db, used));
+              return std::pair(ranks.seconds,
+                               ranks.mode_rank ? std::string(RankAlgorithmName(
+                                                     ranks.mode_rank->rank.algorithm))
+                                               : std::string());
             });
+            return py::make_tuple(seconds, mode_rank);
           },
           py::arg("options") = py::none(),
           "Computes and saves the ranks a crawl leaves at its end, as every front end does "
           "(crawlrank/crawl_end.h): the score mode's own rank when it ranks, then the "
           "display rank; `options` are the crawl's (Scheduler.options), by default its "
-          "stored configuration. Returns the seconds both took. Releases the GIL.")
+          "stored configuration. Returns (seconds both took, the score mode's rank's "
+          "algorithm name, '' for an online mode). Releases the GIL.")
       .def(
           "rank",
           [](PyPageDb& d, std::string_view algorithm, double damping, double tolerance,

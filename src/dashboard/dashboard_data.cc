@@ -429,12 +429,13 @@ Result<Json> DashboardData::Top(const std::string& by, size_t n) const {
   out["age_ms"] = UnixNowMs() - view->meta["created_ms"].get<int64_t>();
   out["pages_now"] = snapshot.counters().pages;
   out["links_now"] = snapshot.counters().edges;
+  const BestPagesFilter shown = ShownFilter(by);
   Json rows = Json::array();
   for (const auto& [id, score] : view->best) {
     if (rows.size() >= std::min(n, kMaxRows)) break;
     Result<PageRecord> page = snapshot.FindId(id);
     if (!page.ok()) continue;  // a rank of a bigger DB (restored from elsewhere)
-    if (!TakesPage(ShownFilter(view->meta["algorithm"].get<std::string>()), *page)) {
+    if (!TakesPage(shown, *page)) {
       continue;  // a page of the display rank answered other than 2xx since
     }
     rows.push_back({{"id", id},

@@ -117,18 +117,15 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
   bool admitted = false;
   {
     std::lock_guard lock(mu_);
-    size_t& open = open_[client];
-    admitted = open < bounds_.per_client;
-    if (admitted) ++open;
+    const auto it = open_.find(client);
+    admitted = (it == open_.end() ? 0 : it->second) < bounds_.per_client;
+    if (admitted) ++open_[client];  // a refused client adds no entry
   }
   bool served = false;
   if (admitted) {
     served = ServeConnection(sock);
     std::lock_guard lock(mu_);
     if (--open_[client] == 0) open_.erase(client);
-  } else {
-    std::lock_guard lock(mu_);
-    if (open_[client] == 0) open_.erase(client);
   }
   ::shutdown(sock, SHUT_RDWR);
   ::close(sock);
@@ -142,6 +139,9 @@ bool GuardedHttpServer::ServeConnection(socket_t sock) {
     // its first byte, which must come within the keep-alive time.
     const Clock::time_point begun = Clock::now();
     if (n > 0 && !WaitFor(sock, POLLIN, begun + idle)) return true;
+    // Stopped (svr_sock_ closed): no further request on a kept-alive connection, so that
+    // Stop's join of the workers is not held up by a client that keeps asking.
+    if (n > 0 && svr_sock_ == INVALID_SOCKET) return true;
     DeadlineStream stream(sock, begun + whole, whole);
     bool closed = false;
     if (!process_request(stream, n + 1 == kMaxRequestsPerConnection, closed, nullptr)) {

@@ -440,7 +440,7 @@ Status OpenTables(PageDbImpl& db, MDB_txn* txn) {
              ? "adds the crawl's counters, counted from the pages there, and tables for "
                "fetch details and progress samples"
              : "sets its version to 8, whose one addition is a schedule state for pages "
-               "their fetcher dated,") +
+               "due again at a set time,") +
         " in place; pages and links stay as they are; older releases then cannot open it)");
   }
   CRAWLRANK_ASSIGN_OR_RETURN(std::string_view hash, GetMeta(txn, db.meta, kMetaHash, db.path));

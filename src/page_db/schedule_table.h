@@ -8,7 +8,9 @@
 //   varint due time; for 3: varint HTTP status,
 //   varint length + reason, then (version 4) u8 failure kind and zig-zag varint time of
 //   the failure (Unix ms); for 4 (version 6): zig-zag varint time of the removal; state 5
-//   (version 8) only for a crawled page (CrawlReport::refetch_at_ms). States
+//   (version 8) only for a crawled page due again at a set time: its fetcher's date
+//   (CrawlReport::refetch_at_ms), a failed revisit's retry, or a revisit lease a dead
+//   writer left. States
 //   0, 1 and 2 may end with a zig-zag varint priority (the caller's tier,
 //   QueuedExtra::priority): absent is 0, and a writer omits it when 0.
 // `payloads`: key32 page id -> the caller's opaque bytes (QueuedExtra::payload), not

@@ -5,21 +5,12 @@
 #include <numeric>
 #include <string_view>
 
+#include "base/ascii.h"
 #include "crawlrank/url.h"
 
 namespace crawlrank {
 
 namespace {
-
-// A host name as the filter compares it: lower case, no trailing dot.
-std::string ComparableHost(std::string_view host) {
-  while (!host.empty() && host.back() == '.') host.remove_suffix(1);
-  std::string out(host);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 bool TakesKind(PagesShown pages, const PageRecord& page) {
   switch (pages) {
@@ -36,8 +27,12 @@ bool TakesKind(PagesShown pages, const PageRecord& page) {
 bool TakesPage(const BestPagesFilter& filter, const PageRecord& page) {
   if (!TakesKind(filter.pages, page)) return false;
   if (filter.host.empty()) return true;
+  // A canonical URL's host key is lower case without a trailing dot already: only the
+  // filter's host is brought to that form.
+  std::string_view wanted = filter.host;
+  while (!wanted.empty() && wanted.back() == '.') wanted.remove_suffix(1);
   const Result<std::string> key = HostKey(page.url);
-  return key.ok() && ComparableHost(*key) == ComparableHost(filter.host);
+  return key.ok() && AsciiEqualsIgnoreCase(*key, wanted);
 }
 
 Result<std::vector<BestPage>> BestPages(const Snapshot& snapshot, std::span<const double> scores,

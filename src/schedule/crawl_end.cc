@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "crawlrank/db_rank.h"
+#include "schedule/reranker.h"
 #include "schedule/score_policy.h"
 
 namespace crawlrank {
@@ -11,11 +12,7 @@ Result<CrawlEndRanks> RankCrawlEnd(const PageDb& db, const SchedulerOptions& opt
   const auto start = std::chrono::steady_clock::now();
   CrawlEndRanks ranks;
   if (const std::optional<RankAlgorithm> algorithm = RankAlgorithmOf(options.score)) {
-    // As the scheduler's re-ranks compute it (reranker.cc).
-    DbRankOptions mode;
-    mode.rank = options.rank;
-    mode.warm_start = true;
-    Result<StoredRank> rank = RankPageDb(db, *algorithm, mode);
+    Result<StoredRank> rank = RankPageDb(db, *algorithm, ModeRankOptions(options));
     if (!rank.ok()) return rank.status().WithContext("rank the crawl's score mode at its end");
     ranks.mode_rank = *std::move(rank);
   }

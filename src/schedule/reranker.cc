@@ -68,9 +68,9 @@ void Reranker::AddStats(SchedulerStats* stats) const {
   stats->rerank_error = error_;
 }
 
-DbRankOptions Reranker::RankOptions() const {
+DbRankOptions ModeRankOptions(const SchedulerOptions& options) {
   DbRankOptions rank_options;
-  rank_options.rank = options_.rank;
+  rank_options.rank = options.rank;
   rank_options.warm_start = true;
   return rank_options;
 }

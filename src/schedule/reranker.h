@@ -41,6 +41,10 @@ class RerankTarget {
   virtual void Rekey(std::span<const double> scores, size_t first, size_t end, int64_t now) = 0;
 };
 
+// How a score mode's rank is computed, by the re-ranks and at a crawl's end (crawl_end.h):
+// options.rank, starting from the stored rank of the same algorithm.
+DbRankOptions ModeRankOptions(const SchedulerOptions& options);
+
 class Reranker {
  public:
   // `options.score` must be a rank mode. `db`, `clock`, `mu` and `target` outlive it.
@@ -81,7 +85,7 @@ class Reranker {
 
  private:
   void Loop(std::stop_token stop);
-  DbRankOptions RankOptions() const;
+  DbRankOptions RankOptions() const { return ModeRankOptions(options_); }
   // REQUIRES: the scheduler's mutex held. The graph has grown past rerank_graph_growth.
   bool GraphGrown() const;
   void CountFullReads(uint32_t reads);

@@ -25,10 +25,7 @@ Result<RevisitEstimator> RevisitEstimator::Make(const SchedulerOptions& options)
 
 void RevisitEstimator::Grow(size_t pages) {
   pages_ = std::max(pages_, pages);
-  if (!options_.revisits) {
-    if (!at_.empty()) at_.resize(pages_, -1);  // dated pages were filed
-    return;
-  }
+  if (!options_.revisits) return;  // at_ grows with the first filing (Schedule)
   at_.resize(pages_, -1);
   state_.resize(pages_);
 }

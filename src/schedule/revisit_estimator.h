@@ -68,8 +68,6 @@ class RevisitEstimator {
   }
   // Files page `id` again at the time it is due (a revisit lease that was rolled back).
   void Refile(uint32_t id) { due_.push({at_[id], id, 0}); }
-  // Whether any page may be filed (the queue may hold only stale entries).
-  bool Active() const { return !due_.empty(); }
 
   // The due queue, earliest first. Entries may be stale (Current tells).
   bool DueBy(int64_t now) const { return !due_.empty() && due_.top().time <= now; }

@@ -61,8 +61,11 @@ void ScheduleState::Place(const NewPage& page, int64_t now) {
     slot_[page.id] = kCrawled;
     ++crawled_;
     ++hosts_[page.host].done;
-    if (page.verdict == UrlFilter::Verdict::kAllowed)
+    if (page.verdict == UrlFilter::Verdict::kAllowed) {
       revisits_.Schedule(page.id, revisits_.NextRevisit(page.id, page.history, true));
+    } else {
+      unrevisited_.insert(page.id);
+    }
     return;
   }
   if (page.priority != 0) priorities_[page.id] = page.priority;
@@ -294,6 +297,7 @@ bool ScheduleState::Remove(uint32_t id, int64_t now) {
   const uint32_t state = slot_[id];
   const uint32_t host = host_of_[id];
   if (state == kRemoved || state == kUnknown) return false;
+  revisits_.Cancel(id);  // never due again: it keeps no crawl open
   bool active = true;
   if (state < kFirstState) {
     hosts_[host].queue.RemoveAt(state, kRemoved, slot_);
@@ -455,8 +459,9 @@ Status ScheduleState::LoadEntry(uint32_t id, ScheduleEntry& entry, int64_t now,
     Remove(id, now);
     return Status::Ok();
   }
-  if (entry.state == EntryState::kDue) {  // a crawled page due at a time its fetcher gave
-    revisits_.Schedule(id, entry.time_ms, true);
+  if (entry.state == EntryState::kDue) {  // a crawled page due again at a set time
+    // As for a revisit by the estimate: only while the filter allows the page.
+    if (!unrevisited_.contains(id)) revisits_.Schedule(id, entry.time_ms, true);
     return Status::Ok();
   }
   if (slot_[id] == kCrawled) {  // a revisit in flight
@@ -464,7 +469,7 @@ Status ScheduleState::LoadEntry(uint32_t id, ScheduleEntry& entry, int64_t now,
       // The writer that leased it is gone: due now, and so filed (its date was now or
       // before when it went out).
       returned->revisits.push_back(id);
-      revisits_.Schedule(id, now, true);
+      if (!unrevisited_.contains(id)) revisits_.Schedule(id, now, true);
     } else {
       TakeLease(id, {entry.lease, entry.time_ms}, now);
     }

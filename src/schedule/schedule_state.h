@@ -170,6 +170,9 @@ class ScheduleState {
   std::unordered_map<uint32_t, Lease> leases_;
   TimeQueue lease_expiry_;                           // ticket: lease id
   std::unordered_map<uint32_t, uint32_t> failures_;  // pages that failed and may retry
+  // Crawled pages the filter no longer allows (out of scope, denied): never due again,
+  // whatever date their entry keeps (Load).
+  std::unordered_set<uint32_t> unrevisited_;
   TimeQueue retry_due_;                              // ticket: unused
   // The priorities other than 0 (QueuedExtra) of pages not yet crawled or failed for
   // good, whatever their state: a page that comes back to the queue keeps its tier.

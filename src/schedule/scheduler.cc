@@ -317,8 +317,9 @@ struct NamedDate {
 
 Status NameDate(const std::string& url, int64_t at_ms, UrlProfile profile,
                 std::vector<NamedDate>* out) {
-  if (at_ms < 0) {
-    return InvalidArgumentError("the refetch date of \"" + url + "\" is before 1970 (" +
+  if (at_ms < 0 || at_ms > kMaxCrawlTimeMs) {
+    return InvalidArgumentError("the refetch date of \"" + url + "\" is " +
+                                (at_ms < 0 ? "before 1970" : "after the year 9999") + " (" +
                                 std::to_string(at_ms) + " ms)");
   }
   if (at_ms == 0) return Status::Ok();
@@ -528,15 +529,14 @@ Status Scheduler::Impl::Pick(WriteTxn& write, std::string_view only_host, size_t
     for (const Timed& t : deferred) revisits.Push(t);
     return Status::Ok();
   };
-  // Revisits: with the options', or of pages their fetchers dated.
-  const bool revisiting = options.revisits || revisits.Active();
-  if (revisiting) {
+  // Revisits due (the options', or dates): a share of the request first, then any room left.
+  {
     const auto share =
         static_cast<size_t>(std::ceil(options.revisit_share * static_cast<double>(n)));
     CRAWLRANK_RETURN_IF_ERROR(take_revisits(std::min(n, share)));
   }
   CRAWLRANK_RETURN_IF_ERROR(take(false));
-  if (revisiting) CRAWLRANK_RETURN_IF_ERROR(take_revisits(n));
+  CRAWLRANK_RETURN_IF_ERROR(take_revisits(n));
   if (out->size() < n && hosts.Busy()) {  // nothing is ready at the soft rate: the hard rate
     hosts.PromoteBusy(now);
     CRAWLRANK_RETURN_IF_ERROR(take(true));

@@ -192,8 +192,8 @@ Result<Fetch> ReadFetch(const urlfrontier::KnownURLItem& known, UrlProfile profi
     fetch.page.content_hash = *parsed;
   }
   // Seconds since 1970; 0 (the default) names no date. The last second of 9999 bounds
-  // it, so that milliseconds never overflow.
-  constexpr uint64_t kLastSecond = 253402300799;
+  // it, as every write bounds a time (write_batch.h).
+  constexpr uint64_t kLastSecond = kMaxCrawlTimeMs / 1000;
   if (known.refetchable_from_date() > kLastSecond) {
     return BadField(Field("URLItem.known", "refetchable_from_date"), info.url(),
                     std::to_string(known.refetchable_from_date()) +

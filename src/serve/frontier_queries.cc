@@ -80,7 +80,7 @@ void FillItem(const PageRecord& page, const PageState& state, const std::string&
     case PageState::Kind::kQueued: from_ms = now_ms; break;
     case PageState::Kind::kLeased:
     case PageState::Kind::kRetrying: from_ms = std::max(state.time_ms, now_ms); break;
-    case PageState::Kind::kCrawled:  // due again only at a date its fetcher gave
+    case PageState::Kind::kCrawled:  // due again only at a set time (a fetcher's date)
       if (state.time_ms > 0) from_ms = std::max(state.time_ms, now_ms);
       break;
     case PageState::Kind::kFailed:

@@ -242,6 +242,10 @@ Status RemoteFrontier::CrawledBatch(const std::vector<CrawlReport>& reports) {
     if (page.content_score != 0.f) {
       AddMeta(info, kMetaContentScore, DecimalText(page.content_score));
     }
+    if (report.refetch_at_ms > 0) {  // seconds, rounded up: never earlier than asked
+      item.mutable_known()->set_refetchable_from_date(
+          static_cast<uint64_t>((report.refetch_at_ms + 999) / 1000));
+    }
   }
   return items.empty() ? Status::Ok() : impl_->Put(items);
 }

@@ -227,7 +227,7 @@ def test_rank_at_close_ranks_by_the_score_mode_or_not_at_all(fe, tmp_path, score
             [request] = scheduler.next(1)
             scheduler.crawled(crawlrank.CrawledPage(request.url, ["http://a.test/1"]),
                               request.lease)
-            seconds = fe.rank_at_close(scheduler, db)
+            seconds, _ = fe.rank_at_close(scheduler, db)
         assert seconds >= 0
         assert (tmp_path / "db" / "ranks" / f"{score}.rank").exists() == ranked
         # The display rank whatever the mode: what the shown lists use.

@@ -690,9 +690,12 @@ def test_the_old_spellings_still_work_and_name_their_replacements(bin_dir, tmp_p
          "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert dashboard.stdout.readline().startswith("dashboard of ")
-    finally:
         dashboard.terminate()
-    err = dashboard.communicate(timeout=30)[1]
+        err = dashboard.communicate(timeout=30)[1]
+    finally:
+        if dashboard.poll() is None:  # never left behind, whatever failed above
+            dashboard.kill()
+            dashboard.communicate()
     assert "--host is deprecated; use --listen HOST:PORT" in err
     assert "--port is deprecated; use --listen HOST:PORT" in err
     assert "give it alone" in run(bin_dir, "crawlrank_dashboard", tmp_path / "db", "--listen",

@@ -312,12 +312,11 @@ class Backend(_FronteraBackend):
         if not self.settings.rank_at_close or self._temp_dir is not None:
             return
         try:
-            seconds = rank_at_close(self.scheduler, self.db)
+            seconds, ranked = rank_at_close(self.scheduler, self.db)
         except crawlrank.Error as error:
             logger.warning("crawlrank.frontera: rank at close failed: %s", error)
             return
-        logger.info("crawlrank.frontera: ranked (%s and the display rank) at close in %.3f s",
-                    self._score, seconds)
+        logger.info("crawlrank.frontera: ranked (%s) at close in %.3f s", ranked, seconds)
 
     @property
     def stopped(self) -> bool:

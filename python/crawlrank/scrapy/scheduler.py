@@ -450,12 +450,11 @@ class Scheduler(ReportReceiver):
                         "rank %s` ranks it)", self.db.path, extra=spider)
             return
         try:
-            seconds = rank_at_close(self.core, self.db)
+            seconds, ranked = rank_at_close(self.core, self.db)
         except crawlrank.Error as error:
             logger.warning("crawlrank: rank at close failed: %s", error, extra=spider)
             return
-        logger.info("crawlrank: ranked (%s and the display rank) at close in %.3f s",
-                    self._score, seconds, extra=spider)
+        logger.info("crawlrank: ranked (%s) at close in %.3f s", ranked, seconds, extra=spider)
 
     # ---- the engine's calls
 

@@ -710,6 +710,7 @@ def test_dump_format_options_that_do_not_go_together_are_refused(bin_dir, exampl
     assert proc.stderr.strip()
 
 
+@pytest.mark.needs_crawlrank
 def test_schedule_json_has_every_stats_field_after_the_keys_it_always_had(bin_dir, example_db):
     """Issue #42: page_db_schedule --json takes its fields from the one list of the
     scheduler's stats (ForEachStatsField, which the Python bindings walk too): the keys it

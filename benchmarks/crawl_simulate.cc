@@ -360,8 +360,8 @@ struct SimulationOptions {
     if (!polite) {
       // A simulation has no servers to spare: every page may go out as soon as it is the
       // best, whatever its host.
-      options.min_delay_ms = 0;
-      options.max_in_flight_per_host = UINT32_MAX;
+      options.delay_ms = 0;
+      options.per_host = UINT32_MAX;
     }
     return options;
   }
@@ -850,12 +850,12 @@ struct Report {
     if (options.template_links) std::printf("re-ranks drop template links\n");
     std::printf(
         "crawl: Next(%zu), clock +%lld ms a batch, link score %s; politeness %s "
-        "(min_delay_ms %lld, max_in_flight_per_host %u)%s\n",
+        "(delay_ms %lld, per_host %u)%s\n",
         options.batch, static_cast<long long>(options.step_ms),
         options.link_score == LinkScoreRule::kConstant ? "0.5 for every link"
                                                        : "1/out-degree of the linking page",
         options.polite ? "on, the library's defaults" : "off for simulation",
-        static_cast<long long>(scheduler.min_delay_ms), scheduler.max_in_flight_per_host,
+        static_cast<long long>(scheduler.delay_ms), scheduler.per_host,
         limit.c_str());
     std::printf("\n%-24s %8s %8s %8s %8s %7s %7s %7s %7s %9s %9s %8s %7s %7s %7s %8s\n", "order",
                 "fetched", "50% hot", "80% hot", "90% hot", "PR@1%", "PR@5%", "PR@10%", "PR@25%",
@@ -975,8 +975,8 @@ struct Report {
     j += ", \"polite\": " + std::string(options.polite ? "true" : "false");
     j += ", \"template_links\": " + std::string(options.template_links ? "true" : "false");
     j += ", \"hot_template_links\": " + std::string(options.hot_template_links ? "true" : "false");
-    j += ", \"min_delay_ms\": " + std::to_string(scheduler.min_delay_ms);
-    j += ", \"max_in_flight_per_host\": " + std::to_string(scheduler.max_in_flight_per_host);
+    j += ", \"delay_ms\": " + std::to_string(scheduler.delay_ms);
+    j += ", \"per_host\": " + std::to_string(scheduler.per_host);
     j += ", \"max_pages\": " + std::to_string(options.max_pages);
     j += ", \"repeats\": " + std::to_string(repeats);
     const ModeRun* best_rank = BestBaselineByRank(runs);

@@ -218,7 +218,7 @@ double InProcess(const Setup& s, const std::string& path) {
   auto db = Check(PageDb::Open(path, {}));
   SchedulerOptions options;
   options.score = Check(ParseScoreMode(s.score));
-  options.min_delay_ms = 0;  // as the server's --delay 0; one URL per host out at once
+  options.delay_ms = 0;  // as the server's --delay 0; one URL per host out at once
   auto scheduler = Check(Scheduler::Open(*db, options));
   uint64_t pages = 0;
   const auto started = Clock::now();

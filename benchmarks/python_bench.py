@@ -51,8 +51,8 @@ def run(pages: int, repeats: int) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             with cr.PageDb(f"{tmp}/db", durability="none") as db:
                 fill(db, pages)
-                with cr.Scheduler(db, score="link-score", min_delay_ms=0,
-                                  max_in_flight_per_host=1000) as scheduler:
+                with cr.Scheduler(db, score="link-score", delay_ms=0,
+                                  per_host=1000) as scheduler:
                     work = pages_of(10_000, 64 * 20, pages)
                     t = time.perf_counter()
                     for b in range(0, len(work), 64):

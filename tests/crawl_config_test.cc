@@ -30,11 +30,11 @@ TEST(CrawlConfigTest, SchedulerKeysAreWrittenAsTextAndReadBack) {
   o.score = ScoreMode::kOpic;
   o.scope = CrawlScope::kSameDomain;
   o.scope_hosts = {"python.org", "example.com"};
-  o.deny_patterns = {"/private/", "\\.pdf$"};
+  o.deny = {"/private/", "\\.pdf$"};
   o.max_pages = 500;
   o.max_depth = 4;
-  o.min_delay_ms = 0;
-  o.max_in_flight_per_host = 3;
+  o.delay_ms = 0;
+  o.per_host = 3;
   o.retry_ms = 2500;
   o.max_retries = 7;
   o.revisits = true;
@@ -60,12 +60,12 @@ TEST(CrawlConfigTest, SchedulerKeysAreWrittenAsTextAndReadBack) {
   EXPECT_EQ(back.score, ScoreMode::kOpic);
   EXPECT_EQ(back.scope, CrawlScope::kSameDomain);
   EXPECT_EQ(back.scope_hosts, o.scope_hosts);
-  EXPECT_EQ(back.deny_patterns, o.deny_patterns);
-  EXPECT_TRUE(back.allow_patterns.empty());
+  EXPECT_EQ(back.deny, o.deny);
+  EXPECT_TRUE(back.allow.empty());
   EXPECT_EQ(back.max_pages, 500u);
   EXPECT_EQ(back.max_depth, 4u);
-  EXPECT_EQ(back.min_delay_ms, 0);
-  EXPECT_EQ(back.max_in_flight_per_host, 3u);
+  EXPECT_EQ(back.delay_ms, 0);
+  EXPECT_EQ(back.per_host, 3u);
   EXPECT_EQ(back.retry_ms, 2500);
   EXPECT_EQ(back.max_retries, 7u);
   EXPECT_TRUE(back.revisits);
@@ -89,7 +89,7 @@ TEST(CrawlConfigTest, AKeyThatDoesNotParseIsNamedWithItsValue) {
   // Keys the scheduler does not know (the crawler's, a newer build's) are left alone.
   EXPECT_OK(ApplySchedulerConfig({{"user_agent", "x"}, {"future_key", "1"}}, &o));
   SchedulerOptions newline;
-  newline.deny_patterns = {"a\nb"};
+  newline.deny = {"a\nb"};
   EXPECT_EQ(SchedulerConfig(newline).status().code(), StatusCode::kInvalidArgument);
 }
 
@@ -227,7 +227,7 @@ TEST(CrawlScopeTest, AFinishedScopedCrawlReadsAsFinishedFromTheStoredConfigurati
   TempDir dir;
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
   SchedulerOptions o;
-  o.min_delay_ms = 0;
+  o.delay_ms = 0;
   o.scope = CrawlScope::kSameHost;
   o.scope_hosts = {"site.example"};
   ASSERT_OK_AND_ASSIGN(StoredConfig config, SchedulerConfig(o));
@@ -317,8 +317,8 @@ TEST(CrawlerConfigTest, CrawlerKeysRoundTripAndOpenStoresWhatItRunsWith) {
   CrawlerOptions o;
   o.user_agent = "testbot/2";
   o.max_crawl_delay_ms = 5000;
-  o.schedule.min_delay_ms = 0;
-  o.schedule.max_in_flight_per_host = 2;
+  o.schedule.delay_ms = 0;
+  o.schedule.per_host = 2;
   o.schedule.scope = CrawlScope::kSameHost;
   o.schedule.max_pages_per_host = 40;
   ASSERT_OK_AND_ASSIGN(StoredConfig config, CrawlerConfig(o));
@@ -330,8 +330,8 @@ TEST(CrawlerConfigTest, CrawlerKeysRoundTripAndOpenStoresWhatItRunsWith) {
   ASSERT_OK(ApplyCrawlerConfig(config, &back));
   EXPECT_EQ(back.user_agent, "testbot/2");
   EXPECT_EQ(back.max_crawl_delay_ms, 5000);
-  EXPECT_EQ(back.schedule.min_delay_ms, 0);
-  EXPECT_EQ(back.schedule.max_in_flight_per_host, 2u);
+  EXPECT_EQ(back.schedule.delay_ms, 0);
+  EXPECT_EQ(back.schedule.per_host, 2u);
   EXPECT_EQ(back.schedule.scope, CrawlScope::kSameHost);
   EXPECT_EQ(back.schedule.max_pages_per_host, 40u);
   // A politeness key other than the host (stored by a crawlrank serve --host-key domain)

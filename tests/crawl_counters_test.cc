@@ -292,8 +292,8 @@ class SchedulerCountersTest : public ::testing::Test {
     db_ = *std::move(db);
     SchedulerOptions options;
     options.clock = &clock_;
-    options.min_delay_ms = 0;
-    options.max_in_flight_per_host = 100;
+    options.delay_ms = 0;
+    options.per_host = 100;
     options.max_retries = 1;
     options.retry_ms = 1000;
     options.score = ScoreMode::kBreadthFirst;

@@ -16,8 +16,8 @@ using testing::TempDir;
 SchedulerOptions Options(const ManualClock& clock) {
   SchedulerOptions options;
   options.clock = &clock;
-  options.min_delay_ms = 0;
-  options.max_in_flight_per_host = 10;  // every page of a host handed out at once
+  options.delay_ms = 0;
+  options.per_host = 10;  // every page of a host handed out at once
   options.max_retries = 1;
   options.retry_ms = 1000;
   return options;
@@ -152,8 +152,8 @@ TEST(FailedPagesTest, FailQueuedTakesOneOriginOfAHost) {
   ManualClock clock(7'000);
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
   SchedulerOptions options = Options(clock);
-  options.min_delay_ms = 60'000;  // one hand-out per host: the rest stays queued
-  options.max_in_flight_per_host = 1;
+  options.delay_ms = 60'000;  // one hand-out per host: the rest stays queued
+  options.per_host = 1;
   ASSERT_OK_AND_ASSIGN(auto s, Scheduler::Open(*db, options));
   ASSERT_OK(s->AddSeeds({"http://a.example/1", "http://a.example/2", "http://a.example?q",
                          "http://a.example:8080/3", "https://a.example/4", "http://a.example.org/5",

@@ -54,8 +54,8 @@ CrawledPage PageOf(uint32_t i) {
 
 SchedulerOptions CrawlOptions() {
   SchedulerOptions options;
-  options.min_delay_ms = 0;
-  options.max_in_flight_per_host = 2;
+  options.delay_ms = 0;
+  options.per_host = 2;
   options.lease_ms = 3'600'000;  // no lease expires within one run
   options.retry_ms = 1;
   options.max_retries = 100;  // more than the runs: a page fails at most once a run

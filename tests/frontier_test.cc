@@ -214,7 +214,7 @@ CrawlerOptions LocalOptions(const FrontierTestServer& server) {
   CrawlerOptions options;
   options.seeds = {server.Url("/")};
   options.allow_private = true;
-  options.schedule.min_delay_ms = 0;
+  options.schedule.delay_ms = 0;
   options.parse_threads = 1;
   options.timeout_ms = 5000;
   return options;

@@ -1,7 +1,7 @@
 // Politeness without a PageDB: the host table (src/schedule/host_table.h) is given `now` on
 // every call, so these tests drive time by hand. Expected values follow from the rules
 // SchedulerOptions documents: a delay runs from one hand-out to the next, a crawl delay
-// longer than min_delay_ms replaces it, a group shares one in-flight budget and one delay,
+// longer than delay_ms replaces it, a group shares one in-flight budget and one delay,
 // the hard rate applies only when no host is ready at the soft one.
 #include "schedule/host_table.h"
 
@@ -40,7 +40,7 @@ class HostTableTest : public ::testing::Test {
 
 SchedulerOptions Polite(int64_t delay_ms) {
   SchedulerOptions options;
-  options.min_delay_ms = delay_ms;
+  options.delay_ms = delay_ms;
   return options;
 }
 
@@ -82,7 +82,7 @@ TEST_F(HostTableTest, LongerCrawlDelayAlsoExtendsTheDelayRunning) {
   EXPECT_EQ(hosts.DelayOf(hosts[a]), 5000);
   EXPECT_EQ(HandOut(hosts, 4999), std::nullopt);
   EXPECT_EQ(HandOut(hosts, 5000), 1u);
-  // A shorter crawl delay never goes below min_delay_ms.
+  // A shorter crawl delay never goes below delay_ms.
   entry.crawl_delay_ms = 10;
   hosts.Apply(a, entry, 5000);
   EXPECT_EQ(hosts.DelayOf(hosts[a]), 1000);

@@ -157,7 +157,7 @@ TEST(PageDbValidateTest, TheSchedulersReportsAreCheckedTheSameWay) {
   {
     ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
     SchedulerOptions options;
-    options.min_delay_ms = 0;
+    options.delay_ms = 0;
     ASSERT_OK_AND_ASSIGN(auto scheduler, Scheduler::Open(*db, options));
     ASSERT_OK(scheduler->AddSeeds({"http://seed.test/"}));
     ASSERT_OK_AND_ASSIGN(std::vector<Request> leased, scheduler->Next(1));

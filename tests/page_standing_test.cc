@@ -16,7 +16,7 @@ SchedulerOptions ScopedOptions(const ManualClock& clock, std::vector<std::string
   options.clock = &clock;
   options.scope = CrawlScope::kSameHost;
   options.scope_hosts = std::move(hosts);
-  options.deny_patterns = {"/private/"};
+  options.deny = {"/private/"};
   options.max_depth = 1;
   return options;
 }
@@ -37,8 +37,8 @@ TEST(PageStandingTest, EachPageStandsAsTheCrawlJudgesIt) {
   ManualClock clock(1'000);
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
   SchedulerOptions options = ScopedOptions(clock, {"a.example", "c.example"});
-  options.min_delay_ms = 0;
-  options.max_in_flight_per_host = 10;
+  options.delay_ms = 0;
+  options.per_host = 10;
   options.max_retries = 0;
   std::map<std::string, std::string> expected;
   {

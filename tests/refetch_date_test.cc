@@ -27,8 +27,8 @@ class RefetchDateTest : public ::testing::Test {
   static SchedulerOptions NoRevisits() {
     SchedulerOptions options;
     options.score = ScoreMode::kLinkScore;
-    options.min_delay_ms = 0;
-    options.max_in_flight_per_host = 1000;
+    options.delay_ms = 0;
+    options.per_host = 1000;
     return options;
   }
   void Open(SchedulerOptions options) {

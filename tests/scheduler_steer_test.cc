@@ -37,8 +37,8 @@ class SchedulerSteerTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(db_, PageDb::Open(dir_.Sub("db"), Fast()));
     SchedulerOptions options;
     options.score = ScoreMode::kLinkScore;
-    options.min_delay_ms = 0;
-    options.max_in_flight_per_host = 1000;
+    options.delay_ms = 0;
+    options.per_host = 1000;
     options.retry_ms = 1000;
     options.clock = &clock_;
     ASSERT_OK_AND_ASSIGN(scheduler_, Scheduler::Open(*db_, options));

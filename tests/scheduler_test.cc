@@ -102,8 +102,8 @@ class SchedulerTest : public ::testing::Test {
   static SchedulerOptions Unthrottled() {
     SchedulerOptions options;
     options.score = ScoreMode::kLinkScore;
-    options.min_delay_ms = 0;
-    options.max_in_flight_per_host = 1000;
+    options.delay_ms = 0;
+    options.per_host = 1000;
     return options;
   }
   // A rank mode, no politeness, ranked only by Rerank() (none due by growth), in Next
@@ -698,7 +698,7 @@ TEST_F(SchedulerTest, FailuresRetryWithDoublingBackOffThenFail) {
 
 TEST_F(SchedulerTest, TooManyRequestsHoldsTheWholeHost) {
   SchedulerOptions options = Unthrottled();
-  options.max_in_flight_per_host = 1;
+  options.per_host = 1;
   options.hold_ms = 10'000;
   Open(options);
   ASSERT_OK(
@@ -739,8 +739,8 @@ TEST_F(SchedulerTest, LimitsOfDepthPagesPerHostAndPages) {
 
 TEST_F(SchedulerTest, SchemesAndUrlPatternsFilterPages) {
   SchedulerOptions options = Unthrottled();
-  options.deny_patterns = {"/private/"};
-  options.allow_patterns = {"^https?://[a-z]\\.example/"};
+  options.deny = {"/private/"};
+  options.allow = {"^https?://[a-z]\\.example/"};
   options.allowed_schemes = {"http"};
   Open(options);
   ASSERT_OK(scheduler_->AddSeeds({"http://a.example/"}));
@@ -751,7 +751,7 @@ TEST_F(SchedulerTest, SchemesAndUrlPatternsFilterPages) {
   EXPECT_EQ(Urls(Next(10)), std::vector<std::string>{"http://a.example/public"});
   EXPECT_EQ(scheduler_->GetStats().filtered, 3u);
   scheduler_.reset();
-  options.deny_patterns = {"("};
+  options.deny = {"("};
   const Status bad = Scheduler::Open(*db_, options).status();
   EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad.message().find("URL pattern \"(\""), std::string::npos) << bad.ToString();
@@ -761,7 +761,7 @@ TEST_F(SchedulerTest, SchemesAndUrlPatternsFilterPages) {
 // host, down to 10 ms when no host is ready at 4 s.
 TEST_F(SchedulerTest, HardRateAppliesOnlyWhenNothingIsReadyAtTheSoftRate) {
   SchedulerOptions options;
-  options.min_delay_ms = 1000 / 0.25;
+  options.delay_ms = 1000 / 0.25;
   options.busy_delay_ms = 1000 / 100;
   Open(options);
   ASSERT_OK(
@@ -797,7 +797,7 @@ TEST_F(SchedulerTest, MaxPagesEndsTheCrawl) {
 
 TEST_F(SchedulerTest, RestartReturnsLeasesAtOnceAndKeepsRetriesHoldsAndDelays) {
   SchedulerOptions options = Unthrottled();
-  options.max_in_flight_per_host = 1;
+  options.per_host = 1;
   options.retry_ms = 60'000;
   Open(options);
   ASSERT_OK(scheduler_->AddSeeds({"http://a.example/", "http://b.example/", "http://c.example/"}));
@@ -871,7 +871,7 @@ TEST_F(SchedulerTest, HoldHostHoldsUntilItsTimeSurvivesReopeningAndZeroLetsGo) {
 
 TEST_F(SchedulerTest, NextOfHostHandsOutThatHostsPagesWithinItsPoliteness) {
   SchedulerOptions options = Unthrottled();
-  options.max_in_flight_per_host = 2;
+  options.per_host = 2;
   Open(options);
   ASSERT_OK(scheduler_->AddSeeds({"http://a.example/1", "http://a.example/2", "http://a.example/3",
                                   "http://b.example/1"}));
@@ -896,7 +896,7 @@ TEST_F(SchedulerTest, NextOfHostHandsOutThatHostsPagesWithinItsPoliteness) {
 
 TEST_F(SchedulerTest, SetDefaultDelaySpacesEveryHostFromItsLastHandOut) {
   SchedulerOptions options = Unthrottled();
-  options.max_in_flight_per_host = 1;
+  options.per_host = 1;
   Open(options);
   ASSERT_OK(scheduler_->AddSeeds({"http://a.example/1", "http://a.example/2", "http://a.example/3",
                                   "http://b.example/1", "http://b.example/2"}));
@@ -1367,7 +1367,7 @@ TEST_F(SchedulerTest, PolitenessHoldsUnderConcurrentRandomOperations) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::printf("PolitenessHoldsUnderConcurrentRandomOperations seed %u\n", seed);
   SchedulerOptions options;
-  options.min_delay_ms = 50;
+  options.delay_ms = 50;
   options.lease_ms = 1'000'000;
   Open(options);
   std::vector<std::string> seeds;
@@ -1431,7 +1431,7 @@ TEST_F(SchedulerTest, PolitenessHoldsUnderConcurrentRandomOperations) {
     std::sort(list.begin(), list.end(),
               [](const HandOut& a, const HandOut& b) { return a.lease < b.lease; });
     for (size_t i = 1; i < list.size(); ++i) {
-      EXPECT_GE(list[i].after, list[i - 1].before + options.min_delay_ms)
+      EXPECT_GE(list[i].after, list[i - 1].before + options.delay_ms)
           << host << ": hand-outs " << i - 1 << " and " << i << " too close";
     }
   }

@@ -130,10 +130,10 @@ TEST(UrlPatternTest, AStoredPatternRe2RefusesStopsTheConfigurationNamingIt) {
   EXPECT_NE(applied.message().find("configuration key deny: URL pattern \"/(?!en/)\""),
             std::string::npos)
       << applied.message();
-  EXPECT_TRUE(options.deny_patterns.empty());
+  EXPECT_TRUE(options.deny.empty());
   stored["deny"] = "/ok/\n/[a-z]+/";
   ASSERT_TRUE(ApplySchedulerConfig(stored, &options).ok());
-  EXPECT_EQ(options.deny_patterns, (std::vector<std::string>{"/ok/", "/[a-z]+/"}));
+  EXPECT_EQ(options.deny, (std::vector<std::string>{"/ok/", "/[a-z]+/"}));
 }
 
 }  // namespace

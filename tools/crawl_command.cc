@@ -241,11 +241,11 @@ void AddCrawlOptions(CommandLine& app, CrawlArgs& a) {
   app.Flag("--reset-config", a.reset_config,
            "forget the stored configuration: this run's options and the defaults replace "
            "it");
-  app.Add("--allow", o.schedule.allow_patterns, "fetch only URLs matching one of these (regex)");
-  app.Add("--deny", o.schedule.deny_patterns, "never fetch URLs matching this (regex)");
+  app.Add("--allow", o.schedule.allow, "fetch only URLs matching one of these (regex)");
+  app.Add("--deny", o.schedule.deny, "never fetch URLs matching this (regex)");
   app.Add("--delay", a.delay_s, "seconds between two requests to one host")->ShowDefault();
   app.Add("--concurrency", o.concurrency, "requests in flight in all")->ShowDefault();
-  app.Add("--per-host", o.schedule.max_in_flight_per_host, "requests in flight per host")->ShowDefault();
+  app.Add("--per-host", o.schedule.per_host, "requests in flight per host")->ShowDefault();
   app.Add("--user-agent", o.user_agent,
           "User-Agent; its first word is the robots.txt "
           "token")
@@ -338,7 +338,7 @@ int ApplyArgs(const CommandLine& app, CrawlArgs& a) {
                    a.connect_timeout_s, a.max_crawl_delay_s, a.frontier_give_up_s}) {
     if (!std::isfinite(v) || v < 0) return UsageError(app, "times must be 0 or more seconds");
   }
-  o.schedule.min_delay_ms = std::llround(a.delay_s * 1000);
+  o.schedule.delay_ms = std::llround(a.delay_s * 1000);
   o.schedule.retry_ms = std::llround(a.retry_delay_s * 1000);
   if (a.revisit_s > 0) {
     o.schedule.revisits = true;
@@ -363,10 +363,10 @@ int ApplyArgs(const CommandLine& app, CrawlArgs& a) {
   }
   // Before anything is opened: a given pattern RE2 refuses is a usage error, and must
   // never reach the configuration stored in the DB.
-  for (const auto* list : {&o.schedule.allow_patterns, &o.schedule.deny_patterns}) {
+  for (const auto* list : {&o.schedule.allow, &o.schedule.deny}) {
     for (const std::string& pattern : *list) {
       if (Result<UrlPattern> compiled = UrlPattern::Compile(pattern); !compiled.ok()) {
-        const char* name = list == &o.schedule.allow_patterns ? "--allow" : "--deny";
+        const char* name = list == &o.schedule.allow ? "--allow" : "--deny";
         return UsageError(app, std::string(name) + ": " + compiled.status().message());
       }
     }
@@ -392,8 +392,8 @@ std::optional<FetchLogFile> OpenLog(const CommandLine& app, const CrawlArgs& a, 
 int CrawlRemote(const CommandLine& app, CrawlArgs& a, UrlProfile profile) {
 #ifdef CRAWLRANK_WITH_SERVER
   CrawlerOptions& o = a.crawl;
-  if (o.schedule.scope != CrawlScope::kAny || !o.schedule.allow_patterns.empty() ||
-      !o.schedule.deny_patterns.empty()) {
+  if (o.schedule.scope != CrawlScope::kAny || !o.schedule.allow.empty() ||
+      !o.schedule.deny.empty()) {
     return UsageError(app, "--frontier: the scope and patterns are the server's (its "
                            "stored configuration): give them to the crawl it serves");
   }

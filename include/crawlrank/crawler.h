@@ -109,8 +109,8 @@ struct CrawlerOptions {
   // - schedule.revisits: a revisit is a conditional GET (If-Modified-Since: the last
   //   crawl); a 304 counts as unchanged. With revisits on, a crawl never runs out of work:
   //   it ends by Stop() or max_time_ms.
-  // - schedule.min_delay_ms: between two requests to one host (robots.txt's Crawl-delay
-  //   can raise it); max_in_flight_per_host: requests in flight at once to one host.
+  // - schedule.delay_ms: between two requests to one host (robots.txt's Crawl-delay
+  //   can raise it); per_host: requests in flight at once to one host.
   // - schedule.retry_ms, max_retries: a failure that may pass (timeout, connection, 5xx)
   //   is retried after retry_ms, doubled for each further failure of the page, up to
   //   max_retries times. An origin whose robots.txt cannot be fetched backs off the same

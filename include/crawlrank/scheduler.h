@@ -150,7 +150,7 @@ class Scheduler final : public Frontier {
   Result<uint64_t> FailQueued(std::string_view host, std::string_view origin,
                               const FailureReport& report) override;
 
-  // Sets the crawl delay of a host (robots.txt); 0 restores min_delay_ms. Persisted.
+  // Sets the crawl delay of a host (robots.txt); 0 restores delay_ms. Persisted.
   Status SetCrawlDelay(std::string_view host, int64_t delay_ms) override;
 
   // Holds a host until `until_ms` (Unix ms): none of its pages is handed out before then,
@@ -161,7 +161,7 @@ class Scheduler final : public Frontier {
   // a host not known. Not those in flight or waiting for a retry.
   uint64_t QueuedOfHost(std::string_view host) const;
 
-  // Sets min_delay_ms from now on: the delay between two requests to a host that has no
+  // Sets delay_ms from now on: the delay between two requests to a host that has no
   // longer crawl delay of its own. A host waiting out the old delay waits the new one from
   // its last hand-out. Not persisted: the caller stores it with the crawl's configuration
   // (crawl_config.h, key delay_ms), as crawlrank_serve's SetDelay does.
@@ -174,7 +174,7 @@ class Scheduler final : public Frontier {
   Status SetHostLimit(std::string_view host, uint64_t max_pages);
 
   // Puts a host (a politeness key) into a politeness group, e.g. the hosts of one server
-  // IP: requests in flight to any of its hosts count against one max_in_flight_per_host,
+  // IP: requests in flight to any of its hosts count against one per_host,
   // and the delay runs from the last request to any of them (each host's own crawl delay
   // and holds still apply to it). An empty group takes the host out. Persisted.
   Status SetHostGroup(std::string_view host, std::string_view group);

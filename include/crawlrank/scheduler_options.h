@@ -45,13 +45,13 @@ struct SchedulerOptions {
   // Minimum time between two requests to one host, from one hand-out to the next. 0 turns
   // the delay off (a crawl of one's own test server). A crawl delay set with
   // SetCrawlDelay (robots.txt) raises it for that host.
-  int64_t min_delay_ms = 1000;
+  int64_t delay_ms = 1000;
   // Requests to one host in flight at once.
-  uint32_t max_in_flight_per_host = 1;
-  // A shorter delay a host gets when no host is ready at min_delay_ms, so that a crawl
+  uint32_t per_host = 1;
+  // A shorter delay a host gets when no host is ready at delay_ms, so that a crawl
   // left with few hosts goes faster (never below a crawl delay). -1: none. Aduana's
   // per-domain rates map onto the pair: SOFT_CRAWL_LIMIT r (default 0.25 requests/s) is
-  // min_delay_ms = 1000 / r, HARD_CRAWL_LIMIT R (default 100) is busy_delay_ms = 1000 / R.
+  // delay_ms = 1000 / r, HARD_CRAWL_LIMIT R (default 100) is busy_delay_ms = 1000 / R.
   int64_t busy_delay_ms = -1;
   // How long a 429 or 503 without Retry-After holds its host: this, doubled for every
   // further such answer in a row (up to max_hold_ms); a success resets it. A Retry-After
@@ -87,7 +87,7 @@ struct SchedulerOptions {
   // searched in the canonical URL: a page matching a deny pattern is filtered; with allow
   // patterns, so is one matching none of them. Scheduler::Open refuses a pattern RE2
   // rejects, naming the list, the pattern and the construct.
-  std::vector<std::string> allow_patterns, deny_patterns;
+  std::vector<std::string> allow, deny;
 
   // --- Revisits (off by default: a crawl then ends when nothing is queued or leased).
   // Crawled pages come back at the rate their content was seen to change (see

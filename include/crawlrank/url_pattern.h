@@ -2,7 +2,7 @@
 // searched in URLs in time linear in the URL's length.
 //
 // Every pattern a person writes goes through UrlPattern: the scheduler's allow and deny
-// lists (SchedulerOptions::allow_patterns, deny_patterns), its revisit rules
+// lists (SchedulerOptions::allow, deny), its revisit rules
 // (RevisitRule::pattern), the failed-page filter (FailureFilter::url_regex) and
 // page_db_find's argument. Patterns are RE2 syntax (https://github.com/google/re2/wiki/Syntax),
 // which is close to ECMAScript and POSIX extended syntax for what URL patterns use:

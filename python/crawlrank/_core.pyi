@@ -179,8 +179,8 @@ class PageDb:
 class SchedulerOptions:
     score: str
     host_key: str
-    min_delay_ms: int
-    max_in_flight_per_host: int
+    delay_ms: int
+    per_host: int
     busy_delay_ms: int
     hold_ms: int
     max_hold_ms: int
@@ -190,6 +190,11 @@ class SchedulerOptions:
     allowed_schemes: list[str]
     scope: str
     scope_hosts: list[str]
+    allow: list[str]
+    deny: list[str]
+    # Deprecated names (issue #42), each warning and naming the new one above.
+    min_delay_ms: int
+    max_in_flight_per_host: int
     allow_patterns: list[str]
     deny_patterns: list[str]
     revisits: bool

@@ -115,9 +115,9 @@ def failure_kind(error_name: str) -> Optional[str]:
 # (crawlrank/crawl_config.h; docs/crawler.md, "Stored configuration", has the table).
 CONFIG_KEYS = {
     "score": "score", "host_key": "host_key", "scope": "scope", "scope_hosts": "scope_hosts",
-    "allow_patterns": "allow", "deny_patterns": "deny", "max_pages": "max_pages",
+    "allow": "allow", "deny": "deny", "max_pages": "max_pages",
     "max_depth": "max_depth", "max_pages_per_host": "max_pages_per_host",
-    "min_delay_ms": "delay_ms", "max_in_flight_per_host": "per_host", "retry_ms": "retry_ms",
+    "delay_ms": "delay_ms", "per_host": "per_host", "retry_ms": "retry_ms",
     "max_retries": "max_retries", "revisits": "revisit_ms", "min_revisit_ms": "revisit_ms",
     "rank_template_links": "template_links",
 }

@@ -126,11 +126,42 @@ py::dict StatsDict(const SchedulerStats& s) {
   return d;
 }
 
+// The names four fields had before issue #42 gave each knob one name (the stored key's):
+// they still read and write the field, with a DeprecationWarning naming the new one.
+template <typename T>
+void DeprecatedName(py::class_<SchedulerOptions>& o, const char* old_name, const char* name,
+                    T SchedulerOptions::*field) {
+  const std::string message = std::string("SchedulerOptions.") + old_name + " is now " + name;
+  const auto warn = [message] {
+    if (PyErr_WarnEx(PyExc_DeprecationWarning, message.c_str(), 2) != 0) {
+      throw py::error_already_set();
+    }
+  };
+  o.def_property(
+      old_name,
+      [warn, field](const SchedulerOptions& s) {
+        warn();
+        return s.*field;
+      },
+      [warn, field](SchedulerOptions& s, const T& v) {
+        warn();
+        s.*field = v;
+      },
+      message.c_str());
+}
+
+void BindDeprecatedNames(py::class_<SchedulerOptions>& o) {
+  DeprecatedName(o, "min_delay_ms", "delay_ms", &SchedulerOptions::delay_ms);
+  DeprecatedName(o, "max_in_flight_per_host", "per_host", &SchedulerOptions::per_host);
+  DeprecatedName(o, "allow_patterns", "allow", &SchedulerOptions::allow);
+  DeprecatedName(o, "deny_patterns", "deny", &SchedulerOptions::deny);
+}
+
 void BindOptions(py::module_& m) {
   py::class_<SchedulerOptions> o(
       m, "SchedulerOptions",
       "Options of a Scheduler; every field has the C++ default (crawlrank/scheduler.h "
-      "documents each). Build with keywords: SchedulerOptions(min_delay_ms=0, score='opic').");
+      "documents each). Build with keywords: SchedulerOptions(delay_ms=0, score='opic').");
   o.def(py::init([](const py::kwargs& kwargs) { return OptionsOf(py::none(), kwargs); }))
       .def_property(
           "score", &ModeName,
@@ -146,8 +177,8 @@ void BindOptions(py::module_& m) {
           },
           [](SchedulerOptions& s, std::string_view name) { s.host_key = HostKeyModeOf(name); },
           "'host' (default) or 'domain' (registered domain): what one politeness budget covers")
-      .def_readwrite("min_delay_ms", &SchedulerOptions::min_delay_ms)
-      .def_readwrite("max_in_flight_per_host", &SchedulerOptions::max_in_flight_per_host)
+      .def_readwrite("delay_ms", &SchedulerOptions::delay_ms)
+      .def_readwrite("per_host", &SchedulerOptions::per_host)
       .def_readwrite("busy_delay_ms", &SchedulerOptions::busy_delay_ms)
       .def_readwrite("hold_ms", &SchedulerOptions::hold_ms)
       .def_readwrite("max_hold_ms", &SchedulerOptions::max_hold_ms)
@@ -161,8 +192,8 @@ void BindOptions(py::module_& m) {
           "'any' (default), 'same-host' or 'same-domain': the hosts scope_hosts names, or "
           "those and the names under them")
       .def_readwrite("scope_hosts", &SchedulerOptions::scope_hosts)
-      .def_readwrite("allow_patterns", &SchedulerOptions::allow_patterns)
-      .def_readwrite("deny_patterns", &SchedulerOptions::deny_patterns)
+      .def_readwrite("allow", &SchedulerOptions::allow)
+      .def_readwrite("deny", &SchedulerOptions::deny)
       .def_readwrite("revisits", &SchedulerOptions::revisits)
       .def_readwrite("min_revisit_ms", &SchedulerOptions::min_revisit_ms)
       .def_readwrite("max_revisit_ms", &SchedulerOptions::max_revisit_ms)
@@ -201,6 +232,7 @@ void BindOptions(py::module_& m) {
           "rank_template_min_pages",
           [](const SchedulerOptions& s) { return s.rank.template_links.min_pages; },
           [](SchedulerOptions& s, uint32_t v) { s.rank.template_links.min_pages = v; });
+  BindDeprecatedNames(o);
 }
 
 void BindConfig(py::module_& m) {

@@ -23,10 +23,10 @@ Result<std::vector<std::string>> CanonicalSeeds(const CrawlerOptions& options, U
 
 Status CheckCrawlerOptions(const CrawlerOptions& options) {
   if (options.concurrency == 0) return InvalidArgumentError("crawl: concurrency must be above 0");
-  if (options.schedule.max_in_flight_per_host == 0) {
+  if (options.schedule.per_host == 0) {
     return InvalidArgumentError("crawl: per-host must be above 0");
   }
-  if (options.schedule.min_delay_ms < 0) return InvalidArgumentError("crawl: negative delay");
+  if (options.schedule.delay_ms < 0) return InvalidArgumentError("crawl: negative delay");
   if (options.schedule.host_key != HostKeyMode::kHost) {
     return InvalidArgumentError(
         "crawl: the politeness key must be the host (schedule.host_key): the crawler keeps "

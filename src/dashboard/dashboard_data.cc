@@ -66,7 +66,7 @@ class StoredScope {
     StoredScope scope;
     CRAWLRANK_ASSIGN_OR_RETURN(const StoredConfig config, db.ReadConfig());
     CRAWLRANK_ASSIGN_OR_RETURN(const SchedulerOptions options, StoredSchedulerOptions(db));
-    if (config.contains("delay_ms")) scope.default_delay_ms_ = options.min_delay_ms;
+    if (config.contains("delay_ms")) scope.default_delay_ms_ = options.delay_ms;
     if (options.scope != CrawlScope::kAny) {
       SchedulerOptions only_scope;  // the scope alone: patterns and schemes are per page
       only_scope.scope = options.scope;

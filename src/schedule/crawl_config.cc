@@ -89,13 +89,13 @@ const std::vector<Field>& Fields() {
          return Status::Ok();
        }},
       List("scope_hosts", &SchedulerOptions::scope_hosts),
-      PatternList("allow", &SchedulerOptions::allow_patterns),
-      PatternList("deny", &SchedulerOptions::deny_patterns),
+      PatternList("allow", &SchedulerOptions::allow),
+      PatternList("deny", &SchedulerOptions::deny),
       Integer("max_pages", &SchedulerOptions::max_pages),
       Integer("max_depth", &SchedulerOptions::max_depth),
       Integer("max_pages_per_host", &SchedulerOptions::max_pages_per_host),
-      Integer("delay_ms", &SchedulerOptions::min_delay_ms),
-      Integer("per_host", &SchedulerOptions::max_in_flight_per_host),
+      Integer("delay_ms", &SchedulerOptions::delay_ms),
+      Integer("per_host", &SchedulerOptions::per_host),
       Integer("retry_ms", &SchedulerOptions::retry_ms),
       Integer("max_retries", &SchedulerOptions::max_retries),
       {"template_links",
@@ -194,7 +194,7 @@ std::vector<std::string> SplitConfigList(std::string_view value) {
 }
 
 Result<StoredConfig> SchedulerConfig(const SchedulerOptions& options) {
-  for (const auto* list : {&options.scope_hosts, &options.allow_patterns, &options.deny_patterns}) {
+  for (const auto* list : {&options.scope_hosts, &options.allow, &options.deny}) {
     for (const std::string& item : *list) {
       if (item.find('\n') != std::string::npos) {
         return InvalidArgumentError("scheduler options: \"" + item +

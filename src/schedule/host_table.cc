@@ -7,7 +7,7 @@
 namespace crawlrank {
 
 HostTable::HostTable(const SchedulerOptions& options)
-    : options_{options.host_key, options.min_delay_ms, options.max_in_flight_per_host,
+    : options_{options.host_key, options.delay_ms, options.per_host,
                options.busy_delay_ms, options.max_pages_per_host} {}
 
 uint32_t HostTable::NumberOfUrl(std::string_view url) {
@@ -28,7 +28,7 @@ std::optional<uint32_t> HostTable::Find(std::string_view key) const {
 }
 
 int64_t HostTable::DelayOf(const Host& h) const {
-  return std::max(options_.min_delay_ms, h.crawl_delay_ms);
+  return std::max(options_.delay_ms, h.crawl_delay_ms);
 }
 
 bool HostTable::Exhausted(const Host& h) const {
@@ -37,8 +37,8 @@ bool HostTable::Exhausted(const Host& h) const {
 }
 
 bool HostTable::HasRoom(const Host& h) const {
-  return h.in_flight < options_.max_in_flight_per_host &&
-         (h.group == kNoGroup || groups_[h.group].in_flight < options_.max_in_flight_per_host);
+  return h.in_flight < options_.per_host &&
+         (h.group == kNoGroup || groups_[h.group].in_flight < options_.per_host);
 }
 
 int64_t HostTable::ReadyAt(const Host& h) const {
@@ -138,7 +138,7 @@ void HostTable::JoinGroup(uint32_t number, const std::string& name, int64_t now)
 void HostTable::SetMinDelay(int64_t delay_ms, int64_t now) {
   std::vector<int64_t> before(hosts_.size());
   for (size_t i = 0; i < hosts_.size(); ++i) before[i] = DelayOf(hosts_[i]);
-  options_.min_delay_ms = delay_ms;
+  options_.delay_ms = delay_ms;
   for (Group& g : groups_) g.ready_at_ms = 0;
   for (size_t i = 0; i < hosts_.size(); ++i) {
     Host& h = hosts_[i];
@@ -151,7 +151,7 @@ void HostTable::SetMinDelay(int64_t delay_ms, int64_t now) {
 }
 
 bool HostTable::Busy() const {
-  return options_.busy_delay_ms >= 0 && options_.busy_delay_ms < options_.min_delay_ms;
+  return options_.busy_delay_ms >= 0 && options_.busy_delay_ms < options_.delay_ms;
 }
 
 int64_t HostTable::BusyDelayOf(const Host& h) const {

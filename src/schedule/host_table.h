@@ -4,7 +4,7 @@
 // Each host keeps its queued pages in a PageHeap; the page state machine pushes and takes
 // pages there, and calls Reschedule after any change to a host, which files the host where
 // PopReady looks for it: in `ready` by its best page when it may take a request now, else
-// in `waiting` by the time it may. With a hard rate (busy_delay_ms below min_delay_ms) it
+// in `waiting` by the time it may. With a hard rate (busy_delay_ms below delay_ms) it
 // is filed a second time at that rate, for the Next calls that find no host ready at the
 // normal one. Entries are invalidated by a ticket per host, never removed, and skipped as
 // they reach the top; Compact rebuilds the heaps when stale entries pile up. Nothing here
@@ -33,7 +33,7 @@ struct Host {
   uint32_t in_flight = 0;
   uint64_t done = 0;           // crawled or failed for good (max_pages_per_host)
   int64_t ready_at_ms = 0;     // the politeness delay since the last hand-out
-  int64_t crawl_delay_ms = 0;  // SetCrawlDelay; 0: min_delay_ms
+  int64_t crawl_delay_ms = 0;  // SetCrawlDelay; 0: delay_ms
   int64_t hold_until_ms = 0;   // 429 / 503
   uint32_t holds_in_a_row = 0;
   std::string robots;           // kept for the crawler (format version 3 reserves it)
@@ -61,7 +61,7 @@ class HostTable {
   const std::vector<Host>& all() const { return hosts_; }
 
   // ---- politeness of one host
-  // Its delay between two requests: min_delay_ms, or its crawl delay when longer.
+  // Its delay between two requests: delay_ms, or its crawl delay when longer.
   int64_t DelayOf(const Host& h) const;
   // Its page limit (its own, else max_pages_per_host) reached by what it has done and has
   // in flight.
@@ -97,7 +97,7 @@ class HostTable {
   // Moves the host into group `name` (empty: out of any group), and files it again.
   void JoinGroup(uint32_t number, const std::string& name, int64_t now);
 
-  // Changes min_delay_ms: each host's time since its last hand-out is measured against its
+  // Changes delay_ms: each host's time since its last hand-out is measured against its
   // new delay, and every host is filed again.
   void SetMinDelay(int64_t delay_ms, int64_t now);
 
@@ -107,7 +107,7 @@ class HostTable {
   // Moves the hosts whose time has come to `ready` (and, with a hard rate, `busy` ones).
   void PromoteWaiting(int64_t now);
   void PromoteBusy(int64_t now);
-  // The hard rate (busy_delay_ms) is in use: it is below min_delay_ms.
+  // The hard rate (busy_delay_ms) is in use: it is below delay_ms.
   bool Busy() const;
   // The ready host with the best page (`busy`: at the hard rate), taken off the heap; the
   // caller takes a page and files it again. nullopt when none is ready.
@@ -148,8 +148,8 @@ class HostTable {
 
   struct Politeness {
     HostKeyMode host_key;
-    int64_t min_delay_ms;
-    uint32_t max_in_flight_per_host;
+    int64_t delay_ms;
+    uint32_t per_host;
     int64_t busy_delay_ms;
     uint64_t max_pages_per_host;
   } options_;

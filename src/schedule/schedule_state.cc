@@ -5,12 +5,12 @@
 namespace crawlrank {
 
 Status ValidateSchedulerOptions(const SchedulerOptions& options) {
-  if (options.max_in_flight_per_host == 0 || options.min_delay_ms < 0 || options.lease_ms <= 0 ||
+  if (options.per_host == 0 || options.delay_ms < 0 || options.lease_ms <= 0 ||
       options.retry_ms < 0 || options.hold_ms < 0 || options.max_hold_ms < options.hold_ms ||
       options.progress_interval_ms < 0 || !(options.rerank_growth >= 0) || !(options.rerank_graph_growth >= 0)) {
     return InvalidArgumentError(
-        "scheduler options: max_in_flight_per_host must be at least 1, lease_ms above 0, "
-        "min_delay_ms, retry_ms, hold_ms, progress_interval_ms, rerank_growth and "
+        "scheduler options: per_host must be at least 1, lease_ms above 0, "
+        "delay_ms, retry_ms, hold_ms, progress_interval_ms, rerank_growth and "
         "rerank_graph_growth not negative, "
         "max_hold_ms at least hold_ms");
   }

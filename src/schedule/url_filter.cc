@@ -34,12 +34,12 @@ Result<UrlFilter> UrlFilter::Compile(const SchedulerOptions& options) {
     }
   }
   filter.schemes_ = options.allowed_schemes;
-  for (const auto* list : {&options.allow_patterns, &options.deny_patterns}) {
-    auto& compiled = list == &options.allow_patterns ? filter.allow_ : filter.deny_;
+  for (const auto* list : {&options.allow, &options.deny}) {
+    auto& compiled = list == &options.allow ? filter.allow_ : filter.deny_;
     for (const std::string& pattern : *list) {
       Result<UrlPattern> compiled_pattern = UrlPattern::Compile(pattern);
       if (!compiled_pattern.ok()) {
-        const char* which = list == &options.allow_patterns ? "allow" : "deny";
+        const char* which = list == &options.allow ? "allow" : "deny";
         return InvalidArgumentError(std::string(which) + " " +
                                     compiled_pattern.status().message());
       }

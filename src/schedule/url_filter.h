@@ -19,7 +19,7 @@ class UrlFilter {
  public:
   enum class Verdict : uint8_t { kAllowed, kFiltered, kOutOfScope };
 
-  // Compiles allow_patterns and deny_patterns (RE2, crawlrank/url_pattern.h) and the
+  // Compiles allow and deny (RE2, crawlrank/url_pattern.h) and the
   // scope's host set; InvalidArgument naming the list and a pattern that does not compile,
   // or a scope without hosts.
   static Result<UrlFilter> Compile(const SchedulerOptions& options);

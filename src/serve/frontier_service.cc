@@ -206,7 +206,7 @@ std::vector<AckMessage::Status> FrontierService::WriteGroup(std::span<const PutI
 size_t FrontierService::UrlsWanted(const urlfrontier::GetParams& request) const {
   // Never more of a queue than the scheduler lets be in flight to one host: the
   // politeness of every host holds whatever max_urls_per_queue asks.
-  uint64_t per_queue = scheduler_options_.max_in_flight_per_host;
+  uint64_t per_queue = scheduler_options_.per_host;
   if (request.max_urls_per_queue() != 0) {
     per_queue = std::min<uint64_t>(per_queue, request.max_urls_per_queue());
   }

@@ -157,7 +157,7 @@ def test_to_pandas_states_follow_the_stored_scope(cr, tmp_path):
     pytest.importorskip("pandas")
     with cr.PageDb(str(tmp_path / "db")) as db:
         options = cr.SchedulerOptions(scope="same-host", scope_hosts=["a.test"],
-                                      deny_patterns=["/private/"])
+                                      deny=["/private/"])
         db.write_config(cr.scheduler_config(options))
         db.add(cr.CrawledPage("http://a.test/", ["http://a.test/1", "http://a.test/private/2",
                                                  "http://b.test/3"], http_status=200))
@@ -234,8 +234,8 @@ def test_scheduler_is_polite_and_finishes(cr, tmp_path):
     with cr.PageDb(str(tmp_path / "db")) as db:
         with pytest.raises(TypeError, match="min_delay"):
             cr.Scheduler(db, min_delay=5)
-        sched = cr.Scheduler(db, clock=clock, score="breadth-first", min_delay_ms=1000,
-                             max_in_flight_per_host=2)
+        sched = cr.Scheduler(db, clock=clock, score="breadth-first", delay_ms=1000,
+                             per_host=2)
         sched.add_seeds(["http://a.test/", "http://a.test/2", "http://b.test/"])
         first = sched.next(10)
         # One request per host at a time: the second page of a.test waits for the delay.
@@ -267,11 +267,32 @@ def test_scheduler_is_polite_and_finishes(cr, tmp_path):
         sched.next(1)
 
 
+def test_the_old_option_names_still_work_and_name_the_new_one(cr, tmp_path):
+    """Issue #42: a knob has one name, its stored key's (delay_ms, per_host, allow, deny);
+    the names the fields had before read and write the same field, with a warning."""
+    options = cr.SchedulerOptions(delay_ms=250, per_host=3, allow=["a"], deny=["b"])
+    renamed = {"min_delay_ms": ("delay_ms", 250, 0), "max_in_flight_per_host": ("per_host", 3, 5),
+               "allow_patterns": ("allow", ["a"], ["c"]), "deny_patterns": ("deny", ["b"], [])}
+    for old, (new, value, other) in renamed.items():
+        with pytest.warns(DeprecationWarning, match=f"SchedulerOptions.{old} is now {new}"):
+            assert getattr(options, old) == value
+        with pytest.warns(DeprecationWarning, match=f"is now {new}"):
+            setattr(options, old, other)
+        assert getattr(options, new) == other
+    # A keyword argument with the old name sets the new field (and warns once).
+    with pytest.warns(DeprecationWarning, match="min_delay_ms is now delay_ms"):
+        built = cr.SchedulerOptions(min_delay_ms=40)
+    assert built.delay_ms == 40
+    with cr.PageDb(str(tmp_path / "db")) as db, pytest.warns(DeprecationWarning):
+        with cr.Scheduler(db, max_in_flight_per_host=7) as scheduler:
+            assert scheduler.options.per_host == 7
+
+
 def test_scheduler_payloads_and_priorities(cr, tmp_path):
     clock = cr.ManualClock(5_000)
     with cr.PageDb(str(tmp_path / "db")) as db:
-        with cr.Scheduler(db, clock=clock, score="breadth-first", min_delay_ms=0,
-                          max_in_flight_per_host=10) as sched:
+        with cr.Scheduler(db, clock=clock, score="breadth-first", delay_ms=0,
+                          per_host=10) as sched:
             sched.add_seeds([cr.QueuedExtra("http://a.test/low", b"low", 0),
                              cr.QueuedExtra("http://a.test/high", b"\x00high", 3),
                              "http://a.test/plain"])
@@ -349,7 +370,7 @@ def test_objects_keep_their_page_db_alive(cr, tmp_path):
     """A Scheduler or Snapshot made from a PageDb nobody else holds keeps it open."""
     import gc
 
-    sched = cr.Scheduler(cr.PageDb(str(tmp_path / "a")), min_delay_ms=0)
+    sched = cr.Scheduler(cr.PageDb(str(tmp_path / "a")), delay_ms=0)
     gc.collect()
     sched.add_seeds(["http://a.test/"])
     assert [r.url for r in sched.next(5)] == ["http://a.test/"]
@@ -376,7 +397,7 @@ def test_a_negative_crawl_time_is_refused_on_every_write_and_damages_nothing(cr,
             assert all(word in str(refused.value)
                        for word in ("crawl_time_ms", "-5", '"http://bad.test/"')), refused.value
         assert "http://bad.test/" not in db and "http://other.test/" not in db
-        with cr.Scheduler(db, clock=clock, min_delay_ms=0) as sched:
+        with cr.Scheduler(db, clock=clock, delay_ms=0) as sched:
             sched.add_seeds(["http://seed.test/"])
             (request,) = sched.next(1)
             with pytest.raises(cr.InvalidArgumentError, match=r'page "http://seed\.test/": crawl_time_ms is -5,'):

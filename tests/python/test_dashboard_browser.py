@@ -237,7 +237,7 @@ def many_hosts_db(bin_dir, tmp_path_factory) -> Path:
     db = tmp_path_factory.mktemp("hosts") / "db"
     clock = cr.ManualClock(1_780_000_000_000)
     with cr.PageDb(str(db)) as pdb, cr.Scheduler(
-            pdb, clock=clock, score="breadth-first", min_delay_ms=0, max_in_flight_per_host=50,
+            pdb, clock=clock, score="breadth-first", delay_ms=0, per_host=50,
             max_retries=1, retry_ms=1000) as sched:
         hosts = [f"h{i:02d}.test" for i in range(30)]
         sched.add_seeds([f"http://{h}/p{j}" for h in hosts for j in range(rng.randint(1, 12))])

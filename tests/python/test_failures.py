@@ -33,8 +33,8 @@ def test_failure_kinds_are_the_documented_list(cr):
 def test_failures_are_kept_listed_and_requeued(cr, tmp_path):
     path = str(tmp_path / "db")
     clock = cr.ManualClock(10_000)
-    with cr.PageDb(path) as db, cr.Scheduler(db, clock=clock, min_delay_ms=0, max_retries=0,
-                                             max_in_flight_per_host=10) as scheduler:
+    with cr.PageDb(path) as db, cr.Scheduler(db, clock=clock, delay_ms=0, max_retries=0,
+                                             per_host=10) as scheduler:
         scheduler.add_seeds(["http://a.example/1", "http://a.example/2", "http://b.example/"])
         for request in scheduler.next(10):
             if request.url == "http://b.example/":

@@ -41,10 +41,10 @@ def fe():
 def test_options_are_set_over_the_base(fe):
     import crawlrank
 
-    base = crawlrank.SchedulerOptions(min_delay_ms=5, lease_ms=7)
+    base = crawlrank.SchedulerOptions(delay_ms=5, lease_ms=7)
     options = fe.scheduler_options({"lease_ms": 1234, "score": "opic"}, base=base)
     assert options is base
-    assert (options.min_delay_ms, options.lease_ms, options.score) == (5, 1234, "opic")
+    assert (options.delay_ms, options.lease_ms, options.score) == (5, 1234, "opic")
     assert fe.scheduler_options({}).lease_ms == crawlrank.SchedulerOptions().lease_ms
 
 
@@ -128,7 +128,7 @@ def scheduler(tmp_path):
     import crawlrank
 
     with crawlrank.PageDb(str(tmp_path / "db")) as db:
-        with crawlrank.Scheduler(db, crawlrank.SchedulerOptions(min_delay_ms=0)) as scheduler:
+        with crawlrank.Scheduler(db, crawlrank.SchedulerOptions(delay_ms=0)) as scheduler:
             yield db, scheduler
 
 
@@ -274,9 +274,9 @@ def test_resolve_config_resumes_what_is_stored_and_stores_what_is_given(fe, tmp_
 
     path = str(tmp_path / "db")
     with crawlrank.PageDb(path) as db:
-        first = crawlrank.SchedulerOptions(min_delay_ms=0, scope="same-host",
-                                           scope_hosts=["a.example"], deny_patterns=["/x/"])
-        fe.resolve_config(db, first, {"min_delay_ms", "scope", "scope_hosts", "deny_patterns"},
+        first = crawlrank.SchedulerOptions(delay_ms=0, scope="same-host",
+                                           scope_hosts=["a.example"], deny=["/x/"])
+        fe.resolve_config(db, first, {"delay_ms", "scope", "scope_hosts", "deny"},
                           log)
         assert lines == []  # nothing was stored
         stored = db.config()
@@ -284,14 +284,14 @@ def test_resolve_config_resumes_what_is_stored_and_stores_what_is_given(fe, tmp_
         assert stored["scope_hosts"] == "a.example" and stored["deny"] == "/x/"
         # Nothing given: the stored values come back over the front end's defaults.
         resumed = fe.resolve_config(db, crawlrank.SchedulerOptions(), set(), log)
-        assert (resumed.min_delay_ms, resumed.scope, resumed.scope_hosts,
-                resumed.deny_patterns) == (0, "same-host", ["a.example"], ["/x/"])
+        assert (resumed.delay_ms, resumed.scope, resumed.scope_hosts,
+                resumed.deny) == (0, "same-host", ["a.example"], ["/x/"])
         assert lines == [f"crawlrank: resumed with the configuration stored in {path} "
                          "(settings given this run override it)"]
         # Given: overrides, is stored, and one line names the change.
-        given = fe.resolve_config(db, crawlrank.SchedulerOptions(min_delay_ms=250),
-                                  {"min_delay_ms"}, log)
-        assert given.min_delay_ms == 250 and given.scope == "same-host"
+        given = fe.resolve_config(db, crawlrank.SchedulerOptions(delay_ms=250),
+                                  {"delay_ms"}, log)
+        assert given.delay_ms == 250 and given.scope == "same-host"
         assert lines[-1] == (f"crawlrank: changed the configuration stored in {path}: "
                              "delay_ms 0 -> 250")
         assert db.config()["delay_ms"] == "250"
@@ -337,13 +337,13 @@ def test_a_stored_pattern_re2_refuses_is_named_not_dropped(fe, tmp_path):
                            match=r'configuration key allow: URL pattern "/\(\?<=x\)y"'):
             fe.resolve_config(db, crawlrank.SchedulerOptions(), set(), print)
         # Given again, the list replaces the stored one.
-        given = fe.resolve_config(db, crawlrank.SchedulerOptions(allow_patterns=["/docs/"]),
-                                  {"allow_patterns"}, print)
-        assert given.allow_patterns == ["/docs/"]
+        given = fe.resolve_config(db, crawlrank.SchedulerOptions(allow=["/docs/"]),
+                                  {"allow"}, print)
+        assert given.allow == ["/docs/"]
         assert db.config()["allow"] == "/docs/"
     with pytest.raises(crawlrank.InvalidArgumentError, match=r"deny URL pattern \"\(\?=a\)\""):
         crawlrank.Scheduler.inspect(crawlrank.PageDb(str(tmp_path / "db")),
-                                    options=crawlrank.SchedulerOptions(deny_patterns=["(?=a)"]))
+                                    options=crawlrank.SchedulerOptions(deny=["(?=a)"]))
 
 
 # ---- why a crawl had nothing to do
@@ -356,7 +356,7 @@ def test_nothing_to_crawl_says_why(fe, tmp_path):
 
     def why(path, seeds=(), crawl=0, **fields):
         with crawlrank.PageDb(str(tmp_path / path)) as db, \
-                crawlrank.Scheduler(db, min_delay_ms=0, max_in_flight_per_host=8,
+                crawlrank.Scheduler(db, delay_ms=0, per_host=8,
                                     **fields) as core:
             core.add_seeds(list(seeds))
             for request in core.next(crawl):

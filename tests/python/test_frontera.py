@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.needs_crawlrank,
               pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
 HERE = Path(__file__).resolve().parent
-FAST = {"min_delay_ms": 0, "max_in_flight_per_host": 8}
+FAST = {"delay_ms": 0, "per_host": 8}
 
 
 @pytest.fixture(scope="module")
@@ -395,15 +395,15 @@ def test_aduana_settings_map_to_scheduler_options(cf):
         "SOFT_CRAWL_LIMIT": 4, "HARD_CRAWL_LIMIT": 100, "MAX_CRAWL_DEPTH": 3,
         "SCORE_UPDATE_INTERVAL": 2.5, "PAGE_RANK_DAMPING": 0.5,
         "CRAWLRANK_SCHEDULER_OPTIONS": {"lease_ms": 1234, "max_retries": 0}})).scheduler_options()
-    assert (options.min_delay_ms, options.busy_delay_ms, options.max_depth) == (250, 10, 3)
+    assert (options.delay_ms, options.busy_delay_ms, options.max_depth) == (250, 10, 3)
     assert (options.rerank_interval_ms, options.rank_damping) == (2500, 0.5)
     assert (options.lease_ms, options.max_retries) == (1234, 0)
     defaults = cf.BackendSettings.from_settings(Settings()).scheduler_options()
     import crawlrank
 
     plain = crawlrank.SchedulerOptions()
-    assert (defaults.min_delay_ms, defaults.max_in_flight_per_host, defaults.busy_delay_ms) == \
-        (plain.min_delay_ms, plain.max_in_flight_per_host, plain.busy_delay_ms)
+    assert (defaults.delay_ms, defaults.per_host, defaults.busy_delay_ms) == \
+        (plain.delay_ms, plain.per_host, plain.busy_delay_ms)
 
 
 def test_scrapy_settings_give_the_politeness(cf):
@@ -413,10 +413,10 @@ def test_scrapy_settings_give_the_politeness(cf):
     scrapy_settings = ScrapySettings({"DOWNLOAD_DELAY": 0.5, "CONCURRENT_REQUESTS_PER_DOMAIN": 4})
     options = cf.BackendSettings.from_settings(
         ScrapySettingsAdapter(scrapy_settings)).scheduler_options()
-    assert (options.min_delay_ms, options.max_in_flight_per_host) == (500, 4)
+    assert (options.delay_ms, options.per_host) == (500, 4)
     scrapy_settings.set("SOFT_CRAWL_LIMIT", 10)  # Aduana's name wins
     assert cf.BackendSettings.from_settings(
-        ScrapySettingsAdapter(scrapy_settings)).scheduler_options().min_delay_ms == 100
+        ScrapySettingsAdapter(scrapy_settings)).scheduler_options().delay_ms == 100
 
 
 @pytest.mark.parametrize("name, value", [
@@ -430,7 +430,7 @@ def test_scrapy_settings_give_the_politeness(cf):
     ("CRAWLRANK_URL_PROFILE", "rfc"),
     ("CRAWLRANK_DURABILITY", "always"),
     ("CRAWLRANK_RANK_AT_CLOSE", "maybe"),
-    ("CRAWLRANK_SCHEDULER_OPTIONS", ["min_delay_ms"]),
+    ("CRAWLRANK_SCHEDULER_OPTIONS", ["delay_ms"]),
     ("CRAWLRANK_SCHEDULER_OPTIONS", {"no_such_option": 1}),
     ("CRAWLRANK_SCHEDULER_OPTIONS", {"lease_ms": "long"}),
 ])

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TINY_CRAWL = r"""
 import crawlrank, sys
 assert crawlrank.__file__.startswith(sys.prefix), crawlrank.__file__
-with crawlrank.PageDb(sys.argv[1]) as db, crawlrank.Scheduler(db, min_delay_ms=0) as s:
+with crawlrank.PageDb(sys.argv[1]) as db, crawlrank.Scheduler(db, delay_ms=0) as s:
     s.add_seeds(["http://a.test/"])
     pages = {"http://a.test/": ["http://a.test/b", "http://a.test/c"], "http://a.test/b": ["http://a.test/c"]}
     while not s.stats().finished:

@@ -227,7 +227,7 @@ def cut_short(tmp_path_factory):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.environ["CRAWLRANK_PYTHON_DIR"],
                                                        str(HERE)]))
     extra = {"CRAWLRANK_MAX_PAGES": 6,
-             "CRAWLRANK_OPTIONS": {"hold_ms": 1, "max_retries": 1, "deny_patterns": ["/low$"]}}
+             "CRAWLRANK_OPTIONS": {"hold_ms": 1, "max_retries": 1, "deny": ["/low$"]}}
     proc = subprocess.run(["/usr/bin/python3", str(HERE / "scrapy_cases.py"), str(tmp / "db"),
                            str(tmp / "out.json"), json.dumps(extra)], env=env,
                           capture_output=True, text=True, timeout=300)

@@ -65,8 +65,8 @@ class BackendSettings:
 
     page_db: Optional[str] = None  # PAGE_DB_PATH; None: a temporary PageDB, deleted at stop
     score: Optional[str] = None  # SCORER (+ USE_SCORES)
-    min_delay_ms: Optional[int] = None  # SOFT_CRAWL_LIMIT, else DOWNLOAD_DELAY
-    max_in_flight_per_host: Optional[int] = None  # CONCURRENT_REQUESTS_PER_DOMAIN
+    delay_ms: Optional[int] = None  # SOFT_CRAWL_LIMIT, else DOWNLOAD_DELAY
+    per_host: Optional[int] = None  # CONCURRENT_REQUESTS_PER_DOMAIN
     busy_delay_ms: Optional[int] = None  # HARD_CRAWL_LIMIT
     max_depth: Optional[int] = None  # MAX_CRAWL_DEPTH
     rerank_interval_ms: Optional[int] = None  # SCORE_UPDATE_INTERVAL
@@ -88,16 +88,16 @@ class BackendSettings:
             score=_score_mode(get("SCORER"), use_scores),
             busy_delay_ms=_per_request_ms(get, "HARD_CRAWL_LIMIT"),
             max_depth=_integer(get, "MAX_CRAWL_DEPTH", minimum=0),
-            max_in_flight_per_host=_integer(get, "CONCURRENT_REQUESTS_PER_DOMAIN", minimum=1),
+            per_host=_integer(get, "CONCURRENT_REQUESTS_PER_DOMAIN", minimum=1),
             url_profile=_choice(get, "CRAWLRANK_URL_PROFILE", ("w3lib", "rfc3986"), "w3lib"),
             durability=_choice(get, "CRAWLRANK_DURABILITY", ("sync", "periodic", "none"),
                                "periodic"),
             rank_at_close=_flag(get, RANK_AT_CLOSE_SETTING, True),
         )
-        out.min_delay_ms = _per_request_ms(get, "SOFT_CRAWL_LIMIT")
-        if out.min_delay_ms is None:
+        out.delay_ms = _per_request_ms(get, "SOFT_CRAWL_LIMIT")
+        if out.delay_ms is None:
             delay = _number(get, "DOWNLOAD_DELAY", minimum=0.0)
-            out.min_delay_ms = None if delay is None else round(delay * 1000)
+            out.delay_ms = None if delay is None else round(delay * 1000)
         interval = _number(get, "SCORE_UPDATE_INTERVAL", minimum=0.0, inclusive=False)
         out.rerank_interval_ms = None if interval is None else max(1, round(interval * 1000))
         damping = _number(get, "PAGE_RANK_DAMPING", minimum=0.0, inclusive=False)
@@ -115,7 +115,7 @@ class BackendSettings:
     def given(self) -> Set[str]:
         """The SchedulerOptions fields these settings set (the others resume the
         configuration stored in the PageDB)."""
-        fields = {name for name in ("score", "min_delay_ms", "max_in_flight_per_host",
+        fields = {name for name in ("score", "delay_ms", "per_host",
                                     "busy_delay_ms", "max_depth", "rerank_interval_ms")
                   if getattr(self, name) is not None}
         return fields | set(self.options)
@@ -134,7 +134,7 @@ class BackendSettings:
                 raise SettingsError(f"SCORER={self.score!r}: expected one of "
                                     f"{', '.join(ADUANA_SCORERS)} or a crawlrank score mode "
                                     f"({error})") from None
-        for name in ("min_delay_ms", "max_in_flight_per_host", "busy_delay_ms", "max_depth",
+        for name in ("delay_ms", "per_host", "busy_delay_ms", "max_depth",
                      "rerank_interval_ms", "rank_damping"):
             value = getattr(self, name)
             if value is not None:

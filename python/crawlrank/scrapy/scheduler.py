@@ -148,8 +148,8 @@ class SchedulerSettings:
     def scheduler_options(self) -> crawlrank.SchedulerOptions:
         """The CRAWLRANK_* settings above, with CRAWLRANK_OPTIONS over them (NotConfigured,
         naming the option, for one crawlrank cannot use)."""
-        fields = dict(score=self.score, min_delay_ms=self.delay_ms,
-                      max_in_flight_per_host=self.per_host, host_key=self.host_key,
+        fields = dict(score=self.score, delay_ms=self.delay_ms,
+                      per_host=self.per_host, host_key=self.host_key,
                       max_depth=self.max_depth, max_pages=self.max_pages,
                       max_retries=self.max_retries, lease_ms=self.lease_ms)
         try:
@@ -242,8 +242,8 @@ def _flag(value: Any) -> bool:
 # The settings that set each stored SchedulerOptions field (docs/python.md).
 _GIVEN_BY = {
     "score": ("CRAWLRANK_SCORE",),
-    "min_delay_ms": ("CRAWLRANK_DELAY_MS", "DOWNLOAD_DELAY"),
-    "max_in_flight_per_host": ("CRAWLRANK_PER_HOST", "CONCURRENT_REQUESTS_PER_DOMAIN"),
+    "delay_ms": ("CRAWLRANK_DELAY_MS", "DOWNLOAD_DELAY"),
+    "per_host": ("CRAWLRANK_PER_HOST", "CONCURRENT_REQUESTS_PER_DOMAIN"),
     "host_key": ("CRAWLRANK_HOST_KEY",),
     "max_depth": ("CRAWLRANK_MAX_DEPTH", "DEPTH_LIMIT"),
     "max_pages": ("CRAWLRANK_MAX_PAGES",),
@@ -365,7 +365,7 @@ class Scheduler(ReportReceiver):
                 given.update(("scope", "scope_hosts"))
             resolve_config(self.db, options, given, logger.info)
             # Stored as given; what the core counts in flight is widened below.
-            options.max_in_flight_per_host += self._scraping_allowance(options)
+            options.per_host += self._scraping_allowance(options)
             self.core = crawlrank.Scheduler(self.db, options)
             self._score = options.score
         except Exception:
@@ -435,9 +435,9 @@ class Scheduler(ReportReceiver):
         settings = self.crawler.settings
         per_slot = settings.getint("CONCURRENT_REQUESTS_PER_IP") or settings.getint(
             "CONCURRENT_REQUESTS_PER_DOMAIN", 8)
-        if options.host_key != "host" or per_slot > options.max_in_flight_per_host:
+        if options.host_key != "host" or per_slot > options.per_host:
             return 0
-        return options.max_in_flight_per_host
+        return options.per_host
 
     def _rank_at_close(self, reason: str) -> None:
         """Ranks the graph once more (CRAWLRANK_RANK_AT_CLOSE), but not after a shutdown

@@ -1,7 +1,9 @@
 // Pages failed for good (Scheduler::FailedPages, Scheduler::Requeue): what is kept with
 // each failure, the filters, re-queueing, and a committed format version 3 DB carried over
 // (tests/data/format-v3.db, written by the crawlrank of commit 4b42494; how: README there).
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "crawlrank/scheduler.h"
@@ -173,6 +175,67 @@ TEST(FailedPagesTest, FailQueuedTakesOneOriginOfAHost) {
   ASSERT_OK_AND_ASSIGN(n, s->FailQueued("nowhere.example", "http://nowhere.example", report));
   EXPECT_EQ(n, 0u);
   EXPECT_EQ(s->GetStats().failed, 2u);
+}
+
+// Issue #42: the links a known robots.txt refuses come with the report of the page that
+// names them (CrawlReport::refused) and fail in its transaction, new or queued; a page
+// already crawled, or crawled by the same batch, stays crawled.
+TEST(FailedPagesTest, LinksARobotsTxtRefusesFailWithThePageThatNamesThem) {
+  TempDir dir;
+  ManualClock clock(5'000);
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+  {
+    ASSERT_OK_AND_ASSIGN(auto s, Scheduler::Open(*db, Options(clock)));
+    ASSERT_OK(s->AddSeeds({"http://a.example/", "http://a.example/done"}));
+    ASSERT_OK_AND_ASSIGN(std::vector<Request> out, s->Next(10));
+    ASSERT_EQ(out.size(), 2u);
+    ASSERT_OK(s->AddSeeds({"http://a.example/queued"}));
+    const auto lease_of = [&](const std::string& url) {
+      return std::find_if(out.begin(), out.end(), [&](const Request& r) { return r.url == url; })
+          ->lease;
+    };
+    CrawlReport done{.page = {.url = "http://a.example/done"},
+                     .lease = lease_of("http://a.example/done")};
+    CrawlReport root{.page = {.url = "http://a.example/",
+                              .links = {{"http://a.example/new"}, {"http://a.example/queued"},
+                                        {"http://a.example/done"}, {"http://a.example/open"}}},
+                     .lease = lease_of("http://a.example/")};
+    root.refused = {
+        {.url = "http://a.example/new", .retryable = false, .reason = "robots.txt disallows it",
+         .kind = FailureKind::kRobotsDisallowed},
+        {.url = "http://a.example/queued", .retryable = false,
+         .reason = "http://a.example/robots.txt unreachable: HTTP 503",
+         .kind = FailureKind::kRobotsUnreachable},
+        {.url = "http://a.example/done", .retryable = false, .reason = "robots.txt disallows it",
+         .kind = FailureKind::kRobotsDisallowed}};
+    // A refusal naming a URL that cannot be canonicalised fails the call, writing nothing.
+    CrawlReport bad = root;
+    bad.refused.push_back({.url = "not a url", .retryable = false});
+    EXPECT_EQ(s->CrawledBatch({done, bad}).code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(s->GetStats().crawled, 0u);
+
+    ASSERT_OK(s->CrawledBatch({done, root}));
+    const SchedulerStats stats = s->GetStats();
+    EXPECT_EQ(stats.crawled, 2u);
+    EXPECT_EQ(stats.failed, 2u);
+    EXPECT_EQ(stats.queued, 1u);
+    ASSERT_OK_AND_ASSIGN(std::vector<Request> next, s->Next(10));
+    ASSERT_EQ(next.size(), 1u);
+    EXPECT_EQ(next[0].url, "http://a.example/open");
+  }
+  // Kept: a reopened scheduler has the same failures, each as its refusal said.
+  ASSERT_OK_AND_ASSIGN(auto reopened, Scheduler::Open(*db, Options(clock)));
+  EXPECT_EQ(reopened->GetStats().failed, 2u);
+  ASSERT_OK_AND_ASSIGN(std::vector<FailedPage> failed, Scheduler::FailedPages(*db));
+  ASSERT_EQ(failed.size(), 2u);
+  std::map<std::string, FailedPage> by_url;
+  for (FailedPage& page : failed) by_url[page.url] = page;
+  EXPECT_EQ(by_url.at("http://a.example/new").kind, FailureKind::kRobotsDisallowed);
+  EXPECT_EQ(by_url.at("http://a.example/new").attempts, 1u);
+  EXPECT_EQ(by_url.at("http://a.example/queued").kind, FailureKind::kRobotsUnreachable);
+  EXPECT_EQ(by_url.at("http://a.example/queued").detail,
+            "http://a.example/robots.txt unreachable: HTTP 503");
+  EXPECT_EQ(by_url.at("http://a.example/queued").failed_ms, 5'000);
 }
 
 TEST(FailedPagesTest, CommittedVersion3DbIsReadThenUpgradedInPlace) {

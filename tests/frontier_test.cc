@@ -52,6 +52,11 @@ class MemoryFrontier final : public Frontier {
       EXPECT_EQ(leased_.erase(report.lease), 1u) << report.page.url;
       crawled_[report.page.url] = report.page;
       for (const Link& link : report.page.links) Add(link.url);
+      // Links the crawler refuses come with the page that names them.
+      for (const FailureReport& refusal : report.refused) {
+        EXPECT_EQ(refusal.lease, 0u) << refusal.url;
+        if (FailQueued(refusal.url)) refused_in_reports_.push_back(refusal.url);
+      }
     }
     return Status::Ok();
   }
@@ -59,14 +64,10 @@ class MemoryFrontier final : public Frontier {
     std::lock_guard lock(mu_);
     if (report.lease != 0) {
       EXPECT_EQ(leased_.erase(report.lease), 1u) << report.url;
+      failed_.push_back(report.url);
     } else {  // a queued page failed before it is handed out (robots.txt disallows it)
-      // Not queued: handed out meanwhile (its lease's report follows), or settled.
-      const auto it = std::find_if(queue_.begin(), queue_.end(),
-                                   [&](const Request& r) { return r.url == report.url; });
-      if (it == queue_.end()) return Status::Ok();
-      queue_.erase(it);
+      FailQueued(report.url);
     }
-    failed_.push_back(report.url);
     return Status::Ok();
   }
   Status SetCrawlDelay(std::string_view, int64_t) override { return Status::Ok(); }
@@ -106,6 +107,20 @@ class MemoryFrontier final : public Frontier {
     std::lock_guard lock(mu_);
     return failed_;
   }
+  // Fails a queued page; false when it is not queued: handed out meanwhile (its lease's
+  // report follows), or settled.
+  bool FailQueued(const std::string& url) {
+    const auto it = std::find_if(queue_.begin(), queue_.end(),
+                                 [&](const Request& r) { return r.url == url; });
+    if (it == queue_.end()) return false;
+    queue_.erase(it);
+    failed_.push_back(url);
+    return true;
+  }
+  std::vector<std::string> refused_in_reports() const {
+    std::lock_guard lock(mu_);
+    return refused_in_reports_;
+  }
   bool HasRobots() const {
     std::lock_guard lock(mu_);
     return !robots_.empty();
@@ -127,6 +142,7 @@ class MemoryFrontier final : public Frontier {
   std::map<std::string, CrawledPage> crawled_;
   std::vector<std::string> failed_;
   std::map<std::string, std::string> robots_;
+  std::vector<std::string> refused_in_reports_;
   uint64_t next_lease_ = 1;
 };
 
@@ -234,6 +250,8 @@ TEST(FrontierTest, CrawlerDrivesAFrontierWithoutAPageDb) {
   EXPECT_EQ(crawled.at(server.Url("/a")).http_status, 200);
   // robots.txt kept /private from being fetched, and its state went to the frontier.
   EXPECT_EQ(frontier.failed(), std::vector<std::string>{server.Url("/private")});
+  // ... failed in the report of the page that links to it (issue #42), not on its own.
+  EXPECT_EQ(frontier.refused_in_reports(), std::vector<std::string>{server.Url("/private")});
   EXPECT_TRUE(frontier.HasRobots());
   EXPECT_TRUE(server.conditional().empty());
 }

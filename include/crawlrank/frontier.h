@@ -33,14 +33,15 @@ class Frontier {
   // Up to n requests whose hosts may take them now, best first. Empty when none may:
   // GetStats() tells when one will, or that the crawl is finished.
   virtual Result<std::vector<Request>> Next(size_t n) = 0;
-  // Records fetched pages (their links join the frontier) and ends their leases.
+  // Records fetched pages (their links join the frontier) and ends their leases. The links
+  // a report refuses (CrawlReport::refused: a robots.txt the crawler knows disallows them)
+  // fail with it, as Failed with lease 0 would fail each, so that they are never handed out.
   virtual Status CrawledBatch(const std::vector<CrawlReport>& reports) = 0;
   // Ends the lease of a page that could not be fetched; the frontier retries or fails it.
-  // With lease 0 it names a page not handed out: the crawler fails the links robots.txt
-  // disallows as soon as it learns of them, so that they are never handed out. Such a
-  // report may race with the page's hand-out: the page may be leased by then (the crawler
-  // then fails the lease too) or settled; a frontier must take either without error, and
-  // count the page failed once.
+  // With lease 0 it names a page not handed out (a refused link, as above). Such a report
+  // may race with the page's hand-out: the page may be leased by then (the crawler then
+  // fails the lease too) or settled; a frontier must take either without error, and count
+  // the page failed once.
   virtual Status Failed(const FailureReport& report) = 0;
 
   // Fails for good, as `report` says (its url, lease and retryable are ignored), every

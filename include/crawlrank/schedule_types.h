@@ -43,6 +43,22 @@ struct Request {
   std::string referrer;
 };
 
+// A page that could not be fetched (Frontier::Failed), or a link that will not be.
+struct FailureReport {
+  std::string url;
+  uint64_t lease = 0;
+  // False: the page is failed for good at once (e.g. a URL the crawler cannot fetch).
+  bool retryable = true;
+  // The HTTP status when there was an answer (429, 5xx), 0 for a network error.
+  uint16_t http_status = 0;
+  // A 429 or 503 holds the whole host: for Retry-After when the server sent it (in
+  // milliseconds from now), or for the growing hold of SchedulerOptions.
+  std::optional<int64_t> retry_after_ms;
+  std::string reason;  // the detail, kept with a page that failed for good
+  // Why (failure_kind.h); kOther is filed as InferFailureKind(http_status, reason) says.
+  FailureKind kind = FailureKind::kOther;
+};
+
 // A fetched page: what the PageDB records (PageDb::Add), and the lease it ends.
 // Outcomes: a 2xx, 3xx or 4xx other than 429 is a crawled page with its status (a 404 has
 // no links; a redirect is a page whose one link is its target). A 429, a 5xx or a network
@@ -62,6 +78,12 @@ struct CrawlReport {
   // (docs/format.md, state 5) so that a restart keeps it. 0: no date; the crawl's revisit
   // options decide (off by default: never again), and a date an earlier report gave goes.
   int64_t refetch_at_ms = 0;
+  // Links of the page the crawler will not fetch, each with why (a robots.txt it already
+  // knows refuses them): recorded as Failed reports with lease 0 would be (retryable false:
+  // failed for good; a page already crawled or failed stays as it is), in the same
+  // transaction as the page, so that none is ever handed out. Their urls are among the
+  // page's links; their leases are ignored.
+  std::vector<FailureReport> refused;
 };
 
 // A date for a page that a Scheduler::Write records as crawled (CrawlReport::refetch_at_ms
@@ -69,21 +91,6 @@ struct CrawlReport {
 struct RefetchDate {
   std::string url;
   int64_t at_ms = 0;
-};
-
-struct FailureReport {
-  std::string url;
-  uint64_t lease = 0;
-  // False: the page is failed for good at once (e.g. a URL the crawler cannot fetch).
-  bool retryable = true;
-  // The HTTP status when there was an answer (429, 5xx), 0 for a network error.
-  uint16_t http_status = 0;
-  // A 429 or 503 holds the whole host: for Retry-After when the server sent it (in
-  // milliseconds from now), or for the growing hold of SchedulerOptions.
-  std::optional<int64_t> retry_after_ms;
-  std::string reason;  // the detail, kept with a page that failed for good
-  // Why (failure_kind.h); kOther is filed as InferFailureKind(http_status, reason) says.
-  FailureKind kind = FailureKind::kOther;
 };
 
 // A page failed for good, as the PageDB keeps it (Scheduler::FailedPages).

@@ -32,41 +32,40 @@ Status Crawler::Impl::Dispatch(Request request) {
   }
   const std::string origin = OriginOf(request.url);
   LoadRobots(request.host);
-  auto it = robots.find(origin);
-  const int64_t now = clock.NowMs();
-  if (it == robots.end() || it->second.expires_ms <= now) {
-    auto& queue = waiting[origin];
-    queue.push_back(std::move(request));
-    ++waiting_count;
-    if (queue.size() == 1) return StartRobots(origin, queue.front().host);
-    return Status::Ok();
-  }
-  const RobotsEntry& entry = it->second;
-  if (entry.gave_up(options.schedule.max_retries)) return FailUnreachable(request, origin, entry);
-  if (!entry.usable()) {  // 5xx or unreachable: disallow all until it is asked again
-    {
-      std::lock_guard lock(summary_mu);
-      ++summary.robots_unavailable;
+  switch (robots->Judge(origin, request.url, clock.NowMs())) {
+    case RobotsTable::Verdict::kAsk: {
+      const std::string host = request.host;
+      if (robots->Wait(origin, std::move(request))) return StartRobots(origin, host);
+      return Status::Ok();
     }
-    parked.emplace(entry.expires_ms, std::move(request));
-    return Status::Ok();
-  }
-  if (!entry.rules.Allowed(RobotsPath(request.url))) {
-    {
-      std::lock_guard lock(summary_mu);
+    case RobotsTable::Verdict::kGaveUp:
+      return FailUnreachable(request, origin, *robots->Find(origin));
+    case RobotsTable::Verdict::kUnavailable: {  // disallow all until it is asked again
+      {
+        std::lock_guard lock(summary_mu);
+        ++summary.robots_unavailable;
+      }
+      robots->Park(origin, std::move(request));
+      return Status::Ok();
+    }
+    case RobotsTable::Verdict::kDisallowed: {
       // (A frontier other than the Scheduler may leave the fingerprint 0.)
       const uint64_t fingerprint =
           request.fingerprint != 0 ? request.fingerprint : UrlFingerprint(request.url);
-      if (disallowed.insert(fingerprint).second) ++summary.robots_disallowed;
+      if (robots->FirstRefusal(fingerprint)) {
+        std::lock_guard lock(summary_mu);
+        ++summary.robots_disallowed;
+      }
+      Log(request, FailureKind::kRobotsDisallowed, 0, nullptr);
+      FailureReport report;
+      report.url = request.url;
+      report.lease = request.lease;
+      report.retryable = false;
+      report.reason = kRobotsDisallowedReason;
+      report.kind = FailureKind::kRobotsDisallowed;
+      return frontier->Failed(report);
     }
-    Log(request, FailureKind::kRobotsDisallowed, 0, nullptr);
-    FailureReport report;
-    report.url = request.url;
-    report.lease = request.lease;
-    report.retryable = false;
-    report.reason = kRobotsDisallowedReason;
-    report.kind = FailureKind::kRobotsDisallowed;
-    return frontier->Failed(report);
+    case RobotsTable::Verdict::kAllowed: break;
   }
   return StartPage(std::move(request));
 }
@@ -107,10 +106,9 @@ Status Crawler::Impl::OnPage(Request request, FetchResult result, int64_t starte
                              std::vector<CrawlReport>& reports) {
   const Fetched fetched{result, started_ms};
   if (result.error == FetchError::kPrivateAddress) {
-    const auto it = robots.find(OriginOf(request.url));
     CRAWLRANK_ASSIGN_OR_RETURN(
         const bool kept,
-        HoldRefused(request, it == robots.end() ? nullptr : &it->second, result.message));
+        HoldRefused(request, robots->Find(OriginOf(request.url)), result.message));
     if (kept) return Status::Ok();
   }
   if (result.error != FetchError::kNone) {
@@ -201,6 +199,7 @@ Status Crawler::Impl::ParseBatch(std::vector<ParsePool::Job>& jobs) {
     reports.push_back(std::move(report));
   }
   if (reports.empty()) return Status::Ok();
+  RefuseKnownDisallowed(reports);
   CRAWLRANK_RETURN_IF_ERROR(frontier->CrawledBatch(reports));
   {
     std::lock_guard lock(summary_mu);
@@ -210,48 +209,28 @@ Status Crawler::Impl::ParseBatch(std::vector<ParsePool::Job>& jobs) {
       ++summary.statuses[static_cast<int>(jobs[i].result.status)];
     }
   }
-  Status dropped = DropDisallowed(reports);
   fetcher->Wakeup();  // the network thread may be waiting for these hosts to be free
-  return dropped;
+  return Status::Ok();
 }
 
-// Links that a robots.txt already known disallows are failed at once, before their host's
-// queue hands them out: a page never fetched must not take a politeness slot of its host.
-Status Crawler::Impl::DropDisallowed(const std::vector<CrawlReport>& reports) {
-  // Links to an origin given up on fail at once too. Neither kind counts as an error of
-  // the run: the frontier may have failed such a page already (FailQueued, an earlier run).
-  std::vector<FailureReport> refused;
-  {
-    std::shared_lock lock(robots_mu);
-    for (const CrawlReport& report : reports) {
-      for (const Link& link : report.page.links) {
-        auto it = robots.find(OriginOf(link.url));
-        if (it == robots.end()) continue;
-        FailureReport failure;
-        failure.url = link.url;
-        failure.retryable = false;
-        if (it->second.gave_up(options.schedule.max_retries)) {
-          failure.kind = FailureKind::kRobotsUnreachable;
-          failure.reason = it->second.UnreachableReason(it->first);
-        } else if (it->second.usable() && !it->second.rules.Allowed(RobotsPath(link.url))) {
-          failure.kind = FailureKind::kRobotsDisallowed;
-          failure.reason = kRobotsDisallowedReason;
-        } else {
-          continue;
-        }
-        refused.push_back(std::move(failure));
+// Links that a robots.txt already known disallows are failed with their page's report,
+// before their host's queue could hand them out: a page never fetched must not take a
+// politeness slot of its host. Links to an origin given up on fail so too. Neither kind
+// counts as an error of the run: the frontier may have failed such a page already
+// (FailQueued, an earlier run).
+void Crawler::Impl::RefuseKnownDisallowed(std::vector<CrawlReport>& reports) {
+  for (CrawlReport& report : reports) {
+    for (const Link& link : report.page.links) {
+      std::optional<FailureReport> refusal = robots->Refusal(link.url);
+      if (!refusal.has_value() || !robots->FirstRefusal(UrlFingerprint(link.url))) continue;
+      if (refusal->kind == FailureKind::kRobotsDisallowed) {
+        std::lock_guard lock(summary_mu);
+        ++summary.robots_disallowed;
       }
+      refusal->url = link.url;
+      report.refused.push_back(std::move(*refusal));
     }
   }
-  for (const FailureReport& failure : refused) {
-    {
-      std::lock_guard lock(summary_mu);
-      if (!disallowed.insert(UrlFingerprint(failure.url)).second) continue;
-      if (failure.kind == FailureKind::kRobotsDisallowed) ++summary.robots_disallowed;
-    }
-    CRAWLRANK_RETURN_IF_ERROR(frontier->Failed(failure));
-  }
-  return Status::Ok();
 }
 
 Result<bool> Crawler::Impl::HoldRefused(Request& request, const RobotsEntry* before,
@@ -274,8 +253,8 @@ Result<bool> Crawler::Impl::HoldRefused(Request& request, const RobotsEntry* bef
 }
 
 bool Crawler::Impl::OnlyRefusedLeft(const SchedulerStats& stats) const {
-  if (refused_hosts.empty() || owned == nullptr || pool->backlog() != 0 || waiting_count != 0 ||
-      !parked.empty() || stats.retrying != 0 || stats.in_flight > held.size()) {
+  if (refused_hosts.empty() || owned == nullptr || pool->backlog() != 0 || robots->waiting() != 0 ||
+      robots->next_due().has_value() || stats.retrying != 0 || stats.in_flight > held.size()) {
     return false;
   }
   uint64_t queued = 0;
@@ -294,7 +273,7 @@ CrawlProgress Crawler::Impl::Progress() const {
   p.queued = stats.queued;
   p.hosts = stats.hosts;
   p.in_flight = fetcher->running();
-  p.waiting_origins = retrying_origins.size();
+  p.waiting_origins = robots->retrying_origins();
   // The rate over the samples of about the last kRecentWindowS seconds.
   rate_samples.emplace_back(p.elapsed_s, p.pages);
   while (rate_samples.size() > 2 && rate_samples[1].first <= p.elapsed_s - kRecentWindowS) {
@@ -317,10 +296,14 @@ Result<std::unique_ptr<Crawler::Impl>> Crawler::Impl::Make(const CrawlerOptions&
   Impl& c = *impl;
   c.options = options;
   c.profile = profile;
-  c.robots_agent = options.robots_agent;
-  if (c.robots_agent.empty()) {
-    c.robots_agent = options.user_agent.substr(0, options.user_agent.find_first_of("/ "));
+  RobotsPolicy robots{.agent = options.robots_agent,
+                      .ttl_ms = options.robots_ttl_ms,
+                      .retry_ms = options.schedule.retry_ms,
+                      .max_retries = options.schedule.max_retries};
+  if (robots.agent.empty()) {
+    robots.agent = options.user_agent.substr(0, options.user_agent.find_first_of("/ "));
   }
+  c.robots.emplace(std::move(robots));
   if (!options.keywords_file.empty()) {
     CRAWLRANK_ASSIGN_OR_RETURN(KeywordScorer scorer, KeywordScorer::FromFile(options.keywords_file));
     c.keywords.emplace(std::move(scorer));
@@ -386,9 +369,7 @@ void Crawler::Stop() {
 
 Status Crawler::Impl::Unpark() {
   Status failure;
-  for (auto it = parked.begin(); it != parked.end() && it->first <= clock.NowMs();) {
-    Request r = std::move(it->second);
-    it = parked.erase(it);
+  for (Request& r : robots->TakeDue(clock.NowMs())) {
     if (Status s = Dispatch(std::move(r)); !s.ok()) failure = s;
   }
   return failure;
@@ -398,7 +379,7 @@ Status Crawler::Impl::Round(bool* finished) {
   CRAWLRANK_RETURN_IF_ERROR(pool->error());
   // Pages parked for their robots.txt go back when it is due.
   CRAWLRANK_RETURN_IF_ERROR(Unpark());
-  const size_t busy = fetcher->running() + waiting_count + pool->backlog();
+  const size_t busy = fetcher->running() + robots->waiting() + pool->backlog();
   size_t handed = 0;
   if (busy < options.concurrency) {
     CRAWLRANK_ASSIGN_OR_RETURN(std::vector<Request> batch,
@@ -413,7 +394,7 @@ Status Crawler::Impl::Round(bool* finished) {
   int wait_ms = 100;
   if (handed == 0 && fetcher->running() == 0) {
     const SchedulerStats stats = frontier->GetStats();
-    if (stats.finished && pool->backlog() == 0 && waiting_count == 0) {
+    if (stats.finished && pool->backlog() == 0 && robots->waiting() == 0) {
       *finished = true;
       return Status::Ok();
     }
@@ -428,8 +409,8 @@ Status Crawler::Impl::Round(bool* finished) {
   }
   // Otherwise a transfer that ends, or a parse thread's report (Wakeup), ends the wait; a
   // host whose delay runs out waits for the next round, at most 100 ms late.
-  if (!parked.empty()) {
-    wait_ms = static_cast<int>(std::clamp<int64_t>(parked.begin()->first - clock.NowMs(), 1, wait_ms));
+  if (const std::optional<int64_t> due = robots->next_due()) {
+    wait_ms = static_cast<int>(std::clamp<int64_t>(*due - clock.NowMs(), 1, wait_ms));
   }
   std::vector<FetchResult> done;
   CRAWLRANK_RETURN_IF_ERROR(fetcher->Poll(wait_ms, &done));
@@ -463,8 +444,8 @@ Status Crawler::Impl::Collect(std::vector<FetchResult>& done) {
     if (!s.ok() && failure.ok()) failure = s;
   }
   if (!reports.empty() && failure.ok()) {
+    RefuseKnownDisallowed(reports);
     failure = frontier->CrawledBatch(reports);
-    if (failure.ok()) failure = DropDisallowed(reports);
   }
   return failure;
 }
@@ -544,10 +525,8 @@ Status Crawler::Impl::Close(bool stopped, Status failure) {
   // unreported (leases come back at the PageDB's next open); a batch being parsed ends.
   fetcher->AbandonAll();
   pending.clear();
-  parked.clear();
+  robots->DropPages();
   held.clear();
-  waiting.clear();
-  waiting_count = 0;
   pool->Close(/*drop=*/stopped || !failure.ok());
   if (Status s = pool->error(); failure.ok() && !s.ok()) failure = s;
   pool.reset();

@@ -1,5 +1,6 @@
 // The crawler's private state (crawlrank/crawler.h), shared by its two files: crawler.cc
-// (hand-outs, pages, parsing, the run loop) and crawler_robots.cc (robots.txt and sitemaps).
+// (hand-outs, pages, parsing, the run loop) and crawler_robots.cc (robots.txt and sitemaps,
+// over the robots.txt state of robots_table.h).
 #ifndef CRAWLRANK_SRC_CRAWL_CRAWLER_IMPL_H_
 #define CRAWLRANK_SRC_CRAWL_CRAWLER_IMPL_H_
 
@@ -13,7 +14,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -23,7 +23,7 @@
 #include "crawl/fetcher.h"
 #include "crawl/parse_pool.h"
 #include "crawl/redirect_chains.h"
-#include "crawl/robots_cache.h"
+#include "crawl/robots_table.h"
 #include "crawl/sitemap.h"
 #include "crawl/warc_writer.h"
 #include "crawlrank/clock.h"
@@ -53,24 +53,11 @@ struct Crawler::Impl {
   std::unique_ptr<WarcWriter> warc;  // with options.warc_dir
   std::optional<KeywordScorer> keywords;
   HtmlExtractOptions extract;
-  std::string robots_agent;
   std::atomic<bool> stop{false};
   SystemClock clock;
 
-  // robots.txt, by origin. The network thread writes it (under robots_mu) and reads it;
-  // the parse threads read it under robots_mu to drop disallowed links from the queue.
-  mutable std::shared_mutex robots_mu;
-  std::unordered_map<std::string, RobotsEntry> robots;
-  // Fingerprints of links failed at once for robots.txt (parse threads).
-  std::unordered_set<uint64_t> disallowed;
-  std::unordered_set<std::string> robots_loaded_hosts;  // hosts whose stored state is read
-  std::unordered_map<std::string, std::vector<Request>> waiting;  // origin -> its pages
-  size_t waiting_count = 0;
-  // Pages of an origin whose robots.txt could not be read (5xx, unreachable), held with
-  // their leases until it is asked again: failing them would spend their retries. The
-  // origin's own failures back off as a page's do (retry_ms, doubling, max_retries).
-  std::multimap<int64_t, Request> parked;  // by the time robots.txt is due again
-  std::unordered_set<std::string> retrying_origins;  // robots.txt failed, not given up
+  // robots.txt by origin, and the pages waiting for one (made by Make).
+  std::optional<RobotsTable> robots;
   RedirectChains redirects;
   // Hosts fetched from before that the address guard refuses now (CrawlSummary::
   // refused_hosts): held in the Scheduler for the run, their pages kept here with their
@@ -125,10 +112,6 @@ struct Crawler::Impl {
   // (HoldRefused).
   Status FailOrigin(const std::string& origin, const FetchResult& result,
                     std::vector<Request>& pages);
-  // Files a failed fetch of `origin`'s robots.txt in `entry`: its failures in a row, and
-  // when to ask again (retry_ms, doubling) or, past max_retries, that the origin's pages
-  // fail for good (robots-unreachable) until robots_ttl_ms.
-  void BackOff(const std::string& origin, const FetchResult& result, RobotsEntry* entry);
   Status OnSitemap(const Pending& p, const FetchResult& result);
   Status ParseBatch(std::vector<ParsePool::Job>& jobs);
   // Run's parts: one round of its loop (hands out parked and new requests, waits for
@@ -145,7 +128,9 @@ struct Crawler::Impl {
   Result<bool> HoldRefused(Request& request, const RobotsEntry* before, const std::string& detail);
   // Nothing is left to do this run but pages of refused hosts (the run ends, unfinished).
   bool OnlyRefusedLeft(const SchedulerStats& stats) const;
-  Status DropDisallowed(const std::vector<CrawlReport>& reports);
+  // The links of `reports` that a robots.txt already known refuses, each in its page's
+  // report (CrawlReport::refused), counted once a run.
+  void RefuseKnownDisallowed(std::vector<CrawlReport>& reports);
   Status SaveRobots(const std::string& host);
   void LoadRobots(const std::string& host);
   void CountError(FailureKind kind) {

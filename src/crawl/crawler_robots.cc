@@ -7,28 +7,12 @@
 namespace crawlrank {
 
 void Crawler::Impl::LoadRobots(const std::string& host) {
-  if (!robots_loaded_hosts.insert(host).second) return;
-  DecodeRobotsState(frontier->HostRobots(host), [&](std::string_view origin, RobotsEntry entry) {
-    entry.host = host;
-    if (entry.gave_up(options.schedule.max_retries)) {
-      // Given up on by an earlier run: asked once more (its pages may have been re-queued
-      // after a fix), and given up on again at the first failure.
-      entry.expires_ms = 0;
-      entry.failures = options.schedule.max_retries;
-    }
-    std::unique_lock lock(robots_mu);
-    robots[std::string(origin)] = std::move(entry);
-  });
+  if (robots->FirstSight(host)) robots->Load(host, frontier->HostRobots(host));
 }
 
 Status Crawler::Impl::SaveRobots(const std::string& host) {
-  std::string bytes;
-  for (const auto& [origin, e] : robots) {
-    if (e.host == host) AppendRobotsState(origin, e, &bytes);
-  }
-  return frontier->SetHostRobots(host, bytes);
+  return frontier->SetHostRobots(host, robots->Saved(host));
 }
-
 
 Status Crawler::Impl::StartRobots(const std::string& origin, const std::string& host) {
   FetchJob job;
@@ -67,10 +51,8 @@ Status Crawler::Impl::FailOrigin(const std::string& origin, const FetchResult& r
                                  std::vector<Request>& pages) {
   // Nothing is cached (another page of the host may name another origin). A host that
   // answered before (its expired entry says so) is held instead (HoldRefused).
-  const auto before = robots.find(origin);
   const RobotsEntry* known =
-      result.error == FetchError::kPrivateAddress && before != robots.end() ? &before->second
-                                                                            : nullptr;
+      result.error == FetchError::kPrivateAddress ? robots->Find(origin) : nullptr;
   for (Request& r : pages) {
     CRAWLRANK_ASSIGN_OR_RETURN(const bool kept, HoldRefused(r, known, result.message));
     if (!kept) {
@@ -81,41 +63,13 @@ Status Crawler::Impl::FailOrigin(const std::string& origin, const FetchResult& r
 }
 
 Status Crawler::Impl::OnRobots(const Pending& p, FetchResult result) {
-  const int64_t now = clock.NowMs();
-  RobotsEntry entry;
-  entry.host = p.request.host;
-  entry.fetched_ms = now;
   {
     std::lock_guard lock(summary_mu);
     ++summary.robots_fetched;
   }
-  std::vector<Request> pages = std::move(waiting[p.origin]);
-  waiting.erase(p.origin);
-  waiting_count -= pages.size();
-  if (result.error == FetchError::kPrivateAddress || result.error == FetchError::kProtocol) {
-    return FailOrigin(p.origin, result, pages);
-  }
-  if (result.error == FetchError::kTooManyRedirects) {
-    entry.status = 404;  // §2.3.1.2: past five redirects, robots.txt is "unavailable"
-  } else if (result.error != FetchError::kNone) {
-    entry.status = 0;  // unreachable: disallow all for a while (RFC 9309 §2.3.1.4)
-  } else {
-    entry.status = static_cast<uint32_t>(result.status);
-  }
-  if (entry.status >= 200 && entry.status < 300) {
-    entry.rules = RobotsRules::Parse(result.body, robots_agent);
-    entry.expires_ms = now + options.robots_ttl_ms;
-  } else if (entry.status >= 400 && entry.status < 500 && entry.status != 429) {
-    entry.rules = RobotsRules::AllowAll();  // §2.3.1.3: "unavailable"
-    entry.expires_ms = now + options.robots_ttl_ms;
-  } else if (entry.status >= 300 && entry.status < 400) {  // §2.3.1.2: gave up following
-    entry.rules = RobotsRules::AllowAll();
-    entry.expires_ms = now + options.robots_ttl_ms;
-  } else {  // 5xx, 429 or unreachable: disallow all, and ask again after a back-off
-    entry.rules = RobotsRules::DisallowAll();
-    BackOff(p.origin, result, &entry);
-  }
-  if (entry.usable()) retrying_origins.erase(p.origin);
+  std::vector<Request> pages = robots->TakeWaiting(p.origin);
+  if (!RobotsTable::Files(result)) return FailOrigin(p.origin, result, pages);
+  const RobotsEntry& entry = robots->Record(p.origin, p.request.host, result, clock.NowMs());
   if (entry.usable()) {  // its Crawl-delay, or none (a delay dropped from the file goes)
     int64_t applied = entry.rules.crawl_delay_ms().value_or(0);
     if (applied > options.max_crawl_delay_ms) {
@@ -133,15 +87,15 @@ Status Crawler::Impl::OnRobots(const Pending& p, FetchResult result) {
     }
     StartSitemap(p.origin + "/sitemap.xml", 0);
   }
-  const std::string host = entry.host;
   const bool gave_up = entry.gave_up(options.schedule.max_retries);
   FailureReport unreachable;
   unreachable.kind = FailureKind::kRobotsUnreachable;
   unreachable.reason = entry.UnreachableReason(p.origin);
-  {
-    std::unique_lock lock(robots_mu);
-    robots[p.origin] = std::move(entry);
+  if (gave_up) {
+    std::lock_guard lock(summary_mu);
+    summary.unreachable_origins[p.origin] = entry.detail;
   }
+  const std::string host = entry.host;
   CRAWLRANK_RETURN_IF_ERROR(SaveRobots(host));
   for (Request& r : pages) CRAWLRANK_RETURN_IF_ERROR(Dispatch(std::move(r)));
   if (gave_up) {  // the origin's queued pages too, at once rather than one per delay
@@ -152,26 +106,6 @@ Status Crawler::Impl::OnRobots(const Pending& p, FetchResult result) {
     summary.progress.errors += failed;
   }
   return Status::Ok();
-}
-
-void Crawler::Impl::BackOff(const std::string& origin, const FetchResult& result,
-                            RobotsEntry* entry) {
-  const int64_t now = entry->fetched_ms;
-  const auto previous = robots.find(origin);  // this thread is its only writer
-  entry->failures = (previous != robots.end() ? previous->second.failures : 0) + 1;
-  entry->detail = result.error != FetchError::kNone
-                      ? result.message
-                      : "HTTP " + std::to_string(entry->status);
-  if (entry->gave_up(options.schedule.max_retries)) {  // its pages fail until it is asked again
-    entry->expires_ms = now + options.robots_ttl_ms;
-    retrying_origins.erase(origin);
-    std::lock_guard lock(summary_mu);
-    summary.unreachable_origins[origin] = entry->detail;
-    return;
-  }
-  const int shift = static_cast<int>(std::min<uint32_t>(entry->failures - 1, 20));
-  entry->expires_ms = now + std::min(options.schedule.retry_ms << shift, options.robots_ttl_ms);
-  retrying_origins.insert(origin);
 }
 
 Status Crawler::Impl::OnSitemap(const Pending& p, const FetchResult& result) {

@@ -19,6 +19,7 @@
 #include <optional>
 #include <span>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "page_db/page_db_impl.h"
 #include "page_db/schedule_table.h"
@@ -330,7 +331,43 @@ Status NameDate(const std::string& url, int64_t at_ms, UrlProfile profile,
   return Status::Ok();
 }
 
+// A refused link of a report (CrawlReport::refused), its URL canonical and its lease 0.
+// Links naming a page the batch records as fetched are left out: that page is crawled.
+struct NamedRefusal {
+  uint64_t fingerprint;
+  FailureReport report;
+};
+
+Status NameRefusals(const std::vector<CrawlReport>& reports, UrlProfile profile,
+                    std::vector<NamedRefusal>* out) {
+  if (std::all_of(reports.begin(), reports.end(),
+                  [](const CrawlReport& r) { return r.refused.empty(); })) {
+    return Status::Ok();
+  }
+  std::unordered_set<uint64_t> fetched;
+  for (const CrawlReport& report : reports) {
+    auto url = CanonicalizeUrl(report.page.url, profile);
+    if (url.ok()) fetched.insert(UrlFingerprint(*url));
+  }
+  for (const CrawlReport& report : reports) {
+    for (const FailureReport& refusal : report.refused) {
+      auto url = CanonicalizeUrl(refusal.url, profile);
+      if (!url.ok()) {
+        return url.status().WithContext("refuse a link in the report of \"" + report.page.url +
+                                        "\"");
+      }
+      const uint64_t fingerprint = UrlFingerprint(*url);
+      if (fetched.contains(fingerprint)) continue;
+      NamedRefusal& named = out->emplace_back(NamedRefusal{fingerprint, refusal});
+      named.report.url = *std::move(url);
+      named.report.lease = 0;
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
 
 Status Scheduler::Write(const WriteBatch& batch, std::span<const QueuedExtra> extras,
                         std::span<const RefetchDate> dates) {
@@ -365,6 +402,8 @@ Status Scheduler::CrawledBatch(const std::vector<CrawlReport>& reports) {
   std::vector<const CrawledPage*> pages;
   pages.reserve(reports.size());
   for (const CrawlReport& report : reports) pages.push_back(&report.page);
+  std::vector<NamedRefusal> refused;
+  CRAWLRANK_RETURN_IF_ERROR(NameRefusals(reports, s.db.url_profile(), &refused));
   const PreparedBatch prepared = Prepare(pages, false, s.db.url_profile());
   return RunWrite(s.store, nullptr, [&](WriteTxn& write) -> Status {
     if (!extras.empty() || !dates.empty()) {
@@ -376,6 +415,11 @@ Status Scheduler::CrawledBatch(const std::vector<CrawlReport>& reports) {
     }
     for (size_t i = 0; i < prepared.size(); ++i)
       CRAWLRANK_RETURN_IF_ERROR(write.Apply(prepared.at(i)));
+    // The refused links, now that every page of the batch exists.
+    for (const NamedRefusal& named : refused) {
+      const FingerprintIndex::Entry* found = s.store.index.Find(named.fingerprint);
+      if (found != nullptr) CRAWLRANK_RETURN_IF_ERROR(s.Fail(write, found->id, named.report));
+    }
     return Status::Ok();
   });
 }
@@ -396,8 +440,11 @@ Status Scheduler::Failed(const FailureReport& report) {
 Status Scheduler::Impl::Fail(WriteTxn& write, uint32_t id, const FailureReport& report) {
   std::lock_guard lock(mu);
   const int64_t now = clock.NowMs();
-  if (id >= state.pages() || state.state(id) == kCrawled || state.state(id) == kFailed ||
-      state.state(id) == kRemoved) {
+  // A page this very write created (a link CrawledBatch refuses) is not in the state yet:
+  // Committed places it, then applies its failure.
+  const bool placed = id < state.pages();
+  if (placed && (state.state(id) == kCrawled || state.state(id) == kFailed ||
+                 state.state(id) == kRemoved)) {
     return Status::Ok();  // a late report about a page already settled
   }
   const FailureKind kind = report.kind != FailureKind::kOther
@@ -433,7 +480,7 @@ Status Scheduler::Impl::Fail(WriteTxn& write, uint32_t id, const FailureReport& 
     CRAWLRANK_RETURN_IF_ERROR(tables.ErasePayload(write, id));
   }
   staged.failures.push_back({id, entry});
-  if (report.http_status == 429 || report.http_status == 503) {
+  if (placed && (report.http_status == 429 || report.http_status == 503)) {
     const uint32_t number = state.host_of(id);
     const Host& h = state.hosts()[number];
     HostEntry held = state.hosts().EntryOf(h);

@@ -117,6 +117,21 @@ struct RemoteFrontier::Impl {
     return info;
   }
 
+  // A failure report as URLFrontier has it: a known item whose metadata says why
+  // (crawlrank.failure and the keys beside it, frontier_items.h).
+  urlfrontier::URLItem FailureItem(const FailureReport& report) const {
+    urlfrontier::URLItem item;
+    urlfrontier::URLInfo* info = item.mutable_known()->mutable_info();
+    *info = Info(report.url);
+    AddMeta(info, kMetaFailure, report.reason.empty() ? "failed" : report.reason);
+    AddMeta(info, kMetaRetryable, report.retryable ? "true" : "false");
+    if (report.http_status >= 100) AddMeta(info, kMetaStatus, std::to_string(report.http_status));
+    if (report.kind != FailureKind::kOther) {
+      AddMeta(info, kMetaFailureKind, std::string(FailureKindName(report.kind)));
+    }
+    return item;
+  }
+
   // One GetURLs stream into *got (what it read before a failure stays there), waiting at
   // most `budget_ms` for the server.
   grpc::Status GetUrlsOnce(const urlfrontier::GetParams& params, int64_t budget_ms,
@@ -234,6 +249,11 @@ Status RemoteFrontier::CrawledBatch(const std::vector<CrawlReport>& reports) {
       AddMeta(info, kMetaSource, page.url);
       if (link.score != 0.f) AddMeta(info, kMetaLinkScore, DecimalText(link.score));
     }
+    // The links refused, failed before the page that names them (in order, as the server
+    // writes them: the links exist once their discovered items are written).
+    for (const FailureReport& refusal : report.refused) {
+      items.push_back(impl_->FailureItem(refusal));
+    }
     urlfrontier::URLItem& item = items.emplace_back();
     urlfrontier::URLInfo* info = item.mutable_known()->mutable_info();
     *info = impl_->Info(page.url);
@@ -251,16 +271,7 @@ Status RemoteFrontier::CrawledBatch(const std::vector<CrawlReport>& reports) {
 }
 
 Status RemoteFrontier::Failed(const FailureReport& report) {
-  urlfrontier::URLItem item;
-  urlfrontier::URLInfo* info = item.mutable_known()->mutable_info();
-  *info = impl_->Info(report.url);
-  AddMeta(info, kMetaFailure, report.reason.empty() ? "failed" : report.reason);
-  AddMeta(info, kMetaRetryable, report.retryable ? "true" : "false");
-  if (report.http_status >= 100) AddMeta(info, kMetaStatus, std::to_string(report.http_status));
-  if (report.kind != FailureKind::kOther) {
-    AddMeta(info, kMetaFailureKind, std::string(FailureKindName(report.kind)));
-  }
-  return impl_->Put({item});
+  return impl_->Put({impl_->FailureItem(report)});
 }
 
 Status RemoteFrontier::SetCrawlDelay(std::string_view host, int64_t delay_ms) {

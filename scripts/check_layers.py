@@ -17,7 +17,8 @@ The rules, each a function in RULES below fed by the tables above it:
                   src/F/X.cc implementing crawlrank/X.h puts X.h on floor F.
   max-lines       no file under src/, or the edges (EDGE_CPP_FOLDERS, PYTHON_FOLDERS), is
                   longer than MAX_LINES, but those in LONG_FILES_ALLOWED; an allowed file
-                  back within the limit is reported too, so the list only shrinks.
+                  back within the limit, or whose file is gone, is reported too, so the
+                  list only shrinks (the same for the two lists below).
   max-function-lines
                   no function defined under src/ or the edges (at namespace scope or as a
                   class member; lambdas and blocks inside a function are part of it) is
@@ -311,6 +312,9 @@ class Tree:
     forbidden_calls: list[ForbiddenCall]
     edge: list[SourceFile] = dataclasses.field(default_factory=list)  # EDGE_CPP_FOLDERS
     python: list[PythonFile] = dataclasses.field(default_factory=list)  # PYTHON_FOLDERS
+    # Whether the allow-lists name this tree's files, so that an entry whose file is gone
+    # is reported: true for this repository, not for a made-up tree of the self-tests.
+    report_gone: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -435,7 +439,19 @@ def check_max_lines(tree: Tree) -> list[Violation]:
         elif count <= MAX_LINES and allowed:
             what = f"{count} lines, within {MAX_LINES}: remove it from LONG_FILES_ALLOWED"
             found.append(Violation(path, 1, "max-lines", what))
-    return found
+    return found + gone_files(tree, {path for path, _ in sized} | {f.path for f in tree.python},
+                              LONG_FILES_ALLOWED, "max-lines", "LONG_FILES_ALLOWED")
+
+
+def gone_files(tree: Tree, checked: set[str], allowed: dict, rule: str,
+               table: str) -> list[Violation]:
+    """The entries of an allow-list (by file, or by (file, name)) whose file is not among
+    the files checked: deleted or moved, so the entry is to go."""
+    if not tree.report_gone:
+        return []
+    files = sorted({entry if isinstance(entry, str) else entry[0] for entry in allowed})
+    return [Violation(path, 1, rule, f"file not found: remove it from {table}")
+            for path in files if path not in checked]
 
 
 # ---- function bodies -------------------------------------------------------------------
@@ -635,7 +651,9 @@ def check_function_lengths(tree: Tree) -> list[Violation]:
     for file in tree.python:
         found += check_lengths(file.path, file.functions, MAX_FUNCTION_LINES,
                                LONG_FUNCTIONS_ALLOWED, "max-function-lines", "split it into steps")
-    return found
+    checked = {f.path for f in tree.src + tree.edge + tree.python}
+    return found + gone_files(tree, checked, LONG_FUNCTIONS_ALLOWED, "max-function-lines",
+                              "LONG_FUNCTIONS_ALLOWED")
 
 
 def check_class_lengths(tree: Tree) -> list[Violation]:
@@ -643,7 +661,8 @@ def check_class_lengths(tree: Tree) -> list[Violation]:
     for file in tree.python:
         found += check_lengths(file.path, file.classes, MAX_CLASS_LINES, LONG_CLASSES_ALLOWED,
                                "max-class-lines", "split the class")
-    return found
+    return found + gone_files(tree, {f.path for f in tree.python}, LONG_CLASSES_ALLOWED,
+                              "max-class-lines", "LONG_CLASSES_ALLOWED")
 
 
 def check_forbidden_calls(tree: Tree) -> list[Violation]:
@@ -687,8 +706,14 @@ RULES: list[Rule] = [
 ]
 
 
-def check(root: Path, forbidden_calls: list[ForbiddenCall]) -> list[Violation]:
+def check(root: Path, forbidden_calls: list[ForbiddenCall],
+          report_gone: bool | None = None) -> list[Violation]:
+    """The violations of every rule in the tree at `root`; `report_gone` (default: whether
+    `root` is this repository) says whether allow-list entries of missing files count."""
+    if report_gone is None:
+        report_gone = root.resolve() == Path(__file__).resolve().parent.parent
     tree = Tree(
+        report_gone=report_gone,
         root=root,
         src=read_sources(root, "src"),
         public=read_sources(root, "include/crawlrank"),

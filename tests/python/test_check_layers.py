@@ -281,3 +281,22 @@ def test_the_allow_lists_only_shrink(tree: Path, monkeypatch: pytest.MonkeyPatch
         "tools/tool.cc:1: max-function-lines: Gone: not found: remove it from "
         "LONG_FUNCTIONS_ALLOWED",
     ]
+
+
+def test_an_allow_list_entry_whose_file_is_gone_is_reported(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = load_script()
+    monkeypatch.setattr(script, "LONG_FILES_ALLOWED", {"tools/moved.cc": "t"})
+    monkeypatch.setattr(script, "LONG_FUNCTIONS_ALLOWED", {("tools/moved.cc", "Main"): "t"})
+    monkeypatch.setattr(script, "LONG_CLASSES_ALLOWED", {("python/crawlrank/old.py", "A"): "t"})
+    # A made-up tree is not the one the lists name: nothing is reported unless asked.
+    assert script.check(tree, []) == []
+    found = sorted(str(v) for v in script.check(tree, [], report_gone=True))
+    assert found == [
+        "python/crawlrank/old.py:1: max-class-lines: file not found: remove it from "
+        "LONG_CLASSES_ALLOWED",
+        "tools/moved.cc:1: max-function-lines: file not found: remove it from "
+        "LONG_FUNCTIONS_ALLOWED",
+        "tools/moved.cc:1: max-lines: file not found: remove it from LONG_FILES_ALLOWED",
+    ]

@@ -66,6 +66,32 @@ class SignalWatcher {
   std::jthread thread_;
 };
 
+// Runs `crawler` to its end, the progress line on stderr unless --quiet, the log flushed
+// at each progress report (a killed crawl loses at most its last seconds of log), stopped
+// cleanly by SIGINT or SIGTERM through `signals`, which watches it meanwhile (made before
+// any thread, so that all inherit its mask) and is released after. *received: the signal
+// that stopped it, or 0.
+Result<CrawlSummary> RunCrawler(Crawler& crawler, SignalWatcher& signals, const CrawlArgs& a,
+                                std::optional<FetchLogFile>& log, int* received) {
+  const bool tty = isatty(STDERR_FILENO) == 1;
+  Crawler::ProgressFn progress;
+  if (!a.quiet || log.has_value()) {
+    progress = [tty, quiet = a.quiet, &log](const CrawlProgress& p) {
+      if (log.has_value()) (void)log->Flush();  // its error is reported at the end
+      if (!quiet) PrintProgress(p, tty);
+    };
+  }
+  Result<CrawlSummary> summary =
+      crawler.Run(progress, log.has_value() ? log->Writer() : FetchLogFn());
+  if (!a.quiet && tty) std::fprintf(stderr, "\r\x1b[K");
+  *received = signals.received();
+  signals.Release();
+  if (summary.ok() && log.has_value()) {
+    if (Status logged = log->Flush(); !logged.ok()) return logged;
+  }
+  return summary;
+}
+
 // The stored configuration key (crawl_config.h) each option sets when it is given.
 constexpr std::pair<std::string_view, std::string_view> kOptionKeys[] = {
     {"--max-pages", "max_pages"},   {"--max-depth", "max_depth"},
@@ -176,8 +202,8 @@ Status ReadSeedsFile(const std::string& path, std::vector<std::string>* seeds) {
 // `crawlrank crawl --frontier HOST:PORT SEED...`: the crawler over a RemoteFrontier. The
 // server's stored configuration scopes, orders and paces the crawl; this process fetches,
 // parses and reports, keeping robots.txt per host in memory.
-int CrawlThroughFrontier(const CommandLine& app, const CrawlArgs& a, CrawlerOptions o,
-                         UrlProfile profile, const FetchLogFn& log) {
+int CrawlThroughFrontier(const CommandLine& app, const CrawlArgs& a, const CrawlerOptions& o,
+                         UrlProfile profile, std::optional<FetchLogFile>& log) {
   RemoteFrontierOptions remote;
   remote.address = a.frontier;
   remote.token = a.frontier_token;
@@ -189,21 +215,16 @@ int CrawlThroughFrontier(const CommandLine& app, const CrawlArgs& a, CrawlerOpti
     if (!pem.ok()) return Fail(app, pem.status());
     remote.tls_ca_pem = *std::move(pem);
   }
+  SignalWatcher signals;  // before gRPC's threads start, so that all inherit the mask
   RemoteFrontier frontier(remote);
   // A wrong address (a web server, say) is named now, not after the calls' waits.
   if (Status probed = frontier.Probe(); !probed.ok()) return Fail(app, probed);
-  SignalWatcher signals;
   auto crawler = Crawler::Open(frontier, o, profile);
   if (!crawler.ok()) return Fail(app, crawler.status());
   signals.Watch(**crawler, [&frontier] { frontier.Cancel(); });
   // The same progress line as a local crawl, the queue being the server's.
-  const bool tty = isatty(STDERR_FILENO) == 1;
-  Crawler::ProgressFn progress;
-  if (!a.quiet) progress = [tty](const CrawlProgress& p) { PrintProgress(p, tty); };
-  Result<CrawlSummary> summary = (*crawler)->Run(progress, log);
-  if (!a.quiet && tty) std::fprintf(stderr, "\r\x1b[K");
-  const int received = signals.received();
-  signals.Release();
+  int received = 0;
+  Result<CrawlSummary> summary = RunCrawler(**crawler, signals, a, log, &received);
   crawler->reset();
   if (!summary.ok()) return Fail(app, summary.status());
   const int printed = PrintRemoteSummary(*summary, a);
@@ -401,10 +422,7 @@ int CrawlRemote(const CommandLine& app, CrawlArgs& a, UrlProfile profile) {
   int failed = kExitOk;
   std::optional<FetchLogFile> log = OpenLog(app, a, &failed);
   if (failed != kExitOk) return failed;
-  const int code =
-      CrawlThroughFrontier(app, a, o, profile, log.has_value() ? log->Writer() : FetchLogFn());
-  if (log.has_value() && !log->Flush().ok()) return Fail(app, log->Flush());
-  return code;
+  return CrawlThroughFrontier(app, a, o, profile, log);
 #else
   (void)a;
   (void)profile;
@@ -464,24 +482,11 @@ int CrawlLocal(const CommandLine& app, CrawlArgs& a, UrlProfile profile) {
   std::unique_ptr<Crawler> crawler = OpenCrawler(app, **db, a, &code);
   if (crawler == nullptr) return code;
   signals.Watch(*crawler);
-  const bool tty = isatty(STDERR_FILENO) == 1;
-  Crawler::ProgressFn progress;
-  if (!a.quiet || log.has_value()) {
-    progress = [tty, quiet = a.quiet, &log](const CrawlProgress& p) {
-      if (log.has_value()) (void)log->Flush();  // its error is reported at the end
-      if (!quiet) PrintProgress(p, tty);
-    };
-  }
-  Result<CrawlSummary> summary = crawler->Run(progress, log.has_value() ? log->Writer() : FetchLogFn());
+  int received = 0;
+  Result<CrawlSummary> summary = RunCrawler(*crawler, signals, a, log, &received);
   const SchedulerStats end = crawler->scheduler().GetStats();
-  if (!a.quiet && tty) std::fprintf(stderr, "\r\x1b[K");
-  const int received = signals.received();
-  signals.Release();
   crawler.reset();  // the scheduler goes; the DB stays open for the rank
   if (!summary.ok()) return Fail(app, summary.status());
-  if (log.has_value()) {
-    if (Status logged = log->Flush(); !logged.ok()) return Fail(app, logged);
-  }
   if (Status synced = (*db)->Sync(); !synced.ok()) return Fail(app, synced);
   // Not after a signal, which asks to stop now (`crawlrank rank DB --algo display` or the
   // next run ranks it). The crawl order is the score mode's business, not this.

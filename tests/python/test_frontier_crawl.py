@@ -335,3 +335,37 @@ def test_a_crawl_through_a_frontier_logs_each_pages_referrer(setup, bin_dir, tmp
         expected = by_hash.get(rows[line["url"]]["discovered_from"])
         assert line["referrer"] == expected, line
     assert sum(line["referrer"] is not None for line in lines) > len(seeds)
+
+
+def test_a_crawl_through_a_frontier_killed_keeps_its_log_but_the_last_seconds(setup, bin_dir,
+                                                                               tmp_path):
+    """docs/crawler.md: a killed crawl loses only its last seconds of log. With --frontier
+    too (one run loop for both since issue #42: the log is flushed at each progress
+    report): killed after 4.5 s of fetching, the log has a line for each page of its first
+    1.5 s at least."""
+    env, procs = setup
+    # A second between two requests to a host: the crawl lasts well past the kill.
+    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay", 1,
+                                   "--per-host", 1, "--no-rank-at-exit")
+    procs.append(server)
+    log = tmp_path / "fetches.jsonl"
+    with three_sites() as (hosts, sites):
+        names = list(hosts)
+        crawler = subprocess.Popen([str(part) for part in (
+            bin_dir / "crawlrank", "crawl", "--frontier", address,
+            *[f"http://{name}/gen/0.html" for name in names], "--allow-private", "--quiet",
+            "--log", log, *[arg for name in names for arg in ("--resolve", f"{name}:127.0.0.1")])],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        procs.append(crawler)
+        started = time.monotonic()
+        fetched_early = 0
+        while time.monotonic() - started < 4.5 and crawler.poll() is None:
+            if time.monotonic() - started < 1.5:  # fetched well before the last report
+                fetched_early = sum(len([p for p in site.paths() if p != "/robots.txt"])
+                                    for site in sites.values())
+            time.sleep(0.05)
+        assert crawler.poll() is None, "the crawl ended before it could be killed"
+        crawler.kill()
+        crawler.communicate()
+    assert fetched_early > 0
+    assert log.exists() and len(events(log)) >= fetched_early, (fetched_early, log.read_text())

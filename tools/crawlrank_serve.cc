@@ -225,9 +225,8 @@ int Main(int argc, char** argv) {
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
     auto server = FrontierServer::Start(db_path, options);
     if (!server.ok()) return Fail(app, server.status());
-    if (const std::string changes = (*server)->config_changes(); !changes.empty()) {
-      std::fprintf(stderr, "crawlrank_serve: changed the configuration stored in %s: %s\n",
-                   db_path.c_str(), changes.c_str());
+    if (const std::string line = (*server)->config_line(); !line.empty()) {
+      std::fprintf(stderr, "crawlrank_serve: %s\n", line.c_str());
     }
     std::printf("listening on %s\n", (*server)->address().c_str());
     std::fflush(stdout);

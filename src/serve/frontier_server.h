@@ -61,9 +61,9 @@ class FrontierServer {
 
   // The address listened on, with the port bound.
   const std::string& address() const { return address_; }
-  // What `given` changed in the stored configuration, for a person; empty: nothing.
-  std::string config_changes() const {
-    return service_ != nullptr ? service_->config_changes() : std::string();
+  // FrontierService::config_line: how the run's configuration came from the stored one.
+  std::string config_line() const {
+    return service_ != nullptr ? service_->config_line() : std::string();
   }
 
   // The scheduler's figures now; REQUIRES: not shut down.

@@ -70,7 +70,7 @@ Result<std::unique_ptr<FrontierService>> FrontierService::Open(
   CRAWLRANK_ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler, Scheduler::Open(*db, applied));
   std::unique_ptr<FrontierService> service(
       new FrontierService(std::move(db), std::move(scheduler), applied, std::move(options)));
-  if (!resolved.changes.empty()) service->config_changes_ = DescribeChanges(resolved.changes);
+  service->config_line_ = resolved.Line(path, "an option given to crawlrank serve overrides it");
   return service;
 }
 

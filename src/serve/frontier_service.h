@@ -66,9 +66,10 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
     std::lock_guard lock(node_mu_);
     options_.node_address = std::move(address);
   }
-  // What the keys given to Open changed in the stored configuration, for a person; empty
-  // when nothing changed.
-  const std::string& config_changes() const { return config_changes_; }
+  // The one line saying how the run's configuration came from the stored one
+  // (ResolvedConfig::Line: resumed with it, or what the keys given to Open changed); empty
+  // for a new crawl.
+  const std::string& config_line() const { return config_line_; }
   // The scheduler's figures now (for crawlrank_serve's progress line).
   SchedulerStats Stats() const { return scheduler_->GetStats(); }
 
@@ -162,7 +163,7 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   std::unique_ptr<Scheduler> scheduler_;
   const SchedulerOptions scheduler_options_;
   FrontierServiceOptions options_;
-  std::string config_changes_;
+  std::string config_line_;
   std::atomic<bool> active_{true};       // SetActive
   std::atomic<bool> handing_out_{true};  // false once the server drains
   std::atomic<int> log_level_{urlfrontier::LogLevelParams::WARN};  // SetLogLevel

@@ -556,10 +556,15 @@ def test_allow_deny_and_limits_given_to_the_server_are_stored_and_kept(serve, bi
     config = db_stats(bin_dir, tmp_path / "db")["config"]
     assert (config["allow"], config["deny"], config["max_pages"]) == (
         [r"\.html$"], ["/private/"], "3")
-    # A restart without them keeps them (and returns the leases: the same three again).
+    # A restart without them keeps them (and returns the leases: the same three again),
+    # and says so in the line every front end words alike (ResolvedConfig::Line).
     server = serve("--delay", 0, "--per-host", 10)
     server.put(server.discovered("http://b.test/7.png"))
     assert sorted(i.url for i in server.get()) == handed
+    _, err = server.stop()
+    assert err.splitlines()[0] == (
+        f"crawlrank_serve: resumed with the configuration stored in {tmp_path / 'db'} (an "
+        "option given to crawlrank serve overrides it)")
 
 
 def test_block_queue_until_holds_a_host_and_zero_lets_it_go(serve):
@@ -620,14 +625,15 @@ def test_set_log_level_info_logs_each_change_to_stderr(serve):
     code, err = server.stop()
     lines = err.splitlines()
     assert code == 0
-    # Before: the configuration line of the start (--delay); after: the drain's and the
-    # three of the crawl's ranks (the blend's pagerank and the display rank).
-    assert len(lines) == 13, err
-    assert lines[0].startswith("crawlrank_serve: changed the configuration") and "SIGTERM" in lines[-4]
+    # After the calls' lines: the drain's and the three of the crawl's ranks (the blend's
+    # pagerank and the display rank). None before them: a new crawl has no configuration
+    # stored, so nothing to resume or change (ResolvedConfig::Line).
+    assert len(lines) == 12, err
+    assert "SIGTERM" in lines[-4]
     # Each call's line: the program, the time (UTC, milliseconds), the call.
     stamp = r"crawlrank_serve: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z "
-    assert all(re.match(stamp, line) for line in lines[1:-4]), err
-    lines = [re.sub(stamp, "", line) for line in lines[1:-1]]
+    assert all(re.match(stamp, line) for line in lines[:-4]), err
+    lines = [re.sub(stamp, "", line) for line in lines[:-1]]
     assert lines[0].startswith("SetLogLevel: level INFO from ")
     assert lines[1].startswith("PutURLs: from ") and lines[1].endswith(": 1 OK, 1 SKIPPED, 0 FAIL")
     assert lines[2].startswith('BlockQueueUntil: "b.test" until 4102444800 from ')

@@ -110,7 +110,9 @@ void PrintNotes(Output& out, const CrawlSummary& s, const SchedulerStats& end, c
 int CrawlOutcome(const CrawlSummary& s) {
   std::string why;
   if (s.only_refused_left) {
-    why = "every host with pages queued is refused by the address guard (held above)";
+    why =
+        "every host with pages queued is refused by the address guard (the summary names "
+        "each: held the pages of HOST, or refused_hosts with --json)";
   } else if (s.progress.pages == 0 && s.progress.errors > 0) {
     why = "nothing fetched: every page it tried failed (errors above)";
   }

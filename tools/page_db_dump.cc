@@ -112,7 +112,11 @@ Result<FailedKinds> ReadFailedKinds(const PageDb& db, const Snapshot& snapshot,
               << "); every page not crawled is shown as pending\n";
     return FailedKinds();
   }
-  CRAWLRANK_RETURN_IF_ERROR(standings.status());
+  if (!standings.ok()) {
+    return Status(standings.status().code(),
+                  standings.status().message() +
+                      " (--skip-damaged dumps the pages, each not crawled as pending)");
+  }
   return FailedKinds(std::move(standings).value());
 }
 

@@ -55,9 +55,14 @@ Result<nlohmann::ordered_json> Collect(const PageDb& db) {
   stats["bytes_per_link"] =
       counters.edges == 0 ? 0.0 : double(info.links_bytes) / double(counters.edges);
   // The scheduler's counters, as the crawl's stored options see the DB (page_db_schedule
-  // has more).
-  CRAWLRANK_ASSIGN_OR_RETURN(SchedulerOptions options, StoredSchedulerOptions(db));
-  CRAWLRANK_ASSIGN_OR_RETURN(ScheduleView schedule, Scheduler::Inspect(db, options, 0, 0));
+  // has more); with the default options when the stored ones do not apply (a value this
+  // crawlrank refuses), which config_error then says, so that the rest still shows.
+  Result<SchedulerOptions> options = StoredSchedulerOptions(db);
+  if (!options.ok()) {
+    stats["config_error"] = options.status().message();
+    options = SchedulerOptions();
+  }
+  CRAWLRANK_ASSIGN_OR_RETURN(ScheduleView schedule, Scheduler::Inspect(db, *options, 0, 0));
   stats["hosts"] = schedule.stats.hosts;
   stats["queued"] = schedule.stats.queued;
   stats["in_flight"] = schedule.stats.in_flight;
@@ -126,9 +131,16 @@ int Main(int argc, char** argv) {
     if (!stats.ok()) return Fail(app, stats.status());
     (*stats)["quick_check"] = quick.ok() ? "passed" : "FAILED";
     if (!quick.ok()) return kExitFailure;
+    const bool config_applies = !stats->contains("config_error");
+    if (!config_applies) {
+      Fail(app, Status(StatusCode::kDataLoss,
+                       (*stats)["config_error"].get<std::string>() +
+                           "; the schedule counts below take the default options"));
+    }
+    const int code = config_applies ? kExitOk : kExitFailure;  // printed, but damaged
     if (json) {
       std::cout << stats->dump(2) << "\n";
-      return kExitOk;
+      return code;
     }
     for (const auto& [key, value] : stats->items()) {
       std::cout << key << ": ";
@@ -149,7 +161,7 @@ int Main(int argc, char** argv) {
         std::cout << value.dump() << "\n";
       }
     }
-    return kExitOk;
+    return code;
   });
 }
 

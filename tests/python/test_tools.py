@@ -726,3 +726,27 @@ def test_schedule_json_has_every_stats_field_after_the_keys_it_always_had(bin_di
     for name, value in fields.items():
         if name not in ("next_ready_ms", "next_revisit_ms", "rerank_ms"):  # times: now-based
             assert stats[name] == value, name
+
+
+@pytest.mark.needs_crawlrank
+def test_a_stored_configuration_that_does_not_apply_is_named_and_the_rest_still_shows(
+        bin_dir, tmp_path):
+    """A stored value this crawlrank refuses (an older or hand-edited DB): page_db_stats
+    still prints every figure, the schedule's by the default options, names the key in
+    config_error and on stderr, and exits 1; page_db_dump names the way out."""
+    import crawlrank
+    db = tmp_path / "db"
+    with crawlrank.PageDb(str(db)) as opened:
+        opened.add(crawlrank.CrawledPage("http://a.test/", ["http://a.test/x"]))
+        opened.write_config({"score": "nonsense", "delay_ms": "0"})
+    stats = run(bin_dir, "page_db_stats", db, "--json", expect=1)
+    shown = json.loads(stats.stdout)
+    assert (shown["pages"], shown["queued"], shown["config"]["score"]) == (2, 1, "nonsense")
+    assert 'configuration key score = "nonsense"' in shown["config_error"]
+    assert "the schedule counts below take the default options" in stats.stderr
+    assert "config_error:" in run(bin_dir, "page_db_stats", db, expect=1).stdout
+    dump = run(bin_dir, "page_db_dump", "info", db, "--json", expect=1)
+    assert "--skip-damaged dumps the pages" in dump.stderr
+    salvaged = run(bin_dir, "page_db_dump", "info", db, "--json", "--skip-damaged")
+    assert [json.loads(line)["state"] for line in salvaged.stdout.splitlines()] == [
+        "crawled", "pending"]

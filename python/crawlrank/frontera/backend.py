@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import shutil
 import tempfile
 import time
@@ -18,21 +17,31 @@ from frontera.core.manager import LocalFrontierManager, SpiderFrontierManager
 from frontera.core.models import Request as FrontierRequest
 
 import crawlrank
+from crawlrank._fetch_info import fetch_kwargs
 from crawlrank._frontend import (
-    OPTIONS_SETTING,
-    RANK_AT_CLOSE_SETTING,
-    OptionsError,
     ReportBuffer,
     failure_kind,
-    flag,
     nothing_to_crawl,
-    options_dict,
     rank_at_close,
     resolve_config,
-    scheduler_options,
 )
-from crawlrank._fetch_info import fetch_kwargs
 from crawlrank._http import redirect_status, retry_after_ms
+from crawlrank._settings import (
+    COMMON_SETTINGS,
+    OPTIONS_SETTING,
+    OptionsError,
+    SettingTable,
+    as_is,
+    flag,
+    integer,
+    number,
+    options_dict,
+    path,
+    rate_as_ms,
+    read_table,
+    seconds_as_ms,
+    table_options,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +62,31 @@ _REPORTS_BEFORE_FLUSH = 1024  # a bound on memory; get_next_requests flushes far
 
 class SettingsError(ValueError):
     """A Frontera setting crawlrank.frontera cannot use; the message names the setting."""
+
+
+# The settings that give each SchedulerOptions field: Aduana's, and Scrapy's politeness
+# through Frontera's ScrapySettingsAdapter (docs/python.md, "Frontera backend").
+_OPTION_SETTINGS: SettingTable = {
+    "score": (("SCORER", as_is),),  # an Aduana scorer's name, or a score mode: _score_mode
+    "delay_ms": (("SOFT_CRAWL_LIMIT", rate_as_ms), ("DOWNLOAD_DELAY", seconds_as_ms())),
+    "per_host": (("CONCURRENT_REQUESTS_PER_DOMAIN", integer(1)),),
+    "busy_delay_ms": (("HARD_CRAWL_LIMIT", rate_as_ms),),
+    "max_depth": (("MAX_CRAWL_DEPTH", integer(0)),),
+    "rerank_interval_ms": (("SCORE_UPDATE_INTERVAL", seconds_as_ms(positive=True)),),
+    "rank_damping": (("PAGE_RANK_DAMPING", number(0.0, inclusive=False, below=1.0)),),
+}
+
+
+def _page_db_path(value: Any, setting: str) -> str:
+    """PAGE_DB_PATH: a directory path, not empty (unset means a temporary PageDB)."""
+    out = path(value, setting)
+    if not out:
+        raise OptionsError(f"{setting}: empty path (leave it unset for a temporary PageDB)")
+    return out
+
+
+# The settings of the backend's own fields read the same way.
+_OWN_SETTINGS: SettingTable = {"page_db": (("PAGE_DB_PATH", _page_db_path),), **COMMON_SETTINGS}
 
 
 @dataclasses.dataclass
@@ -80,45 +114,26 @@ class BackendSettings:
     def from_settings(cls, settings: Any) -> "BackendSettings":
         """From anything with ``get(name)``: Frontera's Settings, or Scrapy's through
         Frontera's ScrapySettingsAdapter (then Scrapy's DOWNLOAD_DELAY and
-        CONCURRENT_REQUESTS_PER_DOMAIN apply too)."""
+        CONCURRENT_REQUESTS_PER_DOMAIN apply too). SettingsError, naming the setting, for a
+        value crawlrank cannot use."""
         get = settings.get
-        use_scores = bool(get("USE_SCORES"))
-        out = cls(
-            page_db=_path(get, "PAGE_DB_PATH"),
-            score=_score_mode(get("SCORER"), use_scores),
-            busy_delay_ms=_per_request_ms(get, "HARD_CRAWL_LIMIT"),
-            max_depth=_integer(get, "MAX_CRAWL_DEPTH", minimum=0),
-            per_host=_integer(get, "CONCURRENT_REQUESTS_PER_DOMAIN", minimum=1),
-            url_profile=_choice(get, "CRAWLRANK_URL_PROFILE", ("w3lib", "rfc3986"), "w3lib"),
-            durability=_choice(get, "CRAWLRANK_DURABILITY", ("sync", "periodic", "none"),
-                               "periodic"),
-            rank_at_close=_flag(get, RANK_AT_CLOSE_SETTING, True),
-        )
-        out.delay_ms = _per_request_ms(get, "SOFT_CRAWL_LIMIT")
-        if out.delay_ms is None:
-            delay = _number(get, "DOWNLOAD_DELAY", minimum=0.0)
-            out.delay_ms = None if delay is None else round(delay * 1000)
-        interval = _number(get, "SCORE_UPDATE_INTERVAL", minimum=0.0, inclusive=False)
-        out.rerank_interval_ms = None if interval is None else max(1, round(interval * 1000))
-        damping = _number(get, "PAGE_RANK_DAMPING", minimum=0.0, inclusive=False)
-        if damping is not None and damping >= 1:
-            raise SettingsError(f"PAGE_RANK_DAMPING={damping!r}: expected a number in (0, 1)")
-        out.rank_damping = damping
         setting = _options_setting(get)
         try:
-            out.options = options_dict(get(setting), setting)
+            values = read_table({**_OPTION_SETTINGS, **_OWN_SETTINGS}, get)
+            use_scores = flag(get("USE_SCORES") or False, "USE_SCORES")
+            values["score"] = _score_mode(values.get("score"), use_scores)
+            out = cls(options=options_dict(get(setting), setting), **values)
         except OptionsError as error:
             raise SettingsError(str(error)) from None
         out._scheduler_options(setting)  # every error now, with the setting's name
         return out
 
     def given(self) -> Set[str]:
-        """The SchedulerOptions fields these settings set (the others resume the
-        configuration stored in the PageDB)."""
-        fields = {name for name in ("score", "delay_ms", "per_host",
-                                    "busy_delay_ms", "max_depth", "rerank_interval_ms")
-                  if getattr(self, name) is not None}
-        return fields | set(self.options)
+        """The SchedulerOptions fields these settings set, or CRAWLRANK_OPTIONS does (a
+        setting counts when it is set at all); the others resume the configuration stored in
+        the PageDB."""
+        return ({field for field in _OPTION_SETTINGS if getattr(self, field) is not None}
+                | set(self.options))
 
     def scheduler_options(self) -> crawlrank.SchedulerOptions:
         """The settings above, with CRAWLRANK_OPTIONS over them (SettingsError, naming the
@@ -126,21 +141,11 @@ class BackendSettings:
         return self._scheduler_options(OPTIONS_SETTING)
 
     def _scheduler_options(self, setting: str) -> crawlrank.SchedulerOptions:
-        options = crawlrank.SchedulerOptions()
-        if self.score is not None:
-            try:
-                options.score = self.score
-            except crawlrank.InvalidArgumentError as error:
-                raise SettingsError(f"SCORER={self.score!r}: expected one of "
-                                    f"{', '.join(ADUANA_SCORERS)} or a crawlrank score mode "
-                                    f"({error})") from None
-        for name in ("delay_ms", "per_host", "busy_delay_ms", "max_depth",
-                     "rerank_interval_ms", "rank_damping"):
-            value = getattr(self, name)
-            if value is not None:
-                setattr(options, name, value)
+        """The same, naming `setting` (the options' setting, maybe the deprecated one)."""
         try:
-            return scheduler_options(self.options, setting=setting, base=options)
+            return table_options(_OPTION_SETTINGS,
+                                 {field: getattr(self, field) for field in _OPTION_SETTINGS},
+                                 self.options, setting=setting)
         except OptionsError as error:
             raise SettingsError(str(error)) from None
 
@@ -592,80 +597,18 @@ def _meta_score(scrapy_meta: Any) -> float:
 
 
 def _score_mode(scorer: Any, use_scores: bool) -> Optional[str]:
+    """The score mode SCORER names (with USE_SCORES): one of Aduana's scorers, or a crawlrank
+    score mode; None keeps crawlrank's default. OptionsError naming SCORER for another."""
     if scorer is None:
         return "link-score" if use_scores else None
     if not isinstance(scorer, str):
-        raise SettingsError(f"SCORER={scorer!r}: expected a name, one of "
-                            f"{', '.join(ADUANA_SCORERS)} or a crawlrank score mode")
+        raise OptionsError(f"SCORER={scorer!r}: expected a name, one of "
+                           f"{', '.join(ADUANA_SCORERS)} or a crawlrank score mode")
     if scorer in ADUANA_SCORERS:
         return ADUANA_SCORERS[scorer][1 if use_scores else 0]
-    return scorer  # a crawlrank score mode: checked by scheduler_options()
-
-
-def _path(get: Any, name: str) -> Optional[str]:
-    value = get(name)
-    if value is None:
-        return None
     try:
-        path = os.fspath(value)
-    except TypeError:
-        raise SettingsError(f"{name}={value!r}: expected a directory path") from None
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
-    if not path:
-        raise SettingsError(f"{name}: empty path (leave it unset for a temporary PageDB)")
-    return path
-
-
-def _number(get: Any, name: str, *, minimum: float, inclusive: bool = True) -> Optional[float]:
-    value = get(name)
-    if value is None:
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise SettingsError(f"{name}={value!r}: expected a number") from None
-    if number < minimum or (not inclusive and number == minimum) or number != number:
-        bound = f">= {minimum:g}" if inclusive else f"> {minimum:g}"
-        raise SettingsError(f"{name}={value!r}: expected a number {bound}")
-    return number
-
-
-def _integer(get: Any, name: str, *, minimum: int) -> Optional[int]:
-    value = get(name)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise SettingsError(f"{name}={value!r}: expected an integer")
-    try:
-        number = int(value)
-    except ValueError:
-        raise SettingsError(f"{name}={value!r}: expected an integer") from None
-    if number < minimum:
-        raise SettingsError(f"{name}={value!r}: expected an integer >= {minimum}")
-    return number
-
-
-def _per_request_ms(get: Any, name: str) -> Optional[int]:
-    """A rate in requests per second (Aduana's crawl limits) as milliseconds between two."""
-    rate = _number(get, name, minimum=0.0, inclusive=False)
-    return None if rate is None else max(0, round(1000.0 / rate))
-
-
-def _flag(get: Any, name: str, default: bool) -> bool:
-    value = get(name)
-    if value is None:
-        return default
-    try:
-        return flag(value, name)
-    except OptionsError as error:
-        raise SettingsError(str(error)) from None
-
-
-def _choice(get: Any, name: str, choices: Tuple[str, ...], default: str) -> str:
-    value = get(name)
-    if value is None:
-        return default
-    if value not in choices:
-        raise SettingsError(f"{name}={value!r}: expected one of {', '.join(choices)}")
-    return value
+        crawlrank.SchedulerOptions().score = scorer  # the names crawlrank knows
+    except crawlrank.InvalidArgumentError as error:
+        raise OptionsError(f"SCORER={scorer!r}: expected one of {', '.join(ADUANA_SCORERS)} "
+                           f"or a crawlrank score mode ({error})") from None
+    return scorer

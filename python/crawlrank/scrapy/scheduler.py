@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
-import difflib
 import logging
-import os
 import pickle
 from collections import deque
-from typing import Any, Callable, Deque, Dict, List, Optional, Set, Tuple
+from typing import Deque, Dict, List, Optional, Tuple
 
 from scrapy import Request
 from scrapy.crawler import Crawler
@@ -17,27 +14,21 @@ from scrapy.http import Response
 from scrapy.settings import BaseSettings
 from scrapy.spiders import Spider
 from scrapy.utils.conf import build_component_list
-from scrapy.utils.job import job_dir
-from scrapy.utils.misc import create_instance, load_object
+from scrapy.utils.misc import load_object
 from scrapy.utils.request import request_from_dict
 
 import crawlrank
+from crawlrank._fetch_info import fetch_kwargs
 from crawlrank._frontend import (
-    OPTIONS_SETTING,
-    RANK_AT_CLOSE_SETTING,
     EngineWakeup,
-    OptionsError,
     ReportBuffer,
     failure_kind,
-    flag,
     nothing_to_crawl,
-    options_dict,
     rank_at_close,
     resolve_config,
-    scheduler_options,
 )
-from crawlrank._fetch_info import fetch_kwargs
 from crawlrank._http import redirect_status, retry_after_ms
+from crawlrank.scrapy._config import SchedulerSettings
 from crawlrank.scrapy._protocol import LEASE_KEY, SEED_KEY, ReportReceiver
 from crawlrank.scrapy._queues import DupeFilter, MemoryQueue
 from crawlrank.scrapy.middlewares import ErrorMiddleware, LinkGraphMiddleware
@@ -46,155 +37,6 @@ logger = logging.getLogger(__name__)
 
 # Reports are written when the engine next asks for work, or once this many wait.
 _REPORTS_BEFORE_FLUSH = 64
-
-
-@dataclasses.dataclass
-class SchedulerSettings:
-    """The ``CRAWLRANK_*`` settings, with Scrapy's own settings as their defaults.
-
-    ``page_db``: the PageDB directory (``CRAWLRANK_PAGE_DB``; default ``JOBDIR/crawlrank.db``
-    when Scrapy's ``JOBDIR`` is set, else ``<spider>.crawlrank`` in the working directory).
-    It is the crawl's whole state: run the spider again with the same directory and the
-    crawl goes on (no JOBDIR needed).
-
-    A ``CRAWLRANK_*`` setting that is none of these (a misspelling) is logged as a warning
-    naming the closest real one.
-    """
-
-    page_db: Optional[str] = None
-    # CRAWLRANK_FRONTIER: "host:port" of a crawlrank serve that this process shares with
-    # others (remote mode: crawlrank/scrapy/remote.py); None: a PageDB of its own.
-    frontier: Optional[str] = None
-    frontier_token: Optional[str] = None  # CRAWLRANK_FRONTIER_TOKEN
-    frontier_tls_ca: Optional[str] = None  # CRAWLRANK_FRONTIER_TLS_CA: the server's CA (PEM)
-    score: str = "blend"  # CRAWLRANK_SCORE: a score mode of crawlrank.SchedulerOptions
-    url_profile: str = "w3lib"  # CRAWLRANK_URL_PROFILE, for a new DB: Scrapy's fingerprints
-    delay_ms: int = 0  # CRAWLRANK_DELAY_MS; default DOWNLOAD_DELAY
-    per_host: int = 8  # CRAWLRANK_PER_HOST; default CONCURRENT_REQUESTS_PER_DOMAIN
-    host_key: str = "host"  # CRAWLRANK_HOST_KEY: "host" or "domain"
-    max_depth: int = 0  # CRAWLRANK_MAX_DEPTH; default DEPTH_LIMIT
-    max_pages: int = 0  # CRAWLRANK_MAX_PAGES: pages handed out in all (0: no limit)
-    max_retries: int = 0  # CRAWLRANK_MAX_RETRIES: later retries of 429/5xx, after Scrapy's
-    lease_ms: int = 600_000  # CRAWLRANK_LEASE_MS
-    batch: int = 16  # CRAWLRANK_BATCH: requests taken per call; default CONCURRENT_REQUESTS
-    durability: str = "periodic"  # CRAWLRANK_DURABILITY: "sync", "periodic" or "none"
-    rank_at_close: bool = True  # CRAWLRANK_RANK_AT_CLOSE: rank once more when the spider closes
-    content_scorer: Optional[Callable[[Response], float]] = None  # CRAWLRANK_CONTENT_SCORER
-    link_scorer: Optional[Callable[[Response, Request], float]] = None  # CRAWLRANK_LINK_SCORER
-    options: Dict[str, Any] = dataclasses.field(default_factory=dict)  # CRAWLRANK_OPTIONS
-    # The SchedulerOptions fields set above default priority (or in CRAWLRANK_OPTIONS):
-    # they override the configuration stored in the PageDB; the others resume it.
-    given: Set[str] = dataclasses.field(default_factory=set)
-    debug_duplicates: bool = False  # DUPEFILTER_DEBUG: log every duplicate, not the first
-
-    @classmethod
-    def from_settings(cls, settings: BaseSettings,
-                      crawler: Optional[Crawler] = None) -> "SchedulerSettings":
-        # CRAWLRANK_SCORER: an object (or a class built with from_crawler) with
-        # content_score(response) and link_score(response, request), e.g.
-        # crawlrank.scrapy.scoring.KeywordScorer; the two settings below override its parts.
-        both = settings.get("CRAWLRANK_SCORER")
-        if both is not None:
-            both = load_object(both) if isinstance(both, str) else both
-            if isinstance(both, type):
-                both = create_instance(both, settings, crawler)
-
-        def scorer(name: str, part: str):
-            value = settings.get(name)
-            if value is None:
-                return getattr(both, part, None)
-            if callable(value):
-                return value
-            loaded = load_object(value)
-            if not callable(loaded):
-                raise NotConfigured(f"{name}={value!r}: not a callable")
-            return loaded
-
-        warn_unknown_settings(settings)
-        page_db = settings.get("CRAWLRANK_PAGE_DB")
-        if not page_db and settings.get("JOBDIR"):
-            page_db = os.path.join(job_dir(settings), JOBDIR_PAGE_DB)
-        out = cls(
-            page_db=page_db,
-            frontier=settings.get("CRAWLRANK_FRONTIER") or None,
-            frontier_token=settings.get("CRAWLRANK_FRONTIER_TOKEN") or None,
-            frontier_tls_ca=settings.get("CRAWLRANK_FRONTIER_TLS_CA") or None,
-            score=settings.get("CRAWLRANK_SCORE", "blend"),
-            url_profile=settings.get("CRAWLRANK_URL_PROFILE", "w3lib"),
-            delay_ms=settings.getint("CRAWLRANK_DELAY_MS",
-                                     int(settings.getfloat("DOWNLOAD_DELAY") * 1000)),
-            per_host=settings.getint("CRAWLRANK_PER_HOST",
-                                     settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN", 8)),
-            host_key=settings.get("CRAWLRANK_HOST_KEY", "host"),
-            max_depth=settings.getint("CRAWLRANK_MAX_DEPTH", settings.getint("DEPTH_LIMIT")),
-            max_pages=settings.getint("CRAWLRANK_MAX_PAGES", 0),
-            max_retries=settings.getint("CRAWLRANK_MAX_RETRIES", 0),
-            lease_ms=settings.getint("CRAWLRANK_LEASE_MS", 600_000),
-            batch=settings.getint("CRAWLRANK_BATCH", settings.getint("CONCURRENT_REQUESTS", 16)),
-            durability=settings.get("CRAWLRANK_DURABILITY", "periodic"),
-            rank_at_close=_flag(settings.get(RANK_AT_CLOSE_SETTING, True)),
-            content_scorer=scorer("CRAWLRANK_CONTENT_SCORER", "content_score"),
-            link_scorer=scorer("CRAWLRANK_LINK_SCORER", "link_score"),
-            options=_options_dict(settings.get(OPTIONS_SETTING)),
-            debug_duplicates=settings.getbool("DUPEFILTER_DEBUG"),
-        )
-        out.given = {field for field, names in _GIVEN_BY.items()
-                     if any((settings.getpriority(name) or 0) > 0 for name in names)}
-        out.given.update(out.options)
-        if out.per_host < 1 or out.batch < 1:
-            raise NotConfigured("CRAWLRANK_PER_HOST and CRAWLRANK_BATCH must be at least 1")
-        return out
-
-    def scheduler_options(self) -> crawlrank.SchedulerOptions:
-        """The CRAWLRANK_* settings above, with CRAWLRANK_OPTIONS over them (NotConfigured,
-        naming the option, for one crawlrank cannot use)."""
-        fields = dict(score=self.score, delay_ms=self.delay_ms,
-                      per_host=self.per_host, host_key=self.host_key,
-                      max_depth=self.max_depth, max_pages=self.max_pages,
-                      max_retries=self.max_retries, lease_ms=self.lease_ms)
-        try:
-            base = crawlrank.SchedulerOptions(
-                **{name: value for name, value in fields.items() if name not in self.options})
-        except TypeError as error:  # a CRAWLRANK_* setting above of the wrong type
-            raise NotConfigured(f"CRAWLRANK_* settings: {error}") from None
-        try:
-            return scheduler_options(self.options, base=base)
-        except OptionsError as error:
-            raise NotConfigured(str(error)) from None
-
-
-# The PageDB's name under JOBDIR when CRAWLRANK_PAGE_DB is not set.
-JOBDIR_PAGE_DB = "crawlrank.db"
-
-# Every CRAWLRANK_* setting crawlrank.scrapy reads (the scheduler's, and KeywordScorer's
-# CRAWLRANK_KEYWORDS): any other is taken for a misspelling.
-KNOWN_SETTINGS = frozenset({
-    "CRAWLRANK_PAGE_DB", "CRAWLRANK_FRONTIER", "CRAWLRANK_FRONTIER_TOKEN",
-    "CRAWLRANK_FRONTIER_TLS_CA", "CRAWLRANK_SCORE", "CRAWLRANK_URL_PROFILE", "CRAWLRANK_DELAY_MS",
-    "CRAWLRANK_PER_HOST", "CRAWLRANK_HOST_KEY", "CRAWLRANK_MAX_DEPTH", "CRAWLRANK_MAX_PAGES",
-    "CRAWLRANK_MAX_RETRIES", "CRAWLRANK_LEASE_MS", "CRAWLRANK_BATCH", "CRAWLRANK_DURABILITY",
-    RANK_AT_CLOSE_SETTING, "CRAWLRANK_SCORER", "CRAWLRANK_CONTENT_SCORER",
-    "CRAWLRANK_LINK_SCORER", OPTIONS_SETTING, "CRAWLRANK_KEYWORDS",
-})
-
-
-def warn_unknown_settings(settings: BaseSettings) -> List[str]:
-    """Logs a warning for each CRAWLRANK_* setting crawlrank.scrapy does not read, naming
-    the closest one it does (difflib); returns the warnings."""
-    out = []
-    for name in sorted(str(n) for n in settings if str(n).startswith("CRAWLRANK_")):
-        if name in KNOWN_SETTINGS:
-            continue
-        # Compared without the prefix that every name shares, which would make any two close.
-        prefix = len("CRAWLRANK_")
-        close = difflib.get_close_matches(name[prefix:], [k[prefix:] for k in KNOWN_SETTINGS],
-                                          n=1, cutoff=0.6)
-        hint = (f": did you mean CRAWLRANK_{close[0]}?" if close
-                else " (docs/python.md lists them)")
-        out.append(f"crawlrank: {name} is not a setting of crawlrank.scrapy and is "
-                   f"ignored{hint}")
-        logger.warning(out[-1])
-    return out
 
 
 def check_middlewares(settings: BaseSettings) -> None:
@@ -230,32 +72,6 @@ def check_middlewares(settings: BaseSettings) -> None:
     if problems:
         raise NotConfigured("crawlrank.scrapy.Scheduler needs its middlewares: "
                             + "; and ".join(problems))
-
-
-def _flag(value: Any) -> bool:
-    try:
-        return flag(value, RANK_AT_CLOSE_SETTING)
-    except OptionsError as error:
-        raise NotConfigured(str(error)) from None
-
-
-# The settings that set each stored SchedulerOptions field (docs/python.md).
-_GIVEN_BY = {
-    "score": ("CRAWLRANK_SCORE",),
-    "delay_ms": ("CRAWLRANK_DELAY_MS", "DOWNLOAD_DELAY"),
-    "per_host": ("CRAWLRANK_PER_HOST", "CONCURRENT_REQUESTS_PER_DOMAIN"),
-    "host_key": ("CRAWLRANK_HOST_KEY",),
-    "max_depth": ("CRAWLRANK_MAX_DEPTH", "DEPTH_LIMIT"),
-    "max_pages": ("CRAWLRANK_MAX_PAGES",),
-    "max_retries": ("CRAWLRANK_MAX_RETRIES",),
-}
-
-
-def _options_dict(value: Any) -> Dict[str, Any]:
-    try:
-        return options_dict(value)
-    except OptionsError as error:
-        raise NotConfigured(str(error)) from None
 
 
 class _Page:

@@ -9,7 +9,7 @@ import tempfile
 import time
 import warnings
 from collections import deque
-from typing import Any, Deque, Dict, Iterable, List, Optional, Set, Tuple, Union
+from typing import Any, Deque, Dict, Iterable, List, Optional, Set, Union
 
 from frontera.core import get_slot_key
 from frontera.core.components import Backend as _FronteraBackend
@@ -17,15 +17,7 @@ from frontera.core.manager import LocalFrontierManager, SpiderFrontierManager
 from frontera.core.models import Request as FrontierRequest
 
 import crawlrank
-from crawlrank._fetch_info import fetch_kwargs
-from crawlrank._frontend import (
-    ReportBuffer,
-    failure_kind,
-    nothing_to_crawl,
-    rank_at_close,
-    resolve_config,
-)
-from crawlrank._http import redirect_status, retry_after_ms
+from crawlrank._frontend import nothing_to_crawl, rank_at_close, resolve_config
 from crawlrank._settings import (
     COMMON_SETTINGS,
     OPTIONS_SETTING,
@@ -42,11 +34,9 @@ from crawlrank._settings import (
     seconds_as_ms,
     table_options,
 )
+from crawlrank.frontera._reports import LEASE_KEY, PageReports
 
 logger = logging.getLogger(__name__)
-
-# The meta key of a request the backend handed out: its crawlrank lease (an int).
-LEASE_KEY = b"crawlrank_lease"
 
 # Aduana's scorer names -> (score mode, score mode with USE_SCORES).
 ADUANA_SCORERS = {
@@ -56,8 +46,6 @@ ADUANA_SCORERS = {
 
 # The name CRAWLRANK_OPTIONS had here before crawlrank.scrapy and this backend shared it.
 DEPRECATED_OPTIONS_SETTING = "CRAWLRANK_SCHEDULER_OPTIONS"
-
-_REPORTS_BEFORE_FLUSH = 1024  # a bound on memory; get_next_requests flushes far sooner
 
 
 class SettingsError(ValueError):
@@ -150,32 +138,6 @@ class BackendSettings:
             raise SettingsError(str(error)) from None
 
 
-class _Page:
-    """A page_crawled waiting for its links_extracted."""
-
-    __slots__ = ("url", "lease", "status", "score", "content_hash", "meta", "redirects",
-                 "failed", "fetch")
-
-    def __init__(self, url: str, lease: int, status: int, meta: dict) -> None:
-        self.url = url  # the URL the frontier handed out (or the chain's end: redirects)
-        self.lease = lease
-        self.status = status
-        self.meta = meta
-        scrapy_meta = meta.get(b"scrapy_meta") or {}
-        self.score = _meta_score(scrapy_meta)
-        content_hash = scrapy_meta.get("content_hash")
-        self.content_hash = content_hash & (2**64 - 1) if isinstance(content_hash, int) else 0
-        self.redirects: List[Tuple[str, int]] = []  # (URL, status) of each hop before url
-        self.fetch: Dict[str, Any] = {}  # CrawledPage's fetch details (page_crawled)
-        self.failed = False
-
-    def matches(self, request: FrontierRequest) -> bool:
-        meta = request.meta
-        lease = meta.get(LEASE_KEY) or 0
-        return meta is self.meta or (lease != 0 and lease == self.lease) or \
-            request.url == self.url or any(request.url == url for url, _ in self.redirects)
-
-
 class _Held:
     """A request handed out by crawlrank while its host was overused in Scrapy."""
 
@@ -231,18 +193,15 @@ class Backend(_FronteraBackend):
         self.path = path
         self.db: Optional[crawlrank.PageDb] = None
         self.scheduler: Optional[crawlrank.Scheduler] = None
-        self._score = ""  # the score mode, once open
         try:
             self.db = crawlrank.PageDb(path, url_profile=self.settings.url_profile,
                                        durability=self.settings.durability)
             resolve_config(self.db, options, self.settings.given(), logger.info)
             self.scheduler = crawlrank.Scheduler(self.db, options)
-            self._score = options.score  # the stored one on a resume
         except BaseException:
             self._close()
             raise
-        self._buffer = ReportBuffer(_REPORTS_BEFORE_FLUSH)
-        self._page: Optional[_Page] = None
+        self._reports = PageReports(self.scheduler, self.settings.url_profile)
         self._held: Deque[_Held] = deque()
         self._stopped = False
         self._handed_out = 0  # requests get_next_requests returned, this run
@@ -286,7 +245,7 @@ class Backend(_FronteraBackend):
             return
         self._stopped = True
         try:
-            self._flush()
+            self._reports.flush()
             self.scheduler.record_progress()  # the crawl's last progress sample: its end
             self._rank_at_close()
             stats = self.scheduler.stats()
@@ -338,7 +297,7 @@ class Backend(_FronteraBackend):
         seeds the spider's start requests with it). A URL crawlrank cannot parse is not."""
         urls = [seed if isinstance(seed, str) else seed.url for seed in seeds]
         scheduler = self._open()
-        self._flush()  # a buffered report may create one of them
+        self._reports.flush()  # a buffered report may create one of them
         new = []
         for url in urls:
             try:
@@ -351,49 +310,22 @@ class Backend(_FronteraBackend):
 
     def page_crawled(self, response: Any) -> None:
         self._open()
-        self._finish_page()
-        meta = response.meta
-        status = int(response.status_code)
-        page = _Page(response.url, int(meta.get(LEASE_KEY) or 0), status, meta)
-        page.redirects, page.url = _redirect_chain(response.url, meta)
-        scrapy_meta = meta.get(b"scrapy_meta") or {}
-        page.fetch = fetch_kwargs(getattr(response, "headers", None),
-                                  getattr(response, "body", None),
-                                  scrapy_meta.get("download_latency")
-                                  if isinstance(scrapy_meta, dict) else None)
-        if status == 429 or status >= 500:
-            # A failure (retried), reported now; its links_extracted is ignored.
-            page.failed = True
-            first = page.redirects[0][0] if page.redirects else page.url
-            self._fail(first, page.lease, http_status=status,
-                       retry_after_ms=retry_after_ms(response.headers), reason=f"HTTP {status}")
-        self._page = page
+        self._reports.page_crawled(response)
 
     def links_extracted(self, request: FrontierRequest,
                         links: Iterable[FrontierRequest] = ()) -> None:
         self._open()
-        page, self._page = self._page, None
-        if page is not None and not page.matches(request):
-            self._report(page, [])
-            page = None
-        if page is None:  # links without their page_crawled: a page crawled with status 200
-            page = _Page(request.url, int(request.meta.get(LEASE_KEY) or 0), 200, request.meta)
-        if page.failed:
-            return
-        self._report(page, [(link.url, _meta_score(link.meta.get(b"scrapy_meta") or {}))
-                            for link in links])
+        self._reports.links_extracted(request, links)
 
     def request_error(self, request: FrontierRequest, error: str = "") -> None:
         self._open()
-        lease = int(request.meta.get(LEASE_KEY) or 0)
-        reason = str(error or "error")
-        self._fail(request.url, lease, retryable=reason != "IgnoreRequest", reason=reason)
+        self._reports.request_error(request, error)
 
     def get_next_requests(self, max_n_requests: int, **kwargs: Any) -> List[FrontierRequest]:
         """Up to max_n_requests requests; ``overused_keys`` (Scrapy's download slots, host
         names or IPs by ``key_type``) are held back for a later call."""
         scheduler = self._open()
-        self._flush()
+        self._reports.flush()
         overused = set(kwargs.get("overused_keys") or ())
         key_type = kwargs.get("key_type") or "domain"
         now = time.monotonic()
@@ -428,7 +360,7 @@ class Backend(_FronteraBackend):
     def finished(self) -> bool:
         if self._stopped:
             return True
-        self._flush()
+        self._reports.flush()
         return not self._held and self._open().stats().finished
 
     # ---- for crawlrank.frontera.FronteraScheduler
@@ -438,22 +370,12 @@ class Backend(_FronteraBackend):
         its lease; the target is then queued like any new page. False, recording nothing,
         when the target is the same page (canonically): let Scrapy fetch it."""
         self._open()
-        profile = self.settings.url_profile
-        try:
-            if crawlrank.canonicalize_url(target, profile) == \
-                    crawlrank.canonicalize_url(request.url, profile):
-                return False
-        except crawlrank.InvalidArgumentError:
-            pass  # crawlrank drops a link it cannot take: the page is recorded without it
-        self._buffer.add_report(
-            crawlrank.CrawledPage(request.url, [(target, 0.0)], http_status=status),
-            int(request.meta.get(LEASE_KEY) or 0))
-        return True
+        return self._reports.redirected(request, target, status)
 
     def has_news(self) -> bool:
         """True when a call to get_next_requests may have something new to hand out:
         reports not yet written (their links), or held requests."""
-        return bool(self._buffer or self._page or self._held)
+        return bool(self._reports or self._held)
 
     def next_ready_time(self) -> Optional[float]:
         """When crawlrank may next hand out a page (Unix seconds), None when nothing is
@@ -464,7 +386,7 @@ class Backend(_FronteraBackend):
         return ready_ms / 1000.0 if ready_ms >= 0 else None
 
     def stats(self) -> crawlrank.SchedulerStats:
-        self._flush()
+        self._reports.flush()
         return self._open().stats()
 
     # ---- inside
@@ -474,43 +396,6 @@ class Backend(_FronteraBackend):
             raise crawlrank.FailedPreconditionError(
                 f"crawlrank.frontera.Backend of {self.path} is stopped")
         return self.scheduler
-
-    def _report(self, page: _Page, links: List[Tuple[str, float]]) -> None:
-        lease = page.lease
-        hops = page.redirects + [(page.url, page.status)]
-        for (url, status), (target, _) in zip(hops, hops[1:]):
-            self._buffer.add_report(
-                crawlrank.CrawledPage(url, [(target, 0.0)], http_status=status), lease)
-            lease = 0  # the lease is the first URL's; the others were never handed out
-        self._buffer.add_report(
-            crawlrank.CrawledPage(page.url, links, content_score=page.score,
-                                  content_hash=page.content_hash, http_status=page.status,
-                                  **page.fetch),
-            lease)
-        if self._buffer.full:
-            self._flush()
-
-    def _finish_page(self) -> None:
-        page, self._page = self._page, None
-        if page is not None and not page.failed:
-            logger.warning("crawlrank.frontera: page_crawled(%s) had no links_extracted: "
-                           "recorded without links", page.url)
-            self._report(page, [])
-
-    def _flush(self) -> None:
-        self._finish_page()
-        for error in self._buffer.flush(self.scheduler):
-            logger.warning("crawlrank.frontera: page not recorded: %s", error)
-
-    def _fail(self, url: str, lease: int, *, retryable: bool = True, http_status: int = 0,
-              retry_after_ms: Optional[int] = None, reason: str = "") -> None:
-        self._flush()  # the page may be created by a buffered report
-        try:
-            self.scheduler.failed(url, lease, retryable=retryable, http_status=http_status,
-                                  retry_after_ms=retry_after_ms, reason=reason,
-                                  kind=failure_kind(reason))
-        except crawlrank.InvalidArgumentError as error:
-            logger.warning("crawlrank.frontera: failure of %s not recorded: %s", url, error)
 
     def _close(self) -> None:
         if self.scheduler is not None:
@@ -567,33 +452,6 @@ def _deprecated(message: str) -> None:
     a crawl's user reads (Python hides DeprecationWarning outside __main__ by default)."""
     warnings.warn(message, DeprecationWarning, stacklevel=4)
     logger.warning(message)
-
-
-def _redirect_chain(url: str, meta: dict) -> Tuple[List[Tuple[str, int]], str]:
-    """(hops before the final page, the final URL) of a response Scrapy reached through
-    redirects; ([], url) for none. Frontera's canonical solver reports such a response
-    under the chain's first URL and appends the final URL to meta[b'redirect_urls']."""
-    chain = list(meta.get(b"redirect_urls") or [])
-    if not chain:
-        return [], url
-    if len(chain) >= 2 and chain[0] == url:  # the canonical solver ran
-        chain, final = chain[:-1], chain[-1]
-    else:
-        final = url
-    reasons = list((meta.get(b"scrapy_meta") or {}).get("redirect_reasons") or [])
-    hops: List[Tuple[str, int]] = []
-    for i, hop in enumerate(chain):
-        if hop == final or (hops and hops[-1][0] == hop):
-            continue
-        reason = reasons[i] if i < len(reasons) else 302
-        hops.append((hop, redirect_status(reason)))
-    return hops, final
-
-
-def _meta_score(scrapy_meta: Any) -> float:
-    value = scrapy_meta.get("score") if isinstance(scrapy_meta, dict) else None
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
-        else 0.0
 
 
 def _score_mode(scorer: Any, use_scores: bool) -> Optional[str]:

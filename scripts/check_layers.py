@@ -149,8 +149,6 @@ MAX_CLASS_LINES = 300
 
 # Classes allowed over MAX_CLASS_LINES for now, by (file, name), shrink-only.
 LONG_CLASSES_ALLOWED: dict[tuple[str, str], str] = {
-    ("python/crawlrank/scrapy/scheduler.py", "Scheduler"): "composes a duplicate filter "
-    "and a memory queue (scrapy/_queues.py); its reports and redirects are to go next",
     ("python/crawlrank/frontier.py", "Client"): "the URLFrontier client's every call; to "
     "split its steering calls from the crawl's",
 }

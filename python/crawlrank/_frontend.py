@@ -1,6 +1,7 @@
-"""What both front ends (crawlrank.scrapy, crawlrank.frontera) share: the reader of the
-``CRAWLRANK_OPTIONS`` setting, the buffer of crawl reports, the failure kind of a download
-error, the rank at close, why a crawl had nothing to do, and the engine's wake-up call.
+"""What both front ends (crawlrank.scrapy, crawlrank.frontera) share, besides the reader of
+their settings (crawlrank._settings): the stored configuration, the buffer of crawl reports,
+the failure kind of a download error, the rank at close, why a crawl had nothing to do, and
+the engine's wake-up call.
 
 Neither Scrapy nor Frontera is imported here (Twisted only when a wake-up is set), and nothing
 here imports a front end back: both front ends import this module, never each other.
@@ -8,20 +9,9 @@ here imports a front end back: both front ends import this module, never each ot
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Iterable, List, Optional, Tuple
 
 import crawlrank
-
-# The setting both front ends read: a dict of crawlrank.SchedulerOptions fields, applied
-# over what their other settings set.
-OPTIONS_SETTING = "CRAWLRANK_OPTIONS"
-
-
-# The setting both front ends read: rank the graph once more when the crawl closes, as
-# ``crawlrank crawl`` does at its end (default True).
-RANK_AT_CLOSE_SETTING = "CRAWLRANK_RANK_AT_CLOSE"
 
 
 def rank_at_close(scheduler: crawlrank.Scheduler,
@@ -66,23 +56,6 @@ def nothing_to_crawl(stats: crawlrank.SchedulerStats) -> str:
     if stats.removed:
         parts.append(f"{stats.removed} removed")
     return "; ".join(parts)
-
-
-def flag(value: Any, setting: str) -> bool:
-    """A yes/no setting: a bool, 0 or 1, or a string "true"/"false", "1"/"0", "yes"/"no",
-    "on"/"off" (any case, as ``scrapy crawl -s NAME=...`` gives it). Raises OptionsError
-    naming `setting` for anything else."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    if isinstance(value, str):
-        text = value.strip().lower()
-        if text in ("1", "true", "yes", "on"):
-            return True
-        if text in ("0", "false", "no", "off"):
-            return False
-    raise OptionsError(f"{setting}={value!r}: expected True or False")
 
 
 # The failure kind (crawlrank.FAILURE_KINDS) of a download error, by the class name of the
@@ -139,71 +112,6 @@ def resolve_config(db: crawlrank.PageDb, options: crawlrank.SchedulerOptions,
     if line:
         log("crawlrank: %s", line)
     return options
-
-
-class OptionsError(ValueError):
-    """A ``CRAWLRANK_OPTIONS`` value crawlrank cannot use; the message names the setting, the
-    field and the value. Each front end raises it again as its own settings error."""
-
-
-def options_dict(value: Any, setting: str = OPTIONS_SETTING) -> Dict[str, Any]:
-    """The dict of SchedulerOptions fields a setting holds: a mapping, or a JSON object (as
-    ``scrapy crawl -s NAME=...`` gives it). None, an empty string and other empty values
-    mean no options. Raises OptionsError naming `setting` for anything else. The names and
-    values are checked by :func:`scheduler_options`."""
-    if not value:
-        return {}
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError as error:
-            raise OptionsError(f"{setting}={value!r}: not a JSON object ({error})") from None
-    if not isinstance(value, Mapping):
-        raise OptionsError(f"{setting}={value!r}: expected a dict of crawlrank.SchedulerOptions "
-                           "fields")
-    return dict(value)
-
-
-def scheduler_options(options: Mapping, *, setting: str = OPTIONS_SETTING,
-                      base: Optional[crawlrank.SchedulerOptions] = None
-                      ) -> crawlrank.SchedulerOptions:
-    """Sets each field named in `options` on `base` (a new SchedulerOptions when None) and
-    returns it; `base` is changed in place. Raises OptionsError, naming `setting`, the field
-    and the value, for a name SchedulerOptions does not have and for a value its field
-    refuses (the wrong type, or a name crawlrank does not know, e.g. a score mode)."""
-    out = crawlrank.SchedulerOptions() if base is None else base
-    for name, value in options.items():
-        if not isinstance(name, str) or name.startswith("_") or not hasattr(out, name):
-            raise OptionsError(f"{setting}: unknown scheduler option {name!r} (see "
-                               "crawlrank.SchedulerOptions)")
-        try:
-            setattr(out, name, value)
-        except TypeError:  # pybind11's message lists signatures: say what the field takes
-            default = getattr(crawlrank.SchedulerOptions(), name)
-            raise OptionsError(f"{setting}[{name!r}]={value!r}: expected "
-                               f"{_expected(default, value)} (the default is "
-                               f"{default!r})") from None
-        except ValueError as error:  # crawlrank.InvalidArgumentError: its cause says why
-            raise OptionsError(f"{setting}[{name!r}]={value!r}: {error}") from None
-    return out
-
-
-def _expected(default: Any, value: Any) -> str:
-    """What a field whose default is `default` takes, when it refused `value` by type."""
-    if isinstance(default, bool):
-        return "True or False"
-    if isinstance(default, int):
-        if isinstance(value, int) and not isinstance(value, bool):
-            # The field took no integer of this size: an unsigned field, or out of range.
-            return "an integer >= 0" if value < 0 else "a smaller integer"
-        return "an integer"
-    if isinstance(default, float):
-        return "a number"
-    if isinstance(default, str):
-        return "a string"
-    if isinstance(default, list):
-        return "a list of strings"
-    return f"a {type(default).__name__}"
 
 
 # A report waiting for its batch: (page, lease, extras), as Scheduler.crawled_batch takes it.

@@ -34,7 +34,7 @@ import os
 import pathlib
 import time
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Sequence, TypeVar
 
 try:
     import grpc
@@ -104,20 +104,13 @@ def _info(url: str, key: str, crawl_id: str, metadata: dict[str, Sequence[str]])
     return info
 
 
-class Client:
-    """One connection to a frontier. Thread-safe (gRPC channels are); close it when done,
-    or use it as a context manager.
+_Self = TypeVar("_Self", bound="_Connection")  # what a `with` gives: the client itself
 
-    `address` is ``host:port``; `token` the server's ``--token`` (sent as ``authorization:
-    Bearer TOKEN`` on every call); `crawl_id` the crawl (crawlrank serves one, ``DEFAULT``);
-    `timeout` the seconds one try of a call may take; `retry_for` how long a call keeps
-    trying a server that is away or busy, or that could not write its items (0: fail at
-    once; see the module's text).
 
-    TLS (a server started with ``--tls-cert``): `tls_ca` is the PEM file of the CA that
-    signed the server's certificate (None with ``tls=True``: the system's CAs), and for a
-    server that asks for client certificates (``--tls-client-ca``), `tls_cert` and
-    `tls_key` are this client's."""
+class _Connection:
+    """One channel to a frontier, and the plumbing every call goes through: its token, its
+    crawl, and :meth:`_call`, which tries a call again while the server is away or busy.
+    The parameters are Client's."""
 
     def __init__(self, address: str = DEFAULT_ADDRESS, *, token: str | None = None,
                  crawl_id: str = "", timeout: float = 30.0, retry_for: float = RETRY_FOR,
@@ -146,13 +139,13 @@ class Client:
     def close(self) -> None:
         self._channel.close()
 
-    def __enter__(self) -> Client:
+    def __enter__(self: _Self) -> _Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # ---- plumbing
+    # ---- plumbing: every call goes through _call
 
     def _method(self, kind: str, name: str, response: type) -> object:
         method = self._calls.get(name)
@@ -199,6 +192,97 @@ class Client:
 
     def _unary(self, name: str, response: type, request: object) -> object:
         return self._call("unary_unary", name, response, request)
+
+
+class _Steering(_Connection):
+    """The calls that look at a crawl and steer it: its counts, a URL's state; a queue's
+    delay, limit, block or removal, the server's log level, hand-outs off and on. Each is
+    one unary call in the client's crawl. Client has them, besides the crawl's own calls
+    (discovering, handing out, reporting)."""
+
+    # ---- looking
+
+    def stats(self, key: str = "") -> dict[str, int]:
+        """The crawl's counts (or one queue's): ``size`` (not done yet), ``in_process``
+        (handed out), ``queues``, and every counter of the scheduler by its name."""
+        s = self._unary("GetStats", pb.Stats, pb.QueueWithinCrawlParams(key=key,
+                                                                         crawlID=self.crawl_id))
+        return {"size": s.size, "in_process": s.inProcess, "queues": s.numberOfQueues,
+                **dict(s.counts)}
+
+    def status(self, url: str) -> dict[str, object] | None:
+        """Where `url` stands (``state``: queued, leased, retrying, failed, crawled; ``key``,
+        ``refetchable_from``, ``created``), or None when the crawl does not hold it."""
+        try:
+            item = self._unary("GetURLStatus", pb.URLItem,
+                               pb.URLStatusRequest(url=url, crawlID=self.crawl_id))
+        except grpc.RpcError as e:
+            if e.code() == grpc.StatusCode.NOT_FOUND:
+                return None
+            raise
+        info = item.known.info
+        return {"url": info.url, "key": info.key,
+                "state": list(info.metadata["crawlrank.state"].values)[-1],
+                "refetchable_from": item.known.refetchable_from_date,
+                "created": item.creation_date}
+
+    def count_urls(self, key: str = "", contains: str = "") -> int:
+        return self._unary("CountURLs", pb.Long, pb.CountUrlParams(
+            key=key, filter=contains, crawlID=self.crawl_id)).value
+
+    # ---- steering
+
+    def block(self, key: str, until: float) -> None:
+        """Hands out nothing of queue `key` before `until` (Unix seconds; 0 lets it go)."""
+        self._unary("BlockQueueUntil", pb.Empty,
+                    pb.BlockQueueParams(key=key, time=int(until), crawlID=self.crawl_id))
+
+    def set_delay(self, seconds: int, key: str = "") -> None:
+        """The delay between two URLs of queue `key` (never below the default), or without a
+        key the default delay, stored with the crawl."""
+        self._unary("SetDelay", pb.Empty, pb.QueueDelayParams(
+            key=key, delay_requestable=seconds, crawlID=self.crawl_id))
+
+    def set_limit(self, key: str, pages: int) -> None:
+        """Caps the pages of queue `key` to crawl (0: the server's default)."""
+        self._unary("SetCrawlLimit", pb.Empty,
+                    pb.CrawlLimitParams(key=key, limit=pages, crawlID=self.crawl_id))
+
+    def delete_queue(self, key: str) -> int:
+        """Removes every URL of queue `key` for good; returns how many were not done yet."""
+        return self._unary("DeleteQueue", pb.Long, pb.QueueWithinCrawlParams(
+            key=key, crawlID=self.crawl_id)).value
+
+    def purge(self, days: int, key: str = "") -> int:
+        """Removes the URLs (of queue `key`, or all) created more than `days` days ago;
+        returns how many."""
+        return self._unary("PurgeURLs", pb.Long, pb.PurgeUrlParams(
+            key=key, days=days, crawlID=self.crawl_id)).value
+
+    def set_log_level(self, level: str) -> None:
+        """The server's log level: "TRACE", "DEBUG", "INFO", "WARN" or "ERROR"."""
+        self._unary("SetLogLevel", pb.Empty,
+                    pb.LogLevelParams(level=pb.LogLevelParams.Level.Value(level)))
+
+    def set_active(self, active: bool) -> None:
+        """Off: the frontier hands out nothing (reports are still taken)."""
+        self._unary("SetActive", pb.Empty, pb.Active(state=active))
+
+
+class Client(_Steering):
+    """One connection to a frontier. Thread-safe (gRPC channels are); close it when done,
+    or use it as a context manager.
+
+    `address` is ``host:port``; `token` the server's ``--token`` (sent as ``authorization:
+    Bearer TOKEN`` on every call); `crawl_id` the crawl (crawlrank serves one, ``DEFAULT``);
+    `timeout` the seconds one try of a call may take; `retry_for` how long a call keeps
+    trying a server that is away or busy, or that could not write its items (0: fail at
+    once; see the module's text).
+
+    TLS (a server started with ``--tls-cert``): `tls_ca` is the PEM file of the CA that
+    signed the server's certificate (None with ``tls=True``: the system's CAs), and for a
+    server that asks for client certificates (``--tls-client-ca``), `tls_cert` and
+    `tls_key` are this client's."""
 
     # ---- discovering and handing out
 
@@ -347,71 +431,3 @@ class Client:
             meta["crawlrank.failure_kind"] = [kind]
         item = pb.URLItem(known=pb.KnownURLItem(info=_info(url, "", self.crawl_id, meta)))
         self._put([item])  # sent again while the server cannot write it (RuntimeError after)
-
-    # ---- looking
-
-    def stats(self, key: str = "") -> dict[str, int]:
-        """The crawl's counts (or one queue's): ``size`` (not done yet), ``in_process``
-        (handed out), ``queues``, and every counter of the scheduler by its name."""
-        s = self._unary("GetStats", pb.Stats, pb.QueueWithinCrawlParams(key=key,
-                                                                         crawlID=self.crawl_id))
-        return {"size": s.size, "in_process": s.inProcess, "queues": s.numberOfQueues,
-                **dict(s.counts)}
-
-    def status(self, url: str) -> dict[str, object] | None:
-        """Where `url` stands (``state``: queued, leased, retrying, failed, crawled; ``key``,
-        ``refetchable_from``, ``created``), or None when the crawl does not hold it."""
-        try:
-            item = self._unary("GetURLStatus", pb.URLItem,
-                               pb.URLStatusRequest(url=url, crawlID=self.crawl_id))
-        except grpc.RpcError as e:
-            if e.code() == grpc.StatusCode.NOT_FOUND:
-                return None
-            raise
-        info = item.known.info
-        return {"url": info.url, "key": info.key,
-                "state": list(info.metadata["crawlrank.state"].values)[-1],
-                "refetchable_from": item.known.refetchable_from_date,
-                "created": item.creation_date}
-
-    def count_urls(self, key: str = "", contains: str = "") -> int:
-        return self._unary("CountURLs", pb.Long, pb.CountUrlParams(
-            key=key, filter=contains, crawlID=self.crawl_id)).value
-
-    # ---- steering
-
-    def block(self, key: str, until: float) -> None:
-        """Hands out nothing of queue `key` before `until` (Unix seconds; 0 lets it go)."""
-        self._unary("BlockQueueUntil", pb.Empty,
-                    pb.BlockQueueParams(key=key, time=int(until), crawlID=self.crawl_id))
-
-    def set_delay(self, seconds: int, key: str = "") -> None:
-        """The delay between two URLs of queue `key` (never below the default), or without a
-        key the default delay, stored with the crawl."""
-        self._unary("SetDelay", pb.Empty, pb.QueueDelayParams(
-            key=key, delay_requestable=seconds, crawlID=self.crawl_id))
-
-    def set_limit(self, key: str, pages: int) -> None:
-        """Caps the pages of queue `key` to crawl (0: the server's default)."""
-        self._unary("SetCrawlLimit", pb.Empty,
-                    pb.CrawlLimitParams(key=key, limit=pages, crawlID=self.crawl_id))
-
-    def delete_queue(self, key: str) -> int:
-        """Removes every URL of queue `key` for good; returns how many were not done yet."""
-        return self._unary("DeleteQueue", pb.Long, pb.QueueWithinCrawlParams(
-            key=key, crawlID=self.crawl_id)).value
-
-    def purge(self, days: int, key: str = "") -> int:
-        """Removes the URLs (of queue `key`, or all) created more than `days` days ago;
-        returns how many."""
-        return self._unary("PurgeURLs", pb.Long, pb.PurgeUrlParams(
-            key=key, days=days, crawlID=self.crawl_id)).value
-
-    def set_log_level(self, level: str) -> None:
-        """The server's log level: "TRACE", "DEBUG", "INFO", "WARN" or "ERROR"."""
-        self._unary("SetLogLevel", pb.Empty,
-                    pb.LogLevelParams(level=pb.LogLevelParams.Level.Value(level)))
-
-    def set_active(self, active: bool) -> None:
-        """Off: the frontier hands out nothing (reports are still taken)."""
-        self._unary("SetActive", pb.Empty, pb.Active(state=active))

@@ -1,6 +1,7 @@
-"""crawlrank._frontend, shared by the Scrapy scheduler and the Frontera backend: the reader of
-CRAWLRANK_OPTIONS (each front end raises its errors, word for word, as its own settings
-error) and the buffer of crawl reports."""
+"""What the Scrapy scheduler and the Frontera backend share: the reader of their settings and
+of CRAWLRANK_OPTIONS (crawlrank._settings; each front end raises its errors, word for word, as
+its own settings error), and crawlrank._frontend's buffer of crawl reports, rank at close and
+stored configuration."""
 
 from __future__ import annotations
 
@@ -35,52 +36,60 @@ def fe():
     return crawlrank._frontend
 
 
+@pytest.fixture(scope="module")
+def st():
+    pytest.importorskip("crawlrank")
+    import crawlrank._settings
+
+    return crawlrank._settings
+
+
 # ---- the options reader
 
 
-def test_options_are_set_over_the_base(fe):
+def test_options_are_set_over_the_base(st):
     import crawlrank
 
     base = crawlrank.SchedulerOptions(delay_ms=5, lease_ms=7)
-    options = fe.scheduler_options({"lease_ms": 1234, "score": "opic"}, base=base)
+    options = st.scheduler_options({"lease_ms": 1234, "score": "opic"}, base=base)
     assert options is base
     assert (options.delay_ms, options.lease_ms, options.score) == (5, 1234, "opic")
-    assert fe.scheduler_options({}).lease_ms == crawlrank.SchedulerOptions().lease_ms
+    assert st.scheduler_options({}).lease_ms == crawlrank.SchedulerOptions().lease_ms
 
 
-def test_an_unknown_option_is_named(fe):
-    with pytest.raises(fe.OptionsError) as error:
-        fe.scheduler_options({"lease_ms": 1, "no_such": 1})
+def test_an_unknown_option_is_named(st):
+    with pytest.raises(st.OptionsError) as error:
+        st.scheduler_options({"lease_ms": 1, "no_such": 1})
     assert str(error.value) == UNKNOWN
     for name in ("_private", 3):  # not a field either
-        with pytest.raises(fe.OptionsError, match="unknown scheduler option"):
-            fe.scheduler_options({name: 1})
+        with pytest.raises(st.OptionsError, match="unknown scheduler option"):
+            st.scheduler_options({name: 1})
 
 
 @pytest.mark.parametrize("options, message", BAD_TYPES)
-def test_a_value_of_the_wrong_type_is_named_with_what_the_field_takes(fe, options, message):
-    with pytest.raises(fe.OptionsError) as error:
-        fe.scheduler_options(options)
+def test_a_value_of_the_wrong_type_is_named_with_what_the_field_takes(st, options, message):
+    with pytest.raises(st.OptionsError) as error:
+        st.scheduler_options(options)
     assert str(error.value) == message
 
 
-def test_a_name_crawlrank_refuses_keeps_crawlrank_s_reason(fe):
-    with pytest.raises(fe.OptionsError) as error:
-        fe.scheduler_options({"score": "fancy"}, setting="MY_SETTING")
+def test_a_name_crawlrank_refuses_keeps_crawlrank_s_reason(st):
+    with pytest.raises(st.OptionsError) as error:
+        st.scheduler_options({"score": "fancy"}, setting="MY_SETTING")
     assert str(error.value).startswith("MY_SETTING['score']='fancy': score mode \"fancy\": "
                                        "expected one of ")
 
 
-def test_the_setting_holds_a_dict_or_a_json_object(fe):
-    assert fe.options_dict(None) == {} and fe.options_dict("") == {}
-    assert fe.options_dict({"lease_ms": 1}) == {"lease_ms": 1}
-    assert fe.options_dict('{"max_pages": 25}') == {"max_pages": 25}  # scrapy crawl -s
-    with pytest.raises(fe.OptionsError) as error:
-        fe.options_dict(["lease_ms"])
+def test_the_setting_holds_a_dict_or_a_json_object(st):
+    assert st.options_dict(None) == {} and st.options_dict("") == {}
+    assert st.options_dict({"lease_ms": 1}) == {"lease_ms": 1}
+    assert st.options_dict('{"max_pages": 25}') == {"max_pages": 25}  # scrapy crawl -s
+    with pytest.raises(st.OptionsError) as error:
+        st.options_dict(["lease_ms"])
     assert str(error.value) == ("CRAWLRANK_OPTIONS=['lease_ms']: expected a dict of "
                                 "crawlrank.SchedulerOptions fields")
-    with pytest.raises(fe.OptionsError, match=r"^OLD='\{max_pages': not a JSON object \("):
-        fe.options_dict("{max_pages", "OLD")
+    with pytest.raises(st.OptionsError, match=r"^OLD='\{max_pages': not a JSON object \("):
+        st.options_dict("{max_pages", "OLD")
 
 
 def test_the_scrapy_scheduler_raises_the_same_messages(fe):
@@ -118,6 +127,87 @@ def test_the_frontera_backend_raises_the_same_messages(fe):
     assert error_of({"no_such": 1}) == UNKNOWN
     for options, message in BAD_TYPES:
         assert error_of(options) == message
+
+
+def test_the_readers_name_the_setting_and_what_it_takes(st):
+    assert st.integer(1)("4", "N") == 4 and st.integer(0)(0, "N") == 0
+    for value, expected in (("x", "an integer"), (2.5, "an integer"), (True, "an integer"),
+                            (0, "an integer >= 1")):
+        with pytest.raises(st.OptionsError) as error:
+            st.integer(1)(value, "N")
+        assert str(error.value) == f"N={value!r}: expected {expected}"
+    assert st.number(0.0)("0.5", "X") == 0.5
+    for reader, value, bounds in ((st.number(0.0), -1, ">= 0"),
+                                  (st.number(0.0, inclusive=False), 0, "> 0"),
+                                  (st.number(0.0, inclusive=False, below=1.0), 1, "in (0, 1)"),
+                                  (st.number(0.0), float("nan"), ">= 0")):
+        with pytest.raises(st.OptionsError) as error:
+            reader(value, "X")
+        assert str(error.value) == f"X={value!r}: expected a number {bounds}"
+    # Seconds and rates as milliseconds, rounded (0.57 s is not 569 ms); a positive duration
+    # is never 0 ms.
+    assert st.seconds_as_ms()(0.57, "S") == 570 and st.seconds_as_ms()(0, "S") == 0
+    assert st.seconds_as_ms(positive=True)(0.0001, "S") == 1
+    with pytest.raises(st.OptionsError, match=r"^S=0: expected a number > 0$"):
+        st.seconds_as_ms(positive=True)(0, "S")
+    assert (st.rate_as_ms(4, "R"), st.rate_as_ms("0.25", "R")) == (250, 4000)
+    with pytest.raises(st.OptionsError, match=r"^C='x': expected one of a, b$"):
+        st.choice("a", "b")("x", "C")
+    assert st.path(b"db", "P") == "db" and st.path("", "P") == ""
+    with pytest.raises(st.OptionsError, match=r"^P=3: expected a directory path$"):
+        st.path(3, "P")
+
+
+def test_a_table_reads_the_first_setting_set_and_says_which_fields_are_given(st):
+    table = {"delay_ms": (("MY_DELAY_MS", st.integer(0)), ("DELAY_S", st.seconds_as_ms())),
+             "score": (("MY_SCORE", st.as_is),)}
+    settings = {"DELAY_S": "1.5"}
+    assert st.read_table(table, settings.get) == {"delay_ms": 1500}  # score: left out
+    settings["MY_DELAY_MS"] = 20
+    assert st.read_table(table, settings.get) == {"delay_ms": 20}
+    assert st.given_fields(table, lambda name: name == "DELAY_S") == {"delay_ms"}
+    options = st.table_options(table, {"delay_ms": 20, "score": None}, {"lease_ms": 7})
+    assert (options.delay_ms, options.lease_ms) == (20, 7)
+    # A value its field refuses is named by the field's setting; one CRAWLRANK_OPTIONS
+    # overrides is not set at all.
+    with pytest.raises(st.OptionsError) as error:
+        st.table_options(table, {"score": 3}, {})
+    assert str(error.value) == "MY_SCORE=3: expected a string (the default is 'blend')"
+    assert st.table_options(table, {"score": 3}, {"score": "opic"}).score == "opic"
+
+
+def test_both_front_ends_read_the_settings_they_share_alike(fe):
+    pytest.importorskip("scrapy")
+    if importlib.util.find_spec("frontera") is None:
+        pytest.skip("Frontera is not on the path (CRAWLRANK_FRONTERA_DIR)")
+    from frontera.settings import Settings as FronteraSettings
+    from scrapy.exceptions import NotConfigured
+    from scrapy.settings import Settings
+
+    from crawlrank.frontera import BackendSettings, SettingsError
+    from crawlrank.scrapy import SchedulerSettings
+
+    shared = {"CRAWLRANK_URL_PROFILE": "rfc3986", "CRAWLRANK_DURABILITY": "sync",
+              "CRAWLRANK_RANK_AT_CLOSE": "off", "DOWNLOAD_DELAY": "0.57",
+              "CONCURRENT_REQUESTS_PER_DOMAIN": "3"}
+    scrapy = SchedulerSettings.from_settings(Settings(shared))
+    frontera = BackendSettings.from_settings(FronteraSettings(attributes=shared))
+    for settings in (scrapy, frontera):
+        assert (settings.url_profile, settings.durability, settings.rank_at_close) == (
+            "rfc3986", "sync", False)
+        options = settings.scheduler_options()
+        assert (options.delay_ms, options.per_host) == (570, 3)
+    for name, value, message in (
+            ("CRAWLRANK_DURABILITY", "always", "expected one of sync, periodic, none"),
+            ("CONCURRENT_REQUESTS_PER_DOMAIN", 0, "expected an integer >= 1"),
+            ("DOWNLOAD_DELAY", -1, "expected a number >= 0")):
+        expected = f"{name}={value!r}: {message}"
+        with pytest.raises(NotConfigured) as error:
+            SchedulerSettings.from_settings(Settings({name: value}))
+        assert str(error.value) == expected
+        with pytest.raises(SettingsError) as error:
+            BackendSettings.from_settings(FronteraSettings(attributes={name: value}))
+        assert str(error.value) == expected
 
 
 # ---- the report buffer
@@ -239,22 +329,22 @@ def test_rank_at_close_ranks_by_the_score_mode_or_not_at_all(fe, tmp_path, score
             assert (rank.graph.pages, rank.graph.edges, rank.graph.crawled_pages) == (2, 1, 1)
 
 
-def test_flags_read_as_settings_give_them(fe):
+def test_flags_read_as_settings_give_them(st):
     for value in (True, 1, "1", "true", "Yes", " on "):
-        assert fe.flag(value, "S") is True, value
+        assert st.flag(value, "S") is True, value
     for value in (False, 0, "0", "false", "NO", "off"):
-        assert fe.flag(value, "S") is False, value
+        assert st.flag(value, "S") is False, value
     for value in ("maybe", 2, None, 0.5):
-        with pytest.raises(fe.OptionsError, match=r"^S=.*: expected True or False$"):
-            fe.flag(value, "S")
+        with pytest.raises(st.OptionsError, match=r"^S=.*: expected True or False$"):
+            st.flag(value, "S")
 
 
-def test_the_graph_growth_trigger_is_an_option_on_by_default(fe, tmp_path):
+def test_the_graph_growth_trigger_is_an_option_on_by_default(st, tmp_path):
     import crawlrank
 
     default = crawlrank.SchedulerOptions()
     assert (default.rerank_graph_growth, default.rerank_min_graph_growth) == (0.02, 10)
-    options = fe.scheduler_options({"rerank_graph_growth": 0.05, "rerank_min_graph_growth": 7})
+    options = st.scheduler_options({"rerank_graph_growth": 0.05, "rerank_min_graph_growth": 7})
     assert (options.rerank_graph_growth, options.rerank_min_graph_growth) == (0.05, 7)
     with crawlrank.PageDb(str(tmp_path / "db")) as db:
         with pytest.raises(crawlrank.InvalidArgumentError, match="rerank_graph_growth"):

@@ -374,7 +374,7 @@ def test_a_link_seen_again_is_a_duplicate_without_a_second_canonicalisation(tmp_
     scheduler = _open_scheduler(tmp_path, {})
     try:
         assert scheduler.enqueue_request(Request("http://h.test/a.html?b=1&a=2"))
-        scheduler._flush()  # the page is in the DB now, no longer pending
+        scheduler._reports.flush()  # the page is in the DB now, no longer pending
         calls = []
         real = crawlrank.canonicalize_url
         crawlrank.canonicalize_url = lambda *args: calls.append(args) or real(*args)

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import shutil
 import tempfile
 import time
 import warnings
 from collections import deque
-from typing import Any, Deque, Dict, Iterable, List, Optional, Set, Tuple, Union
+from typing import Any, Deque, Dict, Iterable, List, Optional, Set, Union
 
 from frontera.core import get_slot_key
 from frontera.core.components import Backend as _FronteraBackend
@@ -18,26 +17,26 @@ from frontera.core.manager import LocalFrontierManager, SpiderFrontierManager
 from frontera.core.models import Request as FrontierRequest
 
 import crawlrank
-from crawlrank._frontend import (
+from crawlrank._frontend import nothing_to_crawl, rank_at_close, resolve_config
+from crawlrank._settings import (
+    COMMON_SETTINGS,
     OPTIONS_SETTING,
-    RANK_AT_CLOSE_SETTING,
     OptionsError,
-    ReportBuffer,
-    failure_kind,
+    SettingTable,
+    as_is,
     flag,
-    nothing_to_crawl,
+    integer,
+    number,
     options_dict,
-    rank_at_close,
-    resolve_config,
-    scheduler_options,
+    path,
+    rate_as_ms,
+    read_table,
+    seconds_as_ms,
+    table_options,
 )
-from crawlrank._fetch_info import fetch_kwargs
-from crawlrank._http import redirect_status, retry_after_ms
+from crawlrank.frontera._reports import LEASE_KEY, PageReports
 
 logger = logging.getLogger(__name__)
-
-# The meta key of a request the backend handed out: its crawlrank lease (an int).
-LEASE_KEY = b"crawlrank_lease"
 
 # Aduana's scorer names -> (score mode, score mode with USE_SCORES).
 ADUANA_SCORERS = {
@@ -48,11 +47,34 @@ ADUANA_SCORERS = {
 # The name CRAWLRANK_OPTIONS had here before crawlrank.scrapy and this backend shared it.
 DEPRECATED_OPTIONS_SETTING = "CRAWLRANK_SCHEDULER_OPTIONS"
 
-_REPORTS_BEFORE_FLUSH = 1024  # a bound on memory; get_next_requests flushes far sooner
-
 
 class SettingsError(ValueError):
     """A Frontera setting crawlrank.frontera cannot use; the message names the setting."""
+
+
+# The settings that give each SchedulerOptions field: Aduana's, and Scrapy's politeness
+# through Frontera's ScrapySettingsAdapter (docs/python.md, "Frontera backend").
+_OPTION_SETTINGS: SettingTable = {
+    "score": (("SCORER", as_is),),  # an Aduana scorer's name, or a score mode: _score_mode
+    "delay_ms": (("SOFT_CRAWL_LIMIT", rate_as_ms), ("DOWNLOAD_DELAY", seconds_as_ms())),
+    "per_host": (("CONCURRENT_REQUESTS_PER_DOMAIN", integer(1)),),
+    "busy_delay_ms": (("HARD_CRAWL_LIMIT", rate_as_ms),),
+    "max_depth": (("MAX_CRAWL_DEPTH", integer(0)),),
+    "rerank_interval_ms": (("SCORE_UPDATE_INTERVAL", seconds_as_ms(positive=True)),),
+    "rank_damping": (("PAGE_RANK_DAMPING", number(0.0, inclusive=False, below=1.0)),),
+}
+
+
+def _page_db_path(value: Any, setting: str) -> str:
+    """PAGE_DB_PATH: a directory path, not empty (unset means a temporary PageDB)."""
+    out = path(value, setting)
+    if not out:
+        raise OptionsError(f"{setting}: empty path (leave it unset for a temporary PageDB)")
+    return out
+
+
+# The settings of the backend's own fields read the same way.
+_OWN_SETTINGS: SettingTable = {"page_db": (("PAGE_DB_PATH", _page_db_path),), **COMMON_SETTINGS}
 
 
 @dataclasses.dataclass
@@ -80,45 +102,26 @@ class BackendSettings:
     def from_settings(cls, settings: Any) -> "BackendSettings":
         """From anything with ``get(name)``: Frontera's Settings, or Scrapy's through
         Frontera's ScrapySettingsAdapter (then Scrapy's DOWNLOAD_DELAY and
-        CONCURRENT_REQUESTS_PER_DOMAIN apply too)."""
+        CONCURRENT_REQUESTS_PER_DOMAIN apply too). SettingsError, naming the setting, for a
+        value crawlrank cannot use."""
         get = settings.get
-        use_scores = bool(get("USE_SCORES"))
-        out = cls(
-            page_db=_path(get, "PAGE_DB_PATH"),
-            score=_score_mode(get("SCORER"), use_scores),
-            busy_delay_ms=_per_request_ms(get, "HARD_CRAWL_LIMIT"),
-            max_depth=_integer(get, "MAX_CRAWL_DEPTH", minimum=0),
-            per_host=_integer(get, "CONCURRENT_REQUESTS_PER_DOMAIN", minimum=1),
-            url_profile=_choice(get, "CRAWLRANK_URL_PROFILE", ("w3lib", "rfc3986"), "w3lib"),
-            durability=_choice(get, "CRAWLRANK_DURABILITY", ("sync", "periodic", "none"),
-                               "periodic"),
-            rank_at_close=_flag(get, RANK_AT_CLOSE_SETTING, True),
-        )
-        out.delay_ms = _per_request_ms(get, "SOFT_CRAWL_LIMIT")
-        if out.delay_ms is None:
-            delay = _number(get, "DOWNLOAD_DELAY", minimum=0.0)
-            out.delay_ms = None if delay is None else round(delay * 1000)
-        interval = _number(get, "SCORE_UPDATE_INTERVAL", minimum=0.0, inclusive=False)
-        out.rerank_interval_ms = None if interval is None else max(1, round(interval * 1000))
-        damping = _number(get, "PAGE_RANK_DAMPING", minimum=0.0, inclusive=False)
-        if damping is not None and damping >= 1:
-            raise SettingsError(f"PAGE_RANK_DAMPING={damping!r}: expected a number in (0, 1)")
-        out.rank_damping = damping
         setting = _options_setting(get)
         try:
-            out.options = options_dict(get(setting), setting)
+            values = read_table({**_OPTION_SETTINGS, **_OWN_SETTINGS}, get)
+            use_scores = flag(get("USE_SCORES") or False, "USE_SCORES")
+            values["score"] = _score_mode(values.get("score"), use_scores)
+            out = cls(options=options_dict(get(setting), setting), **values)
         except OptionsError as error:
             raise SettingsError(str(error)) from None
         out._scheduler_options(setting)  # every error now, with the setting's name
         return out
 
     def given(self) -> Set[str]:
-        """The SchedulerOptions fields these settings set (the others resume the
-        configuration stored in the PageDB)."""
-        fields = {name for name in ("score", "delay_ms", "per_host",
-                                    "busy_delay_ms", "max_depth", "rerank_interval_ms")
-                  if getattr(self, name) is not None}
-        return fields | set(self.options)
+        """The SchedulerOptions fields these settings set, or CRAWLRANK_OPTIONS does (a
+        setting counts when it is set at all); the others resume the configuration stored in
+        the PageDB."""
+        return ({field for field in _OPTION_SETTINGS if getattr(self, field) is not None}
+                | set(self.options))
 
     def scheduler_options(self) -> crawlrank.SchedulerOptions:
         """The settings above, with CRAWLRANK_OPTIONS over them (SettingsError, naming the
@@ -126,49 +129,13 @@ class BackendSettings:
         return self._scheduler_options(OPTIONS_SETTING)
 
     def _scheduler_options(self, setting: str) -> crawlrank.SchedulerOptions:
-        options = crawlrank.SchedulerOptions()
-        if self.score is not None:
-            try:
-                options.score = self.score
-            except crawlrank.InvalidArgumentError as error:
-                raise SettingsError(f"SCORER={self.score!r}: expected one of "
-                                    f"{', '.join(ADUANA_SCORERS)} or a crawlrank score mode "
-                                    f"({error})") from None
-        for name in ("delay_ms", "per_host", "busy_delay_ms", "max_depth",
-                     "rerank_interval_ms", "rank_damping"):
-            value = getattr(self, name)
-            if value is not None:
-                setattr(options, name, value)
+        """The same, naming `setting` (the options' setting, maybe the deprecated one)."""
         try:
-            return scheduler_options(self.options, setting=setting, base=options)
+            return table_options(_OPTION_SETTINGS,
+                                 {field: getattr(self, field) for field in _OPTION_SETTINGS},
+                                 self.options, setting=setting)
         except OptionsError as error:
             raise SettingsError(str(error)) from None
-
-
-class _Page:
-    """A page_crawled waiting for its links_extracted."""
-
-    __slots__ = ("url", "lease", "status", "score", "content_hash", "meta", "redirects",
-                 "failed", "fetch")
-
-    def __init__(self, url: str, lease: int, status: int, meta: dict) -> None:
-        self.url = url  # the URL the frontier handed out (or the chain's end: redirects)
-        self.lease = lease
-        self.status = status
-        self.meta = meta
-        scrapy_meta = meta.get(b"scrapy_meta") or {}
-        self.score = _meta_score(scrapy_meta)
-        content_hash = scrapy_meta.get("content_hash")
-        self.content_hash = content_hash & (2**64 - 1) if isinstance(content_hash, int) else 0
-        self.redirects: List[Tuple[str, int]] = []  # (URL, status) of each hop before url
-        self.fetch: Dict[str, Any] = {}  # CrawledPage's fetch details (page_crawled)
-        self.failed = False
-
-    def matches(self, request: FrontierRequest) -> bool:
-        meta = request.meta
-        lease = meta.get(LEASE_KEY) or 0
-        return meta is self.meta or (lease != 0 and lease == self.lease) or \
-            request.url == self.url or any(request.url == url for url, _ in self.redirects)
 
 
 class _Held:
@@ -226,18 +193,15 @@ class Backend(_FronteraBackend):
         self.path = path
         self.db: Optional[crawlrank.PageDb] = None
         self.scheduler: Optional[crawlrank.Scheduler] = None
-        self._score = ""  # the score mode, once open
         try:
             self.db = crawlrank.PageDb(path, url_profile=self.settings.url_profile,
                                        durability=self.settings.durability)
             resolve_config(self.db, options, self.settings.given(), logger.info)
             self.scheduler = crawlrank.Scheduler(self.db, options)
-            self._score = options.score  # the stored one on a resume
         except BaseException:
             self._close()
             raise
-        self._buffer = ReportBuffer(_REPORTS_BEFORE_FLUSH)
-        self._page: Optional[_Page] = None
+        self._reports = PageReports(self.scheduler, self.settings.url_profile)
         self._held: Deque[_Held] = deque()
         self._stopped = False
         self._handed_out = 0  # requests get_next_requests returned, this run
@@ -281,7 +245,7 @@ class Backend(_FronteraBackend):
             return
         self._stopped = True
         try:
-            self._flush()
+            self._reports.flush()
             self.scheduler.record_progress()  # the crawl's last progress sample: its end
             self._rank_at_close()
             stats = self.scheduler.stats()
@@ -333,7 +297,7 @@ class Backend(_FronteraBackend):
         seeds the spider's start requests with it). A URL crawlrank cannot parse is not."""
         urls = [seed if isinstance(seed, str) else seed.url for seed in seeds]
         scheduler = self._open()
-        self._flush()  # a buffered report may create one of them
+        self._reports.flush()  # a buffered report may create one of them
         new = []
         for url in urls:
             try:
@@ -346,49 +310,22 @@ class Backend(_FronteraBackend):
 
     def page_crawled(self, response: Any) -> None:
         self._open()
-        self._finish_page()
-        meta = response.meta
-        status = int(response.status_code)
-        page = _Page(response.url, int(meta.get(LEASE_KEY) or 0), status, meta)
-        page.redirects, page.url = _redirect_chain(response.url, meta)
-        scrapy_meta = meta.get(b"scrapy_meta") or {}
-        page.fetch = fetch_kwargs(getattr(response, "headers", None),
-                                  getattr(response, "body", None),
-                                  scrapy_meta.get("download_latency")
-                                  if isinstance(scrapy_meta, dict) else None)
-        if status == 429 or status >= 500:
-            # A failure (retried), reported now; its links_extracted is ignored.
-            page.failed = True
-            first = page.redirects[0][0] if page.redirects else page.url
-            self._fail(first, page.lease, http_status=status,
-                       retry_after_ms=retry_after_ms(response.headers), reason=f"HTTP {status}")
-        self._page = page
+        self._reports.page_crawled(response)
 
     def links_extracted(self, request: FrontierRequest,
                         links: Iterable[FrontierRequest] = ()) -> None:
         self._open()
-        page, self._page = self._page, None
-        if page is not None and not page.matches(request):
-            self._report(page, [])
-            page = None
-        if page is None:  # links without their page_crawled: a page crawled with status 200
-            page = _Page(request.url, int(request.meta.get(LEASE_KEY) or 0), 200, request.meta)
-        if page.failed:
-            return
-        self._report(page, [(link.url, _meta_score(link.meta.get(b"scrapy_meta") or {}))
-                            for link in links])
+        self._reports.links_extracted(request, links)
 
     def request_error(self, request: FrontierRequest, error: str = "") -> None:
         self._open()
-        lease = int(request.meta.get(LEASE_KEY) or 0)
-        reason = str(error or "error")
-        self._fail(request.url, lease, retryable=reason != "IgnoreRequest", reason=reason)
+        self._reports.request_error(request, error)
 
     def get_next_requests(self, max_n_requests: int, **kwargs: Any) -> List[FrontierRequest]:
         """Up to max_n_requests requests; ``overused_keys`` (Scrapy's download slots, host
         names or IPs by ``key_type``) are held back for a later call."""
         scheduler = self._open()
-        self._flush()
+        self._reports.flush()
         overused = set(kwargs.get("overused_keys") or ())
         key_type = kwargs.get("key_type") or "domain"
         now = time.monotonic()
@@ -423,7 +360,7 @@ class Backend(_FronteraBackend):
     def finished(self) -> bool:
         if self._stopped:
             return True
-        self._flush()
+        self._reports.flush()
         return not self._held and self._open().stats().finished
 
     # ---- for crawlrank.frontera.FronteraScheduler
@@ -433,22 +370,12 @@ class Backend(_FronteraBackend):
         its lease; the target is then queued like any new page. False, recording nothing,
         when the target is the same page (canonically): let Scrapy fetch it."""
         self._open()
-        profile = self.settings.url_profile
-        try:
-            if crawlrank.canonicalize_url(target, profile) == \
-                    crawlrank.canonicalize_url(request.url, profile):
-                return False
-        except crawlrank.InvalidArgumentError:
-            pass  # crawlrank drops a link it cannot take: the page is recorded without it
-        self._buffer.add_report(
-            crawlrank.CrawledPage(request.url, [(target, 0.0)], http_status=status),
-            int(request.meta.get(LEASE_KEY) or 0))
-        return True
+        return self._reports.redirected(request, target, status)
 
     def has_news(self) -> bool:
         """True when a call to get_next_requests may have something new to hand out:
         reports not yet written (their links), or held requests."""
-        return bool(self._buffer or self._page or self._held)
+        return bool(self._reports or self._held)
 
     def next_ready_time(self) -> Optional[float]:
         """When crawlrank may next hand out a page (Unix seconds), None when nothing is
@@ -459,7 +386,7 @@ class Backend(_FronteraBackend):
         return ready_ms / 1000.0 if ready_ms >= 0 else None
 
     def stats(self) -> crawlrank.SchedulerStats:
-        self._flush()
+        self._reports.flush()
         return self._open().stats()
 
     # ---- inside
@@ -469,43 +396,6 @@ class Backend(_FronteraBackend):
             raise crawlrank.FailedPreconditionError(
                 f"crawlrank.frontera.Backend of {self.path} is stopped")
         return self.scheduler
-
-    def _report(self, page: _Page, links: List[Tuple[str, float]]) -> None:
-        lease = page.lease
-        hops = page.redirects + [(page.url, page.status)]
-        for (url, status), (target, _) in zip(hops, hops[1:]):
-            self._buffer.add_report(
-                crawlrank.CrawledPage(url, [(target, 0.0)], http_status=status), lease)
-            lease = 0  # the lease is the first URL's; the others were never handed out
-        self._buffer.add_report(
-            crawlrank.CrawledPage(page.url, links, content_score=page.score,
-                                  content_hash=page.content_hash, http_status=page.status,
-                                  **page.fetch),
-            lease)
-        if self._buffer.full:
-            self._flush()
-
-    def _finish_page(self) -> None:
-        page, self._page = self._page, None
-        if page is not None and not page.failed:
-            logger.warning("crawlrank.frontera: page_crawled(%s) had no links_extracted: "
-                           "recorded without links", page.url)
-            self._report(page, [])
-
-    def _flush(self) -> None:
-        self._finish_page()
-        for error in self._buffer.flush(self.scheduler):
-            logger.warning("crawlrank.frontera: page not recorded: %s", error)
-
-    def _fail(self, url: str, lease: int, *, retryable: bool = True, http_status: int = 0,
-              retry_after_ms: Optional[int] = None, reason: str = "") -> None:
-        self._flush()  # the page may be created by a buffered report
-        try:
-            self.scheduler.failed(url, lease, retryable=retryable, http_status=http_status,
-                                  retry_after_ms=retry_after_ms, reason=reason,
-                                  kind=failure_kind(reason))
-        except crawlrank.InvalidArgumentError as error:
-            logger.warning("crawlrank.frontera: failure of %s not recorded: %s", url, error)
 
     def _close(self) -> None:
         if self.scheduler is not None:
@@ -564,108 +454,19 @@ def _deprecated(message: str) -> None:
     logger.warning(message)
 
 
-def _redirect_chain(url: str, meta: dict) -> Tuple[List[Tuple[str, int]], str]:
-    """(hops before the final page, the final URL) of a response Scrapy reached through
-    redirects; ([], url) for none. Frontera's canonical solver reports such a response
-    under the chain's first URL and appends the final URL to meta[b'redirect_urls']."""
-    chain = list(meta.get(b"redirect_urls") or [])
-    if not chain:
-        return [], url
-    if len(chain) >= 2 and chain[0] == url:  # the canonical solver ran
-        chain, final = chain[:-1], chain[-1]
-    else:
-        final = url
-    reasons = list((meta.get(b"scrapy_meta") or {}).get("redirect_reasons") or [])
-    hops: List[Tuple[str, int]] = []
-    for i, hop in enumerate(chain):
-        if hop == final or (hops and hops[-1][0] == hop):
-            continue
-        reason = reasons[i] if i < len(reasons) else 302
-        hops.append((hop, redirect_status(reason)))
-    return hops, final
-
-
-def _meta_score(scrapy_meta: Any) -> float:
-    value = scrapy_meta.get("score") if isinstance(scrapy_meta, dict) else None
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
-        else 0.0
-
-
 def _score_mode(scorer: Any, use_scores: bool) -> Optional[str]:
+    """The score mode SCORER names (with USE_SCORES): one of Aduana's scorers, or a crawlrank
+    score mode; None keeps crawlrank's default. OptionsError naming SCORER for another."""
     if scorer is None:
         return "link-score" if use_scores else None
     if not isinstance(scorer, str):
-        raise SettingsError(f"SCORER={scorer!r}: expected a name, one of "
-                            f"{', '.join(ADUANA_SCORERS)} or a crawlrank score mode")
+        raise OptionsError(f"SCORER={scorer!r}: expected a name, one of "
+                           f"{', '.join(ADUANA_SCORERS)} or a crawlrank score mode")
     if scorer in ADUANA_SCORERS:
         return ADUANA_SCORERS[scorer][1 if use_scores else 0]
-    return scorer  # a crawlrank score mode: checked by scheduler_options()
-
-
-def _path(get: Any, name: str) -> Optional[str]:
-    value = get(name)
-    if value is None:
-        return None
     try:
-        path = os.fspath(value)
-    except TypeError:
-        raise SettingsError(f"{name}={value!r}: expected a directory path") from None
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
-    if not path:
-        raise SettingsError(f"{name}: empty path (leave it unset for a temporary PageDB)")
-    return path
-
-
-def _number(get: Any, name: str, *, minimum: float, inclusive: bool = True) -> Optional[float]:
-    value = get(name)
-    if value is None:
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise SettingsError(f"{name}={value!r}: expected a number") from None
-    if number < minimum or (not inclusive and number == minimum) or number != number:
-        bound = f">= {minimum:g}" if inclusive else f"> {minimum:g}"
-        raise SettingsError(f"{name}={value!r}: expected a number {bound}")
-    return number
-
-
-def _integer(get: Any, name: str, *, minimum: int) -> Optional[int]:
-    value = get(name)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise SettingsError(f"{name}={value!r}: expected an integer")
-    try:
-        number = int(value)
-    except ValueError:
-        raise SettingsError(f"{name}={value!r}: expected an integer") from None
-    if number < minimum:
-        raise SettingsError(f"{name}={value!r}: expected an integer >= {minimum}")
-    return number
-
-
-def _per_request_ms(get: Any, name: str) -> Optional[int]:
-    """A rate in requests per second (Aduana's crawl limits) as milliseconds between two."""
-    rate = _number(get, name, minimum=0.0, inclusive=False)
-    return None if rate is None else max(0, round(1000.0 / rate))
-
-
-def _flag(get: Any, name: str, default: bool) -> bool:
-    value = get(name)
-    if value is None:
-        return default
-    try:
-        return flag(value, name)
-    except OptionsError as error:
-        raise SettingsError(str(error)) from None
-
-
-def _choice(get: Any, name: str, choices: Tuple[str, ...], default: str) -> str:
-    value = get(name)
-    if value is None:
-        return default
-    if value not in choices:
-        raise SettingsError(f"{name}={value!r}: expected one of {', '.join(choices)}")
-    return value
+        crawlrank.SchedulerOptions().score = scorer  # the names crawlrank knows
+    except crawlrank.InvalidArgumentError as error:
+        raise OptionsError(f"SCORER={scorer!r}: expected one of {', '.join(ADUANA_SCORERS)} "
+                           f"or a crawlrank score mode ({error})") from None
+    return scorer

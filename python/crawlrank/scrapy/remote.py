@@ -14,14 +14,18 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import time
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 import crawlrank
 import grpc
 
 from crawlrank.frontier import Client
+from crawlrank.scrapy._config import SchedulerSettings
+
+logger = logging.getLogger("crawlrank.scrapy.scheduler")
 
 # GetStats is a call: the scheduler asks for stats on every engine tick.
 _STATS_FOR_S = 0.2
@@ -151,3 +155,26 @@ class RemoteCore:
             s.next_ready_ms = -1 if s.finished else int((time.time() + _POLL_S) * 1000)
             self._stats, self._stats_at = s, now
         return self._stats
+
+
+def open_remote(settings: SchedulerSettings, spider: Any) -> RemoteCore:
+    """Opens the frontier of ``CRAWLRANK_FRONTIER`` for `spider`: a crawlrank serve shared
+    with other processes, whose PageDB, configuration and ranks are the server's
+    (CRAWLRANK_PAGE_DB and the crawl options here are not used). Logs one line with what the
+    frontier holds, and warns that a spider's ``allowed_domains`` cannot scope it."""
+    core = RemoteCore(settings.frontier, token=settings.frontier_token,
+                      lease_s=settings.lease_ms // 1000, tls_ca=settings.frontier_tls_ca)
+    stats = core.stats()
+    logger.info("crawlrank: frontier %s: %d pages crawled, %d queued, %d retrying",
+                settings.frontier, stats.crawled, stats.queued, stats.retrying,
+                extra={"spider": spider})
+    allowed = getattr(spider, "allowed_domains", None)
+    if allowed:
+        logger.warning(
+            "crawlrank: remote mode: this spider's allowed_domains (%s) filter links in "
+            "this process only, but the frontier hands any process the pages of every "
+            "host: a process started with other arguments drops the links of the other "
+            "sites' pages. Leave allowed_domains unset and give the scope to the crawl the "
+            "server serves (docs/python.md, \"Remote mode\")", ", ".join(allowed),
+            extra={"spider": spider})
+    return core

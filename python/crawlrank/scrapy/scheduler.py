@@ -2,200 +2,32 @@
 
 from __future__ import annotations
 
-import dataclasses
-import difflib
 import logging
-import os
 import pickle
 from collections import deque
-from typing import Any, Callable, Deque, Dict, List, Optional, Set, Tuple
+from typing import Deque, List, Optional, Tuple
 
 from scrapy import Request
 from scrapy.crawler import Crawler
-from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 from scrapy.settings import BaseSettings
 from scrapy.spiders import Spider
 from scrapy.utils.conf import build_component_list
-from scrapy.utils.job import job_dir
-from scrapy.utils.misc import create_instance, load_object
+from scrapy.utils.misc import load_object
 from scrapy.utils.request import request_from_dict
 
 import crawlrank
-from crawlrank._frontend import (
-    OPTIONS_SETTING,
-    RANK_AT_CLOSE_SETTING,
-    EngineWakeup,
-    OptionsError,
-    ReportBuffer,
-    failure_kind,
-    flag,
-    nothing_to_crawl,
-    options_dict,
-    rank_at_close,
-    resolve_config,
-    scheduler_options,
-)
-from crawlrank._fetch_info import fetch_kwargs
-from crawlrank._http import redirect_status, retry_after_ms
+from crawlrank._frontend import EngineWakeup
+from crawlrank._http import redirect_status
+from crawlrank.scrapy._config import SchedulerSettings
+from crawlrank.scrapy._local import end_crawl, open_page_db
 from crawlrank.scrapy._protocol import LEASE_KEY, SEED_KEY, ReportReceiver
 from crawlrank.scrapy._queues import DupeFilter, MemoryQueue
+from crawlrank.scrapy._reports import Page, PageReports
 from crawlrank.scrapy.middlewares import ErrorMiddleware, LinkGraphMiddleware
 
 logger = logging.getLogger(__name__)
-
-# Reports are written when the engine next asks for work, or once this many wait.
-_REPORTS_BEFORE_FLUSH = 64
-
-
-@dataclasses.dataclass
-class SchedulerSettings:
-    """The ``CRAWLRANK_*`` settings, with Scrapy's own settings as their defaults.
-
-    ``page_db``: the PageDB directory (``CRAWLRANK_PAGE_DB``; default ``JOBDIR/crawlrank.db``
-    when Scrapy's ``JOBDIR`` is set, else ``<spider>.crawlrank`` in the working directory).
-    It is the crawl's whole state: run the spider again with the same directory and the
-    crawl goes on (no JOBDIR needed).
-
-    A ``CRAWLRANK_*`` setting that is none of these (a misspelling) is logged as a warning
-    naming the closest real one.
-    """
-
-    page_db: Optional[str] = None
-    # CRAWLRANK_FRONTIER: "host:port" of a crawlrank serve that this process shares with
-    # others (remote mode: crawlrank/scrapy/remote.py); None: a PageDB of its own.
-    frontier: Optional[str] = None
-    frontier_token: Optional[str] = None  # CRAWLRANK_FRONTIER_TOKEN
-    frontier_tls_ca: Optional[str] = None  # CRAWLRANK_FRONTIER_TLS_CA: the server's CA (PEM)
-    score: str = "blend"  # CRAWLRANK_SCORE: a score mode of crawlrank.SchedulerOptions
-    url_profile: str = "w3lib"  # CRAWLRANK_URL_PROFILE, for a new DB: Scrapy's fingerprints
-    delay_ms: int = 0  # CRAWLRANK_DELAY_MS; default DOWNLOAD_DELAY
-    per_host: int = 8  # CRAWLRANK_PER_HOST; default CONCURRENT_REQUESTS_PER_DOMAIN
-    host_key: str = "host"  # CRAWLRANK_HOST_KEY: "host" or "domain"
-    max_depth: int = 0  # CRAWLRANK_MAX_DEPTH; default DEPTH_LIMIT
-    max_pages: int = 0  # CRAWLRANK_MAX_PAGES: pages handed out in all (0: no limit)
-    max_retries: int = 0  # CRAWLRANK_MAX_RETRIES: later retries of 429/5xx, after Scrapy's
-    lease_ms: int = 600_000  # CRAWLRANK_LEASE_MS
-    batch: int = 16  # CRAWLRANK_BATCH: requests taken per call; default CONCURRENT_REQUESTS
-    durability: str = "periodic"  # CRAWLRANK_DURABILITY: "sync", "periodic" or "none"
-    rank_at_close: bool = True  # CRAWLRANK_RANK_AT_CLOSE: rank once more when the spider closes
-    content_scorer: Optional[Callable[[Response], float]] = None  # CRAWLRANK_CONTENT_SCORER
-    link_scorer: Optional[Callable[[Response, Request], float]] = None  # CRAWLRANK_LINK_SCORER
-    options: Dict[str, Any] = dataclasses.field(default_factory=dict)  # CRAWLRANK_OPTIONS
-    # The SchedulerOptions fields set above default priority (or in CRAWLRANK_OPTIONS):
-    # they override the configuration stored in the PageDB; the others resume it.
-    given: Set[str] = dataclasses.field(default_factory=set)
-    debug_duplicates: bool = False  # DUPEFILTER_DEBUG: log every duplicate, not the first
-
-    @classmethod
-    def from_settings(cls, settings: BaseSettings,
-                      crawler: Optional[Crawler] = None) -> "SchedulerSettings":
-        # CRAWLRANK_SCORER: an object (or a class built with from_crawler) with
-        # content_score(response) and link_score(response, request), e.g.
-        # crawlrank.scrapy.scoring.KeywordScorer; the two settings below override its parts.
-        both = settings.get("CRAWLRANK_SCORER")
-        if both is not None:
-            both = load_object(both) if isinstance(both, str) else both
-            if isinstance(both, type):
-                both = create_instance(both, settings, crawler)
-
-        def scorer(name: str, part: str):
-            value = settings.get(name)
-            if value is None:
-                return getattr(both, part, None)
-            if callable(value):
-                return value
-            loaded = load_object(value)
-            if not callable(loaded):
-                raise NotConfigured(f"{name}={value!r}: not a callable")
-            return loaded
-
-        warn_unknown_settings(settings)
-        page_db = settings.get("CRAWLRANK_PAGE_DB")
-        if not page_db and settings.get("JOBDIR"):
-            page_db = os.path.join(job_dir(settings), JOBDIR_PAGE_DB)
-        out = cls(
-            page_db=page_db,
-            frontier=settings.get("CRAWLRANK_FRONTIER") or None,
-            frontier_token=settings.get("CRAWLRANK_FRONTIER_TOKEN") or None,
-            frontier_tls_ca=settings.get("CRAWLRANK_FRONTIER_TLS_CA") or None,
-            score=settings.get("CRAWLRANK_SCORE", "blend"),
-            url_profile=settings.get("CRAWLRANK_URL_PROFILE", "w3lib"),
-            delay_ms=settings.getint("CRAWLRANK_DELAY_MS",
-                                     int(settings.getfloat("DOWNLOAD_DELAY") * 1000)),
-            per_host=settings.getint("CRAWLRANK_PER_HOST",
-                                     settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN", 8)),
-            host_key=settings.get("CRAWLRANK_HOST_KEY", "host"),
-            max_depth=settings.getint("CRAWLRANK_MAX_DEPTH", settings.getint("DEPTH_LIMIT")),
-            max_pages=settings.getint("CRAWLRANK_MAX_PAGES", 0),
-            max_retries=settings.getint("CRAWLRANK_MAX_RETRIES", 0),
-            lease_ms=settings.getint("CRAWLRANK_LEASE_MS", 600_000),
-            batch=settings.getint("CRAWLRANK_BATCH", settings.getint("CONCURRENT_REQUESTS", 16)),
-            durability=settings.get("CRAWLRANK_DURABILITY", "periodic"),
-            rank_at_close=_flag(settings.get(RANK_AT_CLOSE_SETTING, True)),
-            content_scorer=scorer("CRAWLRANK_CONTENT_SCORER", "content_score"),
-            link_scorer=scorer("CRAWLRANK_LINK_SCORER", "link_score"),
-            options=_options_dict(settings.get(OPTIONS_SETTING)),
-            debug_duplicates=settings.getbool("DUPEFILTER_DEBUG"),
-        )
-        out.given = {field for field, names in _GIVEN_BY.items()
-                     if any((settings.getpriority(name) or 0) > 0 for name in names)}
-        out.given.update(out.options)
-        if out.per_host < 1 or out.batch < 1:
-            raise NotConfigured("CRAWLRANK_PER_HOST and CRAWLRANK_BATCH must be at least 1")
-        return out
-
-    def scheduler_options(self) -> crawlrank.SchedulerOptions:
-        """The CRAWLRANK_* settings above, with CRAWLRANK_OPTIONS over them (NotConfigured,
-        naming the option, for one crawlrank cannot use)."""
-        fields = dict(score=self.score, delay_ms=self.delay_ms,
-                      per_host=self.per_host, host_key=self.host_key,
-                      max_depth=self.max_depth, max_pages=self.max_pages,
-                      max_retries=self.max_retries, lease_ms=self.lease_ms)
-        try:
-            base = crawlrank.SchedulerOptions(
-                **{name: value for name, value in fields.items() if name not in self.options})
-        except TypeError as error:  # a CRAWLRANK_* setting above of the wrong type
-            raise NotConfigured(f"CRAWLRANK_* settings: {error}") from None
-        try:
-            return scheduler_options(self.options, base=base)
-        except OptionsError as error:
-            raise NotConfigured(str(error)) from None
-
-
-# The PageDB's name under JOBDIR when CRAWLRANK_PAGE_DB is not set.
-JOBDIR_PAGE_DB = "crawlrank.db"
-
-# Every CRAWLRANK_* setting crawlrank.scrapy reads (the scheduler's, and KeywordScorer's
-# CRAWLRANK_KEYWORDS): any other is taken for a misspelling.
-KNOWN_SETTINGS = frozenset({
-    "CRAWLRANK_PAGE_DB", "CRAWLRANK_FRONTIER", "CRAWLRANK_FRONTIER_TOKEN",
-    "CRAWLRANK_FRONTIER_TLS_CA", "CRAWLRANK_SCORE", "CRAWLRANK_URL_PROFILE", "CRAWLRANK_DELAY_MS",
-    "CRAWLRANK_PER_HOST", "CRAWLRANK_HOST_KEY", "CRAWLRANK_MAX_DEPTH", "CRAWLRANK_MAX_PAGES",
-    "CRAWLRANK_MAX_RETRIES", "CRAWLRANK_LEASE_MS", "CRAWLRANK_BATCH", "CRAWLRANK_DURABILITY",
-    RANK_AT_CLOSE_SETTING, "CRAWLRANK_SCORER", "CRAWLRANK_CONTENT_SCORER",
-    "CRAWLRANK_LINK_SCORER", OPTIONS_SETTING, "CRAWLRANK_KEYWORDS",
-})
-
-
-def warn_unknown_settings(settings: BaseSettings) -> List[str]:
-    """Logs a warning for each CRAWLRANK_* setting crawlrank.scrapy does not read, naming
-    the closest one it does (difflib); returns the warnings."""
-    out = []
-    for name in sorted(str(n) for n in settings if str(n).startswith("CRAWLRANK_")):
-        if name in KNOWN_SETTINGS:
-            continue
-        # Compared without the prefix that every name shares, which would make any two close.
-        prefix = len("CRAWLRANK_")
-        close = difflib.get_close_matches(name[prefix:], [k[prefix:] for k in KNOWN_SETTINGS],
-                                          n=1, cutoff=0.6)
-        hint = (f": did you mean CRAWLRANK_{close[0]}?" if close
-                else " (docs/python.md lists them)")
-        out.append(f"crawlrank: {name} is not a setting of crawlrank.scrapy and is "
-                   f"ignored{hint}")
-        logger.warning(out[-1])
-    return out
-
 
 def check_middlewares(settings: BaseSettings) -> None:
     """Raises NotConfigured, in one message naming each setting to change, unless
@@ -232,46 +64,6 @@ def check_middlewares(settings: BaseSettings) -> None:
                             + "; and ".join(problems))
 
 
-def _flag(value: Any) -> bool:
-    try:
-        return flag(value, RANK_AT_CLOSE_SETTING)
-    except OptionsError as error:
-        raise NotConfigured(str(error)) from None
-
-
-# The settings that set each stored SchedulerOptions field (docs/python.md).
-_GIVEN_BY = {
-    "score": ("CRAWLRANK_SCORE",),
-    "delay_ms": ("CRAWLRANK_DELAY_MS", "DOWNLOAD_DELAY"),
-    "per_host": ("CRAWLRANK_PER_HOST", "CONCURRENT_REQUESTS_PER_DOMAIN"),
-    "host_key": ("CRAWLRANK_HOST_KEY",),
-    "max_depth": ("CRAWLRANK_MAX_DEPTH", "DEPTH_LIMIT"),
-    "max_pages": ("CRAWLRANK_MAX_PAGES",),
-    "max_retries": ("CRAWLRANK_MAX_RETRIES",),
-}
-
-
-def _options_dict(value: Any) -> Dict[str, Any]:
-    try:
-        return options_dict(value)
-    except OptionsError as error:
-        raise NotConfigured(str(error)) from None
-
-
-class _Page:
-    """A page handed out, while its response is scraped: the links it yields."""
-
-    __slots__ = ("lease", "url", "links", "extras", "noted", "done")
-
-    def __init__(self, lease: int, url: str) -> None:
-        self.lease = lease
-        self.url = url
-        self.links: List[Tuple[str, float]] = []
-        self.extras: List[crawlrank.QueuedExtra] = []
-        self.noted: List[int] = []  # id() of the requests note_link saw
-        self.done = False
-
-
 class Scheduler(ReportReceiver):
     """Scrapy's scheduler interface over crawlrank's best-first, polite scheduler.
 
@@ -284,7 +76,8 @@ class Scheduler(ReportReceiver):
       ``CRAWLRANK_DELAY_MS`` between two (defaults: ``CONCURRENT_REQUESTS_PER_DOMAIN`` and
       ``DOWNLOAD_DELAY``), kept across restarts; 429 and 503 answers hold the host. A
       host may hold as many pages being scraped besides, when Scrapy's downloader keeps
-      its requests on the wire within the limit (see ``_scraping_allowance``).
+      its requests on the wire within the limit (see ``scraping_allowance`` in
+      ``crawlrank/scrapy/_local.py``).
     * De-duplication: a GET request is a page, named by its canonical URL (the ``w3lib``
       profile by default, what Scrapy's request fingerprints hash), and the first request
       for it wins; later ones are dropped, unless ``dont_filter`` is set, in which case they
@@ -321,23 +114,17 @@ class Scheduler(ReportReceiver):
         self.settings = settings
         self.stats = crawler.stats
         self.spider: Optional[Spider] = None
-        self.db: Optional[crawlrank.PageDb] = None
+        self.db: Optional[crawlrank.PageDb] = None  # None in remote mode
         self.core: Optional[crawlrank.Scheduler] = None
         self._ready: Deque[Request] = deque()  # handed out by crawlrank, not yet by us
         self._memory = MemoryQueue(self.stats)  # what crawlrank cannot keep
         # Which pages the crawl has: in the PageDB, or accepted since the last flush (in
         # the buffer, or in the extras of a page being scraped).
         self._dupes = DupeFilter(settings.url_profile, self.stats, settings.debug_duplicates)
-        self._pages: Dict[int, _Page] = {}  # by lease
-        self._links: Dict[int, Tuple[_Page, float]] = {}  # id(request) -> its page, score
-        self._buffer = ReportBuffer(_REPORTS_BEFORE_FLUSH)
+        # The pages handed out until they are reported, and what waits to be written.
+        self._reports = PageReports(settings, self.stats, self._dupes)
         self._warned_unserializable = False
         self._wakeup = EngineWakeup(crawler)
-        self._score = ""  # the score mode, once open
-        # Pages accepted for the PageDB since the last flush (counted as enqueued when the
-        # flush queues them), and the PageDB's refused count (filtered + out_of_scope) then.
-        self._unflushed = 0
-        self._refused_seen = 0
         self._left = 0  # len() after close: what was left queued
 
     @classmethod
@@ -350,70 +137,23 @@ class Scheduler(ReportReceiver):
     def open(self, spider: Spider) -> None:
         self.spider = spider
         if self.settings.frontier:
-            self._open_remote(spider)
-            return
-        path = self.settings.page_db or f"{spider.name}.crawlrank"
-        self.db = crawlrank.PageDb(path, url_profile=self.settings.url_profile,
-                                   durability=self.settings.durability)
-        self._dupes.db = self.db
-        try:
-            options = self.settings.scheduler_options()
-            given = set(self.settings.given)
-            domains = [d for d in (getattr(spider, "allowed_domains", None) or []) if d]
-            if domains:  # OffsiteMiddleware's rule: these domains and the names under them
-                options.scope, options.scope_hosts = "same-domain", list(domains)
-                given.update(("scope", "scope_hosts"))
-            resolve_config(self.db, options, given, logger.info)
-            # Stored as given; what the core counts in flight is widened below.
-            options.per_host += self._scraping_allowance(options)
-            self.core = crawlrank.Scheduler(self.db, options)
-            self._score = options.score
-        except Exception:
-            self.db.close()
-            raise
-        stats = self.core.stats()
-        self._refused_seen = stats.filtered + stats.out_of_scope
-        logger.info("crawlrank: PageDB %s: %d pages crawled, %d queued, %d retrying",
-                    path, stats.crawled, stats.queued, stats.retrying,
-                    extra={"spider": spider})
-
-    def _open_remote(self, spider: Spider) -> None:
-        """Remote mode: the frontier is a crawlrank serve shared with other processes; its
-        PageDB, configuration and ranks are the server's (CRAWLRANK_PAGE_DB and the crawl
-        options here are not used)."""
-        from crawlrank.scrapy.remote import RemoteCore
-        self.core = RemoteCore(self.settings.frontier, token=self.settings.frontier_token,
-                               lease_s=self.settings.lease_ms // 1000,
-                               tls_ca=self.settings.frontier_tls_ca)
-        self._score = "remote"
-        stats = self.core.stats()
-        self._refused_seen = stats.filtered + stats.out_of_scope
-        logger.info("crawlrank: frontier %s: %d pages crawled, %d queued, %d retrying",
-                    self.settings.frontier, stats.crawled, stats.queued, stats.retrying,
-                    extra={"spider": spider})
-        allowed = getattr(spider, "allowed_domains", None)
-        if allowed:
-            logger.warning(
-                "crawlrank: remote mode: this spider's allowed_domains (%s) filter links in "
-                "this process only, but the frontier hands any process the pages of every "
-                "host: a process started with other arguments drops the links of the other "
-                "sites' pages. Leave allowed_domains unset and give the scope to the crawl the "
-                "server serves (docs/python.md, \"Remote mode\")", ", ".join(allowed),
-                extra={"spider": spider})
+            from crawlrank.scrapy.remote import open_remote  # grpc: for remote mode only
+            self.core = open_remote(self.settings, spider)
+        else:
+            self.db, self.core = open_page_db(self.settings, self.crawler.settings, spider)
+            self._dupes.db = self.db
+        self._reports.open(self.core, spider)
 
     def close(self, reason: str) -> None:
         self._wakeup.cancel()
         if self.core is not None:
-            self._flush()
+            self._reports.flush()
             if self.db is not None:  # remote mode: the server ranks and samples
-                self.core.record_progress()  # the crawl's last progress sample: its end
-                self._rank_at_close(reason)
+                end_crawl(self.core, self.db, self.settings, reason, self.spider,
+                          handed_out=bool(self.stats.get_value("scheduler/dequeued", 0,
+                                                               spider=self.spider)))
             self._record_stats()
             self._left = len(self)
-            if reason == "finished" and self.db is not None and not self.stats.get_value(
-                    "scheduler/dequeued", 0, spider=self.spider):
-                logger.info("crawlrank: the PageDB %s has no page to crawl: %s", self.db.path,
-                            nothing_to_crawl(self.core.stats()), extra={"spider": self.spider})
             self.core.close()
             self.core = None
         if self.db is not None:
@@ -421,48 +161,14 @@ class Scheduler(ReportReceiver):
             self.db = None
             self._dupes.db = None
 
-    def _scraping_allowance(self, options: crawlrank.SchedulerOptions) -> int:
-        """Leases a host may hold beyond its requests in flight, for its pages that are
-        downloaded and still being scraped.
-
-        crawlrank counts a page in flight from its hand-out to its report, and Scrapy
-        reports a page when its callback is done: with long pages the scraper holds most of
-        the leases and the downloader idles (issue #25). When Scrapy's downloader itself
-        keeps every host within the crawl's limit (a downloader slot per host name, at most
-        CONCURRENT_REQUESTS_PER_DOMAIN, or _PER_IP, requests, no more than
-        CRAWLRANK_PER_HOST), a host may also hold as many pages being scraped as it may have
-        requests in flight, as Scrapy's own scheduler lets it; otherwise none."""
-        settings = self.crawler.settings
-        per_slot = settings.getint("CONCURRENT_REQUESTS_PER_IP") or settings.getint(
-            "CONCURRENT_REQUESTS_PER_DOMAIN", 8)
-        if options.host_key != "host" or per_slot > options.per_host:
-            return 0
-        return options.per_host
-
-    def _rank_at_close(self, reason: str) -> None:
-        """Ranks the graph once more (CRAWLRANK_RANK_AT_CLOSE), but not after a shutdown
-        (Ctrl-C asks to stop now: `crawlrank rank DB`, or the next run, ranks it)."""
-        if not self.settings.rank_at_close:
-            return
-        spider = {"spider": self.spider}
-        if reason == "shutdown":
-            logger.info("crawlrank: not ranked at close: the crawl was shut down (`crawlrank "
-                        "rank %s` ranks it)", self.db.path, extra=spider)
-            return
-        try:
-            seconds, ranked = rank_at_close(self.core, self.db)
-        except crawlrank.Error as error:
-            logger.warning("crawlrank: rank at close failed: %s", error, extra=spider)
-            return
-        logger.info("crawlrank: ranked (%s) at close in %.3f s", ranked, seconds, extra=spider)
-
     # ---- the engine's calls
 
     def has_pending_requests(self) -> bool:
-        if self._ready or self._memory or self._buffer:
+        if self._ready or self._memory or self._reports.unwritten:
             return True
-        if self._pages and self._engine_idle():
-            self._fail_lost_pages()
+        if self._reports.pages_out and self._engine_idle():
+            # Pages Scrapy dropped without telling a middleware: failed, to be retried.
+            self._reports.fail_lost_pages()
         return self.core is not None and not self.core.stats().finished
 
     def _engine_idle(self) -> bool:
@@ -471,23 +177,11 @@ class Scheduler(ReportReceiver):
         return (slot is not None and not slot.inprogress and not engine.downloader.active
                 and engine.scraper.slot is not None and engine.scraper.slot.is_idle())
 
-    def _fail_lost_pages(self) -> None:
-        """Pages handed out that Scrapy dropped without telling a middleware (an exception in
-        a downloader middleware's process_response, such as RedirectMiddleware's "max
-        redirections reached"): with nothing in progress they cannot come back, so they are
-        failed now (retryable) instead of holding the crawl open until their lease expires."""
-        for page in list(self._pages.values()):
-            del self._pages[page.lease]
-            page.done = True
-            logger.warning("crawlrank: %s was handed out and never came back from Scrapy: "
-                           "failed, to be retried", page.url, extra={"spider": self.spider})
-            self._fail(page.url, page.lease, reason="lost")
-
     def enqueue_request(self, request: Request) -> bool:
         lease = request.meta.get(LEASE_KEY)
         if lease is not None:
             return self._returned(request, lease)
-        link = self._links.pop(id(request), None)
+        link = self._reports.link_of(request)
         seed = request.meta.pop(SEED_KEY, False)
         if request.method != "GET" or request.body:
             return self._to_memory(request, "crawlrank/memory/not_get")
@@ -510,11 +204,7 @@ class Scheduler(ReportReceiver):
             return self._to_memory(request, "crawlrank/memory/unserializable")
         extra = crawlrank.QueuedExtra(url, payload, request.priority)
         self._dupes.accept(url)
-        self._unflushed += 1
-        if link is not None:
-            page.extras.append(extra)
-        else:
-            self._buffer.add_seeds([extra])
+        self._reports.accepted(extra, page if link is not None else None)
         self.stats.inc_value("crawlrank/enqueued", spider=self.spider)
         return True
 
@@ -522,7 +212,7 @@ class Scheduler(ReportReceiver):
         if self._memory:
             return self._memory.pop(self.spider)
         if not self._ready and self.core is not None:
-            self._flush()
+            self._reports.flush()
             for r in self.core.next(self.settings.batch):
                 self._ready.append(self._request_of(r))
             if not self._ready:
@@ -541,97 +231,45 @@ class Scheduler(ReportReceiver):
         if self.core is None:
             return self._left
         stats = self.core.stats()
-        return (len(self._ready) + len(self._memory) + self._unflushed + stats.queued
+        return (len(self._ready) + len(self._memory) + self._reports.unflushed + stats.queued
                 + stats.retrying)
 
-    # ---- reports from the middlewares
+    # ---- reports from the middlewares, to the report path
 
-    def page_of(self, response: Response) -> Optional[_Page]:
-        lease = response.meta.get(LEASE_KEY)
-        if lease is None:
-            return None
-        page = self._pages.get(lease[0])
-        return page if page is not None and not page.done else None
+    def page_of(self, response: Response) -> Optional[Page]:
+        return self._reports.page_of(response)
 
-    def note_link(self, page: _Page, response: Response, request: Request) -> None:
-        # A request that copied its page's meta must not pass for a retry or a redirect.
-        request.meta.pop(LEASE_KEY, None)
-        page.noted.append(id(request))
-        scorer = self.settings.link_scorer
-        score = scorer(response, request) if scorer is not None else request.meta.get(
-            "link_score", 0.0)
-        self._links[id(request)] = (page, float(score))
+    def note_link(self, page: Page, response: Response, request: Request) -> None:
+        self._reports.note_link(page, response, request)
 
-    def page_done(self, page: _Page, response: Response) -> None:
-        if page.done:
-            return
-        page.done = True
-        del self._pages[page.lease]
-        for noted in page.noted:  # links a later middleware dropped never reached enqueue
-            self._links.pop(noted, None)
-        status = response.status
-        if status == 429 or status >= 500:
-            # A spider that parses such pages (handle_httpstatus_list) had its links
-            # accepted: they join the crawl as seeds, since the page is not recorded.
-            self._buffer.add_seeds(page.extras)
-            self._fail(page.url, page.lease, http_status=status,
-                       retry_after_ms=retry_after_ms(response.headers), reason=f"HTTP {status}")
-            return
-        scorer = self.settings.content_scorer
-        content_score = float(scorer(response)) if scorer is not None and status < 300 else 0.0
-        self._buffer.add_report(
-            crawlrank.CrawledPage(page.url, page.links, content_score=content_score,
-                                  http_status=status,
-                                  **fetch_kwargs(response.headers, response.body,
-                                                 response.meta.get("download_latency"))),
-            page.lease, page.extras)
-        self.stats.inc_value("crawlrank/crawled", spider=self.spider)
-        self.stats.inc_value(f"crawlrank/crawled/{status}", spider=self.spider)
-        if self._buffer.full:
-            self._flush()
+    def page_done(self, page: Page, response: Response) -> None:
+        self._reports.page_done(page, response)
 
     def download_failed(self, request: Request, exception: BaseException) -> None:
-        lease = request.meta.get(LEASE_KEY)
-        if lease is None:
-            return
-        page = self._pages.pop(lease[0], None)
-        if page is None or page.done:
-            return
-        page.done = True
-        self._fail(page.url, page.lease, retryable=not isinstance(exception, IgnoreRequest),
-                   reason=type(exception).__name__)
+        self._reports.download_failed(request, exception)
 
     # ---- inside
 
     def _returned(self, request: Request, lease: Tuple[int, str]) -> bool:
         """A request handed out comes back: Scrapy retries it, or it was redirected."""
         number, url = lease
-        page = self._pages.get(number)
         target = self._dupes.canonical_url(request.url)
-        if target == url or page is None or page.done:
+        if target == url or not self._reports.is_out(number):
             # A retry of the same page (or of one already reported): it keeps its lease.
             return self._to_memory(request, "crawlrank/retried")
-        # A redirect: the page is recorded with its status and one link, to the target,
-        # which joins the queue like any new page (and is not fetched twice).
-        page.done = True
-        del self._pages[number]
-        status = redirect_status((request.meta.get("redirect_reasons") or [302])[-1])
-        self.stats.inc_value("crawlrank/redirects", spider=self.spider)
+        # A redirect: the target joins the queue with the request's payload, unless the
+        # crawl has it (then it is not fetched twice).
         fresh = request.replace(meta={k: v for k, v in request.meta.items() if k != LEASE_KEY})
-        links, extras, accepted = [], [], False
-        if target is not None:
-            links.append((target, 0.0))
-            known = self._dupes.seen(target)
-            payload = None if known else self._serialize(fresh)
-            if payload is not None:
-                extras.append(crawlrank.QueuedExtra(target, payload, fresh.priority))
-                self._dupes.accept(target)
-            accepted = not known
-        self._buffer.add_report(crawlrank.CrawledPage(url, links, http_status=status), number,
-                                extras)
-        if not accepted:
+        new = target is not None and not self._dupes.seen(target)
+        payload = self._serialize(fresh) if new else None
+        extra = None
+        if payload is not None:
+            extra = crawlrank.QueuedExtra(target, payload, fresh.priority)
+            self._dupes.accept(target)
+        status = redirect_status((request.meta.get("redirect_reasons") or [302])[-1])
+        self._reports.redirected(number, target, status, extra, new)
+        if not new:
             return self._dupes.refuse(request, self.spider)
-        self._unflushed += 1  # the report's link queues the target (without payload: bare)
         return True
 
     def _request_of(self, r: crawlrank.Request) -> Request:
@@ -647,7 +285,7 @@ class Scheduler(ReportReceiver):
         if request is None:
             request = Request(r.url, dont_filter=True)
         request.meta[LEASE_KEY] = (r.lease, r.url)
-        self._pages[r.lease] = _Page(r.lease, r.url)
+        self._reports.handed_out(r.lease, r.url)
         return request
 
     def _serialize(self, request: Request) -> Optional[bytes]:
@@ -664,43 +302,6 @@ class Scheduler(ReportReceiver):
 
     def _to_memory(self, request: Request, stat: str) -> bool:
         return self._memory.push(request, stat, self.spider)
-
-    def _count_queued(self) -> None:
-        """After a flush: the pages accepted since the last one are in the PageDB, queued
-        (``scheduler/enqueued/disk``) unless it refused them by its scope, depth or patterns
-        (``crawlrank/refused``: accepted, but never queued)."""
-        stats = self.core.stats()
-        refused_now = stats.filtered + stats.out_of_scope
-        refused = min(self._unflushed, max(0, refused_now - self._refused_seen))
-        self._refused_seen = refused_now
-        queued, self._unflushed = self._unflushed - refused, 0
-        if queued:
-            self.stats.inc_value("scheduler/enqueued/disk", queued, spider=self.spider)
-            self.stats.inc_value("scheduler/enqueued", queued, spider=self.spider)
-        if refused:
-            self.stats.inc_value("crawlrank/refused", refused, spider=self.spider)
-
-    def _fail(self, url: str, lease: int, *, retryable: bool = True, http_status: int = 0,
-              retry_after_ms: Optional[int] = None, reason: str = "") -> None:
-        self._flush()  # the page may have been created by a buffered report
-        before = self.core.stats()
-        self.core.failed(url, lease, retryable=retryable, http_status=http_status,
-                         retry_after_ms=retry_after_ms, reason=reason, kind=failure_kind(reason))
-        after = self.core.stats()
-        if after.queued + after.retrying > before.queued + before.retrying:
-            # The PageDB retries the page: enqueued again, as Scrapy's retries are.
-            self.stats.inc_value("scheduler/enqueued/disk", spider=self.spider)
-            self.stats.inc_value("scheduler/enqueued", spider=self.spider)
-        self.stats.inc_value("crawlrank/failed", spider=self.spider)
-        self.stats.inc_value(f"crawlrank/failed/{reason or 'error'}", spider=self.spider)
-
-    def _flush(self) -> None:
-        self._dupes.flushed()
-        for error in self._buffer.flush(self.core):
-            logger.warning("crawlrank: page not recorded: %s", error,
-                           extra={"spider": self.spider})
-        if self._unflushed:
-            self._count_queued()
 
     def _wake_when_ready(self) -> None:
         stats = self.core.stats()

@@ -110,8 +110,6 @@ PYTHON_FOLDERS = ("python/crawlrank", "benchmarks")
 LONG_FILES_ALLOWED: dict[str, str] = {
     "python/src/page_db_binding.cc": "PageDb, Snapshot and the records' bindings in one "
     "file; to split by class as scheduler_binding.cc is",
-    "benchmarks/crawl_simulate.cc": "the crawl simulator, to move to a room of its own "
-    "and split there (issue #42)",
 }
 
 # Functions longer than this are to be split into steps (issue #22), signature to closing
@@ -122,7 +120,6 @@ MAX_FUNCTION_LINES = 80
 # it), each with the reason; shrink-only as LONG_FILES_ALLOWED.
 _OPTION_TABLE = "a command line's option table and its checks in one function; to split"
 _BINDING = "one pybind11 class definition, a chained expression; to split by method group"
-_SIMULATOR = "the crawl simulator, to split with its move (issue #42)"
 LONG_FUNCTIONS_ALLOWED: dict[tuple[str, str], str] = {
     ("tools/crawlrank_serve.cc", "Main"): _OPTION_TABLE,
     ("tools/page_db_dump.cc", "Main"): _OPTION_TABLE,
@@ -135,10 +132,6 @@ LONG_FUNCTIONS_ALLOWED: dict[tuple[str, str], str] = {
     ("python/src/page_db_binding.cc", "BindSnapshot"): _BINDING,
     ("python/src/page_db_binding.cc", "BindPageDbClass"): _BINDING,
     ("python/src/scheduler_binding.cc", "BindSchedulerClass"): _BINDING,
-    ("benchmarks/crawl_simulate.cc", "Crawl"): _SIMULATOR,
-    ("benchmarks/crawl_simulate.cc", "PrintText"): _SIMULATOR,
-    ("benchmarks/crawl_simulate.cc", "Json"): _SIMULATOR,
-    ("benchmarks/crawl_simulate.cc", "Main"): _SIMULATOR,
     ("benchmarks/page_db_bench.cc", "Main"): _OPTION_TABLE,
     ("benchmarks/rank_bench.cc", "Main"): _OPTION_TABLE,
     ("benchmarks/rerank_bench.cc", "Main"): _OPTION_TABLE,

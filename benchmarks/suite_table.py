@@ -56,7 +56,7 @@ def main() -> int:
         for name, _ in COLUMNS:
             pages = hot80(every if name == "pagerank-every-100" else name)
             cells.append(f"{pages:,}" if pages is not None else "-")
-        # The ratios are the simulator's, against the baselines it names (crawl_simulate.cc).
+        # The ratios are the simulator's, against the baselines it names (simulate/results.h).
         ratio = default.get("ratio_80_to_best_baseline") if default else None
         pr_ratio = default.get("ratio_pr10_to_best_baseline") if default else None
         if ratio is not None:

@@ -189,7 +189,7 @@ class Scheduler final : public Frontier {
 
   // The score each page of the DB is keyed by now, by page id (the mode's: its rank or
   // estimate, cash, depth, ...; a crawled page keeps its last). For analysis: the
-  // simulator compares it with the whole graph's PageRank (benchmarks/crawl_simulate.cc).
+  // simulator compares it with the whole graph's PageRank (benchmarks/simulate/crawl.cc).
   // Copies one float a page under the scheduler's lock.
   std::vector<float> Scores() const;
 

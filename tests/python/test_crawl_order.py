@@ -4,7 +4,7 @@ in the default mode (blend), in pagerank, the baselines and the replayed orders.
 this graph only; the whole suite is benchmarks/run_suite.sh --all (docs/benchmarks.md).
 
 Independent expectations: the graph and its PageRank from networkx; the oracle and
-RankMass replayed here in plain Python from their definitions (benchmarks/sim_orders.h);
+RankMass replayed here in plain Python from their definitions (benchmarks/simulate/sim_orders.h);
 every curve from the fetch order the simulator writes. And the issue's bar on this graph:
 the default needs at most 1.05x the best baseline's pages to 80% of the hot pages, and
 fetches at least 0.98x its PageRank with 10% of the pages."""

@@ -1,3 +1,5 @@
+// A topic's files for crawlrank_simulate (sim_topic.h): the scores and the relevant pages
+// read, and the harvest curve.
 #include "sim_topic.h"
 
 #include <charconv>

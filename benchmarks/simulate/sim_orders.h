@@ -38,8 +38,8 @@
 // Every order hands out `batch` pages at a time, the best first (ties: discovery order),
 // then applies the batch's links in order, as the simulated Scheduler crawl does. The
 // result is deterministic.
-#ifndef CRAWLRANK_BENCHMARKS_SIM_ORDERS_H_
-#define CRAWLRANK_BENCHMARKS_SIM_ORDERS_H_
+#ifndef CRAWLRANK_BENCHMARKS_SIMULATE_SIM_ORDERS_H_
+#define CRAWLRANK_BENCHMARKS_SIMULATE_SIM_ORDERS_H_
 
 #include <cstdint>
 #include <span>
@@ -114,4 +114,4 @@ Result<ReplayResult> Replay(const OrderGraph& graph, std::span<const uint32_t> s
 
 }  // namespace crawlrank::bench
 
-#endif  // CRAWLRANK_BENCHMARKS_SIM_ORDERS_H_
+#endif  // CRAWLRANK_BENCHMARKS_SIMULATE_SIM_ORDERS_H_

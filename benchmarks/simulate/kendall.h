@@ -2,8 +2,8 @@
 // the order one gives (a crawler's scores) agrees with the other's (the true PageRank),
 // ties on either side accounted for. 1: the same order; 0: no relation; -1: reversed.
 // The formula is scipy.stats.kendalltau's (variant 'b'), which the tests compare with.
-#ifndef CRAWLRANK_BENCHMARKS_KENDALL_H_
-#define CRAWLRANK_BENCHMARKS_KENDALL_H_
+#ifndef CRAWLRANK_BENCHMARKS_SIMULATE_KENDALL_H_
+#define CRAWLRANK_BENCHMARKS_SIMULATE_KENDALL_H_
 
 #include <algorithm>
 #include <cmath>
@@ -80,4 +80,4 @@ inline std::optional<double> KendallTauB(const std::vector<double>& x, const std
 
 }  // namespace crawlrank::bench
 
-#endif  // CRAWLRANK_BENCHMARKS_KENDALL_H_
+#endif  // CRAWLRANK_BENCHMARKS_SIMULATE_KENDALL_H_

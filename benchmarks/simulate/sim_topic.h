@@ -10,8 +10,8 @@
 //                    URL starts with one (benchmarks/topics/*.relevant).
 //
 // The harvest rate after n pages is the share of them that are relevant.
-#ifndef CRAWLRANK_BENCHMARKS_SIM_TOPIC_H_
-#define CRAWLRANK_BENCHMARKS_SIM_TOPIC_H_
+#ifndef CRAWLRANK_BENCHMARKS_SIMULATE_SIM_TOPIC_H_
+#define CRAWLRANK_BENCHMARKS_SIMULATE_SIM_TOPIC_H_
 
 #include <cstdint>
 #include <functional>
@@ -56,4 +56,4 @@ std::vector<double> HarvestCurve(std::span<const uint32_t> order, const std::vec
 
 }  // namespace crawlrank::bench
 
-#endif  // CRAWLRANK_BENCHMARKS_SIM_TOPIC_H_
+#endif  // CRAWLRANK_BENCHMARKS_SIMULATE_SIM_TOPIC_H_

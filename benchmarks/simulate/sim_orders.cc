@@ -1,3 +1,5 @@
+// The replayed crawl orders of crawlrank_simulate (sim_orders.h): the oracles, larger sites
+// first, RankMass, partial PageRank and the blends.
 #include "sim_orders.h"
 
 #include <algorithm>

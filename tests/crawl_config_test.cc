@@ -408,3 +408,41 @@ TEST(CrawlConfigTest, CommittedVersion4DbIsReadThenUpgradedWithAnEmptyConfigurat
 
 }  // namespace
 }  // namespace crawlrank
+
+namespace crawlrank {
+namespace {
+
+// Issue #42 renamed four SchedulerOptions fields after their stored keys and kept the keys:
+// a configuration an older crawlrank stored (tests/data/format-v5.db, written by the
+// crawlrank of its README's commit) resolves unchanged, to the values it was stored with.
+TEST(CrawlConfigTest, AConfigurationStoredByAnOlderVersionIsReadUnchanged) {
+  TempDir dir;
+  const std::string path = testing::CopyCommittedDb(dir, 5);
+  PageDbOptions reading = Fast();
+  reading.read_only = true;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, reading));
+  ASSERT_OK_AND_ASSIGN(const ResolvedConfig resolved, ResolveConfig(*db, {}));
+  EXPECT_TRUE(resolved.changes.empty());
+  EXPECT_EQ(resolved.config, resolved.stored);
+  EXPECT_EQ(resolved.Line(path, "hint"),
+            "resumed with the configuration stored in " + path + " (hint)");
+  SchedulerOptions options;
+  ASSERT_OK(ApplySchedulerConfig(resolved.config, &options));
+  EXPECT_EQ(options.score, ScoreMode::kPageRank);
+  EXPECT_EQ(options.delay_ms, 0);
+  EXPECT_EQ(options.per_host, 1u);
+  EXPECT_EQ(options.max_pages, 4u);
+  EXPECT_EQ(options.max_retries, 3u);
+  EXPECT_TRUE(options.allow.empty() && options.deny.empty());
+  CrawlerOptions crawler;
+  ASSERT_OK(ApplyCrawlerConfig(resolved.config, &crawler));
+  EXPECT_EQ(crawler.max_crawl_delay_ms, 60'000);
+  // Written back by this version, the keys and values are the same.
+  ASSERT_OK_AND_ASSIGN(const StoredConfig again, SchedulerConfig(options));
+  for (const auto& [key, value] : again) {
+    if (resolved.stored.contains(key)) EXPECT_EQ(value, resolved.stored.at(key)) << key;
+  }
+}
+
+}  // namespace
+}  // namespace crawlrank

@@ -31,6 +31,9 @@ The rules, each a function in RULES below fed by the tables above it:
   forbid-call     no code under a folder calls a function whose name starts with a prefix
                   (FORBIDDEN_CALLS, or --forbid-call PREFIX --under DIR); comments and
                   string literals do not count.
+  include-cycle   the quoted includes among all those C++ files form no cycle (the layers
+                  rule already keeps src/'s arrows down; this covers a floor, the headers
+                  and the edges too).
 """
 from __future__ import annotations
 
@@ -674,6 +677,49 @@ def check_forbidden_calls(tree: Tree) -> list[Violation]:
     return found
 
 
+# ---- include cycles --------------------------------------------------------------------
+
+
+def check_include_cycles(tree: Tree) -> list[Violation]:
+    """Quoted includes among every C++ file checked (src/, the installed headers, the edges)
+    form no cycle. An include names a file next to the includer, or under src/, include/ or
+    the includer's edge folder, tried in that order; one that names none of them (a system
+    or generated header) is not followed. One violation per cycle, at its first include."""
+    files = {f.path: f for f in tree.src + tree.public + tree.edge}
+
+    def target(includer: str, name: str) -> str | None:
+        folder = includer.rsplit("/", 1)[0]
+        edge = next((e for e in EDGE_CPP_FOLDERS if includer.startswith(e + "/")), None)
+        for base in (folder, "src", "include", edge):
+            if base is not None and f"{base}/{name}" in files:
+                return f"{base}/{name}"
+        return None
+
+    edges = {path: [(number, t) for number, name in f.includes()
+                    if (t := target(path, name)) is not None]
+             for path, f in files.items()}
+    found: list[Violation] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        path.append(node)
+        for number, nxt in edges[node]:
+            if state.get(nxt) == 1:
+                circle = path[path.index(nxt):] + [nxt]
+                found.append(Violation(node, number, "include-cycle", " -> ".join(circle)))
+            elif nxt not in state:
+                visit(nxt)
+        path.pop()
+        state[node] = 2
+
+    for node in sorted(files):
+        if node not in state:
+            visit(node)
+    return found
+
+
 @dataclasses.dataclass(frozen=True)
 class Rule:
     name: str
@@ -688,6 +734,7 @@ RULES: list[Rule] = [
     Rule("max-function-lines", check_function_lengths),
     Rule("max-class-lines", check_class_lengths),
     Rule("forbid-call", check_forbidden_calls),
+    Rule("include-cycle", check_include_cycles),
 ]
 
 

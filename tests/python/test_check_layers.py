@@ -300,3 +300,18 @@ def test_an_allow_list_entry_whose_file_is_gone_is_reported(
         "LONG_FUNCTIONS_ALLOWED",
         "tools/moved.cc:1: max-lines: file not found: remove it from LONG_FILES_ALLOWED",
     ]
+
+
+def test_an_include_cycle_fails_naming_each_file_of_it(tree: Path) -> None:
+    write(tree, "src/base/a.h", '#include "base/b.h"\n')
+    write(tree, "src/base/b.h", '#include <vector>\n#include "c.h"\n')
+    write(tree, "src/base/c.h", '#include "base/a.h"\n')
+    write(tree, "tools/tool.cc", '#include "base/a.h"\n#include "tool.h"\n')
+    write(tree, "tools/tool.h", "// no includes\n")
+    result = run(tree)
+    assert result.returncode == 1
+    assert ("src/base/c.h:1: include-cycle: src/base/a.h -> src/base/b.h -> src/base/c.h -> "
+            "src/base/a.h") in result.stdout
+    assert result.stdout.count("include-cycle") == 1
+    write(tree, "src/base/c.h", "// the cycle broken\n")
+    assert run(tree).returncode == 0

@@ -681,10 +681,9 @@ def check_forbidden_calls(tree: Tree) -> list[Violation]:
 
 
 def check_include_cycles(tree: Tree) -> list[Violation]:
-    """Quoted includes among every C++ file checked (src/, the installed headers, the edges)
-    form no cycle. An include names a file next to the includer, or under src/, include/ or
-    the includer's edge folder, tried in that order; one that names none of them (a system
-    or generated header) is not followed. One violation per cycle, at its first include."""
+    """Quoted includes among every C++ file checked form no cycle. An include names a file
+    next to the includer, or under src/, include/ or the includer's edge folder, in that
+    order; one naming none (a system or generated header) is not followed."""
     files = {f.path: f for f in tree.src + tree.public + tree.edge}
 
     def target(includer: str, name: str) -> str | None:

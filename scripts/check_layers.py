@@ -75,6 +75,7 @@ PUBLIC_HEADERS: dict[str, str] = {
     "edge_chunk.h": "base",  # no code; streamed by page_db, read by rank, so below both
     "url.h": "url",  # src/url/url.cc, url_w3lib.cc
     "url_pattern.h": "url",  # src/url/url_pattern.cc
+    "node_list.h": "url",  # src/url/node_list.cc; who owns a host's queue in a cluster
     "page_types.h": "page_db",  # no code; the records page_db.h stores
     "page_db.h": "page_db",  # src/page_db/page_db.cc, page_db_write.cc, page_db_check.cc...
     "page_db_options.h": "page_db",  # no code; how page_db.h opens a DB
@@ -752,10 +753,7 @@ def check(root: Path, forbidden_calls: list[ForbiddenCall],
         edge=[f for folder in EDGE_CPP_FOLDERS for f in read_sources(root, folder)],
         python=[f for folder in PYTHON_FOLDERS for f in read_python(root, folder)],
     )
-    violations = []
-    for rule in RULES:
-        violations.extend(rule.check(tree))
-    return violations
+    return [violation for rule in RULES for violation in rule.check(tree)]
 
 
 def main(argv: list[str]) -> int:

@@ -13,6 +13,7 @@ import os
 import pathlib
 import random
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -267,6 +268,45 @@ def interrupted_then_resumed(bin_dir: pathlib.Path, tmp_path: pathlib.Path, sig:
                          ids=["kill-9", "ctrl-c", "sigterm"])
 def test_interrupted_crawl_resumes_without_refetching(bin_dir, tmp_path, sig):
     interrupted_then_resumed(bin_dir, tmp_path, sig)
+
+
+def test_a_backup_of_a_live_db_checks_clean_and_a_restore_resumes_the_crawl(bin_dir, tmp_path):
+    """docs/crawler.md, "Backups": `mdb_copy DB BACKUP` while the crawl writes copies one
+    read transaction, so the copy is a consistent PageDB: page_db_check passes on it. Put in
+    the DB's place (the restore), it resumes the crawl: every page ends fetched, and none
+    the backup had as crawled is fetched again."""
+    mdb_copy = shutil.which("mdb_copy")
+    if mdb_copy is None:
+        pytest.skip("mdb_copy (Debian: lmdb-utils) is not installed")
+    db = tmp_path / "db"
+    with CrawlSite(pages=40, page_delay=0.05) as site:  # 40 pages, 20 a second
+        args = (f"http://{site.host}/gen/0.html", *LOCAL, "--delay", "0", "--per-host", "1",
+                "--same-host")
+        proc = subprocess.Popen(crawl_cmd(bin_dir, db, *args), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while len(site.paths()) < 15 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.002)
+        backup = tmp_path / "backup"
+        backup.mkdir()
+        subprocess.run([mdb_copy, str(db), str(backup)], check=True, timeout=60)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        checked = subprocess.run([str(bin_dir / "page_db_check"), str(backup)],
+                                 capture_output=True, text=True, timeout=60)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        backed = crawled(pages(bin_dir, backup))
+        assert backed and backed < crawled(pages(bin_dir, db)), "copied mid-crawl"
+        # The restore: the backup in the DB's place (its ranks are recomputed at the end).
+        shutil.rmtree(db)
+        shutil.copytree(backup, db)
+        fetched_before = len(site.paths())
+        summary = crawl(bin_dir, db, *args[1:])  # no seeds: the DB has them
+        again = {f"http://{site.host}{p}" for p in site.paths()[fetched_before:]}
+        every_page = {f"http://{site.host}/gen/{n}.html" for n in range(40)}
+    assert summary["finished"]
+    assert not again & backed, sorted(again & backed)[:5]
+    assert crawled(pages(bin_dir, db)) == every_page
 
 
 def test_sitemaps_add_pages_no_link_names(bin_dir, tmp_path):

@@ -67,9 +67,12 @@ void AddGraphOptions(CLI::App& app, CommandLine& line) {
       ->required();
   app.add_option("--seeds", line.seeds_option,
                  "comma-separated seed URLs (or ids); default: the first link's source");
+  std::string modes;  // every mode's name, from the one list (score_mode.h)
+  for (const ScoreMode mode : AllScoreModes()) {
+    modes += (modes.empty() ? "" : ", ") + std::string(ScoreModeName(mode));
+  }
   app.add_option("--modes", line.modes_option,
-                 "comma-separated score modes (link-score, breadth-first, random, opic, "
-                 "indegree, pagerank, ppr, trustrank, hits, topic-hits, wpr) or 'all'")
+                 "comma-separated score modes (" + modes + ") or 'all'")
       ->capture_default_str();
   app.add_option("--replay", line.replay_option,
                  "comma-separated orders replayed without the Scheduler (benchmarks/simulate/"

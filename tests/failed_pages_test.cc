@@ -214,7 +214,11 @@ TEST(FailedPagesTest, LinksARobotsTxtRefusesFailWithThePageThatNamesThem) {
     EXPECT_EQ(s->CrawledBatch({done, bad}).code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(s->GetStats().crawled, 0u);
 
+    // A link refused twice in the batch is failed, and counted, once.
+    root.refused.push_back(root.refused[0]);
     ASSERT_OK(s->CrawledBatch({done, root}));
+    ASSERT_OK_AND_ASSIGN(const CrawlCounters totals, db->NewSnapshot()->CrawlTotals());
+    EXPECT_EQ(totals.failed_pages, 2u);
     const SchedulerStats stats = s->GetStats();
     EXPECT_EQ(stats.crawled, 2u);
     EXPECT_EQ(stats.failed, 2u);

@@ -84,8 +84,8 @@ Result<CrawlSummary> RunCrawler(Crawler& crawler, SignalWatcher& signals, const 
   Result<CrawlSummary> summary =
       crawler.Run(progress, log.has_value() ? log->Writer() : FetchLogFn());
   if (!a.quiet && tty) std::fprintf(stderr, "\r\x1b[K");
+  signals.Release();  // joins the watcher: a signal it caught meanwhile counts too
   *received = signals.received();
-  signals.Release();
   if (summary.ok() && log.has_value()) {
     if (Status logged = log->Flush(); !logged.ok()) return logged;
   }

@@ -57,12 +57,16 @@ Result<nlohmann::ordered_json> Collect(const PageDb& db) {
   // The scheduler's counters, as the crawl's stored options see the DB (page_db_schedule
   // has more); with the default options when the stored ones do not apply (a value this
   // crawlrank refuses), which config_error then says, so that the rest still shows.
-  Result<SchedulerOptions> options = StoredSchedulerOptions(db);
-  if (!options.ok()) {
-    stats["config_error"] = options.status().message();
+  // The configuration is read once, from the snapshot; only a value that does not apply
+  // is set aside (an error reading it stops the tool).
+  CRAWLRANK_ASSIGN_OR_RETURN(const StoredConfig config, snapshot.Config());
+  SchedulerOptions options;
+  if (Status applied = ApplySchedulerConfig(config, &options); !applied.ok()) {
+    stats["config_error"] =
+        "stored configuration of PageDB \"" + db.path() + "\": " + applied.message();
     options = SchedulerOptions();
   }
-  CRAWLRANK_ASSIGN_OR_RETURN(ScheduleView schedule, Scheduler::Inspect(db, *options, 0, 0));
+  CRAWLRANK_ASSIGN_OR_RETURN(ScheduleView schedule, Scheduler::Inspect(db, options, 0, 0));
   stats["hosts"] = schedule.stats.hosts;
   stats["queued"] = schedule.stats.queued;
   stats["in_flight"] = schedule.stats.in_flight;
@@ -98,7 +102,6 @@ Result<nlohmann::ordered_json> Collect(const PageDb& db) {
   CRAWLRANK_ASSIGN_OR_RETURN(const std::vector<ProgressSample> samples, snapshot.Progress());
   stats["progress_samples"] = samples.size();
   // The crawl's stored configuration (crawl_config.h), lists as arrays.
-  CRAWLRANK_ASSIGN_OR_RETURN(StoredConfig config, snapshot.Config());
   nlohmann::ordered_json stored = nlohmann::ordered_json::object();
   for (const auto& [key, value] : config) {
     if (IsConfigListKey(key)) {

@@ -48,7 +48,7 @@ class NodeList {
   // is not host:port with a port in 1..65535, an entry given twice, or a `self` that is
   // not in the list.
   static Result<NodeList> Make(std::vector<std::string> nodes, std::string_view self);
-  // The same from "h1:p1,h2:p2,..." (as `crawlrank serve --nodes` takes it).
+  // The same from "h1:p1,h2:p2,..." (the form of URLFrontier's `nodes` setting).
   static Result<NodeList> Parse(std::string_view comma_separated, std::string_view self);
 
   // In Java String order: the order every node numbers the list by.

@@ -79,10 +79,11 @@ struct CrawlReport {
   // options decide (off by default: never again), and a date an earlier report gave goes.
   int64_t refetch_at_ms = 0;
   // Links of the page the crawler will not fetch, each with why (a robots.txt it already
-  // knows refuses them): recorded as Failed reports with lease 0 would be (retryable false:
-  // failed for good; a page already crawled or failed stays as it is), in the same
-  // transaction as the page, so that none is ever handed out. Their urls are among the
-  // page's links; their leases are ignored.
+  // knows refuses them): recorded as Failed reports with lease 0 would be, failed for good
+  // (retryable is taken as false; a page already crawled or failed stays as it is, and a
+  // link refused twice in one call is failed once). The Scheduler writes them in the
+  // page's transaction, so that none is ever handed out; a remote frontier sends them
+  // right after the page. Their urls are among the page's links; their leases are ignored.
   std::vector<FailureReport> refused;
 };
 

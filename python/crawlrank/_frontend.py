@@ -93,6 +93,9 @@ CONFIG_KEYS = {
     "delay_ms": "delay_ms", "per_host": "per_host", "retry_ms": "retry_ms",
     "max_retries": "max_retries", "revisits": "revisit_ms", "min_revisit_ms": "revisit_ms",
     "rank_template_links": "template_links",
+    # The names four fields had before issue #42 (still accepted, with a warning).
+    "min_delay_ms": "delay_ms", "max_in_flight_per_host": "per_host",
+    "allow_patterns": "allow", "deny_patterns": "deny",
 }
 
 

@@ -87,7 +87,7 @@ Status Crawler::Impl::OnRobots(const Pending& p, FetchResult result) {
     }
     StartSitemap(p.origin + "/sitemap.xml", 0);
   }
-  const bool gave_up = entry.gave_up(options.schedule.max_retries);
+  const bool gave_up = robots->GaveUp(entry);
   FailureReport unreachable;
   unreachable.kind = FailureKind::kRobotsUnreachable;
   unreachable.reason = entry.UnreachableReason(p.origin);

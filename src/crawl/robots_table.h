@@ -80,6 +80,8 @@ class RobotsTable {
   std::vector<Request> TakeDue(int64_t now);
   // When the first parked page is due; nullopt when none is parked.
   std::optional<int64_t> next_due() const;
+  // Whether `entry`'s origin is given up on: unavailable past the policy's max_retries.
+  bool GaveUp(const RobotsEntry& entry) const { return entry.gave_up(policy_.max_retries); }
   // Origins whose file failed and that are not given up on (CrawlProgress::waiting_origins).
   size_t retrying_origins() const { return retrying_.size(); }
   // Forgets the waiting and parked pages (their leases come back at the next open).

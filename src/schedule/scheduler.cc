@@ -331,8 +331,9 @@ Status NameDate(const std::string& url, int64_t at_ms, UrlProfile profile,
   return Status::Ok();
 }
 
-// A refused link of a report (CrawlReport::refused), its URL canonical and its lease 0.
-// Links naming a page the batch records as fetched are left out: that page is crawled.
+// A refused link of a report (CrawlReport::refused), its URL canonical, its lease 0 and
+// not retryable. Links naming a page the batch records as fetched are left out (that page
+// is crawled), and so is a link refused again.
 struct NamedRefusal {
   uint64_t fingerprint;
   FailureReport report;
@@ -356,11 +357,13 @@ Status NameRefusals(const std::vector<CrawlReport>& reports, UrlProfile profile,
         return url.status().WithContext("refuse a link in the report of \"" + report.page.url +
                                         "\"");
       }
+      // A page the batch fetched is crawled; one refused twice is failed (and counted) once.
       const uint64_t fingerprint = UrlFingerprint(*url);
-      if (fetched.contains(fingerprint)) continue;
+      if (!fetched.insert(fingerprint).second) continue;
       NamedRefusal& named = out->emplace_back(NamedRefusal{fingerprint, refusal});
       named.report.url = *std::move(url);
       named.report.lease = 0;
+      named.report.retryable = false;
     }
   }
   return Status::Ok();

@@ -460,3 +460,21 @@ def test_nothing_to_crawl_says_why(fe, tmp_path):
                scope_hosts=["a.test"]) == "its 1 page is crawled; 1 out of scope"
     assert why("limit", ["http://a.test/", "http://a.test/b", "http://a.test/c"], crawl=1,
                max_pages=1) == "max_pages is reached, with 2 pages still queued"
+
+
+def test_an_old_field_name_given_overrides_the_stored_value_as_the_new_one_does(fe, tmp_path):
+    """CRAWLRANK_OPTIONS may still name a field by its name before issue #42 (min_delay_ms
+    for delay_ms): given so, it overrides the stored configuration like the new name."""
+    import warnings
+
+    import crawlrank
+
+    with crawlrank.PageDb(str(tmp_path / "db")) as db:
+        fe.resolve_config(db, crawlrank.SchedulerOptions(delay_ms=1000), {"delay_ms"},
+                          lambda *args: None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            options = crawlrank.SchedulerOptions(min_delay_ms=0)
+        resolved = fe.resolve_config(db, options, {"min_delay_ms"}, lambda *args: None)
+        assert resolved.delay_ms == 0
+        assert db.config()["delay_ms"] == "0"

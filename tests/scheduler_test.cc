@@ -1191,8 +1191,6 @@ TEST_F(SchedulerTest, PayloadsAndPrioritiesComeBackWithThePagesTheyCreated) {
   EXPECT_EQ(db_->NewSnapshot()->counters().pages, 6u);
 }
 
-// Scheduler::Write: a PageDb write batch (a URLFrontier client's discovered URLs, each a
-// link from its source) with extras for the pages it creates.
 // The referrer travels with the request (the crawl log's), so a crawler never reads the
 // PageDB for it: the page whose link found the URL first, a later linker changing nothing.
 TEST_F(SchedulerTest, ARequestNamesThePageWhoseLinkFoundItFirst) {
@@ -1220,6 +1218,8 @@ TEST_F(SchedulerTest, ARequestNamesThePageWhoseLinkFoundItFirst) {
   EXPECT_EQ(Next(1).at(0).referrer, "");
 }
 
+// Scheduler::Write: a PageDb write batch (a URLFrontier client's discovered URLs, each a
+// link from its source) with extras for the pages it creates.
 TEST_F(SchedulerTest, AWriteBatchGivesTheExtrasToThePagesItCreates) {
   Open(Unthrottled());
   ASSERT_OK(scheduler_->AddSeeds({"http://old.example/"}));

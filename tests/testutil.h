@@ -47,7 +47,6 @@ inline PageDbOptions Fast() {
   return options;
 }
 
-// The bytes of a file ("" when it cannot be read).
 // A copy of the committed DB of format `version` (tests/data/format-vN.db, whose README
 // says what it holds) as `dir`/vN.db, to open and change: the committed file stays as it is.
 inline std::string CopyCommittedDb(const TempDir& dir, int version) {
@@ -60,6 +59,7 @@ inline std::string CopyCommittedDb(const TempDir& dir, int version) {
   return path;
 }
 
+// The bytes of a file ("" when it cannot be read).
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});

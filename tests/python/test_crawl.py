@@ -43,7 +43,7 @@ def crawl(bin_dir: pathlib.Path, db: pathlib.Path, *args: object, expect: int = 
 
 def pages(bin_dir: pathlib.Path, db: pathlib.Path) -> dict[str, dict]:
     out = subprocess.run([str(bin_dir / "page_db_dump"), "info", str(db), "--json"],
-                         capture_output=True, text=True, check=True).stdout
+                         capture_output=True, text=True, check=True, timeout=120).stdout
     return {row["url"]: row for row in map(json.loads, out.splitlines())}
 
 
@@ -284,13 +284,18 @@ def test_a_backup_of_a_live_db_checks_clean_and_a_restore_resumes_the_crawl(bin_
                 "--same-host")
         proc = subprocess.Popen(crawl_cmd(bin_dir, db, *args), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while len(site.paths()) < 15 and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.002)
-        backup = tmp_path / "backup"
-        backup.mkdir()
-        subprocess.run([mdb_copy, str(db), str(backup)], check=True, timeout=60)
-        _, err = proc.communicate(timeout=120)
+        try:
+            deadline = time.monotonic() + 60
+            while len(site.paths()) < 15 and time.monotonic() < deadline and proc.poll() is None:
+                time.sleep(0.002)
+            backup = tmp_path / "backup"
+            backup.mkdir()
+            subprocess.run([mdb_copy, str(db), str(backup)], check=True, timeout=60)
+            _, err = proc.communicate(timeout=120)
+        finally:  # a failed copy or a crawl past its time leaves no process behind
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
         assert proc.returncode == 0, err
         checked = subprocess.run([str(bin_dir / "page_db_check"), str(backup)],
                                  capture_output=True, text=True, timeout=60)

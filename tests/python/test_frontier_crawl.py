@@ -47,6 +47,15 @@ def setup(bin_dir, tmp_path):
         proc.communicate()
 
 
+def crawl_command(bin_dir, address, names, *args):
+    """`crawlrank crawl --frontier ADDRESS` from each site's /gen/0.html, its names resolved
+    to 127.0.0.1 (--allow-private), with `args` after."""
+    resolve = [arg for name in names for arg in ("--resolve", f"{name}:127.0.0.1")]
+    return [str(part) for part in (
+        bin_dir / "crawlrank", "crawl", "--frontier", address,
+        *[f"http://{name}/gen/0.html" for name in names], "--allow-private", *args, *resolve)]
+
+
 def seed(address, hosts):
     from crawlrank.frontier import Client
     with Client(address) as c:
@@ -178,12 +187,8 @@ def test_two_crawlrank_crawls_through_one_frontier(setup, bin_dir, tmp_path):
                                    "--per-host", 1)
     procs.append(server)
     with three_sites(page_delay=0.1) as (hosts, sites):  # each crawl busy with its own
-        names = list(hosts)
-        resolve = [arg for name in names for arg in ("--resolve", f"{name}:127.0.0.1")]
-        command = [str(bin_dir / "crawlrank"), "crawl", "--frontier", address,
-                   *[f"http://{name}/gen/0.html" for name in names], "--allow-private",
-                   "--json", "--quiet", "--concurrency", 2, *resolve]
-        command = [str(part) for part in command]
+        command = crawl_command(bin_dir, address, list(hosts), "--json", "--quiet",
+                                "--concurrency", 2)
         with all_clients_start_together(server, address, 2):
             crawls = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                        text=True) for _ in range(2)]
@@ -233,11 +238,8 @@ def test_crawlrank_crawls_killed_at_random_points_lose_nothing(setup, bin_dir, t
     from crawlrank.frontier import Client
     with three_sites(page_delay=0.25) as (hosts, sites):  # 2 s of fetching a host at least
         names = list(hosts)
-        command = [str(part) for part in (
-            bin_dir / "crawlrank", "crawl", "--frontier", address,
-            *[f"http://{name}/gen/0.html" for name in names], "--allow-private", "--json",
-            "--quiet", "--concurrency", 3, "--lease", 2,
-            *[arg for name in names for arg in ("--resolve", f"{name}:127.0.0.1")])]
+        command = crawl_command(bin_dir, address, names, "--json", "--quiet", "--concurrency", 3,
+                                "--lease", 2)
         for _ in range(2):
             doomed = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             procs.append(doomed)
@@ -278,10 +280,8 @@ def test_the_built_in_crawler_scrapy_and_a_python_client_share_one_frontier(setu
     with three_sites(robots=None) as (hosts, sites):
         names = list(hosts)
         seeds = [f"http://{name}/gen/0.html" for name in names]
-        resolve = [arg for name in names for arg in ("--resolve", f"{name}:127.0.0.1")]
         crawl = subprocess.Popen(
-            [str(bin_dir / "crawlrank"), "crawl", "--frontier", address, *seeds,
-             "--allow-private", "--json", "--quiet", "--concurrency", "2", *resolve],
+            crawl_command(bin_dir, address, names, "--json", "--quiet", "--concurrency", 2),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         spider = subprocess.Popen(
             ["/usr/bin/python3", str(pathlib.Path(__file__).with_name("scrapy_remote.py")),
@@ -318,11 +318,8 @@ def test_a_crawl_through_a_frontier_logs_each_pages_referrer(setup, bin_dir, tmp
     with three_sites() as (hosts, sites):
         names = list(hosts)
         seeds = [f"http://{name}/gen/0.html" for name in names]
-        done = subprocess.run([str(part) for part in (
-            bin_dir / "crawlrank", "crawl", "--frontier", address, *seeds, "--allow-private",
-            "--quiet", "--log", log,
-            *[arg for name in names for arg in ("--resolve", f"{name}:127.0.0.1")])],
-            capture_output=True, text=True, timeout=120)
+        done = subprocess.run(crawl_command(bin_dir, address, names, "--quiet", "--log", log),
+                              capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
     server.terminate()
     assert server.wait(timeout=30) == 0
@@ -350,12 +347,9 @@ def test_a_crawl_through_a_frontier_killed_keeps_its_log_but_the_last_seconds(se
     procs.append(server)
     log = tmp_path / "fetches.jsonl"
     with three_sites() as (hosts, sites):
-        names = list(hosts)
-        crawler = subprocess.Popen([str(part) for part in (
-            bin_dir / "crawlrank", "crawl", "--frontier", address,
-            *[f"http://{name}/gen/0.html" for name in names], "--allow-private", "--quiet",
-            "--log", log, *[arg for name in names for arg in ("--resolve", f"{name}:127.0.0.1")])],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        crawler = subprocess.Popen(crawl_command(bin_dir, address, list(hosts), "--quiet",
+                                                 "--log", log),
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         procs.append(crawler)
         started = time.monotonic()
         fetched_early = 0

@@ -187,9 +187,8 @@ def test_get_urls_hands_out_and_a_known_item_makes_the_page_crawled(serve, bin_d
     assert (reply.size, reply.inProcess, reply.counts["completed"], reply.crawlID) == (
         0, 0, 1, "DEFAULT")
     code, err = server.stop()
-    # Drained, then the display rank computed over the crawl (--no-rank-at-exit: none).
-    # The ranks every front end leaves (crawl_end.h): the default blend's partial PageRank,
-    # and the display rank.
+    # Drained, then the crawl's ranks (--no-rank-at-exit: none): the ranks every front end
+    # leaves (crawl_end.h), the default blend's PageRank and the display rank.
     assert code == 0 and err.splitlines()[-4:] == [
         "crawlrank_serve: SIGTERM: draining",
         "crawlrank_serve: computing the crawl's ranks (a second signal skips it)",

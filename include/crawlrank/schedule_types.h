@@ -83,7 +83,7 @@ struct CrawlReport {
   // (retryable is taken as false; a page already crawled or failed stays as it is, and a
   // link refused twice in one call is failed once). The Scheduler writes them in the
   // page's transaction, so that none is ever handed out; a remote frontier sends them
-  // right after the page. Their urls are among the page's links; their leases are ignored.
+  // just before the page. Their urls are among the page's links; their leases are ignored.
   std::vector<FailureReport> refused;
 };
 

@@ -249,6 +249,12 @@ Status RemoteFrontier::CrawledBatch(const std::vector<CrawlReport>& reports) {
       AddMeta(info, kMetaSource, page.url);
       if (link.score != 0.f) AddMeta(info, kMetaLinkScore, DecimalText(link.score));
     }
+    // The links refused, failed once their discovered items exist and before the page,
+    // whose report stays the last item of its own (docs/frontier.md). The server writes a
+    // failure alone, so the page's links and its report are two transactions there.
+    for (const FailureReport& refusal : report.refused) {
+      items.push_back(impl_->FailureItem(refusal));
+    }
     urlfrontier::URLItem& item = items.emplace_back();
     urlfrontier::URLInfo* info = item.mutable_known()->mutable_info();
     *info = impl_->Info(page.url);
@@ -260,12 +266,6 @@ Status RemoteFrontier::CrawledBatch(const std::vector<CrawlReport>& reports) {
     if (report.refetch_at_ms > 0) {  // seconds, rounded up: never earlier than asked
       item.mutable_known()->set_refetchable_from_date(
           static_cast<uint64_t>((report.refetch_at_ms + 999) / 1000));
-    }
-    // The links refused, failed after the page: the server writes a failure alone, so in
-    // the middle they would split the page's links from its report; here they exist,
-    // written with the page's own transaction.
-    for (const FailureReport& refusal : report.refused) {
-      items.push_back(impl_->FailureItem(refusal));
     }
   }
   return items.empty() ? Status::Ok() : impl_->Put(items);

@@ -147,7 +147,11 @@ class BrokenLinks(http.server.BaseHTTPRequestHandler):
             body = "".join(f'<a href="{target}">x</a>' for target in self.LINKS[path])
             reply(self, 200, f"<html><body>{body}</body></html>".encode())
         else:
-            reply(self, self.STATUS.get(path, 404), b"<html>no</html>")
+            # Retry-After: 1, or the 503 holds the host for a minute (scheduler_options.h,
+            # hold_ms) before /gone is fetched. (libcurl reads "0" as no header.)
+            status = self.STATUS.get(path, 404)
+            reply(self, status, b"<html>no</html>",
+                  {"Retry-After": "1"} if status == 503 else None)
 
     def log_message(self, *args):
         pass

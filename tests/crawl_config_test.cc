@@ -440,7 +440,9 @@ TEST(CrawlConfigTest, AConfigurationStoredByAnOlderVersionIsReadUnchanged) {
   // Written back by this version, the keys and values are the same.
   ASSERT_OK_AND_ASSIGN(const StoredConfig again, SchedulerConfig(options));
   for (const auto& [key, value] : again) {
-    if (resolved.stored.contains(key)) EXPECT_EQ(value, resolved.stored.at(key)) << key;
+    if (resolved.stored.contains(key)) {
+      EXPECT_EQ(value, resolved.stored.at(key)) << key;
+    }
   }
 }
 

@@ -120,6 +120,12 @@ StoredConfig GivenConfig(const CommandLine& app, const StoredConfig& all) {
 // options given over it, and returns the line that tells a person so (empty: nothing to
 // say, as on a new DB). Crawler::Open stores the result.
 Result<std::string> ResolveCrawlConfig(const CommandLine& app, const PageDb& db, CrawlArgs& a) {
+  {
+    // A cluster node's PageDB holds its share of a crawl: crawled alone, never (read even
+    // with --reset-config, which would forget the membership).
+    CRAWLRANK_ASSIGN_OR_RETURN(const StoredConfig stored, db.ReadConfig());
+    CRAWLRANK_RETURN_IF_ERROR(RefuseClusterNode(stored, a.db_path));
+  }
   CRAWLRANK_ASSIGN_OR_RETURN(const StoredConfig all, CrawlerConfig(a.crawl));
   CRAWLRANK_ASSIGN_OR_RETURN(const ResolvedConfig resolved,
                              ResolveConfig(db, GivenConfig(app, all), a.reset_config));

@@ -16,6 +16,7 @@
 #include "crawlrank/crawl_config.h"
 #include "crawlrank/crawl_end.h"
 #include "crawlrank/db_rank.h"
+#include "crawlrank/node_list.h"
 #include "crawlrank/score_mode.h"
 #include "crawlrank/url_pattern.h"
 #include "serve/frontier_server.h"
@@ -94,7 +95,7 @@ int Main(int argc, char** argv) {
       "exits at once) and exits 0. A progress line goes to stderr every --progress seconds.",
       "crawlrank_serve");
   std::string db_path, address = "127.0.0.1:7071", old_address, token, tls_cert, tls_key,
-      tls_client_ca, score;
+      tls_client_ca, score, nodes, node;
   std::optional<double> delay_s;
   std::optional<int64_t> delay_ms;
   std::optional<uint32_t> per_host, max_depth;
@@ -110,6 +111,12 @@ int Main(int argc, char** argv) {
                          "one)")
                      ->ShowDefault();
   app.Add("--address", old_address)->Deprecated(listen, "--listen HOST:PORT");
+  app.Add("--nodes", nodes,
+          "HOST:PORT,HOST:PORT,...: the nodes of a cluster serving one frontier (URLFrontier "
+          "2.6's distributed mode), the same list on every node; stored, and a restart with "
+          "another list is refused (docs/frontier.md, \"A cluster\")");
+  app.Add("--node", node,
+          "this node's entry in --nodes (its identity; --listen defaults to it); stored");
   app.Add("--token", token,
           "shared secret every call must send as \"authorization: Bearer TOKEN\"");
   app.Add("--tls-cert", tls_cert, "PEM file: the server's certificate chain (TLS only, then)");
@@ -153,6 +160,14 @@ int Main(int argc, char** argv) {
   return Run(app, argc, argv, [&] {
     if (!std::isfinite(progress_s) || progress_s < 0) {
       return UsageError(app, "--progress must be 0 or more seconds");
+    }
+    if (nodes.empty() != node.empty()) return UsageError(app, "--nodes and --node go together");
+    std::optional<NodeList> cluster;
+    if (!nodes.empty()) {
+      Result<NodeList> parsed = NodeList::Parse(nodes, node);
+      if (!parsed.ok()) return UsageError(app, "--nodes: " + parsed.status().message());
+      cluster = *std::move(parsed);
+      if (app.Count("--listen") == 0 && old_address.empty()) address = node;
     }
     if (!old_address.empty()) address = old_address;
     if (old_lease_s.has_value()) lease_s = static_cast<double>(*old_lease_s);
@@ -207,6 +222,7 @@ int Main(int argc, char** argv) {
     }
     options.address = address;
     options.service.token = token;
+    options.service.nodes = std::move(cluster);
     options.service.default_lease_ms = std::max<int64_t>(1, std::llround(lease_s * 1000));
     if (delay_ms) options.given["delay_ms"] = std::to_string(*delay_ms);
     if (per_host) options.given["per_host"] = std::to_string(*per_host);

@@ -93,6 +93,18 @@ std::string DescribeChanges(const std::vector<ConfigChange>& changes);
 // items, the first 10 and a count), an empty value as "(none)", in key order.
 std::string FormatConfig(const StoredConfig& config);
 
+// The keys a node of a cluster of `crawlrank serve` processes stores (docs/frontier.md,
+// "A cluster"): the node list, comma separated in Java String order; this node's entry;
+// the rule that gives each URL its owner.
+inline constexpr std::string_view kClusterNodesKey = "nodes";
+inline constexpr std::string_view kClusterNodeKey = "node";
+inline constexpr std::string_view kClusterPartitionKey = "partition";
+// FailedPrecondition naming `db_path` and its node when `config` is a cluster node's: a
+// front end that crawls one PageDB alone (crawlrank crawl, the Scrapy scheduler, the
+// Frontera backend) refuses it, since it holds only that node's share of the crawl. OK
+// otherwise.
+Status RefuseClusterNode(const StoredConfig& config, std::string_view db_path);
+
 // Whether `key` holds a list (scope_hosts, allow, deny).
 bool IsConfigListKey(std::string_view key);
 // Lists as stored: one item a line, and back.

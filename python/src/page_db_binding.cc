@@ -272,6 +272,8 @@ void BindPageDbClass(py::module_& m) {
           [](PyPageDb& d, const StoredConfig& given, bool reset, const std::string& hint) {
             // The Python objects are made once the GIL is held again.
             auto [resolved, line] = WithDb(d.handle(), [&](PageDb& db) {
+              // A cluster node's PageDB holds its share of a crawl: crawled alone, never.
+              Check(RefuseClusterNode(Take(db.ReadConfig()), db.path()));
               ResolvedConfig r = Take(ResolveConfig(db, given, reset));
               std::string said = r.Line(db.path(), hint);
               return std::pair(std::move(r), std::move(said));
@@ -283,7 +285,8 @@ void BindPageDbClass(py::module_& m) {
           "(config, line, number of changes): the stored configuration (set aside when "
           "`reset`) with `given` (the keys the user gave this run) over it, and the one line "
           "a front end logs ('' for a new crawl; `hint` says how to override it), as every "
-          "front end resolves it (crawlrank/crawl_config.h, ResolveConfig).")
+          "front end resolves it (crawlrank/crawl_config.h, ResolveConfig). Raises for a "
+          "cluster node's PageDB (RefuseClusterNode): it is served, not crawled alone.")
       .def(
           "write_config",
           [](PyPageDb& d, const StoredConfig& config) {

@@ -279,6 +279,18 @@ std::string ResolvedConfig::Line(std::string_view db_path, std::string_view hint
   return "changed the configuration stored in " + where + ": " + DescribeChanges(changes);
 }
 
+Status RefuseClusterNode(const StoredConfig& config, std::string_view db_path) {
+  const auto nodes = config.find(std::string(kClusterNodesKey));
+  if (nodes == config.end() || nodes->second.empty()) return Status::Ok();
+  const auto node = config.find(std::string(kClusterNodeKey));
+  return FailedPreconditionError(
+      "PageDB " + QuoteForMessage(db_path) + " is node " +
+      (node == config.end() ? std::string("?") : node->second) + " of the cluster " +
+      nodes->second +
+      ": it holds that node's share of the crawl; serve it with `crawlrank serve`, and crawl "
+      "the cluster with `crawlrank crawl --frontier`");
+}
+
 std::string DescribeChanges(const std::vector<ConfigChange>& changes) {
   std::string out;
   for (const ConfigChange& change : changes) {

@@ -10,6 +10,7 @@
 
 #include "base/base64.h"
 #include "crawlrank/clock.h"
+#include "serve/cluster_membership.h"
 #include "serve/frontier_queries.h"
 #include "serve/put_queue.h"
 
@@ -62,11 +63,27 @@ Result<std::unique_ptr<FrontierService>> FrontierService::Open(
   }
   CRAWLRANK_ASSIGN_OR_RETURN(std::unique_ptr<PageDb> db, PageDb::Open(path, db_options));
   // The crawl's stored configuration, with what was given this run over it and stored.
-  CRAWLRANK_ASSIGN_OR_RETURN(const ResolvedConfig resolved, ResolveConfig(*db, given));
+  CRAWLRANK_ASSIGN_OR_RETURN(ResolvedConfig resolved, ResolveConfig(*db, given));
   SchedulerOptions applied = scheduler_options;
   CRAWLRANK_RETURN_IF_ERROR(ApplySchedulerConfig(resolved.config, &applied));
   applied.name_referrers = true;  // handed out as crawlrank.referrer
-  if (!resolved.changes.empty()) CRAWLRANK_RETURN_IF_ERROR(db->WriteConfig(resolved.config));
+  // The cluster it belongs to: the one stored, which the one given must equal.
+  const std::string host_key(applied.host_key == HostKeyMode::kHost ? "host" : "domain");
+  {
+    CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db->NewSnapshot());
+    CRAWLRANK_ASSIGN_OR_RETURN(options.nodes,
+                               ResolveMembership(resolved.stored, options.nodes, host_key,
+                                                 snapshot.counters().pages, path));
+  }
+  bool write = !resolved.changes.empty();
+  if (options.nodes.has_value()) {
+    for (auto& [key, value] : MembershipConfig(*options.nodes, host_key)) {
+      std::string& kept = resolved.config[key];
+      write = write || kept != value;
+      kept = std::move(value);
+    }
+  }
+  if (write) CRAWLRANK_RETURN_IF_ERROR(db->WriteConfig(resolved.config));
   CRAWLRANK_ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler, Scheduler::Open(*db, applied));
   std::unique_ptr<FrontierService> service(
       new FrontierService(std::move(db), std::move(scheduler), applied, std::move(options)));
@@ -422,6 +439,10 @@ grpc::Status FrontierService::GetActive(grpc::ServerContext* context, const urlf
 grpc::Status FrontierService::ListNodes(grpc::ServerContext* context, const urlfrontier::Empty*,
                                         urlfrontier::StringList* response) {
   if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  if (options_.nodes.has_value()) {  // every node of the cluster, in the list's order
+    for (const std::string& node : options_.nodes->nodes()) response->add_values(node);
+    return grpc::Status::OK;
+  }
   std::lock_guard lock(node_mu_);
   response->add_values(options_.node_address);
   return grpc::Status::OK;

@@ -20,12 +20,14 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "crawlrank/crawl_config.h"
+#include "crawlrank/node_list.h"
 #include "crawlrank/page_db.h"
 #include "crawlrank/scheduler.h"
 #include "serve/frontier_items.h"
@@ -41,8 +43,12 @@ struct FrontierServiceOptions {
   // The lease of a GetURLs that leaves delay_requestable 0 (the API's "server's choice").
   // Default: 30 s, as URLFrontier's reference service and StormCrawler's default timeout.
   int64_t default_lease_ms = 30'000;
-  // What ListNodes answers: this node's host:port.
+  // What ListNodes answers alone: this node's host:port.
   std::string node_address;
+  // A node of a cluster (--nodes and --node): the list and this node's entry, checked
+  // against those the PageDB stores (serve/cluster_membership.h) and stored. Unset: the
+  // membership stored, or none (one frontier alone).
+  std::optional<NodeList> nodes;
 };
 
 class FrontierService final : public urlfrontier::URLFrontier::Service {
@@ -70,6 +76,8 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   // (ResolvedConfig::Line: resumed with it, or what the keys given to Open changed); empty
   // for a new crawl.
   const std::string& config_line() const { return config_line_; }
+  // The cluster this node belongs to (as resolved at Open), or nullopt alone.
+  const std::optional<NodeList>& cluster() const { return options_.nodes; }
   // The scheduler's figures now (for crawlrank_serve's progress line).
   SchedulerStats Stats() const { return scheduler_->GetStats(); }
 

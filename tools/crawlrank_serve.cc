@@ -94,8 +94,9 @@ int Main(int argc, char** argv) {
       "own when it ranks, and the display rank; unless --no-rank-at-exit; a second signal "
       "exits at once) and exits 0. A progress line goes to stderr every --progress seconds.",
       "crawlrank_serve");
-  std::string db_path, address = "127.0.0.1:7071", old_address, token, tls_cert, tls_key,
-      tls_client_ca, score, nodes, node;
+  std::string db_path, address, old_address, token, tls_cert, tls_key,
+      tls_client_ca, score, nodes, node, peer_tls_ca;
+  double peer_deadline_s = 10;
   std::optional<double> delay_s;
   std::optional<int64_t> delay_ms;
   std::optional<uint32_t> per_host, max_depth;
@@ -108,8 +109,8 @@ int Main(int argc, char** argv) {
   app.Add("db", db_path, "PageDB directory")->Required();
   auto* listen = app.Add("--listen", address,
                          "HOST:PORT to listen on (an IPv6 host in brackets; port 0: any free "
-                         "one)")
-                     ->ShowDefault();
+                         "one); default: this node's entry in a cluster (--node, or the one "
+                         "its PageDB stores), else 127.0.0.1:7071");
   app.Add("--address", old_address)->Deprecated(listen, "--listen HOST:PORT");
   app.Add("--nodes", nodes,
           "HOST:PORT,HOST:PORT,...: the nodes of a cluster serving one frontier (URLFrontier "
@@ -117,6 +118,14 @@ int Main(int argc, char** argv) {
           "another list is refused (docs/frontier.md, \"A cluster\")");
   app.Add("--node", node,
           "this node's entry in --nodes (its identity; --listen defaults to it); stored");
+  app.Add("--peer-tls-ca", peer_tls_ca,
+          "PEM file: the CA that signed the other nodes' certificates: this node reaches them "
+          "over TLS, showing --tls-cert as its client certificate");
+  app.Add("--peer-deadline", peer_deadline_s,
+          "seconds an item sent to its owner waits for the owner's ack before it is "
+          "acknowledged FAIL (the client sends it again)")
+      ->ShowDefault()
+      ->Positive();
   app.Add("--token", token,
           "shared secret every call must send as \"authorization: Bearer TOKEN\"");
   app.Add("--tls-cert", tls_cert, "PEM file: the server's certificate chain (TLS only, then)");
@@ -167,6 +176,14 @@ int Main(int argc, char** argv) {
       Result<NodeList> parsed = NodeList::Parse(nodes, node);
       if (!parsed.ok()) return UsageError(app, "--nodes: " + parsed.status().message());
       cluster = *std::move(parsed);
+      for (const std::string& peer : cluster->nodes()) {
+        if (peer == node || IsLoopbackAddress(peer) || !token.empty() || !peer_tls_ca.empty()) {
+          continue;
+        }
+        return UsageError(app, "node \"" + peer +
+                                   "\" is reached over the network: give --token, or "
+                                   "--peer-tls-ca with --tls-cert and --tls-key, too");
+      }
       if (app.Count("--listen") == 0 && old_address.empty()) address = node;
     }
     if (!old_address.empty()) address = old_address;
@@ -178,7 +195,10 @@ int Main(int argc, char** argv) {
       }
       delay_ms = std::llround(*delay_s * 1000);
     }
-    if (!IsLoopbackAddress(address) && token.empty() && tls_client_ca.empty()) {
+    // No address: the node's stored entry in a cluster, else 127.0.0.1:7071 (FrontierServer
+    // checks the stored entry as this checks a given one).
+    if (!address.empty() && !IsLoopbackAddress(address) && token.empty() &&
+        tls_client_ca.empty()) {
       return UsageError(app, "--listen \"" + address +
                                  "\" is reachable from other machines: give --token, or "
                                  "--tls-client-ca with --tls-cert and --tls-key, too");
@@ -223,6 +243,16 @@ int Main(int argc, char** argv) {
     options.address = address;
     options.service.token = token;
     options.service.nodes = std::move(cluster);
+    if (!std::isfinite(peer_deadline_s)) return UsageError(app, "--peer-deadline is not a number");
+    options.service.peers.token = token;
+    options.service.peers.ack_deadline_ms = std::max<int64_t>(1, std::llround(peer_deadline_s * 1000));
+    if (!peer_tls_ca.empty()) {
+      Result<std::string> ca = ReadPemFile(peer_tls_ca);
+      if (!ca.ok()) return Fail(app, ca.status());
+      options.service.peers.tls_ca_pem = *std::move(ca);
+      options.service.peers.tls_cert_pem = options.tls_cert_pem;
+      options.service.peers.tls_key_pem = options.tls_key_pem;
+    }
     options.service.default_lease_ms = std::max<int64_t>(1, std::llround(lease_s * 1000));
     if (delay_ms) options.given["delay_ms"] = std::to_string(*delay_ms);
     if (per_host) options.given["per_host"] = std::to_string(*per_host);

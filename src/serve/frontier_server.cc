@@ -38,6 +38,17 @@ Result<std::unique_ptr<FrontierServer>> FrontierServer::Start(
   CRAWLRANK_ASSIGN_OR_RETURN(std::unique_ptr<FrontierService> service,
                              FrontierService::Open(db_path, options.db, options.scheduler,
                                                    options.given, options.service));
+  std::string address = options.address;
+  if (address.empty()) {
+    address = service->cluster().has_value() ? service->cluster()->self()
+                                             : std::string(kDefaultAddress);
+    if (!IsLoopbackAddress(address) && options.service.token.empty() &&
+        options.tls_client_ca_pem.empty()) {
+      return FailedPreconditionError(
+          "serve " + QuoteForMessage(db_path) + ": this node's entry " + QuoteForMessage(address) +
+          " is reachable from other machines: give a token, or client certificates, too");
+    }
+  }
   std::unique_ptr<FrontierServer> server(new FrontierServer());
   grpc::ServerBuilder builder;
   int port = 0;
@@ -58,7 +69,7 @@ Result<std::unique_ptr<FrontierServer>> FrontierServer::Start(
     return InvalidArgumentError("serve " + QuoteForMessage(db_path) +
                                 ": a client CA needs TLS (a certificate and its key)");
   }
-  builder.AddListeningPort(options.address, credentials, &port);
+  builder.AddListeningPort(address, credentials, &port);
   builder.SetMaxReceiveMessageSize(static_cast<int>(kMaxMessageBytes));
   grpc::ResourceQuota quota("crawlrank_serve");
   quota.SetMaxThreads(options.max_threads);
@@ -68,13 +79,13 @@ Result<std::unique_ptr<FrontierServer>> FrontierServer::Start(
   if (server->server_ == nullptr || port == 0) {
     return FailedPreconditionError(
         "serve " + QuoteForMessage(db_path) + ": cannot listen on " +
-        QuoteForMessage(options.address) +
+        QuoteForMessage(address) +
         " (in use, not an address of this machine, or a TLS certificate or key gRPC refused)");
   }
-  server->address_ = options.address;
-  if (!options.address.starts_with("unix")) {
-    const size_t colon = options.address.rfind(':');
-    server->address_ = options.address.substr(0, colon) + ":" + std::to_string(port);
+  server->address_ = address;
+  if (!address.starts_with("unix")) {
+    const size_t colon = address.rfind(':');
+    server->address_ = address.substr(0, colon) + ":" + std::to_string(port);
   }
   service->set_node_address(server->address_);
   server->service_ = std::move(service);

@@ -30,9 +30,13 @@ class Server;
 
 namespace crawlrank {
 
+inline constexpr std::string_view kDefaultAddress = "127.0.0.1:7071";
+
 struct FrontierServerOptions {
-  // host:port to listen on; port 0 picks a free one (address() tells which).
-  std::string address = "127.0.0.1:7071";
+  // host:port to listen on; port 0 picks a free one (address() tells which). Empty: the
+  // node's entry in its cluster (service.nodes, or the membership the PageDB stores), else
+  // kDefaultAddress.
+  std::string address = std::string(kDefaultAddress);
   PageDbOptions db;
   SchedulerOptions scheduler;
   // Scheduler keys given this run (crawl_config.h): applied over the stored ones, stored.
@@ -52,7 +56,9 @@ bool IsLoopbackAddress(std::string_view address);
 class FrontierServer {
  public:
   // Opens the PageDB at `db_path` (created when missing) and its Scheduler, and listens.
-  // The PageDB's errors (page_db.h) or FailedPrecondition when the address cannot be bound.
+  // The PageDB's errors (page_db.h) or FailedPrecondition when the address cannot be bound,
+  // or when no address was given and the stored entry it listens on instead reaches other
+  // machines with neither a token nor a client CA.
   static Result<std::unique_ptr<FrontierServer>> Start(const std::string& db_path,
                                                        const FrontierServerOptions& options);
   ~FrontierServer();

@@ -1,6 +1,7 @@
 #include "serve/frontier_service.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdio>
 #include <limits>
 #include <thread>
@@ -49,6 +50,63 @@ bool SameSecret(std::string_view a, std::string_view b) {
   return differ == 0;
 }
 
+// The acks of one PutURLs stream: sent by its writer thread and, in a cluster, by the
+// peers' readers as owners answer forwarded items, one at a time. Counts them by status,
+// and the forwarded items still waiting (at most kMaxQueuedItems).
+class StreamAcks {
+ public:
+  explicit StreamAcks(grpc::ServerReaderWriter<AckMessage, urlfrontier::URLItem>* stream)
+      : stream_(stream) {}
+
+  // Acks `id`; false once the client is gone (what follows is not sent).
+  bool Send(const std::string& id, AckMessage::Status status) {
+    std::lock_guard lock(mu_);
+    return SendLocked(id, status);
+  }
+  // An item goes to its owner: waits while kMaxQueuedItems others wait.
+  void Forwarding() {
+    std::unique_lock lock(mu_);
+    room_.wait(lock, [this] { return forwarded_ < kMaxQueuedItems; });
+    ++forwarded_;
+  }
+  // The owner's answer to a forwarded item.
+  void Answered(const std::string& id, AckMessage::Status status) {
+    std::lock_guard lock(mu_);
+    SendLocked(id, status);
+    --forwarded_;
+    room_.notify_all();
+  }
+  // Waits for every forwarded item's answer (each comes within the peers' deadline).
+  void WaitForForwarded() {
+    std::unique_lock lock(mu_);
+    room_.wait(lock, [this] { return forwarded_ == 0; });
+  }
+  uint64_t count(AckMessage::Status status) const {
+    std::lock_guard lock(mu_);
+    return counts_[status];
+  }
+
+ private:
+  bool SendLocked(const std::string& id, AckMessage::Status status) {
+    ++counts_[status];
+    if (gone_) return false;
+    AckMessage ack;
+    ack.set_id(id);
+    ack.set_status(status);
+    // (A buffer hint on all but the last would save sends, but the synchronous API's
+    // Write waits for a hinted message to go out: it would wait for the next one.)
+    gone_ = !stream_->Write(ack);
+    return !gone_;
+  }
+
+  grpc::ServerReaderWriter<AckMessage, urlfrontier::URLItem>* const stream_;
+  mutable std::mutex mu_;
+  std::condition_variable room_;
+  size_t forwarded_ = 0;         // guarded by mu_
+  uint64_t counts_[3] = {0, 0, 0};  // guarded by mu_: by AckMessage::Status (OK, SKIPPED, FAIL)
+  bool gone_ = false;            // guarded by mu_
+};
+
 }  // namespace
 
 // ---- opening
@@ -85,8 +143,13 @@ Result<std::unique_ptr<FrontierService>> FrontierService::Open(
   }
   if (write) CRAWLRANK_RETURN_IF_ERROR(db->WriteConfig(resolved.config));
   CRAWLRANK_ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler, Scheduler::Open(*db, applied));
+  std::unique_ptr<PeerStreams> peers;
+  if (options.nodes.has_value() && options.nodes->size() > 1) {
+    peers = std::make_unique<PeerStreams>(*options.nodes, options.peers);
+  }
   std::unique_ptr<FrontierService> service(
       new FrontierService(std::move(db), std::move(scheduler), applied, std::move(options)));
+  service->peers_ = std::move(peers);
   service->config_line_ = resolved.Line(path, "an option given to crawlrank serve overrides it");
   return service;
 }
@@ -101,6 +164,7 @@ FrontierService::FrontierService(std::unique_ptr<PageDb> db, std::unique_ptr<Sch
 
 // The scheduler goes first: it joins the PageDb's writes and must leave before it closes.
 FrontierService::~FrontierService() {
+  peers_.reset();  // no call runs now: nothing waits on a peer
   scheduler_.reset();
 }
 
@@ -124,6 +188,48 @@ grpc::Status FrontierService::Admit(const grpc::ServerContext& context, std::str
                                     std::string_view field) const {
   if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
   return CheckCrawlId(crawl_id, field);
+}
+
+// ---- a cluster's nodes (docs/frontier.md, "A cluster")
+
+size_t FrontierService::OwnerOf(std::string_view url) const {
+  if (!options_.nodes.has_value()) return 0;
+  Result<std::string> key = HostKey(url, scheduler_options_.host_key);
+  if (!key.ok() || key->empty()) return options_.nodes->self_index();
+  return options_.nodes->OwnerOf(kDefaultCrawlId, *key);
+}
+
+size_t FrontierService::OwnerOf(const PutItem& item) const {
+  if (const Discovery* d = std::get_if<Discovery>(&item)) return OwnerOf(d->url);
+  const Fetch& fetch = std::get<Fetch>(item);
+  return OwnerOf(fetch.failed ? fetch.failure.url : fetch.page.url);
+}
+
+void FrontierService::DropForeignSource(PutItem& item) const {
+  Discovery* d = std::get_if<Discovery>(&item);
+  if (peers_ == nullptr || d == nullptr || d->source.empty()) return;
+  if (OwnerOf(d->source) == options_.nodes->self_index()) return;
+  d->source.clear();
+  d->link_score = 0.f;
+}
+
+grpc::Status FrontierService::CheckPeer(const grpc::ServerContext& context,
+                                        bool* from_peer) const {
+  const auto [begin, end] = context.client_metadata().equal_range(kPeerNodesHeader);
+  *from_peer = begin != end;
+  if (!*from_peer) return grpc::Status::OK;
+  const std::string theirs(begin->second.data(), begin->second.size());
+  const auto from = context.client_metadata().find(kPeerFromHeader);
+  const std::string peer = from == context.client_metadata().end()
+                               ? context.peer()
+                               : std::string(from->second.data(), from->second.size());
+  const std::string mine = options_.nodes.has_value() ? options_.nodes->Joined() : "";
+  if (theirs == mine) return grpc::Status::OK;
+  return Refused(grpc::StatusCode::FAILED_PRECONDITION,
+                 "peer " + QuoteForMessage(peer) + " has the node list " +
+                     QuoteForMessage(theirs) + "; this node has " +
+                     (mine.empty() ? std::string("none (it is not in a cluster)")
+                                   : QuoteForMessage(mine)));
 }
 
 // ---- writes
@@ -285,24 +391,21 @@ grpc::Status FrontierService::PutURLs(
     grpc::ServerContext* context,
     grpc::ServerReaderWriter<urlfrontier::AckMessage, urlfrontier::URLItem>* stream) {
   if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  bool from_peer = false;
+  if (grpc::Status peer = CheckPeer(*context, &from_peer); !peer.ok()) return peer;
   const UrlProfile profile = db_->url_profile();
   PutQueue queue(kMaxQueuedItems, kMaxQueuedBytes);
-  uint64_t acked[3] = {0, 0, 0};  // by AckMessage::Status: OK, SKIPPED, FAIL
+  StreamAcks acks(stream);
   // This thread reads and checks; the writer writes what is queued, a group at a time,
-  // and acknowledges each group once it is committed (put_queue.h).
+  // and acknowledges each group once it is committed (put_queue.h). In a cluster, an item
+  // another node owns goes to it, and its ack is the owner's (peer_streams.h).
   std::thread writer([&] {
     std::vector<PutItem> items;
     std::vector<std::string> ids;
-    urlfrontier::AckMessage ack;
     while (queue.TakeAll(&items, &ids)) {
       const std::vector<AckMessage::Status> statuses = WriteGroup(items, "PutURLs");
       for (size_t i = 0; i < statuses.size(); ++i) {
-        ack.set_id(ids[i]);
-        ack.set_status(statuses[i]);
-        ++acked[statuses[i]];
-        // (A buffer hint on all but the last would save sends, but the synchronous API's
-        // Write waits for a hinted message to go out: it would wait for the next one.)
-        if (!stream->Write(ack)) {  // the client is gone
+        if (!acks.Send(ids[i], statuses[i])) {  // the client is gone
           queue.Stop();
           return;
         }
@@ -311,6 +414,7 @@ grpc::Status FrontierService::PutURLs(
   });
   Status bad;
   urlfrontier::URLItem item;
+  const size_t self = options_.nodes.has_value() ? options_.nodes->self_index() : 0;
   while (stream->Read(&item)) {
     Result<PutItem> read = ReadPutItem(item, profile);
     if (!read.ok()) {  // bad input ends the stream, once what came before is acknowledged
@@ -318,16 +422,76 @@ grpc::Status FrontierService::PutURLs(
       break;
     }
     std::string id = item.id().empty() ? UrlOf(item) : item.id();
+    if (peers_ != nullptr) {
+      if (const size_t owner = OwnerOf(*read); owner != self) {
+        if (from_peer) {  // lists agree (CheckPeer): never sent on again
+          LogCall(urlfrontier::LogLevelParams::WARN, "PutURLs",
+                  "a peer sent " + QuoteForMessage(UrlOf(item)) + ", which node " +
+                      options_.nodes->nodes()[owner] + " owns (acknowledged FAIL)");
+          if (!acks.Send(id, AckMessage::FAIL)) break;
+          continue;
+        }
+        acks.Forwarding();
+        peers_->Forward(owner, item, [&acks, id](AckMessage::Status status) {
+          acks.Answered(id, status);
+        });
+        continue;
+      }
+      DropForeignSource(*read);
+    }
     if (!queue.Push(std::move(id), *std::move(read), item.ByteSizeLong())) break;
   }
   queue.Close();
   writer.join();
+  acks.WaitForForwarded();
   if (!bad.ok()) LogCall(urlfrontier::LogLevelParams::WARN, "PutURLs", bad.ToString());
   LogCall(urlfrontier::LogLevelParams::INFO, "PutURLs",
-          "from " + context->peer() + ": " + std::to_string(acked[AckMessage::OK]) + " OK, " +
-              std::to_string(acked[AckMessage::SKIPPED]) + " SKIPPED, " +
-              std::to_string(acked[AckMessage::FAIL]) + " FAIL");
+          "from " + context->peer() + ": " + std::to_string(acks.count(AckMessage::OK)) +
+              " OK, " + std::to_string(acks.count(AckMessage::SKIPPED)) + " SKIPPED, " +
+              std::to_string(acks.count(AckMessage::FAIL)) + " FAIL");
   return bad.ok() ? grpc::Status::OK : ToGrpc(bad);
+}
+
+std::vector<AckMessage::Status> FrontierService::AnswerBatch(
+    const urlfrontier::DiscoveredBatch& batch, std::vector<PutItem>& urls) {
+  std::vector<AckMessage::Status> answers(urls.size(), AckMessage::FAIL);
+  std::vector<size_t> here;
+  std::vector<PutItem> mine;
+  std::mutex answered_mu;
+  std::condition_variable answered;
+  size_t waiting = 0;
+  for (size_t i = 0; i < urls.size(); ++i) {
+    const size_t owner = peers_ == nullptr ? 0 : OwnerOf(urls[i]);
+    if (peers_ == nullptr || owner == options_.nodes->self_index()) {
+      DropForeignSource(urls[i]);
+      here.push_back(i);
+      mine.push_back(std::move(urls[i]));
+      continue;
+    }
+    urlfrontier::URLItem forwarded;
+    *forwarded.mutable_discovered()->mutable_info() = batch.items(static_cast<int>(i));
+    {
+      std::lock_guard lock(answered_mu);
+      ++waiting;
+    }
+    peers_->Forward(owner, std::move(forwarded), [&, i](AckMessage::Status status) {
+      std::lock_guard lock(answered_mu);
+      answers[i] = status;
+      if (--waiting == 0) answered.notify_all();
+    });
+  }
+  // Written while the peers write theirs.
+  Result<std::vector<AckMessage::Status>> statuses =
+      mine.empty() ? std::vector<AckMessage::Status>() : Write(mine);
+  if (!statuses.ok()) LogWriteFailure("PutDiscovered", statuses.status());
+  {
+    std::unique_lock lock(answered_mu);
+    answered.wait(lock, [&] { return waiting == 0; });  // within the peers' deadline
+    for (size_t j = 0; j < here.size(); ++j) {
+      answers[here[j]] = statuses.ok() ? (*statuses)[j] : AckMessage::FAIL;
+    }
+  }
+  return answers;
 }
 
 grpc::Status FrontierService::PutDiscovered(
@@ -354,11 +518,7 @@ grpc::Status FrontierService::PutDiscovered(
     }
     urlfrontier::BatchAck ack;
     ack.set_id(batch.id());
-    Result<std::vector<AckMessage::Status>> statuses = Write(urls);
-    if (!statuses.ok()) LogWriteFailure("PutDiscovered", statuses.status());
-    for (size_t i = 0; i < urls.size(); ++i) {
-      ack.add_statuses(statuses.ok() ? (*statuses)[i] : AckMessage::FAIL);
-    }
+    for (const AckMessage::Status status : AnswerBatch(batch, urls)) ack.add_statuses(status);
     ++batches;
     total += urls.size();
     if (!stream->Write(ack)) break;

@@ -31,6 +31,7 @@
 #include "crawlrank/page_db.h"
 #include "crawlrank/scheduler.h"
 #include "serve/frontier_items.h"
+#include "serve/peer_streams.h"
 #include "urlfrontier.grpc.pb.h"
 
 namespace crawlrank {
@@ -49,6 +50,8 @@ struct FrontierServiceOptions {
   // against those the PageDB stores (serve/cluster_membership.h) and stored. Unset: the
   // membership stored, or none (one frontier alone).
   std::optional<NodeList> nodes;
+  // How this node reaches its peers (token, TLS, the ack deadline; serve/peer_streams.h).
+  PeerOptions peers;
 };
 
 class FrontierService final : public urlfrontier::URLFrontier::Service {
@@ -138,6 +141,23 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   FrontierService(std::unique_ptr<PageDb> db, std::unique_ptr<Scheduler> scheduler,
                   const SchedulerOptions& scheduler_options, FrontierServiceOptions options);
 
+  // The index in the cluster's list of the node that owns `url` (this node's when alone,
+  // or when the URL has no host key).
+  size_t OwnerOf(std::string_view url) const;
+  // The owner of what `item` names (its URL, or its page's).
+  size_t OwnerOf(const PutItem& item) const;
+  // A discovered URL's link from a source another node owns is left out (links across
+  // nodes are the ghost slice's, docs/frontier.md "A cluster"); the URL stays.
+  void DropForeignSource(PutItem& item) const;
+  // Whether the call comes from a peer (it names the node list): OK and *from_peer false
+  // for a client; FAILED_PRECONDITION for a peer with another list, or one calling a node
+  // that is not in a cluster.
+  grpc::Status CheckPeer(const grpc::ServerContext& context, bool* from_peer) const;
+  // The statuses of the URLs of one PutDiscovered `batch` (`urls`, read from it), in its
+  // order: in a cluster those other nodes own are sent to them and answered by them, and
+  // the rest are written here in one transaction (FAIL for each when that write fails).
+  std::vector<urlfrontier::AckMessage::Status> AnswerBatch(
+      const urlfrontier::DiscoveredBatch& batch, std::vector<PutItem>& urls);
   // OK when the call carries the token (or none is needed); UNAUTHENTICATED otherwise.
   grpc::Status Authorize(const grpc::ServerContext& context) const;
   // Authorize, then CheckCrawlId of the call's crawl ID (`field` names it).
@@ -169,6 +189,9 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
 
   std::unique_ptr<PageDb> db_;
   std::unique_ptr<Scheduler> scheduler_;
+  // The streams to the other nodes of a cluster of two or more; null otherwise. Declared
+  // after the scheduler: destroyed first, it answers what still waits before the DB closes.
+  std::unique_ptr<PeerStreams> peers_;
   const SchedulerOptions scheduler_options_;
   FrontierServiceOptions options_;
   std::string config_line_;

@@ -1,15 +1,19 @@
 """A cluster of crawlrank_serve nodes (issue #43, URLFrontier 2.6's distributed mode): real
 server processes on 127.0.0.1, each with its own PageDB, started with one node list.
 
-This part covers membership: the list each node stores, ListNodes, and the refusals of a
-node restarted as another and of a PageDB that is not one frontier's whole.
+Covered: membership (the list each node stores, ListNodes, the refusals of a node
+restarted as another and of a PageDB that is not one frontier's whole), and writes sent to
+any node landing on their owner, acknowledged after the owner's commit. The owner is
+worked out here from URLFrontier's formula, independently of node_list.cc.
 """
 from __future__ import annotations
 
 import contextlib
+import json
 import signal
 import socket
 import subprocess
+import time
 
 import pytest
 
@@ -141,3 +145,120 @@ def test_the_python_front_ends_refuse_a_nodes_db(cluster, tmp_path):
     with crawlrank.PageDb(str(tmp_path / "node1")) as db:
         with pytest.raises(crawlrank.FailedPreconditionError, match="of the cluster"):
             db.resolve_config({})
+
+
+def java_hash(text):
+    """Java's String.hashCode: h = 31 * h + c over UTF-16 code units, wrapping at 32 bits."""
+    data = text.encode("utf-16-be")
+    h = 0
+    for i in range(0, len(data), 2):
+        h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def owner_of(host, entries):
+    """The entry owning `host`'s queue: abs(h % N) over the list in Java String order
+    (Java's % keeps the dividend's sign, so abs(h % N) is abs(h) % N)."""
+    nodes = sorted(entries)
+    return nodes[abs(java_hash("DEFAULT_" + host.replace("_", "%5F"))) % len(nodes)]
+
+
+def urls_of(bin_dir, db):
+    """{url: state} of the pages a node's PageDB holds (read beside the running node)."""
+    out = run(bin_dir, "page_db_dump", "info", db, "--json").stdout
+    return {row["url"]: row["state"] for row in map(json.loads, out.splitlines())}
+
+
+def test_the_owner_formula_gives_javas_well_known_hashes():
+    assert java_hash("hello") == 99162322
+    assert java_hash("Aa") == java_hash("BB") == 2112  # Java's textbook collision
+    assert java_hash("polygenelubricants") == -(1 << 31)  # Integer.MIN_VALUE
+    assert java_hash("\U0001F600") == 31 * 0xD83D + 0xDE00  # one character, two units
+    # "h:10000" sorts before "h:9000"; h of "DEFAULT_a" is 1284467139, and 1284467139 % 3 == 0.
+    assert owner_of("a", ["h:9000", "h:10000", "h:2"]) == "h:10000"
+
+
+def test_urls_sent_to_one_node_land_once_each_on_their_owner(cluster, bin_dir, tmp_path):
+    nodes, entries = cluster(3, "--no-rank-at-exit")
+    hosts = [f"host{i}.test" for i in range(30)]
+    urls = [f"http://{host}/p{j}" for host in hosts for j in range(10)]
+    acks = nodes[0].put(*(nodes[0].discovered(url, item_id=url) for url in urls))
+    assert sorted(acks) == sorted((url, "OK") for url in urls)
+    # Every owner holds its URLs, and no node holds another's.
+    by_node = {entry: urls_of(bin_dir, tmp_path / f"node{i}") for i, entry in enumerate(entries)}
+    for url in urls:
+        owner = owner_of(url.split("/")[2], entries)
+        assert [entry for entry, held in by_node.items() if url in held] == [owner], url
+    assert sum(map(len, by_node.values())) == len(urls)
+    assert len({owner_of(host, entries) for host in hosts}) == 3  # each node owns some
+    # Sent again, to another node: each is known to its owner already.
+    again = nodes[1].put(*(nodes[1].discovered(url, item_id=url) for url in urls))
+    assert sorted(again) == sorted((url, "SKIPPED") for url in urls)
+
+
+def test_a_report_sent_to_another_node_is_acked_after_the_owners_commit(cluster, bin_dir,
+                                                                       tmp_path):
+    nodes, entries = cluster(3, "--no-rank-at-exit")
+    host = next(f"h{i}.test" for i in range(100) if owner_of(f"h{i}.test", entries) == entries[2])
+    url = f"http://{host}/"
+    assert nodes[0].put(nodes[0].discovered(url, item_id="d")) == [("d", "OK")]
+    [handed] = nodes[2].get()
+    assert handed.url == url
+    # The report goes to node 0, which does not own it: its OK means node 2 committed it,
+    # so a reader of node 2's PageDB sees the page crawled at once.
+    assert nodes[0].put(nodes[0].known(url, item_id="r", crawlrank_status="200")) == [("r", "OK")]
+    assert urls_of(bin_dir, tmp_path / "node2")[url] == "crawled"
+    assert url not in urls_of(bin_dir, tmp_path / "node0")
+
+
+def test_put_discovered_answers_each_batch_in_order_across_owners(cluster, api, entries=None):
+    nodes, entries = cluster(3, "--no-rank-at-exit")
+    pb = api[0]
+    hosts = {}
+    for i in range(200):
+        hosts.setdefault(owner_of(f"b{i}.test", entries), f"b{i}.test")
+    first = [f"http://{hosts[e]}/one" for e in entries]
+    second = [f"http://{hosts[entries[1]]}/two", first[0], f"http://{hosts[entries[0]]}/two",
+              first[2], first[1]]
+
+    def send(batch_id, urls):
+        batch = pb.DiscoveredBatch(ID=batch_id, items=[pb.URLInfo(url=u) for u in urls])
+        [ack] = nodes[1].stub.PutDiscovered(iter([batch]))
+        return ack.ID, [pb.AckMessage.Status.Name(s) for s in ack.statuses]
+
+    assert send("b1", first) == ("b1", ["OK", "OK", "OK"])
+    assert send("b2", second) == ("b2", ["OK", "SKIPPED", "OK", "SKIPPED", "SKIPPED"])
+
+
+def test_an_owner_that_is_down_makes_its_items_fail_and_a_resend_lands(cluster, bin_dir,
+                                                                      api, tmp_path):
+    nodes, entries = cluster(2, "--no-rank-at-exit", "--peer-deadline", "2")
+    host = next(f"d{i}.test" for i in range(100) if owner_of(f"d{i}.test", entries) == entries[1])
+    url = f"http://{host}/"
+    nodes[1].stop(signal.SIGKILL)
+    started = time.monotonic()
+    assert nodes[0].put(nodes[0].discovered(url, item_id="x")) == [("x", "FAIL")]
+    assert time.monotonic() - started < 10
+    # No flags: the stored membership, listening on its entry again.
+    back = Server(bin_dir, api, tmp_path / "node1", listen=None)
+    try:
+        assert back.address == entries[1]
+        deadline = time.monotonic() + 15
+        while True:  # the peer's channel reconnects within a second; FAIL asks a resend
+            acks = nodes[0].put(nodes[0].discovered(url, item_id="x"))
+            if acks == [("x", "OK")] or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert acks == [("x", "OK")]
+        assert url in urls_of(bin_dir, tmp_path / "node1")
+    finally:
+        back.stop(signal.SIGKILL)
+
+
+def test_a_peer_with_another_node_list_is_refused(cluster, api):
+    nodes, entries = cluster(2, "--no-rank-at-exit")
+    metadata = (("crawlrank-peer", "127.0.0.1:1"), ("crawlrank-nodes", "127.0.0.1:1"))
+    with pytest.raises(api[2].RpcError) as refused:
+        nodes[0].put(nodes[0].discovered("http://a.test/"), metadata=metadata)
+    assert refused.value.code().name == "FAILED_PRECONDITION"
+    assert "has the node list" in refused.value.details()

@@ -57,6 +57,11 @@ std::string NormalizeCrawlId(std::string_view crawl_id);
 // OK when `crawl_id` names the server's crawl; else INVALID_ARGUMENT naming `field`.
 grpc::Status CheckCrawlId(std::string_view crawl_id, std::string_view field);
 
+// A call refused with `code`, saying why.
+inline grpc::Status Refused(grpc::StatusCode code, std::string message) {
+  return grpc::Status(code, std::move(message));
+}
+
 // crawlrank's Status as a gRPC status of the same meaning (InvalidArgument ->
 // INVALID_ARGUMENT, ResourceExhausted -> RESOURCE_EXHAUSTED, ...).
 grpc::Status ToGrpc(const Status& status);

@@ -24,10 +24,6 @@ using urlfrontier::AckMessage;
 constexpr size_t kMaxQueuedItems = 1000;
 constexpr size_t kMaxQueuedBytes = size_t{8} << 20;
 
-grpc::Status Refused(grpc::StatusCode code, std::string message) {
-  return grpc::Status(code, std::move(message));
-}
-
 // The URL an item names, for its ack when the client gave no ID.
 const std::string& UrlOf(const urlfrontier::URLItem& item) {
   return item.has_known() ? item.known().info().url() : item.discovered().info().url();
@@ -150,6 +146,9 @@ Result<std::unique_ptr<FrontierService>> FrontierService::Open(
   std::unique_ptr<FrontierService> service(
       new FrontierService(std::move(db), std::move(scheduler), applied, std::move(options)));
   service->peers_ = std::move(peers);
+  if (service->peers_ != nullptr) {
+    service->cluster_.emplace(Cluster{*service->options_.nodes, *service->peers_});
+  }
   service->config_line_ = resolved.Line(path, "an option given to crawlrank serve overrides it");
   return service;
 }
@@ -197,6 +196,14 @@ size_t FrontierService::OwnerOf(std::string_view url) const {
   Result<std::string> key = HostKey(url, scheduler_options_.host_key);
   if (!key.ok() || key->empty()) return options_.nodes->self_index();
   return options_.nodes->OwnerOf(kDefaultCrawlId, *key);
+}
+
+size_t FrontierService::OwnerOfKey(std::string_view key) const {
+  return options_.nodes.has_value() ? options_.nodes->OwnerOf(kDefaultCrawlId, key) : 0;
+}
+
+bool FrontierService::OwnsKey(std::string_view key) const {
+  return !options_.nodes.has_value() || OwnerOfKey(key) == options_.nodes->self_index();
 }
 
 size_t FrontierService::OwnerOf(const PutItem& item) const {
@@ -525,271 +532,6 @@ grpc::Status FrontierService::PutDiscovered(
   }
   LogCall(urlfrontier::LogLevelParams::INFO, "PutDiscovered",
           std::to_string(batches) + " batches, " + std::to_string(total) + " URLs from " +
-              context->peer());
-  return grpc::Status::OK;
-}
-
-// ---- state
-
-grpc::Status FrontierService::GetStats(grpc::ServerContext* context,
-                                       const urlfrontier::QueueWithinCrawlParams* request,
-                                       urlfrontier::Stats* response) {
-  if (grpc::Status admit = Admit(*context, request->crawlid(), "QueueWithinCrawlParams.crawlID");
-      !admit.ok()) {
-    return admit;
-  }
-  response->set_crawlid(std::string(kDefaultCrawlId));
-  if (!request->key().empty()) return QueueStats(request->key(), response);
-  const SchedulerStats stats = scheduler_->GetStats();
-  response->set_size(stats.queued + stats.retrying + stats.in_flight);
-  response->set_inprocess(static_cast<uint32_t>(
-      std::min<uint64_t>(stats.in_flight, std::numeric_limits<uint32_t>::max())));
-  response->set_numberofqueues(stats.hosts);
-  auto& counts = *response->mutable_counts();
-  counts["completed"] = stats.crawled + stats.failed;
-  // Every counter of the scheduler, by its own name.
-  ForEachStatsField([&](const char* name, auto field) {
-    using Value = std::remove_cvref_t<decltype(stats.*field)>;
-    if constexpr (std::is_same_v<Value, uint64_t>) counts[name] = stats.*field;
-  });
-  return grpc::Status::OK;
-}
-
-grpc::Status FrontierService::QueueStats(const std::string& key, urlfrontier::Stats* response) {
-  // The host's counts live in the schedule's tables: a snapshot of them (one pass over
-  // the pages, as page_db_schedule reads them).
-  Result<ScheduleView> view =
-      Scheduler::Inspect(*db_, scheduler_options_, 0, std::numeric_limits<size_t>::max());
-  if (!view.ok()) return ToGrpc(view.status().WithContext("GetStats " + QuoteForMessage(key)));
-  for (const ScheduleView::HostState& host : view->hosts) {
-    if (host.key != key) continue;
-    response->set_size(host.queued + host.in_flight);
-    response->set_inprocess(host.in_flight);
-    response->set_numberofqueues(1);
-    (*response->mutable_counts())["completed"] = host.done;
-    return grpc::Status::OK;
-  }
-  response->set_numberofqueues(0);  // a queue with nothing left: all counts 0
-  return grpc::Status::OK;
-}
-
-grpc::Status FrontierService::ListCrawls(grpc::ServerContext* context, const urlfrontier::Local*,
-                                         urlfrontier::StringList* response) {
-  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
-  response->add_values(std::string(kDefaultCrawlId));
-  return grpc::Status::OK;
-}
-
-grpc::Status FrontierService::SetActive(grpc::ServerContext* context,
-                                        const urlfrontier::Active* request, urlfrontier::Empty*) {
-  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
-  active_.store(request->state());
-  LogCall(urlfrontier::LogLevelParams::INFO, "SetActive",
-          std::string(request->state() ? "on" : "off") + " from " + context->peer());
-  return grpc::Status::OK;
-}
-
-grpc::Status FrontierService::GetActive(grpc::ServerContext* context, const urlfrontier::Local*,
-                                        urlfrontier::Boolean* response) {
-  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
-  response->set_state(active_.load());
-  return grpc::Status::OK;
-}
-
-grpc::Status FrontierService::ListNodes(grpc::ServerContext* context, const urlfrontier::Empty*,
-                                        urlfrontier::StringList* response) {
-  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
-  if (options_.nodes.has_value()) {  // every node of the cluster, in the list's order
-    for (const std::string& node : options_.nodes->nodes()) response->add_values(node);
-    return grpc::Status::OK;
-  }
-  std::lock_guard lock(node_mu_);
-  response->add_values(options_.node_address);
-  return grpc::Status::OK;
-}
-
-// ---- reading the crawl (serve/frontier_queries.h)
-
-grpc::Status FrontierService::ListQueues(grpc::ServerContext* context,
-                                         const urlfrontier::Pagination* request,
-                                         urlfrontier::QueueList* response) {
-  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
-  return ListQueuesOf(*db_, scheduler_options_, *request, response);
-}
-
-grpc::Status FrontierService::ListURLs(grpc::ServerContext* context,
-                                       const urlfrontier::ListUrlParams* request,
-                                       grpc::ServerWriter<urlfrontier::URLItem>* writer) {
-  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
-  return ListUrlsOf(*db_, scheduler_options_, *request,
-                    [&](const urlfrontier::URLItem& item) { return writer->Write(item); });
-}
-
-grpc::Status FrontierService::CountURLs(grpc::ServerContext* context,
-                                        const urlfrontier::CountUrlParams* request,
-                                        urlfrontier::Long* response) {
-  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
-  return CountUrlsOf(*db_, scheduler_options_, *request, response);
-}
-
-grpc::Status FrontierService::GetURLStatus(grpc::ServerContext* context,
-                                           const urlfrontier::URLStatusRequest* request,
-                                           urlfrontier::URLItem* response) {
-  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
-  return UrlStatusOf(*db_, scheduler_options_, *request, response);
-}
-
-// ---- politeness
-
-grpc::Status FrontierService::BlockQueueUntil(grpc::ServerContext* context,
-                                              const urlfrontier::BlockQueueParams* request,
-                                              urlfrontier::Empty*) {
-  if (grpc::Status admit = Admit(*context, request->crawlid(), "BlockQueueParams.crawlID");
-      !admit.ok()) {
-    return admit;
-  }
-  if (request->key().empty()) {
-    return Refused(grpc::StatusCode::INVALID_ARGUMENT, "BlockQueueParams.key: empty");
-  }
-  // Seconds; past what milliseconds hold, it blocks for good.
-  const uint64_t max_seconds = std::numeric_limits<int64_t>::max() / 1000;
-  const int64_t until_ms =
-      static_cast<int64_t>(std::min<uint64_t>(request->time(), max_seconds)) * 1000;
-  const Status held = scheduler_->HoldHost(request->key(), until_ms);
-  if (!held.ok()) {
-    return ToGrpc(held.WithContext("BlockQueueUntil " + QuoteForMessage(request->key())));
-  }
-  LogCall(urlfrontier::LogLevelParams::INFO, "BlockQueueUntil",
-          QuoteForMessage(request->key()) + " until " + std::to_string(request->time()) +
-              " from " + context->peer());
-  return grpc::Status::OK;
-}
-
-grpc::Status FrontierService::SetDelay(grpc::ServerContext* context,
-                                       const urlfrontier::QueueDelayParams* request,
-                                       urlfrontier::Empty*) {
-  if (grpc::Status admit = Admit(*context, request->crawlid(), "QueueDelayParams.crawlID");
-      !admit.ok()) {
-    return admit;
-  }
-  const int64_t delay_ms = int64_t{request->delay_requestable()} * 1000;
-  if (!request->key().empty()) {
-    // A host's own delay: it never goes below the default (0 gives the default back).
-    const Status set = scheduler_->SetCrawlDelay(request->key(), delay_ms);
-    if (!set.ok()) return ToGrpc(set.WithContext("SetDelay " + QuoteForMessage(request->key())));
-    LogCall(urlfrontier::LogLevelParams::INFO, "SetDelay",
-            QuoteForMessage(request->key()) + " " + std::to_string(delay_ms) + " ms from " +
-                context->peer());
-    return grpc::Status::OK;
-  }
-  // The default: stored with the crawl first, so that a restart keeps it, then applied.
-  std::lock_guard lock(config_mu_);
-  Result<ResolvedConfig> resolved =
-      ResolveConfig(*db_, StoredConfig{{"delay_ms", std::to_string(delay_ms)}});
-  if (!resolved.ok()) return ToGrpc(resolved.status().WithContext("SetDelay"));
-  if (!resolved->changes.empty()) {
-    if (Status written = db_->WriteConfig(resolved->config); !written.ok()) {
-      return ToGrpc(written.WithContext("SetDelay"));
-    }
-  }
-  const Status applied = scheduler_->SetDefaultDelay(delay_ms);
-  if (!applied.ok()) return ToGrpc(applied.WithContext("SetDelay"));
-  LogCall(urlfrontier::LogLevelParams::INFO, "SetDelay",
-          "default " + std::to_string(delay_ms) + " ms from " + context->peer());
-  return grpc::Status::OK;
-}
-
-// ---- logging
-
-void FrontierService::LogCall(urlfrontier::LogLevelParams::Level level, std::string_view rpc,
-                              const std::string& what) const {
-  if (level < log_level_.load()) return;
-  std::fprintf(stderr, "crawlrank_serve: %s %.*s: %s\n", IsoMillis(UnixNowMs()).c_str(),
-               static_cast<int>(rpc.size()), rpc.data(), what.c_str());
-}
-
-grpc::Status FrontierService::SetLogLevel(grpc::ServerContext* context,
-                                          const urlfrontier::LogLevelParams* request,
-                                          urlfrontier::Empty*) {
-  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
-  // One logger: `package` names none of crawlrank's, and is not used.
-  log_level_.store(request->level());
-  LogCall(urlfrontier::LogLevelParams::INFO, "SetLogLevel",
-          "level " + urlfrontier::LogLevelParams::Level_Name(request->level()) + " from " +
-              context->peer());
-  return grpc::Status::OK;
-}
-
-// ---- removals and limits
-
-grpc::Status FrontierService::Remove(const grpc::ServerContext& context, std::string_view rpc,
-                                     const RemoveFilter& filter, bool count_all,
-                                     urlfrontier::Long* response) {
-  const Result<RemoveCounts> removed = scheduler_->Remove(filter);
-  if (!removed.ok()) return ToGrpc(removed.status().WithContext(std::string(rpc)));
-  response->set_value(count_all ? removed->removed : removed->active);
-  LogCall(urlfrontier::LogLevelParams::INFO, rpc,
-          (filter.host.empty() ? std::string("the crawl") : QuoteForMessage(filter.host)) + ": " +
-              std::to_string(removed->removed) + " removed (" + std::to_string(removed->active) +
-              " not done yet) from " + context.peer());
-  return grpc::Status::OK;
-}
-
-grpc::Status FrontierService::DeleteQueue(grpc::ServerContext* context,
-                                          const urlfrontier::QueueWithinCrawlParams* request,
-                                          urlfrontier::Long* response) {
-  if (grpc::Status admit = Admit(*context, request->crawlid(), "QueueWithinCrawlParams.crawlID");
-      !admit.ok()) {
-    return admit;
-  }
-  if (request->key().empty()) {
-    return Refused(grpc::StatusCode::INVALID_ARGUMENT,
-                   "QueueWithinCrawlParams.key: empty (DeleteCrawl removes the whole crawl)");
-  }
-  return Remove(*context, "DeleteQueue", {.host = request->key()}, false, response);
-}
-
-grpc::Status FrontierService::DeleteCrawl(grpc::ServerContext* context,
-                                          const urlfrontier::DeleteCrawlMessage* request,
-                                          urlfrontier::Long* response) {
-  if (grpc::Status admit = Admit(*context, request->value(), "DeleteCrawlMessage.value");
-      !admit.ok()) {
-    return admit;
-  }
-  return Remove(*context, "DeleteCrawl", {}, false, response);
-}
-
-grpc::Status FrontierService::PurgeURLs(grpc::ServerContext* context,
-                                        const urlfrontier::PurgeUrlParams* request,
-                                        urlfrontier::Long* response) {
-  if (grpc::Status admit = Admit(*context, request->crawlid(), "PurgeUrlParams.crawlID");
-      !admit.ok()) {
-    return admit;
-  }
-  // Created more than `days` days ago; 0 days: every URL created before now.
-  const int64_t cutoff = UnixNowMs() - int64_t{request->days()} * 86'400'000;
-  if (cutoff <= 0) {  // before 1970: nothing is that old
-    response->set_value(0);
-    return grpc::Status::OK;
-  }
-  return Remove(*context, "PurgeURLs", {.host = request->key(), .created_before_ms = cutoff}, true,
-                response);
-}
-
-grpc::Status FrontierService::SetCrawlLimit(grpc::ServerContext* context,
-                                            const urlfrontier::CrawlLimitParams* request,
-                                            urlfrontier::Empty*) {
-  if (grpc::Status admit = Admit(*context, request->crawlid(), "CrawlLimitParams.crawlID");
-      !admit.ok()) {
-    return admit;
-  }
-  if (request->key().empty()) {
-    return Refused(grpc::StatusCode::INVALID_ARGUMENT, "CrawlLimitParams.key: empty");
-  }
-  const Status set = scheduler_->SetHostLimit(request->key(), request->limit());
-  if (!set.ok()) return ToGrpc(set.WithContext("SetCrawlLimit " + QuoteForMessage(request->key())));
-  LogCall(urlfrontier::LogLevelParams::INFO, "SetCrawlLimit",
-          QuoteForMessage(request->key()) + " " + std::to_string(request->limit()) + " pages from " +
               context->peer());
   return grpc::Status::OK;
 }

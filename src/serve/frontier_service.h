@@ -30,6 +30,7 @@
 #include "crawlrank/node_list.h"
 #include "crawlrank/page_db.h"
 #include "crawlrank/scheduler.h"
+#include "serve/cluster_calls.h"
 #include "serve/frontier_items.h"
 #include "serve/peer_streams.h"
 #include "urlfrontier.grpc.pb.h"
@@ -144,6 +145,16 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   // The index in the cluster's list of the node that owns `url` (this node's when alone,
   // or when the URL has no host key).
   size_t OwnerOf(std::string_view url) const;
+  // The node that owns queue `key` (a host key), and whether it is this one.
+  size_t OwnerOfKey(std::string_view key) const;
+  bool OwnsKey(std::string_view key) const;
+  // How a control or query call is answered (serve/cluster_calls.h): `*cluster` null when
+  // this node answers alone (no cluster, `local`, or a peer's call), else the cluster to
+  // route it through. FAILED_PRECONDITION for a peer with another node list.
+  grpc::Status Routing(const grpc::ServerContext& context, bool local,
+                       const Cluster** cluster) const;
+  // GetStats of this node alone: of the queue `key`, or of the whole crawl when empty.
+  grpc::Status StatsHere(const std::string& key, urlfrontier::Stats* response);
   // The owner of what `item` names (its URL, or its page's).
   size_t OwnerOf(const PutItem& item) const;
   // A discovered URL's link from a source another node owns is left out (links across
@@ -192,6 +203,7 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   // The streams to the other nodes of a cluster of two or more; null otherwise. Declared
   // after the scheduler: destroyed first, it answers what still waits before the DB closes.
   std::unique_ptr<PeerStreams> peers_;
+  std::optional<Cluster> cluster_;  // the nodes and peers_, when peers_ is set
   const SchedulerOptions scheduler_options_;
   FrontierServiceOptions options_;
   std::string config_line_;

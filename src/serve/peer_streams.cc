@@ -34,6 +34,15 @@ std::shared_ptr<grpc::ChannelCredentials> Credentials(const PeerOptions& options
 // and none is live), and the items sent on it that wait for their ack.
 class PeerStreams::Peer {
  public:
+  // A unary call's context: the peer metadata and a deadline.
+  void Prepare(grpc::ClientContext& context, int64_t deadline_ms) const {
+    for (const auto& [key, value] : metadata_) context.AddMetadata(key, value);
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::milliseconds(deadline_ms));
+  }
+  urlfrontier::URLFrontier::Stub& stub() const { return *stub_; }
+  const std::string& address() const { return address_; }
+
   Peer(std::string address, std::shared_ptr<grpc::Channel> channel,
        std::vector<std::pair<std::string, std::string>> metadata)
       : address_(std::move(address)),
@@ -180,7 +189,8 @@ class PeerStreams::Peer {
   grpc::ClientContext* cancel_ = nullptr;             // guarded by mu_: the live context
 };
 
-PeerStreams::PeerStreams(const NodeList& nodes, PeerOptions options) {
+PeerStreams::PeerStreams(const NodeList& nodes, PeerOptions options)
+    : deadline_ms_(options.ack_deadline_ms) {
   std::vector<std::pair<std::string, std::string>> metadata = {
       {kPeerFromHeader, nodes.self()}, {kPeerNodesHeader, nodes.Joined()}};
   if (!options.token.empty()) metadata.emplace_back("authorization", "Bearer " + options.token);
@@ -228,6 +238,19 @@ void PeerStreams::Forward(size_t owner, urlfrontier::URLItem item, Done done) {
     return;
   }
   peers_[owner]->Forward(std::move(item), std::move(done));
+}
+
+grpc::Status PeerStreams::CallNode(size_t node, int64_t deadline_ms, const Call& call) const {
+  if (node >= peers_.size() || peers_[node] == nullptr) {
+    return grpc::Status(grpc::StatusCode::INTERNAL, "node " + std::to_string(node) +
+                                                        " is not a peer of this node");
+  }
+  const Peer& peer = *peers_[node];
+  grpc::ClientContext context;
+  peer.Prepare(context, deadline_ms);
+  const grpc::Status status = call(peer.stub(), context);
+  if (status.ok()) return status;
+  return grpc::Status(status.error_code(), "node " + peer.address() + ": " + status.error_message());
 }
 
 }  // namespace crawlrank

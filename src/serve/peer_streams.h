@@ -63,10 +63,19 @@ class PeerStreams {
   // the node list, not this node's) and calls `done` once with the answer.
   void Forward(size_t owner, urlfrontier::URLItem item, Done done);
 
+  // One call to node `node` (not this one): `call` runs with the peer's stub and a context
+  // carrying the token, this node's entry and list, and a deadline `deadline_ms` from now.
+  // Its status, with the node named in the message when it is an error.
+  using Call = std::function<grpc::Status(urlfrontier::URLFrontier::Stub&, grpc::ClientContext&)>;
+  grpc::Status CallNode(size_t node, int64_t deadline_ms, const Call& call) const;
+  // The deadline of an item's ack, which unary calls to peers use too.
+  int64_t deadline_ms() const { return deadline_ms_; }
+
  private:
   class Peer;
 
   std::vector<std::unique_ptr<Peer>> peers_;  // by node index; none for this node
+  const int64_t deadline_ms_;
   // The sweeper: every 100 ms, cancels the stream of a peer whose oldest item has waited
   // past the deadline.
   std::mutex sweep_mu_;

@@ -262,3 +262,138 @@ def test_a_peer_with_another_node_list_is_refused(cluster, api):
         nodes[0].put(nodes[0].discovered("http://a.test/"), metadata=metadata)
     assert refused.value.code().name == "FAILED_PRECONDITION"
     assert "has the node list" in refused.value.details()
+
+
+# ---- the routing table of control and query calls (docs/frontier.md, "A cluster")
+
+def seeded(cluster, *args):
+    """Three nodes holding 3 URLs of each of 6 hosts, 2 hosts per node, all sent to node 0.
+    Returns (nodes, entries, hosts: {entry: [host, host]}, urls: {host: [url]})."""
+    nodes, entries = cluster(3, "--no-rank-at-exit", "--delay", "0", *args)
+    hosts = {entry: [] for entry in entries}
+    for i in range(500):
+        owned = hosts[owner_of(f"r{i}.test", entries)]
+        if len(owned) < 2:
+            owned.append(f"r{i}.test")
+    urls = {h: [f"http://{h}/{j}" for j in range(3)] for owned in hosts.values() for h in owned}
+    everything = [u for host_urls in urls.values() for u in host_urls]
+    assert {a for _, a in nodes[0].put(*(nodes[0].discovered(u) for u in everything))} == {"OK"}
+    return nodes, entries, hosts, urls
+
+
+def test_stats_and_counts_aggregate_or_go_to_the_owner_and_local_answers_alone(cluster):
+    nodes, entries, hosts, urls = seeded(cluster)
+    pb = nodes[0].pb
+    for i, node in enumerate(nodes):
+        mine = hosts[entries[i]][0]
+        theirs = hosts[entries[(i + 1) % 3]][0]
+        stats = node.stub.GetStats(pb.QueueWithinCrawlParams())
+        assert (stats.size, stats.numberOfQueues) == (18, 6)
+        alone = node.stub.GetStats(pb.QueueWithinCrawlParams(local=True))
+        assert (alone.size, alone.numberOfQueues) == (6, 2)
+        # A queue's figures come from its owner, asked anywhere; local: this node's only.
+        assert node.stub.GetStats(pb.QueueWithinCrawlParams(key=theirs)).size == 3
+        assert node.stub.GetStats(pb.QueueWithinCrawlParams(key=theirs, local=True)).size == 0
+        assert node.stub.GetStats(pb.QueueWithinCrawlParams(key=mine, local=True)).size == 3
+        count = lambda **kw: node.stub.CountURLs(pb.CountUrlParams(**kw)).value  # noqa: E731
+        assert count() == 18 and count(local=True) == 6
+        assert count(key=theirs) == 3 and count(key=theirs, local=True) == 0
+        assert count(filter="/1") == 6
+        assert list(node.stub.ListCrawls(pb.Local()).values) == ["DEFAULT"]
+
+
+def test_listings_page_through_the_nodes_in_list_order(cluster):
+    nodes, entries, hosts, urls = seeded(cluster)
+    pb = nodes[1].pb
+    order = sorted(entries)  # the merge order: the nodes in list order
+    listed = [i.known.info.url for i in nodes[1].stub.ListURLs(pb.ListUrlParams(size=100))]
+    assert sorted(listed) == sorted(u for us in urls.values() for u in us)
+    owners = [owner_of(u.split("/")[2], entries) for u in listed]
+    assert owners == sorted(owners, key=order.index)
+    page = [i.known.info.url for i in nodes[2].stub.ListURLs(pb.ListUrlParams(start=5, size=7))]
+    assert page == listed[5:12]
+    theirs = hosts[entries[0]][1]
+    assert sorted(i.known.info.url for i in nodes[2].stub.ListURLs(
+        pb.ListUrlParams(key=theirs))) == urls[theirs]
+    assert list(nodes[2].stub.ListURLs(pb.ListUrlParams(key=theirs, local=True))) == []
+    mine = sorted(i.known.info.url for i in nodes[2].stub.ListURLs(pb.ListUrlParams(local=True)))
+    assert mine == sorted(u for h in hosts[entries[2]] for u in urls[h])
+
+    queues = nodes[0].stub.ListQueues(pb.Pagination(size=100))
+    assert queues.total == 6 and sorted(queues.values) == sorted(urls)
+    assert [owner_of(q, entries) for q in queues.values] == [o for o in order for _ in (0, 1)]
+    middle = nodes[2].stub.ListQueues(pb.Pagination(start=1, size=3))
+    assert (list(middle.values), middle.total) == (list(queues.values)[1:4], 6)
+    assert nodes[2].stub.ListQueues(pb.Pagination(local=True)).total == 2
+
+
+def test_a_url_status_comes_from_its_owner(cluster, api):
+    nodes, entries, hosts, urls = seeded(cluster)
+    pb = api[0]
+    url = urls[hosts[entries[2]][0]][0]
+    item = nodes[0].stub.GetURLStatus(pb.URLStatusRequest(url=url))
+    assert item.known.info.url == url
+    assert list(item.known.info.metadata["crawlrank.state"].values) == ["queued"]
+    with pytest.raises(api[2].RpcError) as missing:
+        nodes[0].stub.GetURLStatus(pb.URLStatusRequest(url=url + "x"))
+    assert missing.value.code().name == "NOT_FOUND"
+
+
+def test_steering_calls_reach_the_owner_or_every_node(cluster, bin_dir, tmp_path):
+    nodes, entries, hosts, urls = seeded(cluster, "--per-host", 3)
+    pb = nodes[0].pb
+    far = hosts[entries[2]][0]
+    # Blocked through node 0: node 2, its owner, hands none of it out.
+    nodes[0].stub.BlockQueueUntil(pb.BlockQueueParams(key=far, time=4102444800))
+    assert {i.url for i in nodes[2].get(per_queue=9)} == set(urls[hosts[entries[2]][1]])
+    # A crawl limit and a queue's delay through node 1, to their owner.
+    other = hosts[entries[0]][0]
+    nodes[1].stub.SetCrawlLimit(pb.CrawlLimitParams(key=other, limit=1))
+    nodes[1].stub.SetDelay(pb.QueueDelayParams(key=other, delay_requestable=60))
+    assert [i.url for i in nodes[0].get(key=other, per_queue=9)] == [urls[other][0]]
+    # The default delay goes to every node, which stores it.
+    nodes[1].stub.SetDelay(pb.QueueDelayParams(delay_requestable=7))
+    # Inactive everywhere, set through one node; one node on again alone.
+    nodes[1].stub.SetActive(pb.Active(state=False))
+    assert [n.stub.GetActive(pb.Local(local=True)).state for n in nodes] == [False] * 3
+    assert nodes[2].get() == []
+    nodes[0].stub.SetActive(pb.Active(state=True, local=True))
+    assert nodes[2].stub.GetActive(pb.Local()).state is False  # the AND over the nodes
+    assert nodes[0].stub.GetActive(pb.Local(local=True)).state is True
+    # Removals fan out and add up: a queue through a node that does not own it, then the
+    # URLs created before now, then the crawl.
+    assert nodes[0].stub.DeleteQueue(pb.QueueWithinCrawlParams(key=far)).value == 3
+    assert nodes[1].stub.CountURLs(pb.CountUrlParams(key=far)).value == 0
+    assert nodes[2].stub.PurgeURLs(pb.PurgeUrlParams(key=other)).value == 3
+    # What is left: 12 pages, none done (4 of them handed out).
+    assert nodes[2].stub.DeleteCrawl(pb.DeleteCrawlMessage()).value == 18 - 3 - 3
+    for node in nodes:
+        assert node.stop()[0] == 0
+    for i in range(3):
+        stored = json.loads(run(bin_dir, "page_db_stats", tmp_path / f"node{i}", "--json").stdout)
+        assert stored["config"]["delay_ms"] == "7000"
+
+
+def test_the_log_level_is_every_nodes(cluster):
+    nodes, entries = cluster(2, "--no-rank-at-exit")
+    pb = nodes[0].pb
+    nodes[0].stub.SetLogLevel(pb.LogLevelParams(level=pb.LogLevelParams.INFO))
+    nodes[1].put(nodes[1].discovered("http://a.test/"))
+    _, err = nodes[1].stop()
+    assert "SetLogLevel: level INFO from " in err and "PutURLs: from " in err, err
+
+
+def test_an_aggregate_with_a_node_down_fails_naming_it(cluster, api):
+    nodes, entries = cluster(3, "--no-rank-at-exit", "--peer-deadline", "2")
+    pb = api[0]
+    down = sorted(entries)[2]
+    nodes[entries.index(down)].stop(signal.SIGKILL)
+    up = nodes[entries.index(sorted(entries)[0])]
+    for call, request in ((up.stub.GetStats, pb.QueueWithinCrawlParams()),
+                          (up.stub.CountURLs, pb.CountUrlParams()),
+                          (up.stub.GetActive, pb.Local()),
+                          (up.stub.ListQueues, pb.Pagination())):
+        with pytest.raises(api[2].RpcError) as failed:
+            call(request)
+        assert f"node {down}" in failed.value.details(), failed.value.details()
+    assert up.stub.GetStats(pb.QueueWithinCrawlParams(local=True)).size == 0

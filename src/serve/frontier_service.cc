@@ -167,6 +167,13 @@ FrontierService::~FrontierService() {
   scheduler_.reset();
 }
 
+void FrontierService::StopHandingOut() {
+  handing_out_.store(false);
+  std::lock_guard lock(peer_calls_mu_);
+  draining_ = true;
+  for (grpc::ServerContext* call : peer_calls_) call->TryCancel();
+}
+
 // ---- checks every call makes
 
 grpc::Status FrontierService::Authorize(const grpc::ServerContext& context) const {
@@ -400,6 +407,16 @@ grpc::Status FrontierService::PutURLs(
   if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
   bool from_peer = false;
   if (grpc::Status peer = CheckPeer(*context, &from_peer); !peer.ok()) return peer;
+  if (from_peer) {  // kept until the stream ends, so that a drain can cancel it
+    std::lock_guard lock(peer_calls_mu_);
+    if (draining_) return Refused(grpc::StatusCode::UNAVAILABLE, "this node is stopping");
+    peer_calls_.insert(context);
+  }
+  const auto forget = [&] {
+    if (!from_peer) return;
+    std::lock_guard lock(peer_calls_mu_);
+    peer_calls_.erase(context);
+  };
   const UrlProfile profile = db_->url_profile();
   PutQueue queue(kMaxQueuedItems, kMaxQueuedBytes);
   StreamAcks acks(stream);
@@ -451,6 +468,7 @@ grpc::Status FrontierService::PutURLs(
   queue.Close();
   writer.join();
   acks.WaitForForwarded();
+  forget();
   if (!bad.ok()) LogCall(urlfrontier::LogLevelParams::WARN, "PutURLs", bad.ToString());
   LogCall(urlfrontier::LogLevelParams::INFO, "PutURLs",
           "from " + context->peer() + ": " + std::to_string(acks.count(AckMessage::OK)) +

@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -69,8 +70,11 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   FrontierService(const FrontierService&) = delete;
   FrontierService& operator=(const FrontierService&) = delete;
 
-  // From now on GetURLs hands out nothing (the server is draining); other calls still work.
-  void StopHandingOut() { handing_out_.store(false); }
+  // The server drains: from now on GetURLs hands out nothing, and the streams peers keep
+  // open to this node are cancelled (they never end on their own; what they carried and
+  // this node did not acknowledge is answered FAIL on the peer, and sent again), and new
+  // ones refused. Other calls still work.
+  void StopHandingOut();
   // What ListNodes answers from now on (the bound address is known once gRPC listens).
   void set_node_address(std::string address) {
     std::lock_guard lock(node_mu_);
@@ -215,6 +219,9 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   // key (Write sets a host's group only when it changes).
   std::unordered_map<std::string, std::string> client_groups_;
   std::mutex config_mu_;                 // SetDelay: read, merge and write the configuration
+  std::mutex peer_calls_mu_;
+  std::set<grpc::ServerContext*> peer_calls_;  // guarded: the peers' PutURLs streams open
+  bool draining_ = false;                      // guarded by peer_calls_mu_
   mutable std::mutex node_mu_;           // guards options_.node_address
 };
 

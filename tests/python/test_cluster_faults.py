@@ -1,0 +1,121 @@
+"""A cluster of three crawlrank_serve nodes under SIGKILL (issue #43): a client streams
+PutURLs items and PutDiscovered batches to random nodes while a random node is killed at
+seeded moments and restarted on its PageDB. Afterwards every item a node acknowledged (OK
+or SKIPPED) is on its owner's disk, reports included, no node holds another's URL, and
+page_db_check finds every PageDB sound.
+
+The seed is printed (CRAWLRANK_CLUSTER_SEED sets it); CRAWLRANK_CLUSTER_KILLS sets the
+number of kills (3 here; the slow entry of tests/CMakeLists.txt runs 25).
+"""
+from __future__ import annotations
+
+import os
+import random
+import signal
+import threading
+import time
+
+import pytest
+
+from serve_client import Server, load_api
+from test_cluster import free_ports, owner_of, urls_of
+from tool_runner import run
+
+
+@pytest.fixture(scope="module")
+def api(bin_dir):
+    return load_api(bin_dir)
+
+
+class Sender(threading.Thread):
+    """Sends items to random nodes until stopped; keeps what was acknowledged."""
+
+    def __init__(self, nodes, rng):
+        super().__init__(daemon=True)
+        self.nodes, self.rng = nodes, rng
+        self.pb = nodes[0].pb
+        self.stopping = threading.Event()
+        self.acked_urls: set[str] = set()     # discovered, acknowledged OK or SKIPPED
+        self.acked_reports: set[str] = set()  # reports acknowledged OK
+        self.sent = 0
+        self.errors = 0
+
+    def next_urls(self, count):
+        urls = [f"http://k{self.rng.randrange(40)}.test/{self.sent + i}" for i in range(count)]
+        self.sent += count
+        return urls
+
+    def put_urls(self, node):
+        urls = self.next_urls(self.rng.randrange(5, 60))
+        items = [node.discovered(u, item_id="d " + u) for u in urls]
+        done = sorted(self.acked_urls - self.acked_reports)[:5]
+        items += [node.known(u, item_id="r " + u, crawlrank_status="200") for u in done]
+        for ack in node.stub.PutURLs(iter(items), timeout=30):
+            kind, url = ack.ID.split(" ", 1)
+            if ack.status == self.pb.AckMessage.FAIL:
+                continue
+            if kind == "d":
+                self.acked_urls.add(url)
+            elif ack.status == self.pb.AckMessage.OK:
+                self.acked_reports.add(url)
+
+    def put_discovered(self, node):
+        urls = self.next_urls(10)
+        batch = self.pb.DiscoveredBatch(ID="b", items=[self.pb.URLInfo(url=u) for u in urls])
+        for ack in node.stub.PutDiscovered(iter([batch]), timeout=30):
+            for url, status in zip(urls, ack.statuses):
+                if status != self.pb.AckMessage.FAIL:
+                    self.acked_urls.add(url)
+
+    def run(self):
+        while not self.stopping.is_set():
+            node = self.nodes[self.rng.randrange(len(self.nodes))]
+            try:
+                if self.rng.random() < 0.8:
+                    self.put_urls(node)
+                else:
+                    self.put_discovered(node)
+            except Exception:  # the node was killed under the stream: nothing counted
+                self.errors += 1
+                time.sleep(0.05)
+
+
+def test_killed_nodes_lose_nothing_they_acknowledged(bin_dir, api, tmp_path):
+    seed = int(os.environ.get("CRAWLRANK_CLUSTER_SEED", str(random.randrange(1 << 30))))
+    kills = int(os.environ.get("CRAWLRANK_CLUSTER_KILLS", "3"))
+    print(f"cluster fault seed {seed}, {kills} kills")
+    rng = random.Random(seed)
+    entries = [f"127.0.0.1:{port}" for port in free_ports(3)]
+    joined = ",".join(entries)
+    dbs = [tmp_path / f"node{i}" for i in range(3)]
+    nodes = [Server(bin_dir, api, db, "--nodes", joined, "--node", entry, "--no-rank-at-exit",
+                    "--peer-deadline", "2", listen=None) for db, entry in zip(dbs, entries)]
+    sender = Sender(list(nodes), random.Random(seed + 1))
+    sender.start()
+    try:
+        for _ in range(kills):
+            time.sleep(rng.uniform(0.1, 0.6))
+            victim = rng.randrange(3)
+            nodes[victim].stop(signal.SIGKILL)
+            # Its stored membership: listening on its entry again.
+            nodes[victim] = Server(bin_dir, api, dbs[victim], "--no-rank-at-exit",
+                                   "--peer-deadline", "2", listen=None)
+            sender.nodes[victim] = nodes[victim]
+        time.sleep(0.5)
+    finally:
+        sender.stopping.set()
+        sender.join(timeout=60)
+        for node in nodes:
+            node.stop()
+    print(f"sent {sender.sent} URLs; acknowledged {len(sender.acked_urls)} and "
+          f"{len(sender.acked_reports)} reports; {sender.errors} streams cut")
+    assert sender.acked_urls and sender.acked_reports
+    held = {entry: urls_of(bin_dir, db) for entry, db in zip(entries, dbs)}
+    for url in sender.acked_urls:
+        assert url in held[owner_of(url.split("/")[2], entries)], (seed, url)
+    for url in sender.acked_reports:
+        assert held[owner_of(url.split("/")[2], entries)][url] == "crawled", (seed, url)
+    for entry, urls in held.items():
+        assert all(owner_of(u.split("/")[2], entries) == entry for u in urls), seed
+    for db in dbs:
+        assert "no damage found" in run(bin_dir, "page_db_check", db).stdout, seed

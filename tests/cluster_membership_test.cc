@@ -93,3 +93,28 @@ TEST(ClusterMembershipTest, FrontEndsThatCrawlAloneRefuseANodesDb) {
 
 }  // namespace
 }  // namespace crawlrank
+
+namespace crawlrank {
+namespace {
+
+TEST(ClusterMembershipTest, PageSharesAreEqualWithTheRemainderToTheFirstNodes) {
+  const auto shares = [](uint64_t max_pages, size_t count) {
+    std::vector<std::string> entries;
+    for (size_t i = 0; i < count; ++i) entries.push_back("n:" + std::to_string(i + 1));
+    std::vector<uint64_t> out;
+    for (const std::string& self : entries) {
+      Result<NodeList> nodes = NodeList::Make(entries, self);
+      EXPECT_TRUE(nodes.ok());
+      out.push_back(PageShare(max_pages, *nodes));
+    }
+    return out;
+  };
+  EXPECT_EQ(shares(10, 3), (std::vector<uint64_t>{4, 3, 3}));
+  EXPECT_EQ(shares(9, 3), (std::vector<uint64_t>{3, 3, 3}));
+  EXPECT_EQ(shares(2, 3), (std::vector<uint64_t>{1, 1, 0}));  // the last hands out nothing
+  EXPECT_EQ(shares(0, 3), (std::vector<uint64_t>{0, 0, 0}));  // no limit
+  EXPECT_EQ(shares(7, 1), (std::vector<uint64_t>{7}));
+}
+
+}  // namespace
+}  // namespace crawlrank

@@ -22,6 +22,12 @@ std::string PartitionRule(std::string_view host_key) {
   return "urlfrontier-2.6 " + std::string(host_key.empty() ? "host" : host_key);
 }
 
+uint64_t PageShare(uint64_t max_pages, const NodeList& nodes) {
+  if (max_pages == 0) return 0;
+  const uint64_t n = nodes.size();
+  return max_pages / n + (nodes.self_index() < max_pages % n ? 1 : 0);
+}
+
 StoredConfig MembershipConfig(const NodeList& nodes, std::string_view host_key) {
   return {{std::string(kClusterNodesKey), nodes.Joined()},
           {std::string(kClusterNodeKey), nodes.self()},

@@ -44,6 +44,13 @@ Result<std::optional<NodeList>> ResolveMembership(const StoredConfig& stored,
                                                   std::string_view host_key, uint64_t pages,
                                                   std::string_view db_path);
 
+// A node's share of a crawl-wide page limit `max_pages` (0: none) over the cluster's
+// `nodes`: equal shares, the remainder one page each to the first nodes in list order, so
+// that the shares add up to the limit; 0 for a node with no share (a limit below the
+// number of nodes), which then hands nothing out. A node whose hosts run dry leaves the
+// rest of its share unused: the limit is never passed, and may be fallen short of.
+uint64_t PageShare(uint64_t max_pages, const NodeList& nodes);
+
 // The keys a member stores: nodes, node and partition.
 StoredConfig MembershipConfig(const NodeList& nodes, std::string_view host_key);
 

@@ -129,6 +129,12 @@ Result<std::unique_ptr<FrontierService>> FrontierService::Open(
                                ResolveMembership(resolved.stored, options.nodes, host_key,
                                                  snapshot.counters().pages, path));
   }
+  // A crawl-wide page limit: this node's share of it (the stored value stays the crawl's).
+  bool no_share = false;
+  if (options.nodes.has_value() && applied.max_pages > 0) {
+    applied.max_pages = PageShare(applied.max_pages, *options.nodes);
+    no_share = applied.max_pages == 0;
+  }
   bool write = !resolved.changes.empty();
   if (options.nodes.has_value()) {
     for (auto& [key, value] : MembershipConfig(*options.nodes, host_key)) {
@@ -146,6 +152,7 @@ Result<std::unique_ptr<FrontierService>> FrontierService::Open(
   std::unique_ptr<FrontierService> service(
       new FrontierService(std::move(db), std::move(scheduler), applied, std::move(options)));
   service->peers_ = std::move(peers);
+  if (no_share) service->handing_out_.store(false);
   if (service->peers_ != nullptr) {
     service->cluster_.emplace(Cluster{*service->options_.nodes, *service->peers_});
   }

@@ -397,3 +397,22 @@ def test_an_aggregate_with_a_node_down_fails_naming_it(cluster, api):
             call(request)
         assert f"node {down}" in failed.value.details(), failed.value.details()
     assert up.stub.GetStats(pb.QueueWithinCrawlParams(local=True)).size == 0
+
+
+def test_a_crawl_wide_page_limit_is_shared_equally_in_list_order(cluster):
+    nodes, entries = cluster(3, "--no-rank-at-exit", "--delay", "0", "--per-host", 9,
+                             "--max-pages", 10)
+    urls = [f"http://m{i}.test/{j}" for i in range(30) for j in range(3)]
+    assert {a for _, a in nodes[0].put(*(nodes[0].discovered(u) for u in urls))} == {"OK"}
+    handed = {entry: 0 for entry in entries}
+    for _ in range(10):  # until no node hands anything out
+        got = 0
+        for node, entry in zip(nodes, entries):
+            for info in node.get(per_queue=9, queues=100):
+                node.put(node.known(info.url, crawlrank_status="200"))
+                handed[entry] += 1
+                got += 1
+        if got == 0:
+            break
+    # 10 over 3 nodes: 4, 3, 3 in list order, and every node has pages enough.
+    assert [handed[e] for e in sorted(entries)] == [4, 3, 3]

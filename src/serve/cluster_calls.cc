@@ -21,14 +21,17 @@ grpc::Status StreamFrom(const Cluster& cluster, size_t node,
       [&](urlfrontier::URLFrontier::Stub& stub, grpc::ClientContext& context) {
         auto reader = stub.ListURLs(&context, request);
         urlfrontier::URLItem item;
+        bool stopped = false;  // by us: the client went away
         while (reader->Read(&item)) {
           if (!write(item)) {
+            stopped = true;
             context.TryCancel();
             break;
           }
         }
         const grpc::Status status = reader->Finish();
-        return status.error_code() == grpc::StatusCode::CANCELLED ? grpc::Status::OK : status;
+        // Cancelled by the peer (it stopped), the listing is cut short: an error.
+        return stopped ? grpc::Status::OK : status;
       });
 }
 

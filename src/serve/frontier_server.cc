@@ -49,6 +49,18 @@ Result<std::unique_ptr<FrontierServer>> FrontierServer::Start(
           " is reachable from other machines: give a token, or client certificates, too");
     }
   }
+  // Peers off loopback are reached with a token or TLS, also when the membership came
+  // from the PageDB rather than from this run's options.
+  if (service->cluster().has_value() && options.service.peers.token.empty() &&
+      options.service.peers.tls_ca_pem.empty()) {
+    for (const std::string& peer : service->cluster()->nodes()) {
+      if (peer == service->cluster()->self() || IsLoopbackAddress(peer)) continue;
+      return FailedPreconditionError("serve " + QuoteForMessage(db_path) + ": node " +
+                                     QuoteForMessage(peer) +
+                                     " is reached over the network: give a token, or a CA "
+                                     "for the peers' TLS, too");
+    }
+  }
   std::unique_ptr<FrontierServer> server(new FrontierServer());
   grpc::ServerBuilder builder;
   int port = 0;

@@ -46,36 +46,51 @@ bool SameSecret(std::string_view a, std::string_view b) {
   return differ == 0;
 }
 
-// The acks of one PutURLs stream: sent by its writer thread and, in a cluster, by the
-// peers' readers as owners answer forwarded items, one at a time. Counts them by status,
-// and the forwarded items still waiting (at most kMaxQueuedItems).
+// The acks of one PutURLs stream, sent by a thread of their own: the stream's writer
+// thread queues those of the items it committed and, in a cluster, the peers' readers
+// queue their owners' answers. Queuing never waits on the client, so a client that reads
+// its acks slowly holds up no peer's reader (whose other items belong to other clients).
+// Counts the acks by status, and the forwarded items still waiting (at most
+// kMaxQueuedItems).
 class StreamAcks {
  public:
   explicit StreamAcks(grpc::ServerReaderWriter<AckMessage, urlfrontier::URLItem>* stream)
-      : stream_(stream) {}
+      : stream_(stream), sender_([this] { SendQueued(); }) {}
+  ~StreamAcks() { Close(); }
+  StreamAcks(const StreamAcks&) = delete;
+  StreamAcks& operator=(const StreamAcks&) = delete;
 
-  // Acks `id`; false once the client is gone (what follows is not sent).
+  // Queues the ack of `id`; false once the client is gone (nothing is queued then).
   bool Send(const std::string& id, AckMessage::Status status) {
     std::lock_guard lock(mu_);
-    return SendLocked(id, status);
+    return QueueLocked(id, status);
   }
   // An item goes to its owner: waits while kMaxQueuedItems others wait.
   void Forwarding() {
     std::unique_lock lock(mu_);
-    room_.wait(lock, [this] { return forwarded_ < kMaxQueuedItems; });
+    changed_.wait(lock, [this] { return forwarded_ < kMaxQueuedItems; });
     ++forwarded_;
   }
   // The owner's answer to a forwarded item.
   void Answered(const std::string& id, AckMessage::Status status) {
     std::lock_guard lock(mu_);
-    SendLocked(id, status);
+    QueueLocked(id, status);
     --forwarded_;
-    room_.notify_all();
+    changed_.notify_all();
   }
   // Waits for every forwarded item's answer (each comes within the peers' deadline).
   void WaitForForwarded() {
     std::unique_lock lock(mu_);
-    room_.wait(lock, [this] { return forwarded_ == 0; });
+    changed_.wait(lock, [this] { return forwarded_ == 0; });
+  }
+  // Sends what is queued, then stops the sending thread.
+  void Close() {
+    {
+      std::lock_guard lock(mu_);
+      closing_ = true;
+    }
+    changed_.notify_all();
+    if (sender_.joinable()) sender_.join();
   }
   uint64_t count(AckMessage::Status status) const {
     std::lock_guard lock(mu_);
@@ -83,24 +98,52 @@ class StreamAcks {
   }
 
  private:
-  bool SendLocked(const std::string& id, AckMessage::Status status) {
+  bool QueueLocked(const std::string& id, AckMessage::Status status) {
     ++counts_[status];
     if (gone_) return false;
-    AckMessage ack;
-    ack.set_id(id);
-    ack.set_status(status);
-    // (A buffer hint on all but the last would save sends, but the synchronous API's
-    // Write waits for a hinted message to go out: it would wait for the next one.)
-    gone_ = !stream_->Write(ack);
-    return !gone_;
+    queued_.emplace_back(id, status);
+    changed_.notify_all();
+    return true;
+  }
+
+  void SendQueued() {
+    std::unique_lock lock(mu_);
+    std::vector<std::pair<std::string, AckMessage::Status>> sending;
+    for (;;) {
+      changed_.wait(lock, [this] { return !queued_.empty() || closing_; });
+      if (queued_.empty()) return;  // closing, and everything sent
+      sending.swap(queued_);
+      lock.unlock();
+      bool sent = true;
+      AckMessage ack;
+      for (const auto& [id, status] : sending) {
+        ack.set_id(id);
+        ack.set_status(status);
+        // (A buffer hint on all but the last would save sends, but the synchronous API's
+        // Write waits for a hinted message to go out: it would wait for the next one.)
+        if (!stream_->Write(ack)) {
+          sent = false;
+          break;
+        }
+      }
+      sending.clear();
+      lock.lock();
+      if (!sent) {  // the client is gone: what is queued or comes is dropped
+        gone_ = true;
+        queued_.clear();
+      }
+    }
   }
 
   grpc::ServerReaderWriter<AckMessage, urlfrontier::URLItem>* const stream_;
   mutable std::mutex mu_;
-  std::condition_variable room_;
-  size_t forwarded_ = 0;         // guarded by mu_
+  std::condition_variable changed_;
+  std::vector<std::pair<std::string, AckMessage::Status>> queued_;  // guarded by mu_
+  size_t forwarded_ = 0;            // guarded by mu_
   uint64_t counts_[3] = {0, 0, 0};  // guarded by mu_: by AckMessage::Status (OK, SKIPPED, FAIL)
-  bool gone_ = false;            // guarded by mu_
+  bool gone_ = false;               // guarded by mu_
+  bool closing_ = false;            // guarded by mu_
+  std::thread sender_;              // last: starts once the rest is ready
 };
 
 }  // namespace
@@ -475,6 +518,7 @@ grpc::Status FrontierService::PutURLs(
   queue.Close();
   writer.join();
   acks.WaitForForwarded();
+  acks.Close();
   forget();
   if (!bad.ok()) LogCall(urlfrontier::LogLevelParams::WARN, "PutURLs", bad.ToString());
   LogCall(urlfrontier::LogLevelParams::INFO, "PutURLs",

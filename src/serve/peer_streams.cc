@@ -13,6 +13,9 @@ namespace {
 using urlfrontier::AckMessage;
 using Stream = grpc::ClientReaderWriter<urlfrontier::URLItem, AckMessage>;
 
+// How long an owner whose stream ended without an answer counts as down.
+constexpr int64_t kDownMs = 250;
+
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -58,6 +61,18 @@ class PeerStreams::Peer {
   }
 
   void Forward(urlfrontier::URLItem item, Done done) {
+    // An item's wait counts from here: time spent waiting for write_mu_ (behind a stream
+    // that is being opened) counts against its deadline too.
+    const int64_t arrived = NowMs();
+    bool down = false;
+    {
+      std::lock_guard lock(mu_);
+      down = arrived < down_until_ms_;
+    }
+    if (down) {  // the owner was just found down: FAIL at once, no new stream yet
+      done(AckMessage::FAIL);
+      return;
+    }
     std::lock_guard write(write_mu_);
     const bool open = !live_;
     if (open) Prepare();
@@ -65,10 +80,10 @@ class PeerStreams::Peer {
     item.set_id(id);
     {
       std::lock_guard lock(mu_);
-      waiting_.emplace(std::move(id), Waiting{std::move(done), NowMs(), generation_});
+      waiting_.emplace(std::move(id), Waiting{std::move(done), arrived, generation_});
     }
     // Started once the item waits, so that the sweeper cancels a start that waits for an
-    // owner which is down past the deadline.
+    // owner which does not answer past the deadline.
     if (open) Start();
     // A write that fails ends the stream: its reader answers every item on it FAIL.
     if (!stream_->Write(item)) context_->TryCancel();
@@ -103,13 +118,12 @@ class PeerStreams::Peer {
     if (reader_.joinable()) reader_.join();  // the last stream's reader has let it go
     auto context = std::make_unique<grpc::ClientContext>();
     for (const auto& [key, value] : metadata_) context->AddMetadata(key, value);
-    // An owner restarting is waited for (its channel reconnects), up to the deadline.
-    context->set_wait_for_ready(true);
     {
       std::lock_guard lock(mu_);
       cancel_ = context.get();
       ++generation_;
     }
+    stream_.reset();                // the old stream goes before its context
     context_ = std::move(context);  // the old one is gone from cancel_ first
   }
 
@@ -131,7 +145,11 @@ class PeerStreams::Peer {
   // item still waiting on it FAIL.
   void ReadAcks(Stream* stream, uint64_t generation) {
     AckMessage ack;
+    bool answered = false;  // the owner acked something on this stream
     while (stream->Read(&ack)) {
+      answered = true;
+      // A status this build does not know (a newer peer) is no answer it can pass on.
+      if (!AckMessage::Status_IsValid(ack.status())) ack.set_status(AckMessage::FAIL);
       Done done;
       {
         std::lock_guard lock(mu_);
@@ -152,6 +170,11 @@ class PeerStreams::Peer {
     {
       std::lock_guard lock(mu_);
       if (generation == generation_) cancel_ = nullptr;
+      // An owner that could not be reached is taken as down for a moment: items for it
+      // FAIL at once rather than each opening a stream of its own.
+      if (!answered && ended.error_code() == grpc::StatusCode::UNAVAILABLE) {
+        down_until_ms_ = NowMs() + kDownMs;
+      }
       for (auto it = waiting_.begin(); it != waiting_.end();) {
         if (it->second.generation != generation) {
           ++it;
@@ -186,6 +209,7 @@ class PeerStreams::Peer {
   std::mutex mu_;
   std::unordered_map<std::string, Waiting> waiting_;  // guarded by mu_
   uint64_t generation_ = 0;                           // guarded by mu_: the live stream's
+  int64_t down_until_ms_ = 0;                         // guarded by mu_
   grpc::ClientContext* cancel_ = nullptr;             // guarded by mu_: the live context
 };
 

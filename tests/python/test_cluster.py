@@ -211,7 +211,7 @@ def test_a_report_sent_to_another_node_is_acked_after_the_owners_commit(cluster,
     assert url not in urls_of(bin_dir, tmp_path / "node0")
 
 
-def test_put_discovered_answers_each_batch_in_order_across_owners(cluster, api, entries=None):
+def test_put_discovered_answers_each_batch_in_order_across_owners(cluster, api):
     nodes, entries = cluster(3, "--no-rank-at-exit")
     pb = api[0]
     hosts = {}
@@ -416,3 +416,16 @@ def test_a_crawl_wide_page_limit_is_shared_equally_in_list_order(cluster):
             break
     # 10 over 3 nodes: 4, 3, 3 in list order, and every node has pages enough.
     assert [handed[e] for e in sorted(entries)] == [4, 3, 3]
+
+
+def test_a_node_stops_at_once_though_its_peers_keep_streams_open_to_it(cluster):
+    nodes, entries = cluster(2, "--no-rank-at-exit")
+    host = next(f"s{i}.test" for i in range(100) if owner_of(f"s{i}.test", entries) == entries[1])
+    # Node 0 opens its long-lived stream to node 1, which never ends on its own.
+    assert nodes[0].put(nodes[0].discovered(f"http://{host}/", item_id="a")) == [("a", "OK")]
+    started = time.monotonic()
+    code, _ = nodes[1].stop()
+    assert code == 0
+    assert time.monotonic() - started < 3  # not the 5 s grace a running call gets
+    # Node 0 finds its owner gone: the item is answered FAIL, not left waiting.
+    assert nodes[0].put(nodes[0].discovered(f"http://{host}/2", item_id="b")) == [("b", "FAIL")]

@@ -105,6 +105,7 @@ def test_killed_nodes_lose_nothing_they_acknowledged(bin_dir, api, tmp_path):
     finally:
         sender.stopping.set()
         sender.join(timeout=60)
+        assert not sender.is_alive(), seed  # its sets are read below
         for node in nodes:
             node.stop()
     print(f"sent {sender.sent} URLs; acknowledged {len(sender.acked_urls)} and "

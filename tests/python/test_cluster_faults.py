@@ -1,8 +1,11 @@
 """A cluster of three crawlrank_serve nodes under SIGKILL (issue #43): a client streams
 PutURLs items and PutDiscovered batches to random nodes while a random node is killed at
-seeded moments and restarted on its PageDB. Afterwards every item a node acknowledged (OK
-or SKIPPED) is on its owner's disk, reports included, no node holds another's URL, and
-page_db_check finds every PageDB sound.
+seeded moments and restarted on its PageDB, and a fetcher takes URLs from random nodes and
+reports them. Afterwards every item a node acknowledged (OK or SKIPPED) is on its owner's
+disk, reports included, no node holds another's URL, page_db_check finds every PageDB
+sound, and a URL handed out twice was leased by the node killed under it (a restarted
+node returns its leases to the queue): the fetches twice are bounded by the leases out at
+the kills.
 
 The seed is printed (CRAWLRANK_CLUSTER_SEED sets it); CRAWLRANK_CLUSTER_KILLS sets the
 number of kills (3 here; the slow entry of tests/CMakeLists.txt runs 25).
@@ -80,6 +83,45 @@ class Sender(threading.Thread):
                 time.sleep(0.05)
 
 
+class Fetcher(threading.Thread):
+    """Takes URLs from random nodes and reports each to the node that handed it out."""
+
+    def __init__(self, nodes, rng):
+        super().__init__(daemon=True)
+        self.nodes, self.rng = nodes, rng
+        self.stopping = threading.Event()
+        self.lock = threading.Lock()
+        self.handed: dict[str, int] = {}  # URL -> times handed out
+        self.leased = [set() for _ in nodes]  # by node: handed out, report not acked
+        self.at_kills: set[str] = set()  # what the killed nodes had leased to us
+
+    def killed(self, node):
+        """After node `node` died: what it had leased may come back from its restart."""
+        with self.lock:
+            self.at_kills |= self.leased[node]
+            self.leased[node] = set()
+
+    def run(self):
+        while not self.stopping.is_set():
+            i = self.rng.randrange(len(self.nodes))
+            node = self.nodes[i]
+            try:
+                infos = node.get(delay=30, per_queue=1, queues=20, timeout=10)
+                with self.lock:
+                    for info in infos:
+                        self.handed[info.url] = self.handed.get(info.url, 0) + 1
+                        self.leased[i].add(info.url)
+                for info in infos:
+                    acks = node.put(node.known(info.url, item_id=info.url,
+                                               crawlrank_status="200"), timeout=10)
+                    if acks and acks[0][1] != "FAIL":
+                        with self.lock:
+                            self.leased[i].discard(info.url)
+            except Exception:  # the node was killed under the call
+                time.sleep(0.05)
+            time.sleep(0.01)
+
+
 def test_killed_nodes_lose_nothing_they_acknowledged(bin_dir, api, tmp_path):
     seed = int(os.environ.get("CRAWLRANK_CLUSTER_SEED", str(random.randrange(1 << 30))))
     kills = int(os.environ.get("CRAWLRANK_CLUSTER_KILLS", "3"))
@@ -91,26 +133,35 @@ def test_killed_nodes_lose_nothing_they_acknowledged(bin_dir, api, tmp_path):
     nodes = [Server(bin_dir, api, db, "--nodes", joined, "--node", entry, "--no-rank-at-exit",
                     "--peer-deadline", "2", listen=None) for db, entry in zip(dbs, entries)]
     sender = Sender(list(nodes), random.Random(seed + 1))
+    fetcher = Fetcher(list(nodes), random.Random(seed + 2))
     sender.start()
+    fetcher.start()
     try:
         for _ in range(kills):
             time.sleep(rng.uniform(0.1, 0.6))
             victim = rng.randrange(3)
             nodes[victim].stop(signal.SIGKILL)
+            fetcher.killed(victim)
             # Its stored membership: listening on its entry again.
             nodes[victim] = Server(bin_dir, api, dbs[victim], "--no-rank-at-exit",
                                    "--peer-deadline", "2", listen=None)
-            sender.nodes[victim] = nodes[victim]
+            sender.nodes[victim] = fetcher.nodes[victim] = nodes[victim]
         time.sleep(0.5)
     finally:
         sender.stopping.set()
+        fetcher.stopping.set()
         sender.join(timeout=60)
-        assert not sender.is_alive(), seed  # its sets are read below
+        fetcher.join(timeout=60)
+        assert not sender.is_alive() and not fetcher.is_alive(), seed  # read below
         for node in nodes:
             node.stop()
     print(f"sent {sender.sent} URLs; acknowledged {len(sender.acked_urls)} and "
           f"{len(sender.acked_reports)} reports; {sender.errors} streams cut")
-    assert sender.acked_urls and sender.acked_reports
+    twice = {url for url, times in fetcher.handed.items() if times > 1}
+    print(f"handed out {len(fetcher.handed)} URLs, {len(twice)} of them again; "
+          f"{len(fetcher.at_kills)} were leased at the kills")
+    assert sender.acked_urls and sender.acked_reports and fetcher.handed
+    assert twice <= fetcher.at_kills, (seed, sorted(twice - fetcher.at_kills)[:5])
     held = {entry: urls_of(bin_dir, db) for entry, db in zip(entries, dbs)}
     for url in sender.acked_urls:
         assert url in held[owner_of(url.split("/")[2], entries)], (seed, url)

@@ -126,7 +126,10 @@ TEST(PeerStreamsTest, EachItemGetsItsOwnAckOnceFromThreadsAtOnce) {
         for (int i = 0; i < 250; ++i) {
           const std::string name = std::to_string(t) + "/" + std::to_string(i);
           urlfrontier::URLItem item = Discovered("http://a.test/" + name);
-          if (i % 5 == 0) *item.mutable_known()->mutable_info() = item.discovered().info();
+          if (i % 5 == 0) {  // a report: its info is copied before the oneof changes
+            urlfrontier::URLInfo info = item.discovered().info();
+            *item.mutable_known()->mutable_info() = std::move(info);
+          }
           peers.Forward(to, std::move(item), answers.For(name));
         }
       });

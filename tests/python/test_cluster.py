@@ -126,7 +126,10 @@ def test_bad_node_lists_are_usage_errors(bin_dir, tmp_path):
                         "is not in the node list"),
                        (["--nodes", "127.0.0.1:1,127.0.0.1:1", "--node", "127.0.0.1:1"],
                         "twice"),
-                       (["--nodes", "127.0.0.1:0", "--node", "127.0.0.1:0"], "port")):
+                       (["--nodes", "127.0.0.1:0", "--node", "127.0.0.1:0"], "port"),
+                       # A peer off loopback is reached with a token or TLS only.
+                       (["--nodes", "192.0.2.1:7071,127.0.0.1:7072", "--node", "127.0.0.1:7072"],
+                        'node "192.0.2.1:7071" is reached over the network')):
         proc = subprocess.run([str(bin_dir / SERVER), str(tmp_path / "db"), *args],
                               capture_output=True, text=True, timeout=60)
         assert proc.returncode == 2, (args, proc.stderr)
@@ -429,3 +432,46 @@ def test_a_node_stops_at_once_though_its_peers_keep_streams_open_to_it(cluster):
     assert time.monotonic() - started < 3  # not the 5 s grace a running call gets
     # Node 0 finds its owner gone: the item is answered FAIL, not left waiting.
     assert nodes[0].put(nodes[0].discovered(f"http://{host}/2", item_id="b")) == [("b", "FAIL")]
+
+
+def test_peers_reach_each_other_over_mutual_tls_with_the_token(bin_dir, api, tmp_path):
+    """Every node serves TLS only, asks clients for a certificate of the CA, and needs the
+    token: a node reaches its peers with --peer-tls-ca, showing its own certificate, and
+    sends its token. Without --peer-tls-ca a node's forwards FAIL."""
+    from test_frontier_client import make_certificates
+
+    pb, pb_grpc, grpc = api
+    pki = make_certificates(tmp_path)
+    entries = [f"127.0.0.1:{port}" for port in free_ports(2)]
+    tls = ("--tls-cert", pki / "server.pem", "--tls-key", pki / "server.key",
+           "--tls-client-ca", pki / "ca.pem", "--token", "s3cret", "--no-rank-at-exit")
+
+    def start(i, *extra):
+        return Server(bin_dir, api, tmp_path / f"node{i}", "--nodes", ",".join(entries),
+                      "--node", entries[i], *tls, *extra, listen=None)
+
+    credentials = grpc.ssl_channel_credentials(
+        root_certificates=(pki / "ca.pem").read_bytes(),
+        private_key=(pki / "client.key").read_bytes(),
+        certificate_chain=(pki / "client.pem").read_bytes())
+    host = next(f"t{i}.test" for i in range(100) if owner_of(f"t{i}.test", entries) == entries[1])
+    token = (("authorization", "Bearer s3cret"),)
+
+    def put(url):
+        with grpc.secure_channel(entries[0], credentials) as channel:
+            stub = pb_grpc.URLFrontierStub(channel)
+            item = pb.URLItem(discovered=pb.DiscoveredURLItem(info=pb.URLInfo(url=url)), ID=url)
+            return [pb.AckMessage.Status.Name(a.status)
+                    for a in stub.PutURLs(iter([item]), metadata=token, timeout=30)]
+
+    nodes = [start(0, "--peer-tls-ca", pki / "ca.pem"), start(1, "--peer-tls-ca", pki / "ca.pem")]
+    try:
+        assert put(f"http://{host}/") == ["OK"]
+        nodes[0].stop()
+        nodes[0] = start(0, "--peer-deadline", "2")  # plain text to a TLS peer: no answer
+        assert put(f"http://{host}/2") == ["FAIL"]
+    finally:
+        for node in nodes:
+            node.stop()
+    held = urls_of(bin_dir, tmp_path / "node1")
+    assert f"http://{host}/" in held and f"http://{host}/2" not in held

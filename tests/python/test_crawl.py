@@ -264,7 +264,14 @@ def interrupted_then_resumed(bin_dir: pathlib.Path, tmp_path: pathlib.Path, sig:
     assert {url: rows[url]["status"] for url in status} == status  # nothing lost
 
 
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM],
+# Under ASan (17 s each) the kill alone checks memory safety: SIGINT and SIGTERM take the
+# same shutdown path as the stopped crawls of test_crawl_warc.py, which run there too.
+ASAN_SKIPS = pytest.mark.skipif(os.environ.get("CRAWLRANK_SANITIZED") == "1",
+                                reason="the Release pass runs it; kill-9 runs under ASan")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, pytest.param(signal.SIGINT, marks=ASAN_SKIPS),
+                                 pytest.param(signal.SIGTERM, marks=ASAN_SKIPS)],
                          ids=["kill-9", "ctrl-c", "sigterm"])
 def test_interrupted_crawl_resumes_without_refetching(bin_dir, tmp_path, sig):
     interrupted_then_resumed(bin_dir, tmp_path, sig)

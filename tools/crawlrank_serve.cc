@@ -176,15 +176,12 @@ int Main(int argc, char** argv) {
       Result<NodeList> parsed = NodeList::Parse(nodes, node);
       if (!parsed.ok()) return UsageError(app, "--nodes: " + parsed.status().message());
       cluster = *std::move(parsed);
-      for (const std::string& peer : cluster->nodes()) {
-        if (peer == node || IsLoopbackAddress(peer) || !token.empty() || !peer_tls_ca.empty()) {
-          continue;
-        }
-        return UsageError(app, "node \"" + peer +
-                                   "\" is reached over the network: give --token, or "
-                                   "--peer-tls-ca with --tls-cert and --tls-key, too");
+      const Status peers = CheckPeersSecured(*cluster, !token.empty() || !peer_tls_ca.empty());
+      if (!peers.ok()) {
+        return UsageError(app, peers.message() +
+                                   ": give --token, or --peer-tls-ca with --tls-cert and "
+                                   "--tls-key");
       }
-      if (app.Count("--listen") == 0 && old_address.empty()) address = node;
     }
     if (!old_address.empty()) address = old_address;
     if (old_lease_s.has_value()) lease_s = static_cast<double>(*old_lease_s);

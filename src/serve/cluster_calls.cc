@@ -11,15 +11,16 @@ namespace {
 // A listing streams for longer than one call waits for an ack.
 int64_t ListingDeadlineMs(const PeerStreams& peers) { return peers.deadline_ms() * 6; }
 
-// Streams ListURLs `request` from node `node` (not this one) through `write`; false from
-// `write` ends it early (the client went away): not an error.
-grpc::Status StreamFrom(const Cluster& cluster, size_t node,
-                        const urlfrontier::ListUrlParams& request,
-                        const std::function<bool(const urlfrontier::URLItem&)>& write) {
+}  // namespace
+
+// False from `write` ends the listing early (the client went away): not an error.
+grpc::Status ListUrlsOfNode(const Cluster& cluster, size_t node,
+                            const urlfrontier::ListUrlParams& request, const WriteItem& write) {
+  const urlfrontier::ListUrlParams sent = ForPeer(request);
   return cluster.peers.CallNode(
       node, ListingDeadlineMs(cluster.peers),
       [&](urlfrontier::URLFrontier::Stub& stub, grpc::ClientContext& context) {
-        auto reader = stub.ListURLs(&context, request);
+        auto reader = stub.ListURLs(&context, sent);
         urlfrontier::URLItem item;
         bool stopped = false;  // by us: the client went away
         while (reader->Read(&item)) {
@@ -35,8 +36,6 @@ grpc::Status StreamFrom(const Cluster& cluster, size_t node,
       });
 }
 
-}  // namespace
-
 void AddStats(const urlfrontier::Stats& stats, urlfrontier::Stats* into) {
   into->set_size(into->size() + stats.size());
   into->set_inprocess(into->inprocess() + stats.inprocess());
@@ -46,16 +45,13 @@ void AddStats(const urlfrontier::Stats& stats, urlfrontier::Stats* into) {
 }
 
 grpc::Status ListQueuesAcross(const Cluster& cluster, const urlfrontier::Pagination& request,
-                              urlfrontier::QueueList* response,
-                              const std::function<grpc::Status(const urlfrontier::Pagination&,
-                                                               urlfrontier::QueueList*)>& here) {
+                              urlfrontier::QueueList* response, const QueuesHere& here) {
   const uint32_t size = request.size() != 0 ? request.size() : kDefaultListSize;
   uint64_t skip = request.start();  // of the sequence, still to pass over
   uint64_t wanted = size;           // still to take
   uint64_t total = 0;
   for (size_t node = 0; node < cluster.nodes.size(); ++node) {
     urlfrontier::Pagination ask = request;
-    ask.set_local(true);
     ask.set_start(static_cast<uint32_t>(std::min<uint64_t>(skip, UINT32_MAX)));
     ask.set_size(static_cast<uint32_t>(std::max<uint64_t>(wanted, 1)));  // 0: the default
     urlfrontier::QueueList page;
@@ -85,21 +81,15 @@ grpc::Status ListQueuesAcross(const Cluster& cluster, const urlfrontier::Paginat
   return grpc::Status::OK;
 }
 
-grpc::Status ListUrlsAcross(
-    const Cluster& cluster, const urlfrontier::ListUrlParams& request,
-    const std::function<grpc::Status(const urlfrontier::CountUrlParams&, urlfrontier::Long*)>&
-        count_here,
-    const std::function<grpc::Status(const urlfrontier::ListUrlParams&,
-                                     const std::function<bool(const urlfrontier::URLItem&)>&)>&
-        list_here,
-    const std::function<bool(const urlfrontier::URLItem&)>& write) {
+grpc::Status ListUrlsAcross(const Cluster& cluster, const urlfrontier::ListUrlParams& request,
+                            const CountHere& count_here, const ListHere& list_here,
+                            const WriteItem& write) {
   // Each node's count of matches first: the page's slice of each node follows from them.
   urlfrontier::CountUrlParams count;
   count.set_key(request.key());
   count.set_crawlid(request.crawlid());
   if (request.has_filter()) count.set_filter(request.filter());
   if (request.has_ignorecase()) count.set_ignorecase(request.ignorecase());
-  count.set_local(true);
   std::vector<uint64_t> counts;
   const std::function<grpc::Status(urlfrontier::Long*)> local_count =
       [&](urlfrontier::Long* out) { return count_here(count, out); };
@@ -118,7 +108,6 @@ grpc::Status ListUrlsAcross(
       continue;
     }
     urlfrontier::ListUrlParams ask = request;
-    ask.set_local(true);
     ask.set_start(static_cast<uint32_t>(skip));
     ask.set_size(static_cast<uint32_t>(std::min<uint64_t>(wanted, counts[node] - skip)));
     skip = 0;
@@ -128,19 +117,12 @@ grpc::Status ListUrlsAcross(
       open = write(item);
       return open;
     };
-    grpc::Status status = node == cluster.nodes.self_index() ? list_here(ask, take)
-                                                             : StreamFrom(cluster, node, ask, take);
+    grpc::Status status = node == cluster.nodes.self_index()
+                              ? list_here(ask, take)
+                              : ListUrlsOfNode(cluster, node, ask, take);
     if (!status.ok()) return status;
   }
   return grpc::Status::OK;
-}
-
-grpc::Status ListUrlsOfOwner(const Cluster& cluster, size_t node,
-                             const urlfrontier::ListUrlParams& request,
-                             const std::function<bool(const urlfrontier::URLItem&)>& write) {
-  urlfrontier::ListUrlParams ask = request;
-  ask.set_local(true);
-  return StreamFrom(cluster, node, ask, write);
 }
 
 }  // namespace crawlrank

@@ -37,17 +37,35 @@ inline bool AnswersAlone(const Cluster* cluster, bool local, bool from_peer) {
   return cluster == nullptr || local || from_peer;
 }
 
-// Asks node `node` `request` through `method` (this node: `here`).
+// `request` as a peer is sent it: `local` set, where the message has the field.
+template <typename Request>
+Request ForPeer(const Request& request) {
+  Request copy = request;
+  if constexpr (requires(Request& r) { r.set_local(true); }) copy.set_local(true);
+  return copy;
+}
+
+// Asks node `node` `request` through `method` (ForPeer's copy), or, for this node, `here`.
 template <typename Request, typename Response>
 grpc::Status AskNode(const Cluster& cluster, size_t node, UnaryMethod<Request, Response> method,
                      const Request& request, Response* response,
                      const std::function<grpc::Status(Response*)>& here) {
   if (node == cluster.nodes.self_index()) return here(response);
+  const Request sent = ForPeer(request);
   return cluster.peers.CallNode(
       node, cluster.peers.deadline_ms(),
       [&](urlfrontier::URLFrontier::Stub& stub, grpc::ClientContext& context) {
-        return (stub.*method)(&context, request, response);
+        return (stub.*method)(&context, sent, response);
       });
+}
+
+// Sends a call about a queue to its owner `node`, another node (the answer carries
+// nothing).
+template <typename Request>
+grpc::Status SendToNode(const Cluster& cluster, size_t node,
+                        UnaryMethod<Request, urlfrontier::Empty> method, const Request& request) {
+  urlfrontier::Empty empty;
+  return AskNode<Request, urlfrontier::Empty>(cluster, node, method, request, &empty, nullptr);
 }
 
 // Asks every node in list order, `each` taking each answer; the first error ends it.
@@ -70,31 +88,30 @@ grpc::Status AskEveryNode(const Cluster& cluster, UnaryMethod<Request, Response>
 // `into` plus `stats`: every count summed.
 void AddStats(const urlfrontier::Stats& stats, urlfrontier::Stats* into);
 
+// This node's answers to the listings (frontier_queries.h), and where a listing's items
+// go (false: the client went away, stop).
+using QueuesHere =
+    std::function<grpc::Status(const urlfrontier::Pagination&, urlfrontier::QueueList*)>;
+using CountHere =
+    std::function<grpc::Status(const urlfrontier::CountUrlParams&, urlfrontier::Long*)>;
+using WriteItem = std::function<bool(const urlfrontier::URLItem&)>;
+using ListHere = std::function<grpc::Status(const urlfrontier::ListUrlParams&, const WriteItem&)>;
+
 // ListQueues over every node: each node's queues in its own order, the nodes in list
 // order; `start` and `size` page through that sequence and `total` counts it all.
-// `request` is the client's (its `local` is set on the copies).
 grpc::Status ListQueuesAcross(const Cluster& cluster, const urlfrontier::Pagination& request,
-                              urlfrontier::QueueList* response,
-                              const std::function<grpc::Status(const urlfrontier::Pagination&,
-                                                               urlfrontier::QueueList*)>& here);
+                              urlfrontier::QueueList* response, const QueuesHere& here);
 
 // ListURLs over every node, paged through the nodes' listings in list order (each node's
-// count first, with CountURLs, then the slices that fall in the page). `write` sends one
-// item; false stops.
-grpc::Status ListUrlsAcross(
-    const Cluster& cluster, const urlfrontier::ListUrlParams& request,
-    const std::function<grpc::Status(const urlfrontier::CountUrlParams&, urlfrontier::Long*)>&
-        count_here,
-    const std::function<grpc::Status(const urlfrontier::ListUrlParams&,
-                                     const std::function<bool(const urlfrontier::URLItem&)>&)>&
-        list_here,
-    const std::function<bool(const urlfrontier::URLItem&)>& write);
+// count first, with CountURLs, then the slices that fall in the page).
+grpc::Status ListUrlsAcross(const Cluster& cluster, const urlfrontier::ListUrlParams& request,
+                            const CountHere& count_here, const ListHere& list_here,
+                            const WriteItem& write);
 
-// ListURLs of one queue, answered by its owner `node` (not this one): its items streamed
-// through `write`.
-grpc::Status ListUrlsOfOwner(const Cluster& cluster, size_t node,
-                             const urlfrontier::ListUrlParams& request,
-                             const std::function<bool(const urlfrontier::URLItem&)>& write);
+// ListURLs answered by node `node` (not this one; ForPeer's copy of `request`): its items
+// streamed through `write`. Cut short by the peer, an error.
+grpc::Status ListUrlsOfNode(const Cluster& cluster, size_t node,
+                            const urlfrontier::ListUrlParams& request, const WriteItem& write);
 
 }  // namespace crawlrank
 

@@ -33,6 +33,17 @@ bool IsLoopbackAddress(std::string_view address) {
   return dots == 3;
 }
 
+Status CheckPeersSecured(const NodeList& nodes, bool secured) {
+  if (secured) return Status::Ok();
+  for (const std::string& peer : nodes.nodes()) {
+    if (peer == nodes.self() || IsLoopbackAddress(peer)) continue;
+    return FailedPreconditionError("node " + QuoteForMessage(peer) +
+                                   " is reached over the network, so peers need a token or "
+                                   "TLS");
+  }
+  return Status::Ok();
+}
+
 Result<std::unique_ptr<FrontierServer>> FrontierServer::Start(
     const std::string& db_path, const FrontierServerOptions& options) {
   CRAWLRANK_ASSIGN_OR_RETURN(std::unique_ptr<FrontierService> service,
@@ -51,14 +62,11 @@ Result<std::unique_ptr<FrontierServer>> FrontierServer::Start(
   }
   // Peers off loopback are reached with a token or TLS, also when the membership came
   // from the PageDB rather than from this run's options.
-  if (service->cluster().has_value() && options.service.peers.token.empty() &&
-      options.service.peers.tls_ca_pem.empty()) {
-    for (const std::string& peer : service->cluster()->nodes()) {
-      if (peer == service->cluster()->self() || IsLoopbackAddress(peer)) continue;
-      return FailedPreconditionError("serve " + QuoteForMessage(db_path) + ": node " +
-                                     QuoteForMessage(peer) +
-                                     " is reached over the network: give a token, or a CA "
-                                     "for the peers' TLS, too");
+  if (service->cluster().has_value()) {
+    const bool secured =
+        !options.service.peers.token.empty() || !options.service.peers.tls_ca_pem.empty();
+    if (Status peers = CheckPeersSecured(*service->cluster(), secured); !peers.ok()) {
+      return peers.WithContext("serve " + QuoteForMessage(db_path));
     }
   }
   std::unique_ptr<FrontierServer> server(new FrontierServer());

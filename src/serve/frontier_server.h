@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "crawlrank/node_list.h"
 #include "crawlrank/page_db.h"
 #include "crawlrank/scheduler_options.h"
 #include "crawlrank/status.h"
@@ -52,6 +53,11 @@ struct FrontierServerOptions {
 // Whether `address` (host:port, [v6]:port or unix:path) reaches this machine only:
 // 127.0.0.0/8, ::1, localhost, or a Unix socket.
 bool IsLoopbackAddress(std::string_view address);
+
+// OK when each other node of `nodes` is on loopback or `secured` (the peers are reached
+// with a token or over TLS); else FailedPrecondition naming the first node reached over the
+// network.
+Status CheckPeersSecured(const NodeList& nodes, bool secured);
 
 class FrontierServer {
  public:

@@ -46,16 +46,18 @@ bool SameSecret(std::string_view a, std::string_view b) {
   return differ == 0;
 }
 
-// The acks of one PutURLs stream, sent by a thread of their own: the stream's writer
-// thread queues those of the items it committed and, in a cluster, the peers' readers
-// queue their owners' answers. Queuing never waits on the client, so a client that reads
-// its acks slowly holds up no peer's reader (whose other items belong to other clients).
-// Counts the acks by status, and the forwarded items still waiting (at most
-// kMaxQueuedItems).
+// The acks of one PutURLs stream. Alone, a node's writer thread sends them as it commits.
+// In a cluster a thread of their own sends them: the writer thread queues those of the
+// items it committed and the peers' readers queue their owners' answers, and queuing never
+// waits on the client, so a client that reads its acks slowly holds up no peer's reader
+// (whose other items belong to other clients). Counts the acks by status, and the
+// forwarded items still waiting (at most kMaxQueuedItems).
 class StreamAcks {
  public:
-  explicit StreamAcks(grpc::ServerReaderWriter<AckMessage, urlfrontier::URLItem>* stream)
-      : stream_(stream), sender_([this] { SendQueued(); }) {}
+  StreamAcks(grpc::ServerReaderWriter<AckMessage, urlfrontier::URLItem>* stream, bool cluster)
+      : stream_(stream) {
+    if (cluster) sender_ = std::thread([this] { SendQueued(); });
+  }
   ~StreamAcks() { Close(); }
   StreamAcks(const StreamAcks&) = delete;
   StreamAcks& operator=(const StreamAcks&) = delete;
@@ -101,9 +103,22 @@ class StreamAcks {
   bool QueueLocked(const std::string& id, AckMessage::Status status) {
     ++counts_[status];
     if (gone_) return false;
+    if (!sender_.joinable()) {  // alone: sent at once, by the one thread that acks
+      gone_ = !Write(id, status);
+      return !gone_;
+    }
     queued_.emplace_back(id, status);
     changed_.notify_all();
     return true;
+  }
+
+  bool Write(const std::string& id, AckMessage::Status status) {
+    AckMessage ack;
+    ack.set_id(id);
+    ack.set_status(status);
+    // (A buffer hint on all but the last would save sends, but the synchronous API's
+    // Write waits for a hinted message to go out: it would wait for the next one.)
+    return stream_->Write(ack);
   }
 
   void SendQueued() {
@@ -115,16 +130,9 @@ class StreamAcks {
       sending.swap(queued_);
       lock.unlock();
       bool sent = true;
-      AckMessage ack;
       for (const auto& [id, status] : sending) {
-        ack.set_id(id);
-        ack.set_status(status);
-        // (A buffer hint on all but the last would save sends, but the synchronous API's
-        // Write waits for a hinted message to go out: it would wait for the next one.)
-        if (!stream_->Write(ack)) {
-          sent = false;
-          break;
-        }
+        sent = Write(id, status);
+        if (!sent) break;
       }
       sending.clear();
       lock.lock();
@@ -143,7 +151,7 @@ class StreamAcks {
   uint64_t counts_[3] = {0, 0, 0};  // guarded by mu_: by AckMessage::Status (OK, SKIPPED, FAIL)
   bool gone_ = false;               // guarded by mu_
   bool closing_ = false;            // guarded by mu_
-  std::thread sender_;              // last: starts once the rest is ready
+  std::thread sender_;              // in a cluster; last: starts once the rest is ready
 };
 
 }  // namespace
@@ -469,7 +477,7 @@ grpc::Status FrontierService::PutURLs(
   };
   const UrlProfile profile = db_->url_profile();
   PutQueue queue(kMaxQueuedItems, kMaxQueuedBytes);
-  StreamAcks acks(stream);
+  StreamAcks acks(stream, peers_ != nullptr);
   // This thread reads and checks; the writer writes what is queued, a group at a time,
   // and acknowledges each group once it is committed (put_queue.h). In a cluster, an item
   // another node owns goes to it, and its ack is the owner's (peer_streams.h).

@@ -57,14 +57,13 @@ grpc::Status FrontierService::GetStats(grpc::ServerContext* context,
     return StatsHere(request->key(), out);
   };
   if (cluster == nullptr) return here(response);
-  urlfrontier::QueueWithinCrawlParams ask = *request;
-  ask.set_local(true);
   if (!request->key().empty()) {  // the queue's owner
-    return AskNode(*cluster, OwnerOfKey(request->key()), &Stub::GetStats, ask, response, here);
+    return AskNode(*cluster, OwnerOfKey(request->key()), &Stub::GetStats, *request, response,
+                   here);
   }
   response->set_crawlid(std::string(kDefaultCrawlId));
   return AskEveryNode<urlfrontier::QueueWithinCrawlParams, urlfrontier::Stats>(
-      *cluster, &Stub::GetStats, ask, here,
+      *cluster, &Stub::GetStats, *request, here,
       [&](size_t, const urlfrontier::Stats& stats) { AddStats(stats, response); });
 }
 
@@ -118,11 +117,9 @@ grpc::Status FrontierService::ListCrawls(grpc::ServerContext* context,
         return grpc::Status::OK;
       };
   if (cluster == nullptr) return here(response);
-  urlfrontier::Local ask;
-  ask.set_local(true);
   std::set<std::string> crawls;  // every node's, once each
   grpc::Status asked = AskEveryNode<urlfrontier::Local, urlfrontier::StringList>(
-      *cluster, &Stub::ListCrawls, ask, here, [&](size_t, const urlfrontier::StringList& list) {
+      *cluster, &Stub::ListCrawls, *request, here, [&](size_t, const urlfrontier::StringList& list) {
         crawls.insert(list.values().begin(), list.values().end());
       });
   for (const std::string& crawl : crawls) response->add_values(crawl);
@@ -143,10 +140,8 @@ grpc::Status FrontierService::SetActive(grpc::ServerContext* context,
     return grpc::Status::OK;
   };
   if (cluster == nullptr) return here(nullptr);
-  urlfrontier::Active ask = *request;
-  ask.set_local(true);
-  return AskEveryNode<urlfrontier::Active, urlfrontier::Empty>(*cluster, &Stub::SetActive, ask,
-                                                               here, Ignore<urlfrontier::Empty>);
+  return AskEveryNode<urlfrontier::Active, urlfrontier::Empty>(
+      *cluster, &Stub::SetActive, *request, here, Ignore<urlfrontier::Empty>);
 }
 
 grpc::Status FrontierService::GetActive(grpc::ServerContext* context,
@@ -162,11 +157,9 @@ grpc::Status FrontierService::GetActive(grpc::ServerContext* context,
     return grpc::Status::OK;
   };
   if (cluster == nullptr) return here(response);
-  urlfrontier::Local ask;
-  ask.set_local(true);
   bool all = true;  // active only when every node is
   grpc::Status asked = AskEveryNode<urlfrontier::Local, urlfrontier::Boolean>(
-      *cluster, &Stub::GetActive, ask, here,
+      *cluster, &Stub::GetActive, *request, here,
       [&](size_t, const urlfrontier::Boolean& active) { all = all && active.state(); });
   response->set_state(all);
   return asked;
@@ -210,15 +203,14 @@ grpc::Status FrontierService::ListURLs(grpc::ServerContext* context,
     return routed;
   }
   const auto write = [&](const urlfrontier::URLItem& item) { return writer->Write(item); };
-  const auto list_here = [&](const urlfrontier::ListUrlParams& ask,
-                             const std::function<bool(const urlfrontier::URLItem&)>& out) {
+  const auto list_here = [&](const urlfrontier::ListUrlParams& ask, const WriteItem& out) {
     return ListUrlsOf(*db_, scheduler_options_, ask, out);
   };
   if (cluster == nullptr) return list_here(*request, write);
   if (!request->key().empty()) {  // the queue's owner
     const size_t owner = OwnerOfKey(request->key());
     if (owner == options_.nodes->self_index()) return list_here(*request, write);
-    return ListUrlsOfOwner(*cluster, owner, *request, write);
+    return ListUrlsOfNode(*cluster, owner, *request, write);
   }
   return ListUrlsAcross(
       *cluster, *request,
@@ -240,14 +232,12 @@ grpc::Status FrontierService::CountURLs(grpc::ServerContext* context,
     return CountUrlsOf(*db_, scheduler_options_, *request, out);
   };
   if (cluster == nullptr) return here(response);
-  urlfrontier::CountUrlParams ask = *request;
-  ask.set_local(true);
   if (!request->key().empty()) {
-    return AskNode(*cluster, OwnerOfKey(request->key()), &Stub::CountURLs, ask, response, here);
+    return AskNode(*cluster, OwnerOfKey(request->key()), &Stub::CountURLs, *request, response,
+                   here);
   }
   return AskEveryNode<urlfrontier::CountUrlParams, urlfrontier::Long>(
-      *cluster, &Stub::CountURLs, ask, here,
-      [&](size_t, const urlfrontier::Long& n) { response->set_value(response->value() + n.value()); });
+      *cluster, &Stub::CountURLs, *request, here, Summing(response));
 }
 
 grpc::Status FrontierService::GetURLStatus(grpc::ServerContext* context,
@@ -281,11 +271,7 @@ grpc::Status FrontierService::BlockQueueUntil(grpc::ServerContext* context,
     return routed;
   }
   if (cluster != nullptr && !OwnsKey(request->key())) {  // the queue's owner holds it
-    urlfrontier::BlockQueueParams ask = *request;
-    ask.set_local(true);
-    urlfrontier::Empty empty;
-    return AskNode<urlfrontier::BlockQueueParams, urlfrontier::Empty>(
-        *cluster, OwnerOfKey(request->key()), &Stub::BlockQueueUntil, ask, &empty, nullptr);
+    return SendToNode(*cluster, OwnerOfKey(request->key()), &Stub::BlockQueueUntil, *request);
   }
   // Seconds; past what milliseconds hold, it blocks for good.
   const uint64_t max_seconds = std::numeric_limits<int64_t>::max() / 1000;
@@ -312,20 +298,15 @@ grpc::Status FrontierService::SetDelay(grpc::ServerContext* context,
   if (grpc::Status routed = Routing(*context, request->local(), &cluster); !routed.ok()) {
     return routed;
   }
-  if (cluster != nullptr) {  // a queue's delay to its owner; the default to every node
-    urlfrontier::QueueDelayParams ask = *request;
-    ask.set_local(true);
-    if (request->key().empty()) {
-      return AskEveryNode<urlfrontier::QueueDelayParams, urlfrontier::Empty>(
-          *cluster, &Stub::SetDelay, ask,
-          [&](urlfrontier::Empty*) { return SetDelay(context, &ask, nullptr); },
-          Ignore<urlfrontier::Empty>);
-    }
-    if (!OwnsKey(request->key())) {
-      urlfrontier::Empty empty;
-      return AskNode<urlfrontier::QueueDelayParams, urlfrontier::Empty>(
-          *cluster, OwnerOfKey(request->key()), &Stub::SetDelay, ask, &empty, nullptr);
-    }
+  if (cluster != nullptr && request->key().empty()) {  // the default: every node's
+    const urlfrontier::QueueDelayParams here = ForPeer(*request);  // answered alone
+    return AskEveryNode<urlfrontier::QueueDelayParams, urlfrontier::Empty>(
+        *cluster, &Stub::SetDelay, *request,
+        [&](urlfrontier::Empty*) { return SetDelay(context, &here, nullptr); },
+        Ignore<urlfrontier::Empty>);
+  }
+  if (cluster != nullptr && !OwnsKey(request->key())) {  // a queue's: its owner's
+    return SendToNode(*cluster, OwnerOfKey(request->key()), &Stub::SetDelay, *request);
   }
   const int64_t delay_ms = int64_t{request->delay_requestable()} * 1000;
   if (!request->key().empty()) {
@@ -372,11 +353,10 @@ grpc::Status FrontierService::SetLogLevel(grpc::ServerContext* context,
     return routed;
   }
   if (cluster != nullptr) {  // every node's
-    urlfrontier::LogLevelParams ask = *request;
-    ask.set_local(true);
+    const urlfrontier::LogLevelParams here = ForPeer(*request);  // answered alone
     return AskEveryNode<urlfrontier::LogLevelParams, urlfrontier::Empty>(
-        *cluster, &Stub::SetLogLevel, ask,
-        [&](urlfrontier::Empty*) { return SetLogLevel(context, &ask, nullptr); },
+        *cluster, &Stub::SetLogLevel, *request,
+        [&](urlfrontier::Empty*) { return SetLogLevel(context, &here, nullptr); },
         Ignore<urlfrontier::Empty>);
   }
   // One logger: `package` names none of crawlrank's, and is not used.
@@ -421,10 +401,8 @@ grpc::Status FrontierService::DeleteQueue(grpc::ServerContext* context,
     return Remove(*context, "DeleteQueue", {.host = request->key()}, false, out);
   };
   if (cluster == nullptr) return here(response);
-  urlfrontier::QueueWithinCrawlParams ask = *request;
-  ask.set_local(true);
   return AskEveryNode<urlfrontier::QueueWithinCrawlParams, urlfrontier::Long>(
-      *cluster, &Stub::DeleteQueue, ask, here, Summing(response));
+      *cluster, &Stub::DeleteQueue, *request, here, Summing(response));
 }
 
 grpc::Status FrontierService::DeleteCrawl(grpc::ServerContext* context,
@@ -442,10 +420,8 @@ grpc::Status FrontierService::DeleteCrawl(grpc::ServerContext* context,
     return Remove(*context, "DeleteCrawl", {}, false, out);
   };
   if (cluster == nullptr) return here(response);
-  urlfrontier::DeleteCrawlMessage ask = *request;
-  ask.set_local(true);
   return AskEveryNode<urlfrontier::DeleteCrawlMessage, urlfrontier::Long>(
-      *cluster, &Stub::DeleteCrawl, ask, here, Summing(response));
+      *cluster, &Stub::DeleteCrawl, *request, here, Summing(response));
 }
 
 grpc::Status FrontierService::PurgeURLs(grpc::ServerContext* context,
@@ -487,11 +463,7 @@ grpc::Status FrontierService::SetCrawlLimit(grpc::ServerContext* context,
     return routed;
   }
   if (cluster != nullptr && !OwnsKey(request->key())) {  // the queue's owner holds it
-    urlfrontier::CrawlLimitParams ask = *request;
-    ask.set_local(true);
-    urlfrontier::Empty empty;
-    return AskNode<urlfrontier::CrawlLimitParams, urlfrontier::Empty>(
-        *cluster, OwnerOfKey(request->key()), &Stub::SetCrawlLimit, ask, &empty, nullptr);
+    return SendToNode(*cluster, OwnerOfKey(request->key()), &Stub::SetCrawlLimit, *request);
   }
   const Status set = scheduler_->SetHostLimit(request->key(), request->limit());
   if (!set.ok()) return ToGrpc(set.WithContext("SetCrawlLimit " + QuoteForMessage(request->key())));

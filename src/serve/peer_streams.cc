@@ -38,7 +38,7 @@ std::shared_ptr<grpc::ChannelCredentials> Credentials(const PeerOptions& options
 class PeerStreams::Peer {
  public:
   // A unary call's context: the peer metadata and a deadline.
-  void Prepare(grpc::ClientContext& context, int64_t deadline_ms) const {
+  void PrepareCall(grpc::ClientContext& context, int64_t deadline_ms) const {
     for (const auto& [key, value] : metadata_) context.AddMetadata(key, value);
     context.set_deadline(std::chrono::system_clock::now() +
                          std::chrono::milliseconds(deadline_ms));
@@ -184,7 +184,9 @@ class PeerStreams::Peer {
         it = waiting_.erase(it);
       }
     }
-    if (!failed.empty() || !ended.ok()) {
+    // A stream that ends with nothing waiting (a peer stopping cancels it) needs no line:
+    // the next item opens another.
+    if (!failed.empty()) {
       std::fprintf(stderr, "crawlrank_serve: peer %s: stream ended (%s%s), %zu items "
                    "answered FAIL\n",
                    address_.c_str(), ended.ok() ? "OK" : "error: ",
@@ -271,7 +273,7 @@ grpc::Status PeerStreams::CallNode(size_t node, int64_t deadline_ms, const Call&
   }
   const Peer& peer = *peers_[node];
   grpc::ClientContext context;
-  peer.Prepare(context, deadline_ms);
+  peer.PrepareCall(context, deadline_ms);
   const grpc::Status status = call(peer.stub(), context);
   if (status.ok()) return status;
   return grpc::Status(status.error_code(), "node " + peer.address() + ": " + status.error_message());

@@ -11,12 +11,12 @@ from __future__ import annotations
 import contextlib
 import json
 import signal
-import socket
 import subprocess
 import time
 
 import pytest
 
+from cluster_util import free_ports, java_hash, owner_of, urls_of
 from serve_client import SERVER, Server, load_api
 from tool_runner import run
 
@@ -24,15 +24,6 @@ from tool_runner import run
 @pytest.fixture(scope="module")
 def api(bin_dir):
     return load_api(bin_dir)
-
-
-def free_ports(count):
-    """`count` ports free on 127.0.0.1 now (each was bound, then let go)."""
-    with contextlib.ExitStack() as stack:
-        sockets = [stack.enter_context(socket.socket()) for _ in range(count)]
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
 
 
 @pytest.fixture
@@ -148,28 +139,6 @@ def test_the_python_front_ends_refuse_a_nodes_db(cluster, tmp_path):
     with crawlrank.PageDb(str(tmp_path / "node1")) as db:
         with pytest.raises(crawlrank.FailedPreconditionError, match="of the cluster"):
             db.resolve_config({})
-
-
-def java_hash(text):
-    """Java's String.hashCode: h = 31 * h + c over UTF-16 code units, wrapping at 32 bits."""
-    data = text.encode("utf-16-be")
-    h = 0
-    for i in range(0, len(data), 2):
-        h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
-    return h - (1 << 32) if h >= 1 << 31 else h
-
-
-def owner_of(host, entries):
-    """The entry owning `host`'s queue: abs(h % N) over the list in Java String order
-    (Java's % keeps the dividend's sign, so abs(h % N) is abs(h) % N)."""
-    nodes = sorted(entries)
-    return nodes[abs(java_hash("DEFAULT_" + host.replace("_", "%5F"))) % len(nodes)]
-
-
-def urls_of(bin_dir, db):
-    """{url: state} of the pages a node's PageDB holds (read beside the running node)."""
-    out = run(bin_dir, "page_db_dump", "info", db, "--json").stdout
-    return {row["url"]: row["state"] for row in map(json.loads, out.splitlines())}
 
 
 def test_the_owner_formula_gives_javas_well_known_hashes():

@@ -21,7 +21,7 @@ import time
 import pytest
 
 from serve_client import Server, load_api
-from test_cluster import free_ports, owner_of, urls_of
+from cluster_util import free_ports, owner_of, urls_of
 from tool_runner import run
 
 

@@ -467,10 +467,15 @@ TEST(CrawlCountersTest, EncodingIsTheDocumentedOne) {
   c.fetch_ms = 40;
   std::string value;
   EncodeCrawlCounters(c, &value);
-  const std::string expected = std::string("\x01\x1b\x03\x01\x00", 5) +
+  const std::string expected = std::string("\x01\x1c\x03\x01\x00", 5) +
                                std::string("\x00\x00\x01\x00\x00\x00", 6) + std::string(15, '\0') +
-                               std::string("\xb0\x09\x00\x28", 4);
+                               std::string("\xb0\x09\x00\x28\x00", 5);
   EXPECT_EQ(value, expected);
+  // Format version 8 wrote the fields before the ghosts (27): read with none.
+  CrawlCounters read;
+  ASSERT_TRUE(DecodeCrawlCounters(std::string("\x01\x1b", 2) + expected.substr(2, 28), &read));
+  EXPECT_EQ(read, c);
+  EXPECT_FALSE(DecodeCrawlCounters(std::string("\x01\x1a", 2) + expected.substr(2, 27), &read));
 }
 
 // tests/data/format-v6.db (its README says what it holds): read as it is, refused for

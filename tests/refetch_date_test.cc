@@ -253,42 +253,5 @@ TEST(RefetchDateCheckTest, ADateOfAPageNeverCrawledIsDamage) {
       << opened.ToString();
 }
 
-// tests/data/format-v7.db (its README says what it holds): read as it is, refused for
-// writing, and carried over to version 8 with its schedule unchanged.
-TEST(RefetchDateUpgradeTest, CommittedVersion7DbIsUpgradedChangingOnlyItsVersion) {
-  TempDir dir;
-  const std::string path = testing::CopyCommittedDb(dir, 7);
-  PageDbOptions reading = Fast();
-  reading.read_only = true;
-  const auto stats_of = [&](uint32_t version) {
-    auto db = PageDb::Open(path, reading);
-    EXPECT_TRUE(db.ok()) << db.status().ToString();
-    if (!db.ok()) return SchedulerStats();
-    EXPECT_EQ((*db)->Info()->format_version, version);
-    EXPECT_OK((*db)->Check());
-    auto view = Scheduler::Inspect(**db, SchedulerOptions(), 0, 0);
-    EXPECT_TRUE(view.ok()) << view.status().ToString();
-    return view.ok() ? view->stats : SchedulerStats();
-  };
-  const SchedulerStats before = stats_of(7);
-  EXPECT_EQ(before.crawled, 4u);
-  EXPECT_EQ(before.queued, 7u);
-  EXPECT_EQ(before.in_flight, 1u);
-  EXPECT_EQ(before.failed, 5u);
-  const Status refused = PageDb::Open(path, Fast()).status();
-  EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(refused.message().find("page_db_upgrade"), std::string::npos) << refused.ToString();
-  EXPECT_NE(refused.message().find("sets its version to 8"), std::string::npos)
-      << refused.ToString();
-  PageDbOptions upgrade = Fast();
-  upgrade.upgrade = true;
-  { ASSERT_OK(PageDb::Open(path, upgrade).status()); }
-  const SchedulerStats after = stats_of(8);
-  EXPECT_EQ(after.crawled, before.crawled);
-  EXPECT_EQ(after.queued, before.queued);
-  EXPECT_EQ(after.in_flight, before.in_flight);
-  EXPECT_EQ(after.failed, before.failed);
-}
-
 }  // namespace
 }  // namespace crawlrank

@@ -13,6 +13,7 @@
 #include "crawlrank/crawl_config.h"
 #include "crawlrank/page_standing.h"
 #include "crawlrank/rank_store.h"
+#include "crawlrank/scheduler.h"
 
 #include "dump_formats.h"
 #include "page_line.h"
@@ -33,6 +34,7 @@ struct Options {
   bool urls = false;  // links: the pages' URLs instead of their indexes
   bool skip_damaged = false;
   bool iso_times = false;
+  bool ghosts = false;  // info: the ghosts of a node of a cluster too
   std::vector<std::string> ranks;  // extra rank columns
 };
 
@@ -142,8 +144,10 @@ nlohmann::ordered_json PageJson(const PageRecord& r) {
           {"errors", r.n_errors}};
 }
 
+// `ghosts`: the ids of the ghosts it leaves out, in id order.
 Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColumns& ranks,
-                const FailedKinds& failed, Skipped& skipped, Output& out) {
+                const FailedKinds& failed, const std::vector<uint32_t>& ghosts,
+                Skipped& skipped, Output& out) {
   if (options.header && !options.json && !options.csv) {
     out << PageLineHeader(options.all);
     for (const std::string& name : options.ranks) out << ' ' << name;
@@ -153,6 +157,7 @@ Status DumpInfo(const Snapshot& snapshot, const Options& options, const RankColu
   PageRecord renumbered;
   bool csv_header_written = false;
   const auto print = [&](const PageRecord& stored) {
+    if (std::binary_search(ghosts.begin(), ghosts.end(), stored.id)) return Status::Ok();
     const PageRecord* record_ptr = &stored;
     if (skipped.any()) {
       renumbered = stored;
@@ -345,6 +350,9 @@ int Main(int argc, char** argv) {
            "salvage: leave out each page record or block of links that does not decode, "
            "name it on stderr, dump the rest and exit 3; pages are renumbered densely and "
            "links leaves out those of skipped pages, so dump both with this flag");
+  app.Flag("--ghosts", options.ghosts,
+           "info: on a node of a cluster, also the pages another node owns, which this one "
+           "keeps for the links to them (state elsewhere); left out by default");
   app.Add("--rank", options.ranks,
           "info: add the column of " + RankColumnHelp() +
               " (stored by page_db_rank; "
@@ -366,6 +374,9 @@ int Main(int argc, char** argv) {
     }
     if (options.iso_times && options.mode != "info") {
       return UsageError(app, "--iso-times goes with info");
+    }
+    if (options.ghosts && options.mode != "info") {
+      return UsageError(app, "--ghosts goes with info (links always has the links to them)");
     }
     if (!options.ranks.empty() && options.mode != "info") {
       return UsageError(app, "--rank goes with info");
@@ -393,10 +404,16 @@ int Main(int argc, char** argv) {
     if (!snapshot.ok()) return Fail(app, snapshot.status());
     auto failed = ReadFailedKinds(**db, *snapshot, options, app.name());
     if (!failed.ok()) return Fail(app, failed.status());
+    std::vector<uint32_t> ghosts;
+    if (options.mode == "info" && !options.ghosts) {
+      auto found = Scheduler::GhostPages(**db, *snapshot);
+      if (!found.ok() && !options.skip_damaged) return Fail(app, found.status());
+      if (found.ok()) ghosts = std::move(found).value();
+    }
     Output out;
     Skipped skipped(app.name());
     const Status status = options.mode == "info"
-                              ? DumpInfo(*snapshot, options, ranks, *failed, skipped, out)
+                              ? DumpInfo(*snapshot, options, ranks, *failed, ghosts, skipped, out)
                               : DumpLinks(*snapshot, options, skipped, out);
     if (!status.ok()) return Fail(app, status);
     return skipped.any() ? skipped.Finish() : kExitOk;

@@ -17,9 +17,13 @@ Result<nlohmann::ordered_json> Collect(const PageDb& db) {
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
   const PageDbCounters& counters = snapshot.counters();
 
+  // A node of a cluster keeps ghosts (pages another node owns) for the links to them:
+  // counted apart, left out of the pages, hosts and depths.
+  CRAWLRANK_ASSIGN_OR_RETURN(const std::vector<uint32_t> ghosts, Scheduler::GhostPages(db, snapshot));
   std::unordered_set<std::string> hosts;
   uint32_t max_depth = 0;
   CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
+    if (std::binary_search(ghosts.begin(), ghosts.end(), page.id)) return Status::Ok();
     max_depth = std::max(max_depth, page.depth);
     auto host = HostKey(page.url);
     if (host.ok()) hosts.insert(*std::move(host));
@@ -40,7 +44,8 @@ Result<nlohmann::ordered_json> Collect(const PageDb& db) {
   stats["hash"] = info.hash;
   stats["created"] = IsoTime(info.created_ms);
   stats["created_ms"] = info.created_ms;
-  stats["pages"] = counters.pages;
+  stats["pages"] = counters.pages - std::min<uint64_t>(counters.pages, ghosts.size());
+  stats["ghosts"] = ghosts.size();
   stats["crawled_pages"] = counters.crawled_pages;
   stats["links"] = counters.edges;
   stats["hosts_seen"] = hosts.size();

@@ -35,7 +35,7 @@ void NoteRankFiles(const std::string& db_path) {
 
 int Main(int argc, char** argv) {
   CommandLine app(
-      "Carries a PageDB of format version 2 to 7 over to version 8, in place, in one "
+      "Carries a PageDB of format version 2 to 8 over to version 9, in place, in one "
       "transaction: version 2 gets the scheduler's empty tables, version 3 files each page "
       "failed for good with its kind (inferred from its HTTP status and reason; its time "
       "unknown), version 4 gets an empty table for the crawl's stored configuration (the "
@@ -43,10 +43,11 @@ int Main(int argc, char** argv) {
       "times, with one entry that dates every page there from the upgrade, version 6 the "
       "crawl's counters, counted from the pages there (each page's crawls filed under its "
       "last status; bytes and fetch times from then on), and empty tables for fetch details "
-      "and progress samples; version 7 only its version number (version 8 adds a schedule "
-      "state for pages due again at a date their fetcher gave). Nothing else changes (pages, links and ranks stay as they "
+      "and progress samples; versions 7 and 8 only their version number (version 8 adds a "
+      "schedule state for pages due again at a date their fetcher gave, version 9 one for "
+      "pages another node of a cluster owns). Nothing else changes (pages, links and ranks stay as they "
       "are). Crawlrank releases that read only older versions cannot open it afterwards. "
-      "Needs the writer lock: stop the crawl first. A DB already at version 8 is left as it "
+      "Needs the writer lock: stop the crawl first. A DB already at version 9 is left as it "
       "is.",
       "page_db_upgrade");
   app.Footer(

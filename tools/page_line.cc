@@ -85,11 +85,12 @@ Result<PageRecord> ParsePageLine(std::span<const std::string_view> f) {
   if (f.size() == kStatePageFields) {
     const std::string_view state = f[kFullPageFields];
     const bool known = state == "crawled" || state == "pending" || state == "removed" ||
+                       state == "elsewhere" ||
                        state == "out_of_scope" || state == "filtered" ||
                        (state.starts_with("failed:") && ParseFailureKind(state.substr(7)));
     if (!known) {
       return InvalidArgumentError("state: \"" + std::string(state) +
-                                  "\" is none of crawled, pending, failed:KIND, removed, "
+                                  "\" is none of crawled, pending, failed:KIND, removed, elsewhere, "
                                   "out_of_scope, filtered");
     }
   }

@@ -34,7 +34,9 @@ std::string_view StatusClassName(StatusClass status_class);
 // Counts of a crawl or of one host. The page counts are the state now; the rest only grow
 // (a Prometheus counter can read them).
 struct CrawlCounters {
-  uint64_t pages = 0;          // pages known (crawled or only linked to)
+  // Pages known (crawled or only linked to). A node of a cluster leaves out the pages it
+  // keeps only for the links to them, which another node owns: ghost_pages counts those.
+  uint64_t pages = 0;
   uint64_t crawled_pages = 0;  // pages crawled at least once
   uint64_t failed_pages = 0;   // pages failed for good now (a re-queue or removal lowers it)
   // Fetches recorded (every crawl of a page, recrawls too), by status class.
@@ -44,6 +46,9 @@ struct CrawlCounters {
   uint64_t wire_bytes = 0;     // FetchInfo::wire_bytes summed
   uint64_t decoded_bytes = 0;  // FetchInfo::decoded_bytes summed
   uint64_t fetch_ms = 0;       // FetchInfo::fetch_ms summed
+  // Ghosts (format version 9): pages another node of a cluster owns, kept here for the
+  // links to them, never crawled here (scheduler_options.h, SchedulerOptions::elsewhere).
+  uint64_t ghost_pages = 0;
 
   uint64_t fetches_total() const;
   uint64_t failures_total() const;

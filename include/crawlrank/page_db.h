@@ -61,9 +61,11 @@ namespace crawlrank {
 // stored configuration, version 6 the pages' creation times, removed pages and per-host
 // page limits, version 7 the crawl's counters, the last fetch's details and progress
 // samples (crawl_counters.h), version 8 a crawled page due again at a set time (its
-// fetcher's date, CrawlReport::refetch_at_ms, or a revisit's retry; docs/format.md). A DB of version 2 to 7 is read as it
-// is, and written only after PageDbOptions::upgrade (page_db_upgrade) carries it over.
-inline constexpr uint32_t kPageDbFormatVersion = 8;
+// fetcher's date, CrawlReport::refetch_at_ms, or a revisit's retry), version 9 a page
+// another node of a cluster owns (a ghost, kept for the links to it; docs/format.md). A
+// DB of version 2 to 8 is read as it is, and written only after PageDbOptions::upgrade
+// (page_db_upgrade) carries it over.
+inline constexpr uint32_t kPageDbFormatVersion = 9;
 
 class PageDb;
 
@@ -182,6 +184,8 @@ class Snapshot {
   //   HostTotals: one host's (HostKey with HostKeyMode::kHost, e.g. "example.com", any
   //     port; empty: the URLs without a host); zeros for a host it never saw.
   //   ForEachHostTotals: every host's, in host key order (one read per host).
+  // On a node of a cluster, `pages` leaves out the ghosts (ghost_pages counts them), and
+  // ForEachHostTotals skips a host this node holds only ghosts of.
   // DataLoss naming the host when an entry is damaged.
   Result<CrawlCounters> CrawlTotals() const;
   Result<CrawlCounters> HostTotals(std::string_view host) const;

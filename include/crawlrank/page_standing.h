@@ -32,17 +32,19 @@ enum class PageStanding : uint8_t {
   kRemoved,     // taken out for good (Scheduler::Remove)
   kOutOfScope,  // on a host outside the crawl's scope: never fetched
   kFiltered,    // refused by an allow/deny pattern or the scheme, or deeper than max_depth
+  kElsewhere,   // a ghost: another node of a cluster owns it (SchedulerOptions::elsewhere)
 };
 
 struct PageStandings {
   std::vector<PageStanding> by_id;                     // one per page of the snapshot
   std::unordered_map<uint32_t, FailureKind> failures;  // the kind of each failed page
-  // Its name: "pending", "crawled", "failed:KIND", "removed", "out_of_scope", "filtered".
+  // Its name: "pending", "crawled", "failed:KIND", "removed", "out_of_scope", "filtered",
+  // "elsewhere".
   std::string NameOf(uint32_t id) const;
 };
 
 // Every page of `snapshot` (of `db`) as a crawl with `options` stands it: crawled, then
-// failed, then removed, then out of scope, then filtered, else pending, in that order of
+// failed, then removed, then elsewhere, then out of scope, then filtered, else pending, in that order of
 // precedence (a page crawled before its host left the scope stays crawled). One pass over
 // the pages and over the schedule's table. InvalidArgument when `options`' patterns do not
 // compile; the DB's errors as they come.

@@ -137,6 +137,7 @@ struct SchedulerStats {
   uint64_t filtered = 0;  // never scheduled: deeper than max_depth, or refused by a pattern
   uint64_t out_of_scope = 0;  // never scheduled: on a host outside the scope
   uint64_t removed = 0;       // never handed out again (Scheduler::Remove)
+  uint64_t ghosts = 0;  // a node of a cluster: pages another node owns (SchedulerOptions::elsewhere)
   uint64_t reranks = 0;   // re-ranks done since Open
   // Milliseconds those re-ranks took, ranking and re-keying (wall time: with one rank
   // thread and background_rerank off, as crawlrank_simulate runs them, the CPU time).
@@ -174,6 +175,7 @@ constexpr void ForEachStatsField(Fn&& fn) {
   fn("filtered", &SchedulerStats::filtered);
   fn("out_of_scope", &SchedulerStats::out_of_scope);
   fn("removed", &SchedulerStats::removed);
+  fn("ghosts", &SchedulerStats::ghosts);
   fn("reranks", &SchedulerStats::reranks);
   fn("rerank_ms", &SchedulerStats::rerank_ms);
   fn("rank_full_reads", &SchedulerStats::rank_full_reads);
@@ -196,6 +198,7 @@ struct PageState {
     kFailed,    // failed for good
     kCrawled,   // fetched
     kRemoved,   // never handed out again (Scheduler::Remove), whatever it was
+    kElsewhere,  // a ghost: another node of a cluster owns it (SchedulerOptions::elsewhere)
   };
   Kind kind = Kind::kQueued;
   // Unix ms: for kLeased the lease's expiry, for kRetrying the retry; for kCrawled when it

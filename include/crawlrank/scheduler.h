@@ -67,6 +67,8 @@ class Scheduler final : public Frontier {
   // The ids of the pages of `db` removed (Remove), read from `snapshot`, in id order. One
   // pass over the `schedule` table.
   static Result<std::vector<uint32_t>> RemovedPages(const PageDb& db, const Snapshot& snapshot);
+  // The same for the ghosts of a node of a cluster (SchedulerOptions::elsewhere).
+  static Result<std::vector<uint32_t>> GhostPages(const PageDb& db, const Snapshot& snapshot);
   // The pages of `db` failed for good that `filter` matches, in id order, read from a
   // snapshot (the DB may be open read-only, beside a running crawl). InvalidArgument for a
   // bad regex or URL in the filter.

@@ -5,7 +5,9 @@
 #define CRAWLRANK_SCHEDULER_OPTIONS_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "crawlrank/clock.h"
@@ -154,6 +156,14 @@ struct SchedulerOptions {
 
   // The clock every decision reads; must outlive the Scheduler. nullptr: the system clock.
   const Clock* clock = nullptr;
+
+  // A node of a cluster (crawlrank serve --nodes): true for a canonical URL another node
+  // owns. A page a write creates that it names becomes a ghost (format version 9): kept,
+  // with the links to it, so that the links of this node's pages stay whole, but never
+  // queued, counted or shown here (its owner crawls it). Asked once a page, when it is
+  // created; a page is a ghost for good. Empty (the default): every page is this crawl's.
+  // Not stored: the cluster's membership is (crawlrank serve).
+  std::function<bool(std::string_view url)> elsewhere;
 };
 
 }  // namespace crawlrank

@@ -67,6 +67,14 @@ class WriteBatch {
         Op{CrawledPage{.url = std::move(source_url), .http_status = 0, .links = std::move(links)},
            true, true});
   }
+  // Adds the page `url` when it is new, at `depth` with `link_score` (its source held
+  // elsewhere: another node of a cluster), without links or a crawl; a page it names that
+  // exists keeps its depth and takes the link score when higher, as a link to it would.
+  void AddDiscovered(std::string url, uint32_t depth, float link_score) {
+    order_.push_back({Kind::kPage, ops_.size()});
+    ops_.push_back(Op{CrawledPage{.url = std::move(url), .http_status = 0, .links = {}}, true, true, depth,
+                      link_score});
+  }
   // Restores a page exactly (page_db_load). REQUIRES: record.id is the next free id.
   void RestorePage(PageRecord record) {
     order_.push_back({Kind::kRestorePage, restores_.size()});
@@ -93,6 +101,8 @@ class WriteBatch {
     CrawledPage page;
     bool links_only;  // AddLinks, MergeLinks: no crawl is counted
     bool merge;       // MergeLinks, AddCrawledMergingLinks: the links join the page's own
+    uint32_t depth = 0;      // AddDiscovered: the page's, when this write creates it
+    float link_score = 0.f;  // AddDiscovered: the score of the link to it
   };
   std::vector<std::pair<Kind, size_t>> order_;  // every write: its kind, its index there
   std::vector<Op> ops_;

@@ -48,6 +48,7 @@ Fields ToFields(const CrawlCounters& c) {
   out[f::kWireBytes] = c.wire_bytes;
   out[f::kDecodedBytes] = c.decoded_bytes;
   out[f::kFetchMs] = c.fetch_ms;
+  out[f::kGhostPages] = c.ghost_pages;
   return out;
 }
 
@@ -62,6 +63,7 @@ CrawlCounters FromFields(const Fields& in) {
   c.wire_bytes = in[f::kWireBytes];
   c.decoded_bytes = in[f::kDecodedBytes];
   c.fetch_ms = in[f::kFetchMs];
+  c.ghost_pages = in[f::kGhostPages];
   return c;
 }
 
@@ -126,10 +128,14 @@ bool DecodeCrawlCounters(std::string_view value, CrawlCounters* counters) {
   uint64_t n = 0;
   if (value.empty() || static_cast<uint8_t>(value[0]) != kCountersVersion) return false;
   value.remove_prefix(1);
-  if (!coding::GetVarint64(value, &n) || n != counter_field::kCount) return false;
+  // Format version 8 and older stored every field before the ghosts.
+  if (!coding::GetVarint64(value, &n) ||
+      (n != counter_field::kCount && n != counter_field::kGhostPages)) {
+    return false;
+  }
   Fields fields{};
-  for (uint64_t& v : fields) {
-    if (!coding::GetVarint64(value, &v)) return false;
+  for (size_t i = 0; i < n; ++i) {
+    if (!coding::GetVarint64(value, &fields[i])) return false;
   }
   if (!value.empty()) return false;
   *counters = FromFields(fields);
@@ -435,10 +441,15 @@ Status RecountStored(const PageDbImpl& db, MDB_txn* txn, bool crawls, Recount* o
     const uint32_t id = coding::DecodeBigEndian32(static_cast<const char*>(k.mv_data));
     ScheduleEntry entry;
     CRAWLRANK_RETURN_IF_ERROR(DecodeScheduleEntry(id, View(v), &entry, db.format_version));
-    if (entry.state != EntryState::kFailed) continue;
+    if (entry.state != EntryState::kFailed && entry.state != EntryState::kElsewhere) continue;
     if (id >= host_of.size() || host_of[id] == UINT32_MAX) {
-      return DataLossError(db.Where() + ": page " + std::to_string(id) +
-                           " is failed in the schedule but not in the pages table");
+      return DataLossError(db.Where() + ": page " + std::to_string(id) + " is " +
+                           (entry.state == EntryState::kFailed ? "failed" : "a ghost") +
+                           " in the schedule but not in the pages table");
+    }
+    if (entry.state == EntryState::kElsewhere) {
+      for (CrawlCounters* c : {names[host_of[id]], &out->global}) ++c->ghost_pages;
+      continue;
     }
     for (CrawlCounters* c : {names[host_of[id]], &out->global}) {
       ++c->failed_pages;
@@ -520,11 +531,12 @@ Status CheckCrawlCounters(const PageDbImpl& db, MDB_txn* txn, uint64_t pages) {
   CRAWLRANK_RETURN_IF_ERROR(RecountStored(db, txn, false, &recount, counted));
   auto pages_of = [](const CrawlCounters& c) {
     return std::to_string(c.pages) + " pages, " + std::to_string(c.crawled_pages) +
-           " crawled, " + std::to_string(c.failed_pages) + " failed";
+           " crawled, " + std::to_string(c.failed_pages) + " failed" +
+           (c.ghost_pages > 0 ? ", " + std::to_string(c.ghost_pages) + " ghosts" : "");
   };
   auto same_pages = [](const CrawlCounters& a, const CrawlCounters& b) {
     return a.pages == b.pages && a.crawled_pages == b.crawled_pages &&
-           a.failed_pages == b.failed_pages;
+           a.failed_pages == b.failed_pages && a.ghost_pages == b.ghost_pages;
   };
   // Every host's counters: decoded, its page counts recounted, summed.
   Fields sum{};
@@ -580,6 +592,23 @@ Status CheckCrawlCounters(const PageDbImpl& db, MDB_txn* txn, uint64_t pages) {
 
 // ---- reads
 
+namespace {
+
+// `stored` as readers see it: its pages without the ghosts (a host's pages are counted a
+// second late, its ghosts at once: never below 0).
+CrawlCounters WithoutGhosts(CrawlCounters stored) {
+  stored.pages -= std::min(stored.pages, stored.ghost_pages);
+  return stored;
+}
+
+// A host that has only ghosts here: another node of the cluster crawls it.
+bool OnlyGhosts(const CrawlCounters& c) {
+  return c.ghost_pages > 0 && c.pages == 0 && c.crawled_pages == 0 && c.failed_pages == 0 &&
+         c.fetches_total() == 0 && c.failures_total() == 0;
+}
+
+}  // namespace
+
 Result<CrawlCounters> Snapshot::CrawlTotals() const {
   const PageDbImpl& db = *impl_->db;
   CrawlCounters counters;
@@ -591,7 +620,7 @@ Result<CrawlCounters> Snapshot::CrawlTotals() const {
   if (!DecodeCrawlCounters(View(v), &counters)) {
     return DataLossError(db.Where() + ": the crawl's counters (meta \"crawl_counters\") are damaged");
   }
-  return counters;
+  return WithoutGhosts(counters);
 }
 
 Result<CrawlCounters> Snapshot::HostTotals(std::string_view host) const {
@@ -606,7 +635,7 @@ Result<CrawlCounters> Snapshot::HostTotals(std::string_view host) const {
   if (!DecodeCrawlCounters(View(v), &counters)) {
     return DataLossError(db.Where() + ": the counters of host \"" + key + "\" are damaged");
   }
-  return counters;
+  return WithoutGhosts(counters);
 }
 
 Status Snapshot::ForEachHostTotals(
@@ -625,6 +654,8 @@ Status Snapshot::ForEachHostTotals(
       return DataLossError(db.Where() + ": the counters of host \"" + std::string(host) +
                            "\" are damaged");
     }
+    counters = WithoutGhosts(counters);
+    if (OnlyGhosts(counters)) continue;
     CRAWLRANK_RETURN_IF_ERROR(fn(host == kNoHostKey ? std::string_view() : host, counters));
   }
   return Status::Ok();

@@ -3,7 +3,8 @@
 //   meta "crawl_counters"  the whole crawl's CrawlCounters
 //   `counters`  host key (HostKey, kHost; the byte 0 for URLs without a host) -> its
 //               CrawlCounters: u8 version (1), varint field count, that many varints in
-//               the order of CounterField
+//               the order of CounterField (format version 8 and older: all but the last,
+//               kGhostPages, which reads as 0)
 //   `fetches`   key32 page id -> the last fetch's FetchInfo: varint length + content
 //               type, varint wire bytes, varint decoded bytes, varint ms, varint length +
 //               title
@@ -35,7 +36,9 @@ inline constexpr size_t kPages = 0, kCrawledPages = 1, kFailedPages = 2, kFetche
 inline constexpr size_t kFailures = kFetches + kStatusClasses;
 inline constexpr size_t kWireBytes = kFailures + kMaxFailureKind + 1;
 inline constexpr size_t kDecodedBytes = kWireBytes + 1, kFetchMs = kWireBytes + 2;
-inline constexpr size_t kCount = kWireBytes + 3;
+// Format version 9 appends the ghosts; a value of version 8 has the fields before it.
+inline constexpr size_t kGhostPages = kWireBytes + 3;
+inline constexpr size_t kCount = kWireBytes + 4;
 }  // namespace counter_field
 
 inline constexpr std::string_view kMetaCrawlCounters = "crawl_counters";

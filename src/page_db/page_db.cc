@@ -343,8 +343,9 @@ Status OpenCounterTables(PageDbImpl& db, MDB_txn* txn, unsigned flags) {
 // transaction: version 2 gets the scheduler's tables, version 3 its failures' kinds,
 // version 4 (and older) an empty configuration table, version 5 (and older) the creation
 // marks' table, with one mark that dates the pages there from now, version 6 (and older)
-// the counters' tables, counted from the pages and failures there; version 7 only its
-// version number (version 8 adds a schedule state, kDue, that version 7 never wrote).
+// the counters' tables, counted from the pages and failures there; versions 7 and 8 only
+// their version number (version 8 adds a schedule state, kDue, that version 7 never wrote;
+// version 9 another, kElsewhere, and a counter of them, that version 8 never wrote).
 Status Upgrade(PageDbImpl& db, MDB_txn* txn, uint32_t from) {
   if (from < kFirstScheduleVersion) {
     CRAWLRANK_RETURN_IF_ERROR(OpenScheduleTables(db, txn, MDB_CREATE));
@@ -439,8 +440,9 @@ Status OpenTables(PageDbImpl& db, MDB_txn* txn) {
          : version < kFirstCountersVersion
              ? "adds the crawl's counters, counted from the pages there, and tables for "
                "fetch details and progress samples"
-             : "sets its version to 8, whose one addition is a schedule state for pages "
-               "due again at a set time,") +
+             : "sets its version to 9, whose additions are schedule states for pages due "
+               "again at a set time (version 8) and for pages another node of a cluster owns "
+               "(version 9),") +
         " in place; pages and links stay as they are; older releases then cannot open it)");
   }
   CRAWLRANK_ASSIGN_OR_RETURN(std::string_view hash, GetMeta(txn, db.meta, kMetaHash, db.path));

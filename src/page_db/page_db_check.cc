@@ -189,7 +189,7 @@ Status CheckSchedulerTables(const PageDbImpl& db, MDB_txn* txn, const StoredPage
   const uint64_t pages = stored.pages;
   const std::vector<bool>& is_crawled = stored.is_crawled;
   MDB_val k, v;
-  std::vector<uint32_t> settled;  // pages failed for good or removed, in id order
+  std::vector<uint32_t> settled;  // pages failed for good, removed or ghosts, in id order
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor schedule, lmdb::Cursor::Open(txn, db.schedule, path));
   for (;;) {
     CRAWLRANK_ASSIGN_OR_RETURN(bool more, schedule.Next(&k, &v));
@@ -212,7 +212,8 @@ Status CheckSchedulerTables(const PageDbImpl& db, MDB_txn* txn, const StoredPage
       return broken("schedule entry of page " + std::to_string(id) +
                     ": due again, but it was never crawled");
     }
-    if (entry.state == EntryState::kFailed || entry.state == EntryState::kRemoved) {
+    if (entry.state == EntryState::kFailed || entry.state == EntryState::kRemoved ||
+        entry.state == EntryState::kElsewhere) {
       settled.push_back(id);
     }
   }
@@ -229,7 +230,8 @@ Status CheckSchedulerTables(const PageDbImpl& db, MDB_txn* txn, const StoredPage
     if (is_crawled[id])
       return broken("payload of page " + std::to_string(id) + ", which is crawled");
     if (std::binary_search(settled.begin(), settled.end(), id)) {
-      return broken("payload of page " + std::to_string(id) + ", which failed for good or was removed");
+      return broken("payload of page " + std::to_string(id) +
+                    ", which failed for good, was removed or is a ghost");
     }
   }
   CRAWLRANK_ASSIGN_OR_RETURN(lmdb::Cursor hosts, lmdb::Cursor::Open(txn, db.hosts, path));

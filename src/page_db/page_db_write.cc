@@ -261,11 +261,12 @@ Result<std::span<const uint32_t>> WriteTxn::PutLinks(uint32_t source,
   return counts.list;
 }
 
-Status WriteTxn::Apply(const PreparedPage& prepared, bool merge_links) {
+Status WriteTxn::Apply(const PreparedPage& prepared, bool merge_links, uint32_t depth,
+                       float link_score) {
   CRAWLRANK_RETURN_IF_ERROR(prepared.status);
   const CrawledPage& page = *prepared.page;
-  CRAWLRANK_ASSIGN_OR_RETURN(
-      uint32_t id, Resolve(prepared.url, prepared.fingerprint, prepared.check, 0, 0, 0.f));
+  CRAWLRANK_ASSIGN_OR_RETURN(uint32_t id, Resolve(prepared.url, prepared.fingerprint,
+                                                  prepared.check, depth, 0, link_score));
   CRAWLRANK_ASSIGN_OR_RETURN(PageRecord * record, pages_.Touch(db_, txn(), id));
   if (!prepared.links_only) {
     const int64_t when = page.crawl_time_ms != 0 ? page.crawl_time_ms : UnixNowMs();
@@ -286,7 +287,7 @@ Status WriteTxn::Apply(const PreparedPage& prepared, bool merge_links) {
     record->http_status = page.http_status;
     if (page.http_status >= 400) ++record->n_errors;
   }
-  const uint32_t depth = record->depth + 1;
+  const uint32_t link_depth = record->depth + 1;
   if (report_ != nullptr) {
     report_->rejected_links.insert(report_->rejected_links.end(), prepared.rejected.begin(),
                                    prepared.rejected.end());
@@ -296,8 +297,8 @@ Status WriteTxn::Apply(const PreparedPage& prepared, bool merge_links) {
   for (const PreparedLink& link : prepared.links) db_.index.Prefetch(link.fingerprint);
   targets_.clear();
   for (const PreparedLink& link : prepared.links) {
-    auto target = Resolve(link.url, link.fingerprint, link.check, depth, prepared.fingerprint,
-                          link.link->score);
+    auto target = Resolve(link.url, link.fingerprint, link.check, link_depth,
+                          prepared.fingerprint, link.link->score);
     if (!target.ok()) {
       if (target.status().code() != StatusCode::kAlreadyExists) return target.status();
       if (report_ != nullptr) report_->rejected_links.push_back({link.link->url, target.status()});
@@ -580,7 +581,8 @@ Status PageDbInternals::Write(PageDb& db, const WriteBatch& batch,
     for (const auto& [kind, i] : batch.order_) {
       switch (kind) {
         case WriteBatch::Kind::kPage:
-          CRAWLRANK_RETURN_IF_ERROR(write.Apply(prepared.at(i), batch.ops_[i].merge));
+          CRAWLRANK_RETURN_IF_ERROR(write.Apply(prepared.at(i), batch.ops_[i].merge,
+                                                batch.ops_[i].depth, batch.ops_[i].link_score));
           break;
         case WriteBatch::Kind::kRestorePage:
           CRAWLRANK_RETURN_IF_ERROR(write.Restore(batch.restores_[i]));

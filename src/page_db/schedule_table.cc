@@ -57,6 +57,7 @@ void EncodeScheduleEntry(const ScheduleEntry& entry, std::string* out) {
     case EntryState::kRemoved:
       PutSigned(*out, entry.time_ms);
       return;  // never handed out again, no tier
+    case EntryState::kElsewhere: return;  // never handed out here, for good
   }
   if (entry.priority != 0) PutSigned(*out, entry.priority);
 }
@@ -66,8 +67,8 @@ Status DecodeScheduleEntry(uint32_t id, std::string_view in, ScheduleEntry* entr
   const auto damaged = [&] {
     return DataLossError("schedule entry of page " + std::to_string(id) + " is damaged");
   };
-  // Version 6 added kRemoved, version 8 kDue.
-  const uint8_t last_state = version >= 8 ? 5 : version >= 6 ? 4 : 3;
+  // Version 6 added kRemoved, version 8 kDue, version 9 kElsewhere.
+  const uint8_t last_state = version >= 9 ? 6 : version >= 8 ? 5 : version >= 6 ? 4 : 3;
   if (in.empty() || static_cast<uint8_t>(in[0]) > last_state) return damaged();
   entry->state = static_cast<EntryState>(in[0]);
   in.remove_prefix(1);
@@ -95,10 +96,12 @@ Status DecodeScheduleEntry(uint32_t id, std::string_view in, ScheduleEntry* entr
     }
     case EntryState::kRemoved:
     case EntryState::kDue: ok = GetSigned(in, &entry->time_ms); break;
+    case EntryState::kElsewhere: ok = entry->failures == 0; break;
   }
   entry->priority = 0;
   if (ok && !in.empty() && entry->state != EntryState::kFailed &&
-      entry->state != EntryState::kRemoved && entry->state != EntryState::kDue) {
+      entry->state != EntryState::kRemoved && entry->state != EntryState::kDue &&
+      entry->state != EntryState::kElsewhere) {
     int64_t priority = 0;
     ok = GetSigned(in, &priority) && priority >= INT32_MIN && priority <= INT32_MAX;
     entry->priority = static_cast<int32_t>(priority);

@@ -1,9 +1,11 @@
-// Value encodings of the scheduler's tables (docs/format.md, format version 8).
+// Value encodings of the scheduler's tables (docs/format.md, format version 9).
 //
 // `schedule`: key32 page id -> the page's state, only for a page whose state is not the
 // one its record implies (uncrawled: queued; crawled: done):
 //   u8 state (0 queued after failures or with a priority, 1 leased, 2 waiting to retry,
-//   3 failed for good, 4 removed, 5 crawled and due again at a time), varint failures,
+//   3 failed for good, 4 removed, 5 crawled and due again at a time, 6 elsewhere: a page
+//   another node of a cluster owns, kept for the links to it and never queued here),
+//   varint failures (0 for 6, which has nothing more),
 //   then for 1: varint lease id, zig-zag varint expiry (Unix ms); for 2 and 5: zig-zag
 //   varint due time; for 3: varint HTTP status,
 //   varint length + reason, then (version 4) u8 failure kind and zig-zag varint time of
@@ -42,6 +44,7 @@ enum class EntryState : uint8_t {
   kFailed = 3,
   kRemoved = 4,  // format version 6
   kDue = 5,      // format version 8: a crawled page due again at time_ms
+  kElsewhere = 6,  // format version 9: a ghost, owned by another node of a cluster
 };
 
 struct ScheduleEntry {

@@ -169,8 +169,10 @@ class WriteTxn {
   Status Check(int rc, std::string_view op);
 
   // Records a fetched page (or, with links_only, just its out-links). Its out-links
-  // replace those it had, or with `merge_links` are added to them.
-  Status Apply(const PreparedPage& page, bool merge_links = false);
+  // replace those it had, or with `merge_links` are added to them. A page it creates gets
+  // `depth` and `link_score` (WriteBatch::AddDiscovered; else 0: a seed).
+  Status Apply(const PreparedPage& page, bool merge_links = false, uint32_t depth = 0,
+               float link_score = 0.f);
   // Makes sure the page of a prepared URL exists (a seed: depth 0), raising its link
   // score to at least `link_score`; its links and crawl data stay as they are.
   Result<uint32_t> Discover(const PreparedPage& page, float link_score);
@@ -207,6 +209,10 @@ class WriteTxn {
   }
   void CountFailedPage(std::string_view url, int64_t delta) {
     counter_deltas_.Add(CounterHostView(url), counter_field::kFailedPages, delta);
+  }
+  // Counts a page this transaction created as a ghost (another node of a cluster owns it).
+  void CountGhostPage(std::string_view url) {
+    counter_deltas_.Add(CounterHostView(url), counter_field::kGhostPages, 1);
   }
   // Appends a progress sample at `time_ms` with the schedule's queue as the caller sees it
   // at commit; the crawl's counters are filled in then.

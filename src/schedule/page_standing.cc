@@ -17,6 +17,7 @@ std::string PageStandings::NameOf(uint32_t id) const {
     case PageStanding::kRemoved: return "removed";
     case PageStanding::kOutOfScope: return "out_of_scope";
     case PageStanding::kFiltered: return "filtered";
+    case PageStanding::kElsewhere: return "elsewhere";
   }
   return "pending";
 }
@@ -34,6 +35,11 @@ Result<PageStandings> ReadPageStandings(const PageDb& db, const Snapshot& snapsh
   for (uint32_t id : removed) {
     if (id < out.by_id.size()) out.by_id[id] = PageStanding::kRemoved;
   }
+  CRAWLRANK_ASSIGN_OR_RETURN(const std::vector<uint32_t> ghosts,
+                             Scheduler::GhostPages(db, snapshot));
+  for (uint32_t id : ghosts) {
+    if (id < out.by_id.size()) out.by_id[id] = PageStanding::kElsewhere;
+  }
   CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
     if (page.id >= out.by_id.size()) return Status::Ok();  // (a count the snapshot outgrew)
     PageStanding& standing = out.by_id[page.id];
@@ -41,8 +47,8 @@ Result<PageStandings> ReadPageStandings(const PageDb& db, const Snapshot& snapsh
       standing = PageStanding::kCrawled;
     } else if (out.failures.contains(page.id)) {
       standing = PageStanding::kFailed;
-    } else if (standing == PageStanding::kRemoved) {
-      // stays removed
+    } else if (standing == PageStanding::kRemoved || standing == PageStanding::kElsewhere) {
+      // stays so
     } else if (const UrlFilter::Verdict verdict = filter.Judge(page.url);
                verdict == UrlFilter::Verdict::kOutOfScope) {
       standing = PageStanding::kOutOfScope;

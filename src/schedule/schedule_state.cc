@@ -48,6 +48,11 @@ uint32_t ScheduleState::FailuresOf(uint32_t id) const {
 // ---- joining the schedule
 
 void ScheduleState::Place(const NewPage& page, int64_t now) {
+  if (page.elsewhere) {  // no host here, no scope, no seed: its owner schedules it
+    slot_[page.id] = kElsewhere;
+    ghost_ids_.push_back(page.id);
+    return;
+  }
   if (page.verdict != UrlFilter::Verdict::kOutOfScope) {
     if (page.host >= host_in_scope_.size()) host_in_scope_.resize(page.host + 1);
     if (!host_in_scope_[page.host]) {
@@ -204,8 +209,9 @@ void ScheduleState::TakeLease(uint32_t id, Lease lease, int64_t now) {
 
 void ScheduleState::MarkCrawled(uint32_t id, int64_t now) {
   const uint32_t state = slot_[id];
-  // A recrawl not handed out by Next, or a late report of a page removed since.
-  if (state == kCrawled || state == kRemoved) return;
+  // A recrawl not handed out by Next, or a late report of a page removed since (or of a
+  // ghost: its record takes the fetch, its owner's schedule the rest).
+  if (state == kCrawled || state == kRemoved || state == kElsewhere) return;
   const uint32_t host = host_of_[id];
   if (state == kLeased && revisit_leases_.erase(id) != 0) {  // a revisit came back
     leases_.erase(id);
@@ -271,8 +277,8 @@ void ScheduleState::ApplyFailure(uint32_t id, const ScheduleEntry& entry, int64_
     --queued_;
   } else if (state == kRetrying) {
     --retrying_;
-  } else if (state == kFailed || state == kCrawled || state == kRemoved) {
-    return;  // a late report about a page already settled
+  } else if (state == kFailed || state == kCrawled || state == kRemoved || state == kElsewhere) {
+    return;  // a late report about a page already settled (or scheduled elsewhere)
   } else if (state == kFiltered || state == kOutOfScope) {
     // Never handed out again: a retry would fetch it. Failed for good, it is listed so.
     if (entry.state != EntryState::kFailed) return;
@@ -296,7 +302,7 @@ void ScheduleState::ApplyFailure(uint32_t id, const ScheduleEntry& entry, int64_
 bool ScheduleState::Remove(uint32_t id, int64_t now) {
   const uint32_t state = slot_[id];
   const uint32_t host = host_of_[id];
-  if (state == kRemoved || state == kUnknown) return false;
+  if (state == kRemoved || state == kUnknown || state == kElsewhere) return false;
   revisits_.Cancel(id);  // never due again: it keeps no crawl open
   bool active = true;
   if (state < kFirstState) {
@@ -392,6 +398,7 @@ SchedulerStats ScheduleState::Stats(int64_t now) const {
   stats.filtered = filtered_;
   stats.out_of_scope = out_of_scope_;
   stats.removed = removed_;
+  stats.ghosts = ghost_ids_.size();
   stats.hosts = hosts_in_scope_;
   stats.ranked_pages = policy_.ranked_pages();
   int64_t next = hosts_.NextReady(now, &stats.ready);
@@ -416,13 +423,26 @@ Result<std::optional<int64_t>> ScheduleState::Load(const PageDb& db, const Snaps
                                                    int64_t now, Returned* returned) {
   Grow(static_cast<uint32_t>(snapshot.counters().pages));
   CRAWLRANK_ASSIGN_OR_RETURN(std::optional<int64_t> ranked_at, policy_.InitialKeys(db, snapshot));
+  const ScheduleTables tables(db);
+  // The ghosts first (a node of a cluster), so that their hosts never join this one's.
+  std::vector<bool> ghost;
+  if (tables.Present()) {
+    CRAWLRANK_RETURN_IF_ERROR(
+        tables.ForEachEntry(snapshot, [&](uint32_t id, ScheduleEntry& entry) -> Status {
+          if (entry.state != EntryState::kElsewhere) return Status::Ok();
+          if (id >= ghost.size()) ghost.resize(std::max<size_t>(id + 1, slot_.size()));
+          ghost[id] = true;
+          return Status::Ok();
+        }));
+  }
   CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
-    Place({page.id, hosts_.NumberOfUrl(page.url), page.depth, page.fingerprint, page.link_score,
-           filter_.Judge(page.url), page.crawled(), revisits_.HistoryOf(page), 0},
+    const bool elsewhere = page.id < ghost.size() && ghost[page.id] && !page.crawled();
+    Place({page.id, elsewhere ? kNoHost : hosts_.NumberOfUrl(page.url), page.depth,
+           page.fingerprint, page.link_score, filter_.Judge(page.url), page.crawled(),
+           revisits_.HistoryOf(page), 0, elsewhere},
           now);
     return Status::Ok();
   }));
-  const ScheduleTables tables(db);
   if (!tables.Present()) return ranked_at;  // format version 2, read-only
   // The scheduler's own tables, read in the snapshot's transaction: host state, then the
   // pages whose state their records do not imply.
@@ -455,6 +475,7 @@ Status ScheduleState::LoadHosts(const ScheduleTables& tables, const Snapshot& sn
 
 Status ScheduleState::LoadEntry(uint32_t id, ScheduleEntry& entry, int64_t now,
                                 Returned* returned) {
+  if (entry.state == EntryState::kElsewhere) return Status::Ok();  // placed as a ghost
   if (entry.state == EntryState::kRemoved) {
     Remove(id, now);
     return Status::Ok();

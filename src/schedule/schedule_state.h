@@ -15,9 +15,11 @@
 //                      crawled ──(revisit due: HandOut)──▶ leased
 //
 //   Any state ──Remove──▶ removed (for good; a crawled page keeps its record)
+//   Place of a ghost ──▶ elsewhere (for good: another node of a cluster owns it)
 #ifndef CRAWLRANK_SRC_SCHEDULE_SCHEDULE_STATE_H_
 #define CRAWLRANK_SRC_SCHEDULE_SCHEDULE_STATE_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <unordered_map>
@@ -48,6 +50,7 @@ inline constexpr uint32_t kFailed = kFirstState + 4;
 inline constexpr uint32_t kFiltered = kFirstState + 5;    // by depth or a pattern
 inline constexpr uint32_t kOutOfScope = kFirstState + 6;  // on a host outside the scope
 inline constexpr uint32_t kRemoved = kFirstState + 7;     // never handed out again
+inline constexpr uint32_t kElsewhere = kFirstState + 8;   // a ghost: another node owns it
 inline constexpr uint32_t kNoHost = UINT32_MAX;
 
 // InvalidArgument naming the options out of range (Open and Inspect check them first).
@@ -67,6 +70,7 @@ struct NewPage {
   bool crawled;          // joins as crawled (a restored page, or one loaded from the DB)
   CrawlHistory history;  // a crawled page's counters (revisits)
   int32_t priority;      // an uncrawled page's tier (QueuedExtra::priority)
+  bool elsewhere = false;  // a ghost (SchedulerOptions::elsewhere): never queued
 };
 
 class ScheduleState {
@@ -106,6 +110,11 @@ class ScheduleState {
   // Crawled and failed for good.
   uint64_t Done() const { return crawled_ + failed_; }
   uint64_t failed() const { return failed_; }
+  // The ghosts among pages [0, end).
+  uint64_t GhostsBelow(uint64_t end) const {
+    return static_cast<uint64_t>(
+        std::lower_bound(ghost_ids_.begin(), ghost_ids_.end(), end) - ghost_ids_.begin());
+  }
   const std::unordered_map<uint32_t, Lease>& leases() const { return leases_; }
   uint64_t next_lease() const { return next_lease_; }
   void RaiseNextLease(uint64_t at_least) { next_lease_ = std::max(next_lease_, at_least); }
@@ -181,6 +190,7 @@ class ScheduleState {
   uint64_t next_lease_ = 1;
   uint64_t queued_ = 0, retrying_ = 0, crawled_ = 0, failed_ = 0, filtered_ = 0;
   uint64_t out_of_scope_ = 0, removed_ = 0;
+  std::vector<uint32_t> ghost_ids_;  // in id order: pages are placed in id order
   // By host number: whether a page in the scope was placed on it (SchedulerStats::hosts
   // counts those, not the hosts only out-of-scope links named).
   std::vector<bool> host_in_scope_;

@@ -83,17 +83,31 @@ Result<ScheduleView> Scheduler::Inspect(const PageDb& db, const SchedulerOptions
   return view;
 }
 
-Result<std::vector<uint32_t>> Scheduler::RemovedPages(const PageDb& db,
-                                                       const Snapshot& snapshot) {
-  std::vector<uint32_t> removed;
+namespace {
+
+// The ids of the pages whose schedule entry is in `state`, in id order.
+Result<std::vector<uint32_t>> PagesInState(const PageDb& db, const Snapshot& snapshot,
+                                           EntryState state) {
+  std::vector<uint32_t> ids;
   const ScheduleTables tables(db);
-  if (!tables.Present()) return removed;
+  if (!tables.Present()) return ids;
   CRAWLRANK_RETURN_IF_ERROR(
       tables.ForEachEntry(snapshot, [&](uint32_t id, ScheduleEntry& entry) -> Status {
-        if (entry.state == EntryState::kRemoved) removed.push_back(id);
+        if (entry.state == state) ids.push_back(id);
         return Status::Ok();
       }));
-  return removed;
+  return ids;
+}
+
+}  // namespace
+
+Result<std::vector<uint32_t>> Scheduler::RemovedPages(const PageDb& db,
+                                                       const Snapshot& snapshot) {
+  return PagesInState(db, snapshot, EntryState::kRemoved);
+}
+
+Result<std::vector<uint32_t>> Scheduler::GhostPages(const PageDb& db, const Snapshot& snapshot) {
+  return PagesInState(db, snapshot, EntryState::kElsewhere);
 }
 
 Result<std::vector<PageState>> Scheduler::StatesOf(const PageDb& db, const Snapshot& snapshot,
@@ -123,6 +137,7 @@ Result<std::vector<PageState>> Scheduler::StatesOf(const PageDb& db, const Snaps
           case EntryState::kFailed: state = {PageState::Kind::kFailed, 0, 0}; break;
           case EntryState::kRemoved: state = {PageState::Kind::kRemoved, 0, 0}; break;
           case EntryState::kDue: state = {PageState::Kind::kCrawled, entry.time_ms, 0}; break;
+          case EntryState::kElsewhere: state = {PageState::Kind::kElsewhere, 0, 0}; break;
         }
         return Status::Ok();
       }));

@@ -64,6 +64,18 @@ Status Scheduler::Impl::StageCreated(WriteTxn& write) {
     if (id >= write.first_new_id()) fetched_new[id - write.first_new_id()] = true;
   }
   for (const PageRecord& record : write.created()) {
+    // A ghost (a node of a cluster): a page another node owns, kept for the links to it.
+    if (options.elsewhere && !record.crawled() && options.elsewhere(record.url)) {
+      ScheduleEntry ghost;
+      ghost.state = EntryState::kElsewhere;
+      CRAWLRANK_RETURN_IF_ERROR(tables.PutEntry(write, record.id, ghost));
+      write.CountGhostPage(record.url);
+      NewPage page{record.id, kNoHost, record.depth, record.fingerprint, record.link_score,
+                   UrlFilter::Verdict::kAllowed, false, CrawlHistory(), 0};
+      page.elsewhere = true;
+      staged.created.push_back(page);
+      continue;
+    }
     // The call's extra for a page it created and did not crawl at once.
     const QueuedExtra* extra = nullptr;
     if (!staged.extras.empty() && !record.crawled()) {

@@ -98,8 +98,13 @@ struct Scheduler::Impl final : WriteHook, RerankTarget {
   }
 
   // ---- RerankTarget (mu held)
-  uint64_t KnownPages() const override { return state.pages(); }
-  uint64_t RankedPages() const override { return state.policy().ranked_pages(); }
+  // Ghosts (a node of a cluster) are ranked with the rest, but their number triggers no
+  // re-rank: only this node's own pages count.
+  uint64_t KnownPages() const override { return state.pages() - state.GhostsBelow(state.pages()); }
+  uint64_t RankedPages() const override {
+    const uint64_t ranked = state.policy().ranked_pages();
+    return ranked - state.GhostsBelow(ranked);
+  }
   void Rekey(std::span<const double> scores, size_t first, size_t end, int64_t now) override {
     state.ApplyRanks(scores, first, end, now);
   }

@@ -1,6 +1,7 @@
 #include "serve/cluster_membership.h"
 
 #include "crawlrank/crawl_config.h"
+#include "serve/frontier_items.h"
 
 namespace crawlrank {
 namespace {
@@ -71,6 +72,12 @@ Result<std::optional<NodeList>> ResolveMembership(const StoredConfig& stored,
                                    rule + ", which moves queues between nodes");
   }
   return std::optional<NodeList>(*std::move(kept));
+}
+
+size_t OwnerOfUrl(const NodeList& nodes, HostKeyMode mode, std::string_view url) {
+  Result<std::string> key = HostKey(url, mode);
+  if (!key.ok() || key->empty()) return nodes.self_index();
+  return nodes.OwnerOf(kDefaultCrawlId, *key);
 }
 
 }  // namespace crawlrank

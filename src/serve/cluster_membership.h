@@ -20,6 +20,7 @@
 #include "crawlrank/node_list.h"
 #include "crawlrank/page_db.h"
 #include "crawlrank/status.h"
+#include "crawlrank/url.h"
 
 namespace crawlrank {
 
@@ -53,6 +54,10 @@ uint64_t PageShare(uint64_t max_pages, const NodeList& nodes);
 
 // The keys a member stores: nodes, node and partition.
 StoredConfig MembershipConfig(const NodeList& nodes, std::string_view host_key);
+
+// The index in `nodes` of the node that owns canonical `url`: the owner of its host key
+// (`mode`) in the crawl; this node's for a URL without one.
+size_t OwnerOfUrl(const NodeList& nodes, HostKeyMode mode, std::string_view url);
 
 }  // namespace crawlrank
 

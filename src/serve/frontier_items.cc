@@ -140,6 +140,15 @@ Result<Discovery> ReadDiscovery(const urlfrontier::URLInfo& info, UrlProfile pro
     }
   }
   CRAWLRANK_ASSIGN_OR_RETURN(discovery.link_score, ReadScore(info, kMetaLinkScore, field));
+  if (const std::string* text = LastValue(info, kMetaDiscoveredDepth)) {
+    uint32_t depth = 0;
+    const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), depth);
+    if (error != std::errc() || end != text->data() + text->size()) {
+      return BadField(MetaField(field, kMetaDiscoveredDepth), info.url(),
+                      QuoteForMessage(*text) + " is not a whole number from 0 to 4294967295");
+    }
+    discovery.depth = depth;
+  }
   std::string_view name = kMetaSource;
   const std::string* source = LastValue(info, name);
   if (source == nullptr) source = LastValue(info, name = kMetaPath);
@@ -151,6 +160,25 @@ Result<Discovery> ReadDiscovery(const urlfrontier::URLInfo& info, UrlProfile pro
     discovery.source = *std::move(canonical);
   }
   return discovery;
+}
+
+urlfrontier::URLItem HandOnItem(const Discovery& d, uint32_t depth) {
+  urlfrontier::URLItem item;
+  urlfrontier::URLInfo& info = *item.mutable_discovered()->mutable_info();
+  info.set_url(d.url);
+  info.set_key(d.key);
+  info.set_crawlid(std::string(kDefaultCrawlId));
+  auto& metadata = *info.mutable_metadata();
+  metadata[std::string(kMetaDiscoveredDepth)].add_values(std::to_string(depth));
+  if (d.link_score != 0.f) {
+    char text[32];
+    const auto written = std::to_chars(text, text + sizeof text, d.link_score);
+    metadata[std::string(kMetaLinkScore)].add_values(std::string(text, written.ptr));
+  }
+  if (!d.payload.empty()) metadata[std::string(kMetaPayload)].add_values(EncodeBase64(d.payload));
+  if (d.priority != 0) metadata[std::string(kMetaPriority)].add_values(std::to_string(d.priority));
+  item.set_id(d.url);
+  return item;
 }
 
 Result<Fetch> ReadFetch(const urlfrontier::KnownURLItem& known, UrlProfile profile) {

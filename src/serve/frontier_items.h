@@ -7,6 +7,7 @@
 #include <grpcpp/support/status.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -48,6 +49,9 @@ inline constexpr std::string_view kMetaPriority = "crawlrank.priority";
 // content score (the crawler's relevance score of what it fetched).
 inline constexpr std::string_view kMetaLinkScore = "crawlrank.link_score";
 inline constexpr std::string_view kMetaContentScore = "crawlrank.content_score";
+// A discovered URL's depth when it has no source here (a whole number): what the node that
+// holds its source sends with it, in a cluster (docs/frontier.md, "A cluster").
+inline constexpr std::string_view kMetaDiscoveredDepth = "crawlrank.depth";
 // Why a fetch failed, by FailureKindName ("timeout", "dns", ...); inferred from the status
 // and the reason when absent.
 inline constexpr std::string_view kMetaFailureKind = "crawlrank.failure_kind";
@@ -84,6 +88,9 @@ struct Discovery {
   std::string payload;    // crawlrank.payload, decoded; kept only by a URL it creates
   int32_t priority = 0;   // crawlrank.priority; the same
   float link_score = 0.f;  // crawlrank.link_score: the score of the link from `source`
+  // crawlrank.depth: the URL's depth when it is new (its source's, plus one, where another
+  // node holds the source); none: 0 for a URL without a source.
+  std::optional<uint32_t> depth;
 };
 // InvalidArgument naming `field` (e.g. "URLItem.discovered.info") and the URL for a URL or
 // source that ClientUrl refuses, a key longer than kMaxKeyBytes, a payload that is not
@@ -91,6 +98,11 @@ struct Discovery {
 // that is not a finite number, or a crawl ID other than the server's.
 Result<Discovery> ReadDiscovery(const urlfrontier::URLInfo& info, UrlProfile profile,
                                 std::string_view field);
+
+// The discovered item a node of a cluster sends to the owner of `d`'s URL once it has
+// stored the link from `d`'s source (held there as a ghost): the URL, its key, payload,
+// priority and link score, with `depth`, and no source.
+urlfrontier::URLItem HandOnItem(const Discovery& d, uint32_t depth);
 
 // A fetch report (KnownURLItem): a crawled page, or a failure when the metadata says the
 // fetch failed (crawlrank.failure) or its HTTP status is 429 or 5xx.

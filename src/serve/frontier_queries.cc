@@ -60,6 +60,7 @@ const char* StateName(PageState::Kind kind) {
     case PageState::Kind::kFailed: return "failed";
     case PageState::Kind::kCrawled: return "crawled";
     case PageState::Kind::kRemoved: return "removed";
+    case PageState::Kind::kElsewhere: return "elsewhere";
   }
   return "unknown";
 }
@@ -84,7 +85,8 @@ void FillItem(const PageRecord& page, const PageState& state, const std::string&
       if (state.time_ms > 0) from_ms = std::max(state.time_ms, now_ms);
       break;
     case PageState::Kind::kFailed:
-    case PageState::Kind::kRemoved: break;
+    case PageState::Kind::kRemoved:
+    case PageState::Kind::kElsewhere: break;
   }
   // Seconds, rounded up: never earlier than the page may go.
   known->set_refetchable_from_date(static_cast<uint64_t>((from_ms + 999) / 1000));
@@ -93,14 +95,19 @@ void FillItem(const PageRecord& page, const PageState& state, const std::string&
 }
 
 // Every page of the snapshot `matcher` takes, in id order, but those removed (the crawl no
-// longer holds them); `fn` returns false to stop.
+// longer holds them) and the ghosts (another node does); `fn` returns false to stop.
 grpc::Status ForEachMatch(const PageDb& db, const Snapshot& snapshot, const UrlMatcher& matcher,
                           const std::function<bool(const PageRecord&)>& fn) {
   Result<std::vector<uint32_t>> removed = Scheduler::RemovedPages(db, snapshot);
   if (!removed.ok()) return ToGrpc(removed.status().WithContext(db.path()));
+  Result<std::vector<uint32_t>> ghosts = Scheduler::GhostPages(db, snapshot);
+  if (!ghosts.ok()) return ToGrpc(ghosts.status().WithContext(db.path()));
   bool stopped = false;
   const Status scanned = snapshot.ForEachPage([&](const PageRecord& page) -> Status {
-    if (std::binary_search(removed->begin(), removed->end(), page.id)) return Status::Ok();
+    if (std::binary_search(removed->begin(), removed->end(), page.id) ||
+        std::binary_search(ghosts->begin(), ghosts->end(), page.id)) {
+      return Status::Ok();
+    }
     if (!matcher.Matches(page.url)) return Status::Ok();
     if (fn(page)) return Status::Ok();
     stopped = true;
@@ -219,7 +226,10 @@ grpc::Status UrlStatusOf(const PageDb& db, const SchedulerOptions& options,
   }
   Result<std::vector<PageState>> state = Scheduler::StatesOf(db, *snapshot, {&*page, 1});
   if (!state.ok()) return ToGrpc(state.status().WithContext("URLStatusRequest"));
-  if (state->front().kind == PageState::Kind::kRemoved) return not_found();
+  if (state->front().kind == PageState::Kind::kRemoved ||
+      state->front().kind == PageState::Kind::kElsewhere) {
+    return not_found();
+  }
   Result<std::vector<CreationMark>> marks = snapshot->CreationMarks();
   if (!marks.ok()) return ToGrpc(marks.status().WithContext("URLStatusRequest"));
   FillItem(*page, state->front(), *key, CreatedMs(*marks, page->id), UnixNowMs(), response);

@@ -46,6 +46,9 @@ bool SameSecret(std::string_view a, std::string_view b) {
   return differ == 0;
 }
 
+
+}  // namespace
+
 // The acks of one PutURLs stream. Alone, a node's writer thread sends them as it commits.
 // In a cluster a thread of their own sends them: the writer thread queues those of the
 // items it committed and the peers' readers queue their owners' answers, and queuing never
@@ -154,8 +157,6 @@ class StreamAcks {
   std::thread sender_;              // in a cluster; last: starts once the rest is ready
 };
 
-}  // namespace
-
 // ---- opening
 
 Result<std::unique_ptr<FrontierService>> FrontierService::Open(
@@ -195,6 +196,12 @@ Result<std::unique_ptr<FrontierService>> FrontierService::Open(
     }
   }
   if (write) CRAWLRANK_RETURN_IF_ERROR(db->WriteConfig(resolved.config));
+  if (options.nodes.has_value() && options.nodes->size() > 1) {
+    // The pages other nodes own are ghosts here: kept for the links, never queued.
+    applied.elsewhere = [nodes = *options.nodes, mode = applied.host_key](std::string_view url) {
+      return OwnerOfUrl(nodes, mode, url) != nodes.self_index();
+    };
+  }
   CRAWLRANK_ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler, Scheduler::Open(*db, applied));
   std::unique_ptr<PeerStreams> peers;
   if (options.nodes.has_value() && options.nodes->size() > 1) {
@@ -258,9 +265,7 @@ grpc::Status FrontierService::Admit(const grpc::ServerContext& context, std::str
 
 size_t FrontierService::OwnerOf(std::string_view url) const {
   if (!options_.nodes.has_value()) return 0;
-  Result<std::string> key = HostKey(url, scheduler_options_.host_key);
-  if (!key.ok() || key->empty()) return options_.nodes->self_index();
-  return options_.nodes->OwnerOf(kDefaultCrawlId, *key);
+  return OwnerOfUrl(*options_.nodes, scheduler_options_.host_key, url);
 }
 
 size_t FrontierService::OwnerOfKey(std::string_view key) const {
@@ -272,17 +277,35 @@ bool FrontierService::OwnsKey(std::string_view key) const {
 }
 
 size_t FrontierService::OwnerOf(const PutItem& item) const {
-  if (const Discovery* d = std::get_if<Discovery>(&item)) return OwnerOf(d->url);
+  if (const Discovery* d = std::get_if<Discovery>(&item)) {
+    return OwnerOf(d->source.empty() ? d->url : d->source);
+  }
   const Fetch& fetch = std::get<Fetch>(item);
   return OwnerOf(fetch.failed ? fetch.failure.url : fetch.page.url);
 }
 
-void FrontierService::DropForeignSource(PutItem& item) const {
-  Discovery* d = std::get_if<Discovery>(&item);
-  if (peers_ == nullptr || d == nullptr || d->source.empty()) return;
-  if (OwnerOf(d->source) == options_.nodes->self_index()) return;
-  d->source.clear();
-  d->link_score = 0.f;
+bool FrontierService::AckGroup(std::span<const PutItem> items, std::span<const std::string> ids,
+                               std::span<const AckMessage::Status> statuses,
+                               std::span<const HandOn> hand_ons, StreamAcks& acks) {
+  size_t next = 0;  // into hand_ons: their acks are their owners'
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    if (next < hand_ons.size() && hand_ons[next].index == i) {
+      const uint32_t depth = hand_ons[next++].depth;
+      if (statuses[i] != AckMessage::FAIL) {
+        acks.Forwarding();
+        SendOn(std::get<Discovery>(items[i]), depth,
+               [&acks, id = ids[i]](AckMessage::Status status) { acks.Answered(id, status); });
+        continue;
+      }
+    }
+    if (!acks.Send(ids[i], statuses[i])) return false;
+  }
+  return true;
+}
+
+void FrontierService::SendOn(const Discovery& d, uint32_t depth,
+                             std::function<void(AckMessage::Status)> done) {
+  peers_->Forward(OwnerOf(d.url), HandOnItem(d, depth), std::move(done));
 }
 
 grpc::Status FrontierService::CheckPeer(const grpc::ServerContext& context,
@@ -306,7 +329,8 @@ grpc::Status FrontierService::CheckPeer(const grpc::ServerContext& context,
 
 // ---- writes
 
-Result<std::vector<AckMessage::Status>> FrontierService::Write(std::span<const PutItem> items) {
+Result<std::vector<AckMessage::Status>> FrontierService::Write(std::span<const PutItem> items,
+                                                              std::vector<HandOn>* hand_ons) {
   std::vector<AckMessage::Status> statuses(items.size(), AckMessage::OK);
   std::lock_guard lock(write_mu_);
   WriteBatch batch;
@@ -325,6 +349,18 @@ Result<std::vector<AckMessage::Status>> FrontierService::Write(std::span<const P
         continue;
       }
       const Discovery& d = std::get<Discovery>(items[i]);
+      if (!d.source.empty() && peers_ != nullptr &&
+          OwnerOf(d.url) != options_.nodes->self_index()) {
+        // The link stays here, its target as a ghost; the target goes on to its owner,
+        // one deeper than its source (0 when this write creates the source).
+        batch.MergeLinks(d.source, {Link{.url = d.url, .score = d.link_score}});
+        Result<PageRecord> source = snapshot.FindUrl(d.source);
+        if (!source.ok() && source.status().code() != StatusCode::kNotFound) {
+          return source.status();
+        }
+        hand_ons->push_back({i, source.ok() ? source->depth + 1 : 1});
+        continue;
+      }
       const uint64_t fingerprint = UrlFingerprint(d.url);
       bool known = !named.insert(fingerprint).second;
       if (!known) {
@@ -340,6 +376,8 @@ Result<std::vector<AckMessage::Status>> FrontierService::Write(std::span<const P
       // more in-link for the ranks.
       if (!d.source.empty()) {
         batch.MergeLinks(d.source, {Link{.url = d.url, .score = d.link_score}});
+      } else if (d.depth.has_value()) {  // its source is on another node
+        batch.AddDiscovered(d.url, *d.depth, d.link_score);
       } else if (!known) {
         batch.MergeLinks(d.url, {});  // a page without links of its own yet
       }
@@ -362,7 +400,8 @@ Result<std::vector<AckMessage::Status>> FrontierService::Write(std::span<const P
 }
 
 std::vector<AckMessage::Status> FrontierService::WriteGroup(std::span<const PutItem> items,
-                                                            std::string_view rpc) {
+                                                            std::string_view rpc,
+                                                            std::vector<HandOn>* hand_ons) {
   std::vector<AckMessage::Status> statuses;
   statuses.reserve(items.size());
   size_t i = 0;
@@ -384,12 +423,15 @@ std::vector<AckMessage::Status> FrontierService::WriteGroup(std::span<const PutI
       if (next != nullptr && next->failed) break;
       ++end;
     }
-    Result<std::vector<AckMessage::Status>> written = Write(items.subspan(i, end - i));
+    std::vector<HandOn> run_hand_ons;
+    Result<std::vector<AckMessage::Status>> written =
+        Write(items.subspan(i, end - i), &run_hand_ons);
     if (!written.ok()) {
       LogWriteFailure(rpc, written.status());
       statuses.insert(statuses.end(), end - i, AckMessage::FAIL);
     } else {
       statuses.insert(statuses.end(), written->begin(), written->end());
+      for (const HandOn& on : run_hand_ons) hand_ons->push_back({i + on.index, on.depth});
     }
     i = end;
   }
@@ -484,13 +526,13 @@ grpc::Status FrontierService::PutURLs(
   std::thread writer([&] {
     std::vector<PutItem> items;
     std::vector<std::string> ids;
+    std::vector<HandOn> hand_ons;
     while (queue.TakeAll(&items, &ids)) {
-      const std::vector<AckMessage::Status> statuses = WriteGroup(items, "PutURLs");
-      for (size_t i = 0; i < statuses.size(); ++i) {
-        if (!acks.Send(ids[i], statuses[i])) {  // the client is gone
-          queue.Stop();
-          return;
-        }
+      hand_ons.clear();
+      const std::vector<AckMessage::Status> statuses = WriteGroup(items, "PutURLs", &hand_ons);
+      if (!AckGroup(items, ids, statuses, hand_ons, acks)) {  // the client is gone
+        queue.Stop();
+        return;
       }
     }
   });
@@ -519,7 +561,6 @@ grpc::Status FrontierService::PutURLs(
         });
         continue;
       }
-      DropForeignSource(*read);
     }
     if (!queue.Push(std::move(id), *std::move(read), item.ByteSizeLong())) break;
   }
@@ -547,7 +588,6 @@ std::vector<AckMessage::Status> FrontierService::AnswerBatch(
   for (size_t i = 0; i < urls.size(); ++i) {
     const size_t owner = peers_ == nullptr ? 0 : OwnerOf(urls[i]);
     if (peers_ == nullptr || owner == options_.nodes->self_index()) {
-      DropForeignSource(urls[i]);
       here.push_back(i);
       mine.push_back(std::move(urls[i]));
       continue;
@@ -564,14 +604,33 @@ std::vector<AckMessage::Status> FrontierService::AnswerBatch(
       if (--waiting == 0) answered.notify_all();
     });
   }
-  // Written while the peers write theirs.
+  // Written while the peers write theirs; the links to URLs other nodes own are written
+  // here, and the URLs go on to their owners, who answer for them.
+  std::vector<HandOn> hand_ons;
   Result<std::vector<AckMessage::Status>> statuses =
-      mine.empty() ? std::vector<AckMessage::Status>() : Write(mine);
+      mine.empty() ? std::vector<AckMessage::Status>() : Write(mine, &hand_ons);
   if (!statuses.ok()) LogWriteFailure("PutDiscovered", statuses.status());
+  std::vector<bool> handed_on(here.size());
+  if (statuses.ok()) {
+    for (const HandOn& on : hand_ons) {
+      handed_on[on.index] = true;
+      {
+        std::lock_guard lock(answered_mu);
+        ++waiting;
+      }
+      SendOn(std::get<Discovery>(mine[on.index]), on.depth,
+             [&, i = here[on.index]](AckMessage::Status status) {
+               std::lock_guard lock(answered_mu);
+               answers[i] = status;
+               if (--waiting == 0) answered.notify_all();
+             });
+    }
+  }
   {
     std::unique_lock lock(answered_mu);
     answered.wait(lock, [&] { return waiting == 0; });  // within the peers' deadline
     for (size_t j = 0; j < here.size(); ++j) {
+      if (handed_on[j]) continue;
       answers[here[j]] = statuses.ok() ? (*statuses)[j] : AckMessage::FAIL;
     }
   }

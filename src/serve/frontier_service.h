@@ -56,6 +56,8 @@ struct FrontierServiceOptions {
   PeerOptions peers;
 };
 
+class StreamAcks;  // frontier_service.cc: the acks of one PutURLs stream
+
 class FrontierService final : public urlfrontier::URLFrontier::Service {
  public:
   // Opens the PageDB at `path` for writing (created when missing) and its Scheduler with
@@ -159,11 +161,9 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
                        const Cluster** cluster) const;
   // GetStats of this node alone: of the queue `key`, or of the whole crawl when empty.
   grpc::Status StatsHere(const std::string& key, urlfrontier::Stats* response);
-  // The owner of what `item` names (its URL, or its page's).
+  // The node that writes `item` first: the owner of a discovered URL's source (it keeps
+  // the link), else of the URL, or of the fetched page.
   size_t OwnerOf(const PutItem& item) const;
-  // A discovered URL's link from a source another node owns is left out (links across
-  // nodes are the ghost slice's, docs/frontier.md "A cluster"); the URL stays.
-  void DropForeignSource(PutItem& item) const;
   // Whether the call comes from a peer (it names the node list): OK and *from_peer false
   // for a client; FAILED_PRECONDITION for a peer with another list, or one calling a node
   // that is not in a cluster.
@@ -183,16 +183,37 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   grpc::Status Remove(const grpc::ServerContext& context, std::string_view rpc,
                       const RemoveFilter& filter, bool count_all, urlfrontier::Long* response);
 
+  // A discovered URL another node owns whose link this node wrote (the URL held here as
+  // a ghost): items[index] goes on to its owner (HandOnItem) at `depth`, and its status is
+  // the owner's.
+  struct HandOn {
+    size_t index;
+    uint32_t depth;
+  };
   // Writes discovered URLs and crawled pages (no failure reports) in one transaction: the
   // discovered URLs that are new, the links from their sources, and the pages crawled;
   // returns each item's status: OK (added, or recorded) or SKIPPED (a discovered URL known
-  // already, or named before in `items`). A failed write is the error.
-  Result<std::vector<urlfrontier::AckMessage::Status>> Write(std::span<const PutItem> items);
+  // already, or named before in `items`), and appends the items to hand on to `hand_ons`
+  // (a cluster), in index order. A failed write is the error.
+  Result<std::vector<urlfrontier::AckMessage::Status>> Write(std::span<const PutItem> items,
+                                                            std::vector<HandOn>* hand_ons);
   // Writes PutURLs items: each run between failure reports in one transaction, each failure
   // through the scheduler (SKIPPED for a URL the PageDB does not hold). Each item's status;
-  // FAIL for the items of a write that failed (logged under `rpc`).
+  // FAIL for the items of a write that failed (logged under `rpc`). The items to hand on
+  // as Write's, indexed in `items`.
   std::vector<urlfrontier::AckMessage::Status> WriteGroup(std::span<const PutItem> items,
-                                                          std::string_view rpc);
+                                                          std::string_view rpc,
+                                                          std::vector<HandOn>* hand_ons);
+  // Acknowledges one written group of a PutURLs stream (`ids` of `items`): each item's
+  // status, or for one handed on, its owner's answer when it comes. False once the client
+  // is gone.
+  bool AckGroup(std::span<const PutItem> items, std::span<const std::string> ids,
+                std::span<const urlfrontier::AckMessage::Status> statuses,
+                std::span<const HandOn> hand_ons, StreamAcks& acks);
+  // Sends discovered `d` on to the owner of its URL at `depth` (HandOn); `done` gets the
+  // owner's status, once.
+  void SendOn(const Discovery& d, uint32_t depth,
+              std::function<void(urlfrontier::AckMessage::Status)> done);
   // How many URLs one GetURLs asks the scheduler for.
   size_t UrlsWanted(const urlfrontier::GetParams& request) const;
   // Prints `crawlrank_serve: <rpc>: <what>` on stderr when the level SetLogLevel set is

@@ -444,3 +444,58 @@ def test_peers_reach_each_other_over_mutual_tls_with_the_token(bin_dir, api, tmp
             node.stop()
     held = urls_of(bin_dir, tmp_path / "node1")
     assert f"http://{host}/" in held and f"http://{host}/2" not in held
+
+
+def dump_rows(bin_dir, db, *args):
+    out = run(bin_dir, "page_db_dump", "info", db, "--json", *args).stdout
+    return {row["url"]: row for row in map(json.loads, out.splitlines())}
+
+
+def test_a_link_across_nodes_stays_with_its_source_and_its_target_goes_on_deeper(
+        cluster, bin_dir, api, tmp_path):
+    nodes, entries = cluster(3, "--no-rank-at-exit", "--max-depth", 2, "--per-host", 3,
+                             "--delay", "0")
+    pb = api[0]
+    owned = {}
+    for i in range(300):
+        owned.setdefault(owner_of(f"g{i}.test", entries), f"g{i}.test")
+    a, b = owned[entries[0]], owned[entries[1]]
+    p, p2, q, r = f"http://{a}/p", f"http://{a}/p2", f"http://{b}/q", f"http://{a}/r"
+    # Everything through node 2, which owns neither host: p (a seed, depth 0) -> p2 (1) on
+    # node 0, then p2 -> q (2): node 0 keeps that link with q as a ghost and sends q on to
+    # node 1, which answers; then q -> r (3): node 1 keeps it and node 0 files r too deep.
+    send = nodes[2].put
+    assert send(nodes[2].discovered(p, item_id="p")) == [("p", "OK")]
+    assert send(nodes[2].discovered(p2, item_id="p2", crawlrank_source=p)) == [("p2", "OK")]
+    assert send(nodes[2].discovered(q, item_id="q", crawlrank_source=p2,
+                                    crawlrank_link_score="0.5")) == [("q", "OK")]
+    assert send(nodes[2].discovered(r, item_id="r", crawlrank_source=q)) == [("r", "OK")]
+    # Sent again: the owners know them (the links are merged again, idempotent).
+    assert send(nodes[2].discovered(q, item_id="q", crawlrank_source=p2)) == [("q", "SKIPPED")]
+    batch = pb.DiscoveredBatch(ID="b", items=[pb.URLInfo(
+        url=q, metadata={"crawlrank.source": pb.StringList(values=[p])})])
+    [ack] = nodes[2].stub.PutDiscovered(iter([batch]))
+    assert [pb.AckMessage.Status.Name(s) for s in ack.statuses] == ["SKIPPED"]
+
+    node0, node1 = tmp_path / "node0", tmp_path / "node1"
+    assert set(dump_rows(bin_dir, node0)) == {p, p2, r}
+    ghosts = dump_rows(bin_dir, node0, "--ghosts")
+    assert ghosts[q]["state"] == "elsewhere" and ghosts[q]["depth"] == 2
+    assert set(dump_rows(bin_dir, node1)) == {q}
+    assert dump_rows(bin_dir, node1)[q]["depth"] == 2
+    assert dump_rows(bin_dir, node1)[q]["link_score"] == 0.5
+    assert dump_rows(bin_dir, node1, "--ghosts")[r]["state"] == "elsewhere"
+    assert dump_rows(bin_dir, node0)[r]["depth"] == 3
+    links = lambda db: set(tuple(line.split()) for line in run(  # noqa: E731
+        bin_dir, "page_db_dump", "links", db, "--urls").stdout.splitlines())
+    assert links(node0) == {(p, p2), (p2, q), (p, q)}
+    assert links(node1) == {(q, r)}
+    assert links(tmp_path / "node2") == set()
+    # Each node hands out its own pages within the depth: node 0 never q, nor r (depth 3).
+    assert sorted(i.url for i in nodes[0].get(per_queue=9)) == [p, p2]
+    assert [i.url for i in nodes[1].get(per_queue=9)] == [q]
+    assert nodes[1].stub.CountURLs(pb.CountUrlParams()).value == 4  # p p2 r, q: no ghost
+    for i in range(3):
+        assert "no damage found" in run(bin_dir, "page_db_check", tmp_path / f"node{i}").stdout
+    stats = json.loads(run(bin_dir, "page_db_stats", node0, "--json").stdout)
+    assert stats["ghosts"] == 1 and stats["pages"] == 3

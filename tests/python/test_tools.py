@@ -163,7 +163,7 @@ def test_stats(bin_dir, example_db):
     assert stats["links"] == len(edges)
     assert stats["crawled_pages"] == 0
     assert stats["hosts"] == 5
-    assert stats["format_version"] == 8
+    assert stats["format_version"] == 9
     assert stats["url_profile"] == "rfc3986/1"
     text = run(bin_dir, "page_db_stats", example_db).stdout
     assert f"links: {len(edges)}\n" in text
@@ -549,7 +549,7 @@ def test_crawlrank_version_names_the_release_and_the_formats(bin_dir):
                           text=True, check=True)
     cmake = (pathlib.Path(__file__).resolve().parents[2] / "CMakeLists.txt").read_text()
     release = cmake.split("project(crawlrank VERSION ", 1)[1].split()[0]
-    assert proc.stdout == f"crawlrank {release} (PageDB format 8, rank file format 2)\n"
+    assert proc.stdout == f"crawlrank {release} (PageDB format 9, rank file format 2)\n"
     assert "--version" in subprocess.run([str(bin_dir / "crawlrank")], capture_output=True,
                                          text=True).stderr
 

@@ -79,6 +79,7 @@ PUBLIC_HEADERS: dict[str, str] = {
     "page_types.h": "page_db",  # no code; the records page_db.h stores
     "page_db.h": "page_db",  # src/page_db/page_db.cc, page_db_write.cc, page_db_check.cc...
     "page_db_options.h": "page_db",  # no code; how page_db.h opens a DB
+    "page_db_reshard.h": "schedule",  # src/schedule/page_db_reshard.cc: owners by membership
     "write_batch.h": "page_db",  # src/page_db/page_record.cc (the bounds every write checks)
     "crawl_counters.h": "page_db",  # src/page_db/crawl_counters.cc; the counters' tables
     "failure_kind.h": "page_db",  # src/page_db/failure_kind.cc; stored in the schedule table

@@ -1,4 +1,4 @@
-#include "serve/cluster_membership.h"
+#include "schedule/cluster_membership.h"
 
 #include <gtest/gtest.h>
 

@@ -22,10 +22,10 @@
 namespace crawlrank::tools {
 namespace {
 
-constexpr std::string_view kTools[] = {"broken",   "check",  "compact",  "dashboard", "dump",
-                                       "failed",   "find",   "links",    "load",      "path",
-                                       "rank",     "requeue", "robots",  "schedule",  "serve",
-                                       "stats",    "top",    "upgrade",  "url"};
+constexpr std::string_view kTools[] = {"broken",   "check",   "compact", "dashboard", "dump",
+                                       "failed",   "find",    "links",   "load",      "path",
+                                       "rank",     "requeue", "reshard", "robots",    "schedule",
+                                       "serve",    "stats",   "top",     "upgrade",   "url"};
 
 int Usage(std::FILE* to) {
   std::fprintf(to,

@@ -521,6 +521,56 @@ Status RebuildCrawlCounters(PageDbImpl& db, MDB_txn* txn) {
   return Status::Ok();
 }
 
+Status RewriteCrawlCounters(PageDbImpl& db, MDB_txn* txn,
+                            const std::map<std::string, CrawlCounters, std::less<>>& carried) {
+  Recount recount;
+  CRAWLRANK_RETURN_IF_ERROR(RecountStored(db, txn, false, &recount));
+  if (const int rc = mdb_drop(txn, db.counters, 0); rc != 0) {
+    return lmdb::Error(rc, "empty the counters of", db.path);
+  }
+  std::map<std::string, CrawlCounters, std::less<>> hosts = carried;
+  for (auto& [host, counters] : hosts) {  // hosts with nothing of their own here left
+    counters.pages = counters.crawled_pages = counters.failed_pages = counters.ghost_pages = 0;
+  }
+  for (const auto& [host, counted] : recount.hosts) {
+    CrawlCounters& counters = hosts[host];
+    counters.pages = counted.pages;
+    counters.crawled_pages = counted.crawled_pages;
+    counters.failed_pages = counted.failed_pages;
+    counters.ghost_pages = counted.ghost_pages;
+  }
+  Fields sum{};
+  std::string value;
+  for (const auto& [host, counters] : hosts) {
+    const Fields fields = ToFields(counters);
+    for (size_t i = 0; i < sum.size(); ++i) sum[i] += fields[i];
+    value.clear();
+    EncodeCrawlCounters(counters, &value);
+    MDB_val k = Val(host), v = Val(value);
+    if (const int rc = mdb_put(txn, db.counters, &k, &v, MDB_APPEND); rc != 0) {
+      return lmdb::Error(rc, "write the counters of host \"" + host + "\" to", db.path);
+    }
+  }
+  CrawlCounters global = FromFields(sum);
+  global.pages = recount.global.pages;
+  value.clear();
+  EncodeCrawlCounters(global, &value);
+  MDB_val k = Val(kMetaCrawlCounters), v = Val(value);
+  if (const int rc = mdb_put(txn, db.meta, &k, &v, 0); rc != 0) {
+    return lmdb::Error(rc, "write the crawl's counters to", db.path);
+  }
+  const std::string counted = Fixed64Value(global.pages);
+  k = Val(kMetaHostPagesCounted);
+  v = Val(counted);
+  if (const int rc = mdb_put(txn, db.meta, &k, &v, 0); rc != 0) {
+    return lmdb::Error(rc, "write the pages counted by host to", db.path);
+  }
+  db.writer.crawl = global;
+  db.writer.host_pages_counted = global.pages;
+  db.pending_host_pages.clear();
+  return Status::Ok();
+}
+
 Status CheckCrawlCounters(const PageDbImpl& db, MDB_txn* txn, uint64_t pages) {
   if (!db.has_counters) return Status::Ok();
   auto broken = [&db](const std::string& what) {

@@ -106,6 +106,12 @@ Result<uint64_t> ReadHostPagesCounted(const PageDbImpl& db, MDB_txn* txn);
 // status's class, each page failed for good with its attempts as failures of its kind.
 // Bytes and times start at 0.
 Status RebuildCrawlCounters(PageDbImpl& db, MDB_txn* txn);
+// Rewrites the whole `counters` table and the crawl's counters in `txn` (a reshard's
+// last step): each host's page counts (pages, crawled, failed, ghosts) recounted from the
+// pages and the schedule, its other fields those of `carried` (counters another PageDB
+// kept for the host), the crawl's the sum. The writer's mirror follows.
+Status RewriteCrawlCounters(PageDbImpl& db, MDB_txn* txn,
+                            const std::map<std::string, CrawlCounters, std::less<>>& carried);
 // Check(kFull)'s part: every entry of the three tables decodes; a fetch entry names a
 // page of the DB; the page counts of the crawl and of each host are those the pages and the
 // schedule hold; every other count of the crawl is the sum of its hosts'.

@@ -285,4 +285,14 @@ Status ScheduleTables::ForEachEntry(
   });
 }
 
+Status ScheduleTables::ForEachPayload(
+    const Snapshot& snapshot,
+    const std::function<Status(uint32_t id, std::string_view payload)>& fn) const {
+  const PageDbImpl& db = Of(db_);
+  return ForEachRow(snapshot, db.payloads, db.path, [&](std::string_view k, std::string_view v) {
+    if (k.size() != 4) return DataLossError(db.Where() + ": payloads key of wrong size");
+    return fn(coding::DecodeBigEndian32(k.data()), v);
+  });
+}
+
 }  // namespace crawlrank

@@ -122,6 +122,9 @@ class ScheduleTables {
   // Every schedule entry, in page id order; DataLoss naming the page for a damaged one.
   Status ForEachEntry(const Snapshot& snapshot,
                       const std::function<Status(uint32_t id, ScheduleEntry& entry)>& fn) const;
+  // Every payload, in page id order.
+  Status ForEachPayload(const Snapshot& snapshot,
+                        const std::function<Status(uint32_t id, std::string_view payload)>& fn) const;
 
  private:
   const PageDb& db_;

@@ -224,6 +224,9 @@ class WriteTxn {
   // Writes every page created so far to its host's counters in this transaction (a
   // writer's close), not a second later.
   void ForceHostFlush() { force_host_flush_ = true; }
+  // The fetch details of page `id`, when `info` has any (crawl_counters.cc; a reshard
+  // copies them).
+  Status PutFetchInfo(uint32_t id, const FetchInfo& info);
 
   // Writes the touched records, new ids and counters, runs the hook, and commits.
   Status Commit();
@@ -247,8 +250,6 @@ class WriteTxn {
                                              bool merge = false);
   // Writes the pages not yet in `fingerprints` there once they are a batch.
   Status FileFingerprints();
-  // The fetch details of page `id`, when `info` has any (crawl_counters.cc).
-  Status PutFetchInfo(uint32_t id, const FetchInfo& info);
   // Writes counter_deltas_ and progress_ (crawl_counters.cc).
   Status WriteCounters();
   // Adds the pages this transaction created to db_.pending_host_pages, and moves them all

@@ -15,12 +15,13 @@
 #include "crawlrank/schedule_types.h"
 #include "crawlrank/status.h"
 #include "crawlrank/url.h"
+#include "schedule/cluster_membership.h"
 #include "urlfrontier.pb.h"
 
 namespace crawlrank {
 
 // The one crawl a server holds: a PageDB is one crawl.
-inline constexpr std::string_view kDefaultCrawlId = "DEFAULT";
+inline constexpr std::string_view kDefaultCrawlId = kClusterCrawlId;
 
 // Caps on what a client sends (docs/frontier.md, "Limits").
 inline constexpr size_t kMaxMessageBytes = size_t{4} << 20;  // gRPC: RESOURCE_EXHAUSTED past it

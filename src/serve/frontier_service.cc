@@ -11,7 +11,7 @@
 
 #include "base/base64.h"
 #include "crawlrank/clock.h"
-#include "serve/cluster_membership.h"
+#include "schedule/cluster_membership.h"
 #include "serve/frontier_queries.h"
 #include "serve/put_queue.h"
 

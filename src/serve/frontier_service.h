@@ -49,7 +49,7 @@ struct FrontierServiceOptions {
   // What ListNodes answers alone: this node's host:port.
   std::string node_address;
   // A node of a cluster (--nodes and --node): the list and this node's entry, checked
-  // against those the PageDB stores (serve/cluster_membership.h) and stored. Unset: the
+  // against those the PageDB stores (schedule/cluster_membership.h) and stored. Unset: the
   // membership stored, or none (one frontier alone).
   std::optional<NodeList> nodes;
   // How this node reaches its peers (token, TLS, the ack deadline; serve/peer_streams.h).

@@ -499,3 +499,52 @@ def test_a_link_across_nodes_stays_with_its_source_and_its_target_goes_on_deeper
         assert "no damage found" in run(bin_dir, "page_db_check", tmp_path / f"node{i}").stdout
     stats = json.loads(run(bin_dir, "page_db_stats", node0, "--json").stdout)
     assert stats["ghosts"] == 1 and stats["pages"] == 3
+
+
+def test_reshard_gives_each_node_of_a_new_list_its_hosts_and_the_nodes_serve_them(
+        cluster, bin_dir, api, tmp_path):
+    nodes, entries = cluster(2, "--no-rank-at-exit", "--delay", "0", "--per-host", 9)
+    hosts = [f"s{i}.test" for i in range(12)]
+    urls = [f"http://{h}/{j}" for h in hosts for j in range(4)]
+    items = [nodes[0].discovered(u) for u in urls]
+    # Links across hosts: from each host's first page to the next host's pages.
+    items += [nodes[0].discovered(f"http://{hosts[(i + 1) % 12]}/{j}",
+                                  crawlrank_source=f"http://{h}/0")
+              for i, h in enumerate(hosts) for j in range(4)]
+    assert {status for _, status in nodes[1].put(*items)} <= {"OK", "SKIPPED"}
+    crawled = [i.url for node in nodes for i in node.get(per_queue=1)]
+    assert nodes[0].put(*(nodes[0].known(u, crawlrank_status="200") for u in crawled))
+    before = {}
+    for i in range(2):
+        before.update(urls_of(bin_dir, tmp_path / f"node{i}"))
+    links = lambda dbs: set(tuple(line.split()) for db in dbs for line in run(  # noqa: E731
+        bin_dir, "page_db_dump", "links", db, "--urls").stdout.splitlines())
+    links_before = links([tmp_path / "node0", tmp_path / "node1"])
+    assert len(links_before) == 48
+    for node in nodes:
+        node.stop()
+
+    new = [f"127.0.0.1:{port}" for port in free_ports(3)]
+    out = run(bin_dir, "crawlrank", "reshard", tmp_path / "node0", tmp_path / "node1",
+              "--nodes", ",".join(new), "--out", tmp_path / "new").stdout
+    assert len(out.splitlines()) == 3 and "ghosts" in out
+    after = {}
+    for i, entry in enumerate(sorted(new)):
+        held = urls_of(bin_dir, tmp_path / f"new.{i}")
+        assert all(owner_of(u.split("/")[2], new) == entry for u in held)
+        after.update(held)
+    assert after == before  # every page once, in the state it had
+    assert links([tmp_path / f"new.{i}" for i in range(3)]) == links_before
+    # The new nodes start from their PageDBs alone, and each hands out its own hosts.
+    started = [Server(bin_dir, api, tmp_path / f"new.{i}", listen=None) for i in range(3)]
+    try:
+        assert sorted(s.address for s in started) == sorted(new)
+        handed = {}
+        for server in started:
+            for item in server.get(per_queue=9):
+                assert owner_of(item.url.split("/")[2], new) == server.address
+                handed[item.url] = server.address
+        assert set(handed) == {u for u, state in before.items() if state == "pending"}
+    finally:
+        for server in started:
+            server.stop(signal.SIGKILL)

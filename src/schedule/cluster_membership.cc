@@ -1,7 +1,6 @@
-#include "serve/cluster_membership.h"
+#include "schedule/cluster_membership.h"
 
 #include "crawlrank/crawl_config.h"
-#include "serve/frontier_items.h"
 
 namespace crawlrank {
 namespace {
@@ -77,7 +76,7 @@ Result<std::optional<NodeList>> ResolveMembership(const StoredConfig& stored,
 size_t OwnerOfUrl(const NodeList& nodes, HostKeyMode mode, std::string_view url) {
   Result<std::string> key = HostKey(url, mode);
   if (!key.ok() || key->empty()) return nodes.self_index();
-  return nodes.OwnerOf(kDefaultCrawlId, *key);
+  return nodes.OwnerOf(kClusterCrawlId, *key);
 }
 
 }  // namespace crawlrank

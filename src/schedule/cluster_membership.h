@@ -24,6 +24,10 @@
 
 namespace crawlrank {
 
+// The crawl ID a cluster's owners are computed with: a PageDB is one crawl, URLFrontier's
+// "DEFAULT" (serve/frontier_items.h).
+inline constexpr std::string_view kClusterCrawlId = "DEFAULT";
+
 // The partition rule of a cluster whose queues are keyed by `host_key` ("host" or
 // "domain", the stored host_key): "urlfrontier-2.6 host" names the owner
 // abs(javaHash("DEFAULT_" + host key) % N).

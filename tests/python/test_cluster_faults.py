@@ -5,7 +5,9 @@ reports them. Afterwards every item a node acknowledged (OK or SKIPPED) is on it
 disk, reports included, no node holds another's URL, page_db_check finds every PageDB
 sound, and a URL handed out twice was leased by the node killed under it (a restarted
 node returns its leases to the queue): the fetches twice are bounded by the leases out at
-the kills.
+the kills. Some discovered URLs name a source (a page acknowledged before): such a URL
+goes to its source's owner, which keeps the link, and on to its own owner; every link
+acknowledged is on the source owner's disk.
 
 The seed is printed (CRAWLRANK_CLUSTER_SEED sets it); CRAWLRANK_CLUSTER_KILLS sets the
 number of kills (3 here; the slow entry of tests/CMakeLists.txt runs 25).
@@ -40,6 +42,8 @@ class Sender(threading.Thread):
         self.stopping = threading.Event()
         self.acked_urls: set[str] = set()     # discovered, acknowledged OK or SKIPPED
         self.acked_reports: set[str] = set()  # reports acknowledged OK
+        self.acked_links: set[tuple[str, str]] = set()  # (source, url) acknowledged
+        self.sources: dict[str, str] = {}  # url -> the source it was sent with
         self.sent = 0
         self.errors = 0
 
@@ -50,7 +54,15 @@ class Sender(threading.Thread):
 
     def put_urls(self, node):
         urls = self.next_urls(self.rng.randrange(5, 60))
-        items = [node.discovered(u, item_id="d " + u) for u in urls]
+        known = sorted(self.acked_urls)
+        items = []
+        for u in urls:
+            if known and self.rng.random() < 0.3:  # a link from a page acknowledged before
+                self.sources[u] = self.rng.choice(known)
+                items.append(node.discovered(u, item_id="d " + u,
+                                             crawlrank_source=self.sources[u]))
+            else:
+                items.append(node.discovered(u, item_id="d " + u))
         done = sorted(self.acked_urls - self.acked_reports)[:5]
         items += [node.known(u, item_id="r " + u, crawlrank_status="200") for u in done]
         for ack in node.stub.PutURLs(iter(items), timeout=30):
@@ -59,6 +71,8 @@ class Sender(threading.Thread):
                 continue
             if kind == "d":
                 self.acked_urls.add(url)
+                if url in self.sources:
+                    self.acked_links.add((self.sources[url], url))
             elif ack.status == self.pb.AckMessage.OK:
                 self.acked_reports.add(url)
 
@@ -171,3 +185,9 @@ def test_killed_nodes_lose_nothing_they_acknowledged(bin_dir, api, tmp_path):
         assert all(owner_of(u.split("/")[2], entries) == entry for u in urls), seed
     for db in dbs:
         assert "no damage found" in run(bin_dir, "page_db_check", db).stdout, seed
+    links = {entry: set(tuple(line.split()) for line in run(
+        bin_dir, "page_db_dump", "links", db, "--urls").stdout.splitlines())
+        for entry, db in zip(entries, dbs)}
+    assert sender.acked_links, seed
+    for source, url in sender.acked_links:
+        assert (source, url) in links[owner_of(source.split("/")[2], entries)], (seed, source, url)

@@ -182,6 +182,76 @@ TEST(GhostPagesTest, CheckReportsAGhostThatWasCrawledOrHasAPayload) {
   }
 }
 
+// OPIC: a page's cash goes in equal parts along its links; the parts that reach ghosts
+// are taken for their owners, once.
+TEST(PassedSharesTest, AFetchedPageSharesItsCashWithGhostsOnce) {
+  TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("db"), Fast()));
+  SchedulerOptions options = NodeOptions();
+  options.score = ScoreMode::kOpic;
+  ASSERT_OK_AND_ASSIGN(auto scheduler, Scheduler::Open(*db, options));
+  ASSERT_OK(scheduler->AddSeeds({"http://a.test/"}));  // cash 1
+  ASSERT_OK_AND_ASSIGN(auto first, scheduler->Next(1));
+  ASSERT_OK(scheduler->Crawled(
+      {.page = {.url = "http://a.test/",
+                .http_status = 200,
+                .links = {{.url = "http://a.test/x"}, {.url = "http://b.test/y"},
+                          {.url = "http://b.test/z"}}},
+       .lease = first[0].lease}));
+  const std::vector<PassedShare> passed = scheduler->TakePassedShares();
+  ASSERT_EQ(passed.size(), 2u);
+  ASSERT_OK_AND_ASSIGN(Snapshot snapshot, db->NewSnapshot());
+  for (const PassedShare& share : passed) {
+    ASSERT_OK_AND_ASSIGN(const PageRecord ghost, snapshot.FindId(share.page));
+    EXPECT_TRUE(ghost.url.starts_with("http://b.test/")) << ghost.url;
+    EXPECT_FLOAT_EQ(share.share, 1.f / 3);
+  }
+  EXPECT_TRUE(scheduler->TakePassedShares().empty());
+  // A recrawl passes nothing again.
+  ASSERT_OK(scheduler->Crawled({.page = {.url = "http://a.test/", .http_status = 200,
+                                         .links = {{.url = "http://b.test/y"}}}}));
+  EXPECT_TRUE(scheduler->TakePassedShares().empty());
+}
+
+// The owner's side: a share raises the page's key now and after a restart.
+TEST(PassedSharesTest, AReceivedShareOrdersThePageAndSurvivesARestart) {
+  for (const ScoreMode mode : {ScoreMode::kOpic, ScoreMode::kInDegree, ScoreMode::kBlend}) {
+    SCOPED_TRACE(ScoreModeName(mode));
+    TempDir dir;
+    const std::string path = dir.Sub("db");
+    SchedulerOptions options;
+    options.delay_ms = 0;
+    options.score = mode;
+    options.elsewhere = [](std::string_view url) { return url.starts_with("http://a.test/"); };
+    const auto first_handed = [&] {
+      auto db = PageDb::Open(path, Fast());
+      EXPECT_TRUE(db.ok()) << db.status().ToString();
+      auto scheduler = Scheduler::Open(**db, options);
+      EXPECT_TRUE(scheduler.ok()) << scheduler.status().ToString();
+      auto next = (*scheduler)->Next(1);
+      EXPECT_TRUE(next.ok() && next->size() == 1);
+      return next.ok() && !next->empty() ? next->front().url : std::string();
+    };
+    {
+      ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, Fast()));
+      ASSERT_OK_AND_ASSIGN(auto scheduler, Scheduler::Open(*db, options));
+      WriteBatch batch;  // two pages one link deep; the second gets a share
+      batch.AddDiscovered("http://b.test/first", 1, 0.f);
+      batch.AddDiscovered("http://b.test/second", 1, 0.f);
+      const ReceivedShare share{"http://b.test/second", 0.5f};
+      ASSERT_OK(scheduler->Write(batch, {}, {}, {&share, 1}));
+      const ReceivedShare bad{"http://b.test/first", -1.f};
+      EXPECT_EQ(scheduler->Write(WriteBatch(), {}, {}, {&bad, 1}).code(),
+                StatusCode::kInvalidArgument);
+      ASSERT_OK_AND_ASSIGN(auto next, scheduler->Next(1));
+      ASSERT_EQ(next.size(), 1u);
+      EXPECT_EQ(next[0].url, "http://b.test/second");  // without it, first (by id)
+      EXPECT_OK(db->Check());
+    }
+    EXPECT_EQ(first_handed(), "http://b.test/second");  // its lease returned at the open
+  }
+}
+
 // tests/data/format-v7.db and format-v8.db (their READMEs say what they hold; the same
 // pages): read as they are, refused for writing, and carried over to version 9 with their
 // schedules and counters unchanged.

@@ -46,6 +46,12 @@ Result<nlohmann::ordered_json> Collect(const PageDb& db) {
   stats["created_ms"] = info.created_ms;
   stats["pages"] = counters.pages - std::min<uint64_t>(counters.pages, ghosts.size());
   stats["ghosts"] = ghosts.size();
+  uint64_t received = 0;  // pages that other nodes passed score to (push modes)
+  CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachReceivedShare([&](uint32_t, float) {
+    ++received;
+    return Status::Ok();
+  }));
+  stats["pages_with_shares"] = received;
   stats["crawled_pages"] = counters.crawled_pages;
   stats["links"] = counters.edges;
   stats["hosts_seen"] = hosts.size();

@@ -191,6 +191,10 @@ class Snapshot {
   Result<CrawlCounters> HostTotals(std::string_view host) const;
   Status ForEachHostTotals(
       const std::function<Status(std::string_view host, const CrawlCounters&)>& fn) const;
+  // A node of a cluster: the score other nodes' pages passed to each of this node's pages
+  // along their links (push score modes; format version 9), summed, in page id order.
+  // Nothing for an older DB or a node that received none.
+  Status ForEachReceivedShare(const std::function<Status(uint32_t id, float share)>& fn) const;
   // The last fetch's details of page `id` (FetchInfo, page_types.h). NotFound when no
   // fetch of it reported any, or the DB is older than version 7.
   Result<FetchInfo> FetchOf(uint32_t id) const;

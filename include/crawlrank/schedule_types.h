@@ -22,6 +22,21 @@ struct QueuedExtra {
   int32_t priority = 0;  // the queue orders by (priority, score): a higher priority goes first
 };
 
+// A node of a cluster (SchedulerOptions::elsewhere): the score a push mode (opic,
+// indegree, the mass of blend and topical) passed along links from this node's pages to
+// `page`, a ghost, since Scheduler::TakePassedShares last asked; its owner adds it
+// (Scheduler::Write's `shares`).
+struct PassedShare {
+  uint32_t page = 0;
+  float share = 0;
+};
+// A share another node passed to the page of canonical `url`, this node's (Scheduler::
+// Write): stored (format version 9) and added to the page's cash, in-degree or mass.
+struct ReceivedShare {
+  std::string url;
+  float share = 0;
+};
+
 // A page handed out by Next.
 struct Request {
   std::string url;

@@ -105,9 +105,16 @@ class Scheduler final : public Frontier {
   // page the first wins). A URL of `extras` that cannot be canonicalised fails the call
   // before anything is written, naming it. `dates` say when pages the batch records as
   // crawled are due again (RefetchDate; a crawled page of the batch without one has no
-  // date), checked the same way.
+  // date), checked the same way. `shares` are what other nodes of a cluster passed to pages
+  // of the batch (ReceivedShare): a URL the batch does not hold is ignored; a share that
+  // is not finite or below 0 fails the call before anything is written.
   Status Write(const WriteBatch& batch, std::span<const QueuedExtra> extras,
-               std::span<const RefetchDate> dates = {});
+               std::span<const RefetchDate> dates = {},
+               std::span<const ReceivedShare> shares = {});
+  // A node of a cluster: the shares its pages passed to ghosts since the last call
+  // (PassedShare), each ghost once with their sum, for the caller to send on. Not kept
+  // across a restart: a share not taken before the process ends is lost.
+  std::vector<PassedShare> TakePassedShares();
 
   // Up to n requests, best first, each from a host that may take it now, with the payload
   // and priority the page was queued with. Empty when no host is ready: GetStats() tells

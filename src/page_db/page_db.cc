@@ -329,6 +329,14 @@ Status OpenCreatedTable(PageDbImpl& db, MDB_txn* txn, unsigned flags) {
   return Status::Ok();
 }
 
+// The shares other nodes of a cluster passed to its pages, new in format version 9.
+constexpr uint32_t kFirstSharesVersion = 9;
+Status OpenSharesTable(PageDbImpl& db, MDB_txn* txn, unsigned flags) {
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "shares", flags, &db.shares, db.path));
+  db.has_shares = true;
+  return Status::Ok();
+}
+
 // The crawl's counters, fetch details and progress samples, new in format version 7.
 constexpr uint32_t kFirstCountersVersion = 7;
 Status OpenCounterTables(PageDbImpl& db, MDB_txn* txn, unsigned flags) {
@@ -343,9 +351,9 @@ Status OpenCounterTables(PageDbImpl& db, MDB_txn* txn, unsigned flags) {
 // transaction: version 2 gets the scheduler's tables, version 3 its failures' kinds,
 // version 4 (and older) an empty configuration table, version 5 (and older) the creation
 // marks' table, with one mark that dates the pages there from now, version 6 (and older)
-// the counters' tables, counted from the pages and failures there; versions 7 and 8 only
-// their version number (version 8 adds a schedule state, kDue, that version 7 never wrote;
-// version 9 another, kElsewhere, and a counter of them, that version 8 never wrote).
+// the counters' tables, counted from the pages and failures there; version 8 (and older)
+// an empty table of received shares. Version 8 adds a schedule state, kDue, that version 7
+// never wrote; version 9 another, kElsewhere, a counter of them and the shares table.
 Status Upgrade(PageDbImpl& db, MDB_txn* txn, uint32_t from) {
   if (from < kFirstScheduleVersion) {
     CRAWLRANK_RETURN_IF_ERROR(OpenScheduleTables(db, txn, MDB_CREATE));
@@ -362,6 +370,7 @@ Status Upgrade(PageDbImpl& db, MDB_txn* txn, uint32_t from) {
     CRAWLRANK_RETURN_IF_ERROR(OpenCounterTables(db, txn, MDB_CREATE));
     CRAWLRANK_RETURN_IF_ERROR(RebuildCrawlCounters(db, txn));
   }
+  if (from < kFirstSharesVersion) CRAWLRANK_RETURN_IF_ERROR(OpenSharesTable(db, txn, MDB_CREATE));
   std::string encoded;
   coding::PutFixed32(encoded, kPageDbFormatVersion);
   MDB_val k = Val(kMetaFormatVersion), v = Val(encoded);
@@ -381,6 +390,7 @@ Status CreateTables(PageDbImpl& db, MDB_txn* txn) {
   CRAWLRANK_RETURN_IF_ERROR(OpenConfigTable(db, txn, MDB_CREATE));
   CRAWLRANK_RETURN_IF_ERROR(OpenCreatedTable(db, txn, MDB_CREATE));
   CRAWLRANK_RETURN_IF_ERROR(OpenCounterTables(db, txn, MDB_CREATE));
+  CRAWLRANK_RETURN_IF_ERROR(OpenSharesTable(db, txn, MDB_CREATE));
   std::string version;
   coding::PutFixed32(version, kPageDbFormatVersion);
   const std::pair<std::string_view, std::string> header[] = {
@@ -466,6 +476,7 @@ Status OpenTables(PageDbImpl& db, MDB_txn* txn) {
   if (version >= kFirstConfigVersion) CRAWLRANK_RETURN_IF_ERROR(OpenConfigTable(db, txn, 0));
   if (version >= kFirstCreatedVersion) CRAWLRANK_RETURN_IF_ERROR(OpenCreatedTable(db, txn, 0));
   if (version >= kFirstCountersVersion) CRAWLRANK_RETURN_IF_ERROR(OpenCounterTables(db, txn, 0));
+  if (version >= kFirstSharesVersion) CRAWLRANK_RETURN_IF_ERROR(OpenSharesTable(db, txn, 0));
   if (old_version && !db.read_only()) return Upgrade(db, txn, version);  // as asked
   return Status::Ok();
 }

@@ -81,6 +81,9 @@ Status PageDb::CompactTo(const std::string& dir, bool check_data) const {
     CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.fetches, to.get(), "fetches", true, where));
     CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.progress, to.get(), "progress", true, where));
   }
+  if (db.has_shares) {  // nor has a version 2 to 8 DB this one
+    CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.shares, to.get(), "shares", true, where));
+  }
   if (const int rc = mdb_env_sync(to.get(), 1); rc != 0) return lmdb::Error(rc, "sync", dir);
   return Status::Ok();
 }

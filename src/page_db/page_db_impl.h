@@ -46,7 +46,7 @@ inline std::string PageDbName(std::string_view path) {
 }
 
 // LMDB's named-table limit for a PageDB environment: its eight tables, with room to grow.
-inline constexpr unsigned kMaxTables = 16;  // 12 in use (version 7)
+inline constexpr unsigned kMaxTables = 16;  // 13 in use (version 9)
 
 // LMDB keys: big-endian, so byte order is numeric order (docs/format.md).
 struct Key32 {
@@ -152,6 +152,10 @@ struct PageDb::Impl {
   // crawl_counters.h); has_counters is false for an older DB opened read-only.
   MDB_dbi counters = 0, fetches = 0, progress = 0;
   bool has_counters = false;
+  // The shares other nodes of a cluster passed to its pages (format version 9,
+  // received_shares.h); has_shares is false for an older DB opened read-only.
+  MDB_dbi shares = 0;
+  bool has_shares = false;
   // Pages created and not yet counted in their hosts' `counters` entries, by host key:
   // written at most once a second (a transaction creates pages on thousands of hosts), and
   // at close; a writer's open counts those a crash left out (crawl_counters.h).

@@ -159,6 +159,11 @@ class NodeWriter {
           }
           return tables.PutHost(write, key, entry);
         }));
+    CRAWLRANK_RETURN_IF_ERROR(
+        source.snapshot.ForEachReceivedShare([&](uint32_t old, float share) -> Status {
+          const uint32_t id = NewId(s, old);
+          return id == kNotHere ? Status::Ok() : write.AddReceivedShare(id, share);
+        }));
     const std::vector<uint32_t>& ids = plan_.new_id[s];
     for (uint32_t old = 0; old < ids.size(); ++old) {
       if (ids[old] == kNotHere) continue;

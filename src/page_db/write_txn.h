@@ -227,6 +227,9 @@ class WriteTxn {
   // The fetch details of page `id`, when `info` has any (crawl_counters.cc; a reshard
   // copies them).
   Status PutFetchInfo(uint32_t id, const FetchInfo& info);
+  // Adds `share` to what page `id` received from other nodes of a cluster
+  // (received_shares.h).
+  Status AddReceivedShare(uint32_t id, float share);
 
   // Writes the touched records, new ids and counters, runs the hook, and commits.
   Status Commit();

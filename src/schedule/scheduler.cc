@@ -37,6 +37,7 @@ Status Scheduler::Impl::BeforeCommit(WriteTxn& write) {
   std::lock_guard lock(mu);
   CRAWLRANK_RETURN_IF_ERROR(StageCreated(write));
   CRAWLRANK_RETURN_IF_ERROR(StageFetched(write));
+  CRAWLRANK_RETURN_IF_ERROR(StageReceived(write));
   if (state.policy().link_keyed()) {
     for (const auto& [id, old] : write.raised_scores()) staged.raised.push_back(id);
   }
@@ -139,6 +140,16 @@ Status Scheduler::Impl::StageFetched(WriteTxn& write) {
   return Status::Ok();
 }
 
+Status Scheduler::Impl::StageReceived(WriteTxn& write) {
+  for (const auto& [fingerprint, share] : staged.received_by_fingerprint) {
+    const FingerprintIndex::Entry* page = store.index.Find(fingerprint);
+    if (page == nullptr) continue;  // not in the batch: nothing to add it to
+    CRAWLRANK_RETURN_IF_ERROR(write.AddReceivedShare(page->id, share));
+    staged.received.emplace_back(page->id, share);
+  }
+  return Status::Ok();
+}
+
 Status Scheduler::Impl::WriteStaged(WriteTxn& write) const {
   for (const auto& change : staged.failures) {
     CRAWLRANK_RETURN_IF_ERROR(tables.PutEntry(write, change.id, change.entry));
@@ -165,8 +176,9 @@ void Scheduler::Impl::Committed() {
     // StageFetched staged the out-links of first crawls only (a replay can match them).
     if (state.policy().Pushes()) {
       const uint32_t begin = i == 0 ? 0 : staged.ends[i - 1];
-      state.policy().PushFrom(id, std::span(staged.targets).subspan(begin, staged.ends[i] - begin),
-                              [&](uint32_t target) { state.Rekey(target, now); },
+      const auto targets = std::span(staged.targets).subspan(begin, staged.ends[i] - begin);
+      PassToGhosts(id, targets, staged.contents[i]);
+      state.policy().PushFrom(id, targets, [&](uint32_t target) { state.Rekey(target, now); },
                               staged.contents[i]);
     }
     state.MarkCrawled(id, now);
@@ -183,6 +195,10 @@ void Scheduler::Impl::Committed() {
       revisits.Cancel(id);
     }
   }
+  for (const auto& [id, share] : staged.received) {
+    state.policy().Receive(id, share);
+    state.Rekey(id, now);
+  }
   for (uint32_t id : staged.revisit_failed) state.RevisitFailed(id, now + options.retry_ms, now);
   if (reranker.has_value()) reranker->NotifyIfDue(now);
   for (uint32_t id : staged.raised) {
@@ -195,6 +211,16 @@ void Scheduler::Impl::Committed() {
   for (const auto& [number, entry] : staged.host_changes) state.hosts().Apply(number, entry, now);
   if (staged.next_lease != 0) state.RaiseNextLease(staged.next_lease);
   staged.Clear();
+}
+
+void Scheduler::Impl::PassToGhosts(uint32_t source, std::span<const uint32_t> targets,
+                                   float content_score) {
+  if (!options.elsewhere || targets.empty()) return;
+  const float share = state.policy().ShareOut(source, targets.size(), content_score);
+  if (!(share > 0)) return;
+  for (uint32_t t : targets) {
+    if (state.state(t) == kElsewhere) passed[t] += share;
+  }
 }
 
 void Scheduler::Impl::RolledBack() {
@@ -384,9 +410,30 @@ Status NameRefusals(const std::vector<CrawlReport>& reports, UrlProfile profile,
 }  // namespace
 
 
-Status Scheduler::Write(const WriteBatch& batch, std::span<const QueuedExtra> extras,
-                        std::span<const RefetchDate> dates) {
+std::vector<PassedShare> Scheduler::TakePassedShares() {
   Impl& s = *impl_;
+  std::lock_guard lock(s.mu);
+  std::vector<PassedShare> out;
+  out.reserve(s.passed.size());
+  for (const auto& [page, share] : s.passed) out.push_back({page, share});
+  s.passed.clear();
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.page < b.page; });
+  return out;
+}
+
+Status Scheduler::Write(const WriteBatch& batch, std::span<const QueuedExtra> extras,
+                        std::span<const RefetchDate> dates,
+                        std::span<const ReceivedShare> shares) {
+  Impl& s = *impl_;
+  std::unordered_map<uint64_t, float> received;
+  for (const ReceivedShare& share : shares) {
+    if (!std::isfinite(share.share) || share.share < 0) {
+      return InvalidArgumentError("a share received by \"" + share.url + "\" is " +
+                                  std::to_string(share.share) +
+                                  "; a share is a finite number of at least 0");
+    }
+    received[UrlFingerprint(share.url)] += share.share;
+  }
   std::vector<NamedExtra> named;
   CRAWLRANK_RETURN_IF_ERROR(NameExtras(extras, s.db.url_profile(), "queue an extra", &named));
   std::vector<NamedDate> named_dates;
@@ -397,6 +444,7 @@ Status Scheduler::Write(const WriteBatch& batch, std::span<const QueuedExtra> ex
     std::lock_guard lock(s.mu);
     for (const NamedExtra& n : named) s.StageExtra(n.url, n.fingerprint, *n.extra);
     for (const NamedDate& d : named_dates) s.StageDate(d.url, d.fingerprint, d.at_ms);
+    s.staged.received_by_fingerprint = received;
   });
 }
 

@@ -73,6 +73,10 @@ struct Scheduler::Impl final : WriteHook, RerankTarget {
     std::vector<uint32_t> relinked;  // pages whose out-links the transaction wrote
     std::vector<uint32_t> requeued;  // failed pages back in the queue (Requeue)
     std::vector<uint32_t> removed;   // pages removed for good (Remove)
+    // Shares other nodes passed (Write's `shares`), by fingerprint as the call set them,
+    // and those applied to pages of the DB, for Committed.
+    std::unordered_map<uint64_t, float> received_by_fingerprint;
+    std::vector<std::pair<uint32_t, float>> received;
     uint64_t next_lease = 0;
     void Clear() { *this = Staged(); }
   } staged;
@@ -140,6 +144,14 @@ struct Scheduler::Impl final : WriteHook, RerankTarget {
   void StageDate(std::string_view url, uint64_t fingerprint, int64_t at_ms) {
     staged.dates.insert_or_assign(fingerprint, Staged::Date{url, at_ms});
   }
+  // Writes the shares the call received to the pages the DB holds, staged for Committed.
+  Status StageReceived(WriteTxn& write);
+  // A node of a cluster: notes what `source`, fetched for the first time, passes to each
+  // ghost among `targets` (before PushFrom spends its cash). REQUIRES: mu held.
+  void PassToGhosts(uint32_t source, std::span<const uint32_t> targets, float content_score);
+
+  // Shares this node's pages passed to ghosts, by ghost, until TakePassedShares (mu held).
+  std::unordered_map<uint32_t, float> passed;
   // Writes the extra of page `id`, which `write` creates: its payload, and a `schedule`
   // entry (queued) that keeps a priority other than 0.
   Status WriteExtra(WriteTxn& write, uint32_t id, const QueuedExtra& extra) const {

@@ -62,6 +62,35 @@ float ScorePolicy::Share(uint32_t source, size_t targets) {
   }
 }
 
+float ScorePolicy::ShareOut(uint32_t source, size_t targets, float content_score) const {
+  if (targets == 0) return 0;
+  const auto n = static_cast<float>(targets);
+  switch (mode_) {
+    case ScoreMode::kOpic: return keys_[source] / n;
+    case ScoreMode::kInDegree: return 1;
+    case ScoreMode::kBlend: return static_cast<float>(damping_) * mass_[source] / n;
+    case ScoreMode::kTopical:
+      return static_cast<float>(damping_) * (mass_[source] + std::max(0.f, content_score)) / n;
+    default: return 0;
+  }
+}
+
+void ScorePolicy::Receive(uint32_t id, float share) {
+  switch (mode_) {
+    case ScoreMode::kOpic:
+    case ScoreMode::kInDegree: keys_[id] += share; break;
+    case ScoreMode::kBlend:
+      mass_[id] += share;
+      keys_[id] = SeedFloor(id, Blended(id));
+      break;
+    case ScoreMode::kTopical:
+      mass_[id] += share;
+      if (keys_[id] > 0) keys_[id] += static_cast<float>(kTopicalMassWeight) * share;
+      break;
+    default: break;
+  }
+}
+
 void ScorePolicy::AddSeed(uint32_t id) {
   if ((!blend() && !topical()) || !seeds_.insert(id).second) return;
   mass_[id] += static_cast<float>(1 - damping_);
@@ -120,13 +149,14 @@ Status ReplayFirstCrawls(const Snapshot& snapshot, Visit&& visit, Push&& push) {
 
 }  // namespace
 
-Status ScorePolicy::ReplayMass(const Snapshot& snapshot) {
+Status ScorePolicy::ReplayMass(const Snapshot& snapshot, std::span<const float> received) {
   // The topical mode's mass carries each source's content score.
   std::vector<float> content(topical() ? keys_.size() : 0, 0.f);
   CRAWLRANK_RETURN_IF_ERROR(ReplayFirstCrawls(
       snapshot,
       [&](const PageRecord& page) {
         if (page.depth == 0) AddSeed(page.id);
+        if (page.id < received.size()) mass_[page.id] += received[page.id];
         if (topical()) content[page.id] = std::max(0.f, page.content_score);
       },
       [&](uint32_t id, const std::vector<uint32_t>& targets) {
@@ -141,8 +171,21 @@ Status ScorePolicy::ReplayMass(const Snapshot& snapshot) {
 
 Result<std::optional<int64_t>> ScorePolicy::InitialKeys(const PageDb& db,
                                                         const Snapshot& snapshot) {
+  // What other nodes of a cluster passed to this node's pages, counted first: the replay
+  // adds what this node's own pages pass.
+  std::vector<float> received;
+  if (Pushes()) {
+    CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachReceivedShare([&](uint32_t id, float share) {
+      if (id < keys_.size()) {
+        if (received.size() <= id) received.resize(keys_.size(), 0.f);
+        received[id] = share;
+      }
+      return Status::Ok();
+    }));
+  }
   switch (mode_) {
     case ScoreMode::kInDegree:
+      for (size_t id = 0; id < received.size(); ++id) keys_[id] += received[id];
       CRAWLRANK_RETURN_IF_ERROR(snapshot.ScanEdges([&](EdgeChunk& chunk) {
         for (uint32_t t : chunk.targets) keys_[t] += 1;
         return Status::Ok();
@@ -152,7 +195,11 @@ Result<std::optional<int64_t>> ScorePolicy::InitialKeys(const PageDb& db,
       // Replays the cash flow: seeds start with one, each crawled page passes its cash on
       // at its first crawl, in the order of first crawls.
       CRAWLRANK_RETURN_IF_ERROR(ReplayFirstCrawls(
-          snapshot, [&](const PageRecord& page) { if (page.depth == 0) keys_[page.id] = 1; },
+          snapshot,
+          [&](const PageRecord& page) {
+            if (page.depth == 0) keys_[page.id] = 1;
+            if (page.id < received.size()) keys_[page.id] += received[page.id];
+          },
           [&](uint32_t id, const std::vector<uint32_t>& targets) {
             const float share = keys_[id] / static_cast<float>(targets.size());
             keys_[id] = 0;
@@ -160,8 +207,10 @@ Result<std::optional<int64_t>> ScorePolicy::InitialKeys(const PageDb& db,
           }));
       return kNotRanked;
     }
-    case ScoreMode::kBlend: CRAWLRANK_RETURN_IF_ERROR(ReplayMass(snapshot)); break;
-    case ScoreMode::kTopical: CRAWLRANK_RETURN_IF_ERROR(ReplayMass(snapshot)); return kNotRanked;
+    case ScoreMode::kBlend: CRAWLRANK_RETURN_IF_ERROR(ReplayMass(snapshot, received)); break;
+    case ScoreMode::kTopical:
+      CRAWLRANK_RETURN_IF_ERROR(ReplayMass(snapshot, received));
+      return kNotRanked;
     default: break;
   }
   if (!ranked_) return kNotRanked;

@@ -109,8 +109,18 @@ class ScorePolicy {
     }
   }
 
+  // A node of a cluster. What page `source`, fetched for the first time with `targets`
+  // out-links, passes along each (call it before PushFrom, which spends OPIC's cash): the
+  // cash of opic, 1 of indegree, the mass of blend and topical; 0 in the other modes,
+  // whose scores another node does not take (the rank modes rank each node's graph).
+  float ShareOut(uint32_t source, size_t targets, float content_score) const;
+  // Page `id` received `share` from another node's page (ShareOut there): added to its
+  // cash, in-degree or mass, and its key.
+  void Receive(uint32_t id, float share);
+
   // The keys at open, with the arrays sized to `snapshot`: what the online modes had
-  // accumulated (replayed from the DB), or the ranks stored with the DB. Returns the time
+  // accumulated (replayed from the DB, with the shares other nodes passed: format version
+  // 9), or the ranks stored with the DB. Returns the time
   // the stored ranks were computed, when they were used.
   Result<std::optional<int64_t>> InitialKeys(const PageDb& db, const Snapshot& snapshot);
 
@@ -140,7 +150,7 @@ class ScorePolicy {
     return waiting_seeds_.contains(id) ? std::max(key, 1.f) : key;
   }
   // The blend at open: the mass, replayed from the DB in the order of first crawls.
-  Status ReplayMass(const Snapshot& snapshot);
+  Status ReplayMass(const Snapshot& snapshot, std::span<const float> received);
 
   ScoreMode mode_;
   bool ranked_;

@@ -149,6 +149,10 @@ Result<Discovery> ReadDiscovery(const urlfrontier::URLInfo& info, UrlProfile pro
     }
     discovery.depth = depth;
   }
+  CRAWLRANK_ASSIGN_OR_RETURN(discovery.share, ReadScore(info, kMetaShare, field));
+  if (discovery.share < 0) {
+    return BadField(MetaField(field, kMetaShare), info.url(), "a share is at least 0");
+  }
   std::string_view name = kMetaSource;
   const std::string* source = LastValue(info, name);
   if (source == nullptr) source = LastValue(info, name = kMetaPath);
@@ -178,6 +182,17 @@ urlfrontier::URLItem HandOnItem(const Discovery& d, uint32_t depth) {
   if (!d.payload.empty()) metadata[std::string(kMetaPayload)].add_values(EncodeBase64(d.payload));
   if (d.priority != 0) metadata[std::string(kMetaPriority)].add_values(std::to_string(d.priority));
   item.set_id(d.url);
+  return item;
+}
+
+urlfrontier::URLItem ShareItem(std::string_view url, uint32_t depth, float share) {
+  Discovery d;
+  d.url = url;
+  urlfrontier::URLItem item = HandOnItem(d, depth);
+  char text[32];
+  const auto written = std::to_chars(text, text + sizeof text, share);
+  (*item.mutable_discovered()->mutable_info()->mutable_metadata())[std::string(kMetaShare)]
+      .add_values(std::string(text, written.ptr));
   return item;
 }
 

@@ -53,6 +53,9 @@ inline constexpr std::string_view kMetaContentScore = "crawlrank.content_score";
 // A discovered URL's depth when it has no source here (a whole number): what the node that
 // holds its source sends with it, in a cluster (docs/frontier.md, "A cluster").
 inline constexpr std::string_view kMetaDiscoveredDepth = "crawlrank.depth";
+// The score a push mode passed to a URL along links from another node's pages (a decimal
+// float, at least 0): what that node sends the URL's owner (docs/frontier.md).
+inline constexpr std::string_view kMetaShare = "crawlrank.share";
 // Why a fetch failed, by FailureKindName ("timeout", "dns", ...); inferred from the status
 // and the reason when absent.
 inline constexpr std::string_view kMetaFailureKind = "crawlrank.failure_kind";
@@ -92,6 +95,7 @@ struct Discovery {
   // crawlrank.depth: the URL's depth when it is new (its source's, plus one, where another
   // node holds the source); none: 0 for a URL without a source.
   std::optional<uint32_t> depth;
+  float share = 0.f;  // crawlrank.share
 };
 // InvalidArgument naming `field` (e.g. "URLItem.discovered.info") and the URL for a URL or
 // source that ClientUrl refuses, a key longer than kMaxKeyBytes, a payload that is not
@@ -104,6 +108,9 @@ Result<Discovery> ReadDiscovery(const urlfrontier::URLInfo& info, UrlProfile pro
 // stored the link from `d`'s source (held there as a ghost): the URL, its key, payload,
 // priority and link score, with `depth`, and no source.
 urlfrontier::URLItem HandOnItem(const Discovery& d, uint32_t depth);
+// The item that carries `share`, passed to the page of `url` (this node's ghost, at
+// `depth`) along links from this node's pages, to its owner.
+urlfrontier::URLItem ShareItem(std::string_view url, uint32_t depth, float share);
 
 // A fetch report (KnownURLItem): a crawled page, or a failure when the metadata says the
 // fetch failed (crawlrank.failure) or its HTTP status is 429 or 5xx.

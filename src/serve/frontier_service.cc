@@ -303,6 +303,30 @@ bool FrontierService::AckGroup(std::span<const PutItem> items, std::span<const s
   return true;
 }
 
+void FrontierService::SendPassedShares() {
+  if (peers_ == nullptr) return;
+  const std::vector<PassedShare> passed = scheduler_->TakePassedShares();
+  if (passed.empty()) return;
+  Result<Snapshot> snapshot = db_->NewSnapshot();
+  for (const PassedShare& share : passed) {
+    Result<PageRecord> ghost =
+        snapshot.ok() ? snapshot->FindId(share.page) : Result<PageRecord>(snapshot.status());
+    if (!ghost.ok()) {  // a share is an estimate: one lost is logged, not retried
+      LogCall(urlfrontier::LogLevelParams::WARN, "PutURLs",
+              "a share for page " + std::to_string(share.page) + " is lost: " +
+                  ghost.status().ToString());
+      continue;
+    }
+    peers_->Forward(OwnerOf(ghost->url), ShareItem(ghost->url, ghost->depth, share.share),
+                    [this, url = ghost->url](AckMessage::Status status) {
+                      if (status != AckMessage::FAIL) return;
+                      LogCall(urlfrontier::LogLevelParams::DEBUG, "PutURLs",
+                              "a share for " + QuoteForMessage(url) + " is lost: its owner "
+                              "did not answer");
+                    });
+  }
+}
+
 void FrontierService::SendOn(const Discovery& d, uint32_t depth,
                              std::function<void(AckMessage::Status)> done) {
   peers_->Forward(OwnerOf(d.url), HandOnItem(d, depth), std::move(done));
@@ -336,6 +360,7 @@ Result<std::vector<AckMessage::Status>> FrontierService::Write(std::span<const P
   WriteBatch batch;
   std::vector<QueuedExtra> extras;  // the payloads and priorities of the URLs that are new
   std::vector<RefetchDate> dates;   // the reports' refetchable_from_date
+  std::vector<ReceivedShare> shares;  // what other nodes' pages passed to this node's
   {
     CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_->NewSnapshot());
     std::unordered_set<uint64_t> named;  // the URLs this write creates or names already
@@ -378,12 +403,16 @@ Result<std::vector<AckMessage::Status>> FrontierService::Write(std::span<const P
         batch.MergeLinks(d.source, {Link{.url = d.url, .score = d.link_score}});
       } else if (d.depth.has_value()) {  // its source is on another node
         batch.AddDiscovered(d.url, *d.depth, d.link_score);
+        if (d.share > 0) shares.push_back({d.url, d.share});
       } else if (!known) {
         batch.MergeLinks(d.url, {});  // a page without links of its own yet
       }
     }
   }  // the snapshot closes before the write: a writer must not hold one (page_db.h)
-  if (batch.size() > 0) CRAWLRANK_RETURN_IF_ERROR(scheduler_->Write(batch, extras, dates));
+  if (batch.size() > 0) {
+    CRAWLRANK_RETURN_IF_ERROR(scheduler_->Write(batch, extras, dates, shares));
+    SendPassedShares();
+  }
   // A client's key other than the URL's host key (StormCrawler partitioned by IP or by
   // domain) groups the hosts that share it: one politeness budget for all of them.
   for (const PutItem& item : items) {

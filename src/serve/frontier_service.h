@@ -210,6 +210,9 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   bool AckGroup(std::span<const PutItem> items, std::span<const std::string> ids,
                 std::span<const urlfrontier::AckMessage::Status> statuses,
                 std::span<const HandOn> hand_ons, StreamAcks& acks);
+  // Sends what this node's pages passed to ghosts (Scheduler::TakePassedShares) on to the
+  // ghosts' owners, without waiting: a share whose owner does not answer is lost (logged).
+  void SendPassedShares();
   // Sends discovered `d` on to the owner of its URL at `depth` (HandOn); `done` gets the
   // owner's status, once.
   void SendOn(const Discovery& d, uint32_t depth,

@@ -548,3 +548,29 @@ def test_reshard_gives_each_node_of_a_new_list_its_hosts_and_the_nodes_serve_the
     finally:
         for server in started:
             server.stop(signal.SIGKILL)
+
+
+def test_a_push_modes_share_crosses_to_the_owner_and_orders_its_queue(cluster, bin_dir,
+                                                                      tmp_path):
+    nodes, entries = cluster(2, "--no-rank-at-exit", "--delay", "0", "--score-mode", "indegree")
+    owned = {}
+    for i in range(300):
+        owned.setdefault(owner_of(f"i{i}.test", entries), f"i{i}.test")
+    a, b = owned[entries[0]], owned[entries[1]]
+    p, first, second = f"http://{a}/", f"http://{b}/first", f"http://{b}/second"
+    # Two seeds on node 1, equal in-degree (0): the first created goes first.
+    assert nodes[0].put(*(nodes[0].discovered(u, item_id=u) for u in (p, first, second))) == [
+        (p, "OK"), (first, "OK"), (second, "OK")]
+    [handed] = nodes[0].get()
+    assert handed.url == p
+    # p links to `second` (node 1's page: a ghost on node 0) and is crawled: node 0 passes
+    # the link's in-degree on to node 1.
+    assert sorted(nodes[1].put(nodes[1].discovered(second, item_id="l", crawlrank_source=p),
+                               nodes[1].known(p, item_id="r", crawlrank_status="200"))) == [
+        ("l", "SKIPPED"), ("r", "OK")]  # the link's ack comes back from node 1, after two hops
+    deadline = time.monotonic() + 15
+    while json.loads(run(bin_dir, "page_db_stats", tmp_path / "node1", "--json").stdout)[
+            "pages_with_shares"] == 0:
+        assert time.monotonic() < deadline, "the share never reached node 1"
+        time.sleep(0.05)
+    assert [i.url for i in nodes[1].get(per_queue=1)] == [second]

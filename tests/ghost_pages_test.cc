@@ -38,6 +38,20 @@ std::vector<std::string> HandOutAll(Scheduler& scheduler) {
   return urls;
 }
 
+// Seeds http://a.test/, hands it out and reports it crawled with links to a.test/x and,
+// on the other node, b.test/y and b.test/z.
+Status CrawlSeedLinkingAcross(Scheduler& scheduler) {
+  CRAWLRANK_RETURN_IF_ERROR(scheduler.AddSeeds({"http://a.test/"}));
+  CRAWLRANK_ASSIGN_OR_RETURN(const std::vector<Request> first, scheduler.Next(10));
+  if (first.size() != 1) return InternalError("the seed was not handed out");
+  return scheduler.Crawled(
+      {.page = {.url = "http://a.test/",
+                .http_status = 200,
+                .links = {{.url = "http://a.test/x"}, {.url = "http://b.test/y"},
+                          {.url = "http://b.test/z"}}},
+       .lease = first[0].lease});
+}
+
 TEST(GhostEntryTest, StateSixHasNothingButItsByteAndNoFailuresFromVersion9) {
   ScheduleEntry ghost;
   ghost.state = EntryState::kElsewhere;
@@ -60,15 +74,7 @@ TEST(GhostPagesTest, LinksToAnotherNodesPagesAreKeptAndThosePagesNeverHandedOut)
   {
     ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, Fast()));
     ASSERT_OK_AND_ASSIGN(auto scheduler, Scheduler::Open(*db, NodeOptions()));
-    ASSERT_OK(scheduler->AddSeeds({"http://a.test/"}));
-    ASSERT_OK_AND_ASSIGN(auto first, scheduler->Next(10));
-    ASSERT_EQ(first.size(), 1u);
-    ASSERT_OK(scheduler->Crawled(
-        {.page = {.url = "http://a.test/",
-                  .http_status = 200,
-                  .links = {{.url = "http://a.test/x"}, {.url = "http://b.test/y"},
-                            {.url = "http://b.test/z"}}},
-         .lease = first[0].lease}));
+    ASSERT_OK(CrawlSeedLinkingAcross(*scheduler));
     EXPECT_EQ(HandOutAll(*scheduler), std::vector<std::string>{"http://a.test/x"});
     const SchedulerStats stats = scheduler->GetStats();
     EXPECT_EQ(stats.ghosts, 2u);
@@ -190,14 +196,7 @@ TEST(PassedSharesTest, AFetchedPageSharesItsCashWithGhostsOnce) {
   SchedulerOptions options = NodeOptions();
   options.score = ScoreMode::kOpic;
   ASSERT_OK_AND_ASSIGN(auto scheduler, Scheduler::Open(*db, options));
-  ASSERT_OK(scheduler->AddSeeds({"http://a.test/"}));  // cash 1
-  ASSERT_OK_AND_ASSIGN(auto first, scheduler->Next(1));
-  ASSERT_OK(scheduler->Crawled(
-      {.page = {.url = "http://a.test/",
-                .http_status = 200,
-                .links = {{.url = "http://a.test/x"}, {.url = "http://b.test/y"},
-                          {.url = "http://b.test/z"}}},
-       .lease = first[0].lease}));
+  ASSERT_OK(CrawlSeedLinkingAcross(*scheduler));  // a.test/ had cash 1
   const std::vector<PassedShare> passed = scheduler->TakePassedShares();
   ASSERT_EQ(passed.size(), 2u);
   ASSERT_OK_AND_ASSIGN(Snapshot snapshot, db->NewSnapshot());

@@ -12,6 +12,7 @@
 #include "crawlrank/best_pages.h"
 #include "crawlrank/clock.h"
 #include "crawlrank/crawl_config.h"
+#include "crawlrank/node_list.h"
 #include "crawlrank/rank_store.h"
 #include "crawlrank/scheduler.h"
 #include "crawlrank/url.h"
@@ -202,16 +203,32 @@ constexpr std::string_view kHostColumns[] = {
 
 }  // namespace
 
+Result<Json> DashboardData::ClusterOf(const StoredConfig& config) {
+  const auto nodes = config.find(std::string(kClusterNodesKey));
+  const auto node = config.find(std::string(kClusterNodeKey));
+  if (nodes == config.end() || node == config.end()) return Json(nullptr);
+  CRAWLRANK_ASSIGN_OR_RETURN(const NodeList list, NodeList::Parse(nodes->second, node->second));
+  return Json{{"node", list.self()},
+              {"index", list.self_index()},
+              {"nodes", list.size()},
+              {"list", list.Joined()}};
+}
+
 Result<Json> DashboardData::Summary() const {
   CRAWLRANK_ASSIGN_OR_RETURN(PageDbInfo info, db_.Info());
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_.NewSnapshot());
   CRAWLRANK_ASSIGN_OR_RETURN(const CrawlCounters totals, snapshot.CrawlTotals());
   CRAWLRANK_ASSIGN_OR_RETURN(const std::vector<ProgressSample> last,
                              snapshot.Progress(0, 2));
+  CRAWLRANK_ASSIGN_OR_RETURN(const StoredConfig config, snapshot.Config());
+  Result<Json> cluster = ClusterOf(config);
+  // The pages of this PageDB's crawl: a node's ghosts (pages other nodes own) left out.
   Json summary{{"path", ValidUtf8(info.path)},
                {"format_version", info.format_version},
+               {"cluster", cluster.ok() ? *std::move(cluster) : Json(nullptr)},
                {"now_ms", UnixNowMs()},
-               {"pages", snapshot.counters().pages},
+               {"pages", snapshot.counters().pages - totals.ghost_pages},
+               {"ghost_pages", totals.ghost_pages},
                {"crawled_pages", snapshot.counters().crawled_pages},
                {"links", snapshot.counters().edges},
                {"file_bytes", info.file_bytes},

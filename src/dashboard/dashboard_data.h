@@ -61,8 +61,14 @@ class DashboardData {
   // and in-links (at most kMaxRows each; the in-links take one pass over the links, about
   // 200 M a second). NotFound when the DB has no such page.
   Result<Json> Page(std::optional<uint32_t> id, const std::string& url) const;
-  // Prometheus text format 0.0.4: the crawl's counters and gauges.
+  // Prometheus text format 0.0.4: the crawl's counters and gauges. On a node of a
+  // cluster every sample carries node="ENTRY" and cluster="LIST" (the sorted node list),
+  // so that Prometheus sums the nodes (docs/cluster.md).
   Result<std::string> Metrics() const;
+  // On a node of a cluster: {"node": entry, "index": its place in the sorted list (from
+  // 0), "nodes": how many, "list": the sorted list}; null for a PageDB that runs alone.
+  // InvalidArgument when the stored membership does not read.
+  static Result<Json> ClusterOf(const StoredConfig& config);
 
  private:
   // A stored rank as the dashboard keeps it: the best kMaxRows pages and the histogram.

@@ -20,11 +20,14 @@ class Exposition {
     out_ += "# HELP " + std::string(name) + ' ' + std::string(help) + '\n';
     out_ += "# TYPE " + std::string(name) + ' ' + std::string(type) + '\n';
   }
+  // Labels every sample carries (a node's node and cluster), already escaped.
+  explicit Exposition(std::string common) : common_(std::move(common)) {}
   void Sample(std::string_view name, std::string_view labels, double value) {
     char number[64];
     std::snprintf(number, sizeof number, "%.17g", value);
-    out_ += std::string(name) + (labels.empty() ? "" : "{" + std::string(labels) + "}") + ' ' +
-            number + '\n';
+    std::string all = common_;
+    if (!labels.empty()) all += (all.empty() ? "" : ",") + std::string(labels);
+    out_ += std::string(name) + (all.empty() ? "" : "{" + all + "}") + ' ' + number + '\n';
   }
   void One(std::string_view name, std::string_view type, std::string_view help, double value) {
     Family(name, type, help);
@@ -33,8 +36,23 @@ class Exposition {
   std::string Take() { return std::move(out_); }
 
  private:
+  std::string common_;
   std::string out_;
 };
+
+// A label value in the exposition format: backslash, double quote and newline escaped.
+std::string LabelValue(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -43,9 +61,20 @@ Result<std::string> DashboardData::Metrics() const {
   CRAWLRANK_ASSIGN_OR_RETURN(const CrawlCounters c, snapshot.CrawlTotals());
   CRAWLRANK_ASSIGN_OR_RETURN(const std::vector<ProgressSample> samples, snapshot.Progress(0, 1));
   const PageDbCounters& db = snapshot.counters();
-  Exposition e;
-  e.One("crawlrank_pages", "gauge", "Pages the PageDB knows, crawled or only linked to.",
-        static_cast<double>(db.pages));
+  CRAWLRANK_ASSIGN_OR_RETURN(const StoredConfig config, snapshot.Config());
+  CRAWLRANK_ASSIGN_OR_RETURN(const Json cluster, ClusterOf(config));
+  Exposition e(cluster.is_null()
+                   ? std::string()
+                   : "node=\"" + LabelValue(cluster["node"].get<std::string>()) + "\",cluster=\"" +
+                         LabelValue(cluster["list"].get<std::string>()) + "\"");
+  e.One("crawlrank_pages", "gauge",
+        "Pages the PageDB knows, crawled or only linked to (a node's own: no ghosts).",
+        static_cast<double>(db.pages - c.ghost_pages));
+  if (!cluster.is_null()) {
+    e.One("crawlrank_ghost_pages", "gauge",
+          "Pages other nodes own that this node keeps for its links to them.",
+          static_cast<double>(c.ghost_pages));
+  }
   e.One("crawlrank_pages_crawled", "gauge", "Pages crawled at least once.",
         static_cast<double>(db.crawled_pages));
   e.One("crawlrank_pages_failed", "gauge", "Pages failed for good.",

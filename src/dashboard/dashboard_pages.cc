@@ -85,7 +85,15 @@ std::string OverviewPage(const Json& s, bool charts) {
   const Json& c = s["counters"];
   const Json& last = s["last_sample"];
   std::string body = "<p class=\"path\">" + Text(s["path"]) + " (format " +
-                     Text(s["format_version"]) + ")</p><div class=\"figures\" id=\"figures\">";
+                     Text(s["format_version"]) + ")</p>";
+  if (const Json& cluster = s["cluster"]; cluster.is_object()) {
+    body += "<p class=\"note\" id=\"cluster\">Node " +
+            std::to_string(cluster["index"].get<size_t>() + 1) + " of " + Text(cluster["nodes"]) +
+            " (" + Text(cluster["node"]) +
+            "): this page shows its share of the crawl; the cluster's totals come from every "
+            "node's /metrics (docs/cluster.md).</p>";
+  }
+  body += "<div class=\"figures\" id=\"figures\">";
   body += Figure("pages", Text(s["pages"]), "f-pages");
   body += Figure("crawled", Text(s["crawled_pages"]), "f-crawled");
   body += Figure("failed", Text(c["failed_pages"]), "f-failed");

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import subprocess
 import time
@@ -574,3 +575,76 @@ def test_a_push_modes_share_crosses_to_the_owner_and_orders_its_queue(cluster, b
         assert time.monotonic() < deadline, "the share never reached node 1"
         time.sleep(0.05)
     assert [i.url for i in nodes[1].get(per_queue=1)] == [second]
+
+
+def test_a_nodes_dashboard_says_which_node_and_labels_its_metrics(cluster, bin_dir, tmp_path):
+    parser = pytest.importorskip("prometheus_client.parser")
+    if not (bin_dir / "crawlrank_dashboard").exists():
+        pytest.skip("built without the dashboard")
+    from dashboard_util import Dashboard
+    nodes, entries = cluster(2, "--no-rank-at-exit")
+    owned = {}
+    for i in range(300):
+        owned.setdefault(owner_of(f"m{i}.test", entries), f"m{i}.test")
+    a, b = owned[entries[0]], owned[entries[1]]
+    mine = [f"http://{a}/{j}" for j in range(3)]
+    items = [nodes[0].discovered(u) for u in mine]
+    items.append(nodes[0].discovered(f"http://{b}/x", crawlrank_source=mine[0]))  # a ghost
+    assert {s for _, s in nodes[0].put(*items)} == {"OK"}
+    for node in nodes:
+        node.stop()
+    index = sorted(entries).index(entries[0])
+    with Dashboard(bin_dir, tmp_path / "node0") as dash:
+        summary = dash.json("api/summary")
+        _, page, _ = dash.get("")
+        _, text, _ = dash.get("metrics")
+    assert summary["cluster"] == {"node": entries[0], "index": index, "nodes": 2,
+                                  "list": ",".join(sorted(entries))}
+    assert summary["pages"] == 3 and summary["ghost_pages"] == 1
+    assert f"Node {index + 1} of 2 ({entries[0]})" in page
+    labels = (("cluster", ",".join(sorted(entries))), ("node", entries[0]))
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for family in parser.text_string_to_metric_families(text)
+               for s in family.samples}
+    assert samples[("crawlrank_pages", labels)] == 3
+    assert samples[("crawlrank_ghost_pages", labels)] == 1
+    assert all(dict(key[1]).get("node") == entries[0] for key in samples), samples
+
+
+def test_the_cluster_script_starts_nodes_that_know_each_other_and_stops_them(bin_dir, api,
+                                                                            tmp_path):
+    import socket
+    from pathlib import Path
+    script = Path(__file__).resolve().parents[2] / "scripts" / "cluster.sh"
+
+    def free(port):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+                return True
+            except OSError:
+                return False
+    base = next(p for p in free_ports(20) if p + 2 < 65536 and all(free(p + i) for i in range(3)))
+    env = dict(os.environ, CRAWLRANK_BIN=str(bin_dir / "crawlrank"))
+    started = subprocess.run([str(script), "start", "3", str(tmp_path / "cl"), "--base-port",
+                              str(base), "--", "--no-rank-at-exit"],
+                             capture_output=True, text=True, env=env, timeout=120)
+    try:
+        assert started.returncode == 0, started.stderr
+        entries = [f"127.0.0.1:{base + i}" for i in range(3)]
+        for entry in entries:
+            assert f"--frontier {entry}" in started.stdout
+        pb, pb_grpc, grpc = api
+        for entry in entries:
+            with grpc.insecure_channel(entry) as channel:
+                listed = pb_grpc.URLFrontierStub(channel).ListNodes(pb.Empty(), timeout=10)
+                assert list(listed.values) == sorted(entries)
+        again = subprocess.run([str(script), "start", "3", str(tmp_path / "cl")],
+                               capture_output=True, text=True, env=env, timeout=60)
+        assert again.returncode == 1 and "has nodes running" in again.stderr
+    finally:
+        stopped = subprocess.run([str(script), "stop", str(tmp_path / "cl")],
+                                 capture_output=True, text=True, env=env, timeout=60)
+    assert stopped.returncode == 0 and "stopped 3 nodes" in stopped.stdout, stopped.stderr
+    for i in range(3):  # each drained and exited, its PageDB sound
+        assert "no damage found" in run(bin_dir, "page_db_check", tmp_path / "cl" / f"node{i}").stdout

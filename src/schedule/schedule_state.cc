@@ -424,9 +424,11 @@ Result<std::optional<int64_t>> ScheduleState::Load(const PageDb& db, const Snaps
   Grow(static_cast<uint32_t>(snapshot.counters().pages));
   CRAWLRANK_ASSIGN_OR_RETURN(std::optional<int64_t> ranked_at, policy_.InitialKeys(db, snapshot));
   const ScheduleTables tables(db);
-  // The ghosts first (a node of a cluster), so that their hosts never join this one's.
+  // The ghosts first (a node of a cluster), so that their hosts never join this one's:
+  // a pass over the schedule's entries, only when the counters say there are any.
   std::vector<bool> ghost;
-  if (tables.Present()) {
+  CRAWLRANK_ASSIGN_OR_RETURN(const CrawlCounters totals, snapshot.CrawlTotals());
+  if (tables.Present() && totals.ghost_pages > 0) {
     CRAWLRANK_RETURN_IF_ERROR(
         tables.ForEachEntry(snapshot, [&](uint32_t id, ScheduleEntry& entry) -> Status {
           if (entry.state != EntryState::kElsewhere) return Status::Ok();

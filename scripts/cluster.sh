@@ -106,16 +106,11 @@ start() {
   echo "$n nodes of one frontier, each with its PageDB in $dir/node<i>:"
   for ((i = 0; i < n; i++)); do echo "  node $i: ${entries[$i]} (log $dir/node$i.log)"; done
   cat <<EOF
-Seeds and reports go to any node (it sends each URL to its owner). Each node hands out
-its own hosts' pages: run one crawler per node, as StormCrawler runs one spout per node:
-EOF
-  for ((i = 0; i < n; i++)); do
-    echo "  $crawlrank crawl --frontier ${entries[$i]} SEED..."
-  done
-  echo "Give each crawler the seeds: one started on an empty cluster has nothing to do and ends."
-  echo "Each ends when the whole cluster has nothing left."
-  cat <<EOF
-Scrapy: one process per node, e.g. scrapy crawl SPIDER -s CRAWLRANK_FRONTIER=${entries[0]}
+Crawl every node from each crawler process (as many processes as you like, each given the
+whole list and the seeds; each reads the nodes in turn and ends when the cluster is done):
+  $crawlrank crawl --frontier $list SEED...
+  $crawlrank crawl --frontier ${entries[0]} --discover SEED...   (the same: the list from ListNodes)
+Scrapy: scrapy crawl SPIDER -s CRAWLRANK_FRONTIER=$list
 StormCrawler (untested here): urlfrontier.address: "$list", one spout task per node.
 Watch a node: $crawlrank dashboard $dir/node0 (its share; /metrics labels node and cluster).
 Stop: scripts/cluster.sh stop $dir

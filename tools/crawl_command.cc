@@ -21,6 +21,8 @@
 #include "crawlrank/url_pattern.h"
 #include "tool_common.h"
 #ifdef CRAWLRANK_WITH_SERVER
+#include "crawlrank/node_list.h"
+#include "serve/cluster_frontier.h"
 #include "serve/remote_frontier.h"
 #endif
 
@@ -177,6 +179,9 @@ int ShowConfig(const CommandLine& app, CrawlArgs& a) {
 // (no URL is that long: the crawler drops links over 4 KiB), an unreadable file NotFound or
 // Internal naming it.
 constexpr size_t kMaxSeedLineBytes = 64 << 10;
+// With a cluster: how long one call waits for a node before the node counts as down (and
+// the crawler goes on with the others).
+constexpr int64_t kNodeCallMs = 10'000;
 Status ReadSeedsFile(const std::string& path, std::vector<std::string>* seeds) {
   std::ifstream file;
   std::istream* in = &std::cin;
@@ -205,7 +210,28 @@ Status ReadSeedsFile(const std::string& path, std::vector<std::string>* seeds) {
 }
 
 #ifdef CRAWLRANK_WITH_SERVER
-// `crawlrank crawl --frontier HOST:PORT SEED...`: the crawler over a RemoteFrontier. The
+// Runs the crawler over `frontier` (a RemoteFrontier or a ClusterFrontier), after naming a
+// wrong address at once rather than after the calls' waits.
+template <typename RemoteKind>
+int CrawlOver(const CommandLine& app, const CrawlArgs& a, const CrawlerOptions& o,
+              UrlProfile profile, std::optional<FetchLogFile>& log, SignalWatcher& signals,
+              RemoteKind& frontier) {
+  if (Status probed = frontier.Probe(); !probed.ok()) return Fail(app, probed);
+  auto crawler = Crawler::Open(frontier, o, profile);
+  if (!crawler.ok()) return Fail(app, crawler.status());
+  signals.Watch(**crawler, [&frontier] { frontier.Cancel(); });
+  // The same progress line as a local crawl, the queue being the server's.
+  int received = 0;
+  Result<CrawlSummary> summary = RunCrawler(**crawler, signals, a, log, &received);
+  crawler->reset();
+  if (!summary.ok()) return Fail(app, summary.status());
+  const int printed = PrintRemoteSummary(*summary, a);
+  if (received != 0) return 128 + received;
+  return printed != kExitOk ? printed : CrawlOutcome(*summary);
+}
+
+// `crawlrank crawl --frontier HOST:PORT SEED...`: the crawler over a RemoteFrontier, or,
+// given a list of nodes or --discover, over a ClusterFrontier reading every node. The
 // server's stored configuration scopes, orders and paces the crawl; this process fetches,
 // parses and reports, keeping robots.txt per host in memory.
 int CrawlThroughFrontier(const CommandLine& app, const CrawlArgs& a, const CrawlerOptions& o,
@@ -222,20 +248,34 @@ int CrawlThroughFrontier(const CommandLine& app, const CrawlArgs& a, const Crawl
     remote.tls_ca_pem = *std::move(pem);
   }
   SignalWatcher signals;  // before gRPC's threads start, so that all inherit the mask
-  RemoteFrontier frontier(remote);
-  // A wrong address (a web server, say) is named now, not after the calls' waits.
-  if (Status probed = frontier.Probe(); !probed.ok()) return Fail(app, probed);
-  auto crawler = Crawler::Open(frontier, o, profile);
-  if (!crawler.ok()) return Fail(app, crawler.status());
-  signals.Watch(**crawler, [&frontier] { frontier.Cancel(); });
-  // The same progress line as a local crawl, the queue being the server's.
-  int received = 0;
-  Result<CrawlSummary> summary = RunCrawler(**crawler, signals, a, log, &received);
-  crawler->reset();
-  if (!summary.ok()) return Fail(app, summary.status());
-  const int printed = PrintRemoteSummary(*summary, a);
-  if (received != 0) return 128 + received;
-  return printed != kExitOk ? printed : CrawlOutcome(*summary);
+  if (!a.discover && a.frontier.find(',') == std::string::npos) {
+    RemoteFrontier frontier(remote);
+    return CrawlOver(app, a, o, profile, log, signals, frontier);
+  }
+  ClusterFrontierOptions cluster{.nodes = {}, .remote = remote};
+  cluster.remote.wait_ms = kNodeCallMs;
+  if (a.discover) {
+    if (a.frontier.find(',') != std::string::npos) {
+      return UsageError(app, "--discover: give one node's address to --frontier, not a list");
+    }
+    Result<std::vector<std::string>> nodes = DiscoverNodes(remote);
+    if (!nodes.ok()) return Fail(app, nodes.status());
+    cluster.nodes = *std::move(nodes);
+  } else {
+    Result<NodeList> list = NodeList::Parse(a.frontier, a.frontier.substr(0, a.frontier.find(',')));
+    if (!list.ok()) return UsageError(app, "--frontier: " + list.status().message());
+    cluster.nodes = list->nodes();
+  }
+  Result<std::unique_ptr<ClusterFrontier>> frontier = ClusterFrontier::Make(cluster);
+  if (!frontier.ok()) return Fail(app, frontier.status().WithContext("--frontier"));
+  const int code = CrawlOver(app, a, o, profile, log, signals, **frontier);
+  if (const size_t unsent = (*frontier)->Unsent(); unsent > 0) {
+    std::fprintf(stderr,
+                 "crawlrank crawl: %zu reports, failures or seeds never reached their nodes (a "
+                 "page not reported is handed out again when its lease ends)\n",
+                 unsent);
+  }
+  return code;
 }
 #endif
 
@@ -337,7 +377,10 @@ void AddFetchOptions(CommandLine& app, CrawlArgs& a) {
   app.Add("--frontier", a.frontier,
           "HOST:PORT of a crawlrank serve to crawl through, beside other crawlers: no local "
           "PageDB (every positional argument is a seed); the server's stored configuration "
-          "scopes, orders and paces the crawl");
+          "scopes, orders and paces the crawl. A cluster: every node, H1:P1,H2:P2,... (read "
+          "round robin; reports to the node that handed the page out)");
+  app.Flag("--discover", a.discover,
+           "with --frontier HOST:PORT of one node: crawl every node of its cluster (ListNodes)");
   app.Add("--crawl-id", a.crawl_id, "with --frontier: the crawl (default: the server's)");
   app.Add("--frontier-token", a.frontier_token, "with --frontier: the server's --token");
   app.Add("--frontier-tls-ca", a.frontier_tls_ca,

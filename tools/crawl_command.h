@@ -27,8 +27,10 @@ struct CrawlArgs {
   double delay_s = 1, retry_delay_s = 60, timeout_s = 30, connect_timeout_s = 10, max_crawl_delay_s = 60;
   bool same_host = false, same_domain = false, quiet = false, json = false;
   uint64_t top = 10;
-  // --frontier: crawl through a crawlrank serve instead of a PageDB of its own.
+  // --frontier: crawl through a crawlrank serve (or every node of a cluster: a list, or
+  // one node and --discover) instead of a PageDB of its own.
   std::string frontier, crawl_id, frontier_token, frontier_tls_ca;
+  bool discover = false;
   double lease_s = 60;
   double frontier_give_up_s = 600;
 };

@@ -40,6 +40,8 @@ try:
     import grpc
 except ImportError as e:  # pragma: no cover: python3-grpcio is a dependency of this module
     raise ImportError("crawlrank.frontier needs grpcio (Debian: python3-grpcio)") from e
+from crawlrank import _cluster
+
 try:
     from crawlrank import _urlfrontier_pb2 as pb
 except ImportError as e:  # pragma: no cover: a build without protoc
@@ -58,6 +60,9 @@ _ACK = {pb.AckMessage.OK: "ok", pb.AckMessage.SKIPPED: "skipped", pb.AckMessage.
 # server could not make (seconds).
 RETRY_FOR = 600.0
 _RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+# A server back after a long absence is reconnected to within seconds (gRPC's own back-off
+# grows to two minutes, and a call that fails fast never starts a connection itself).
+_CHANNEL_OPTIONS = [("grpc.max_reconnect_backoff_ms", 5000)]
 
 
 class NotAFrontierError(ConnectionError):
@@ -131,9 +136,9 @@ class _Connection:
             credentials = grpc.ssl_channel_credentials(
                 root_certificates=read(tls_ca), private_key=read(tls_key),
                 certificate_chain=read(tls_cert))
-            self._channel = grpc.secure_channel(address, credentials)
+            self._channel = grpc.secure_channel(address, credentials, options=_CHANNEL_OPTIONS)
         else:
-            self._channel = grpc.insecure_channel(address)
+            self._channel = grpc.insecure_channel(address, options=_CHANNEL_OPTIONS)
         self._calls: dict[str, object] = {}
 
     def close(self) -> None:
@@ -202,11 +207,12 @@ class _Steering(_Connection):
 
     # ---- looking
 
-    def stats(self, key: str = "") -> dict[str, int]:
+    def stats(self, key: str = "", *, local: bool = False) -> dict[str, int]:
         """The crawl's counts (or one queue's): ``size`` (not done yet), ``in_process``
-        (handed out), ``queues``, and every counter of the scheduler by its name."""
-        s = self._unary("GetStats", pb.Stats, pb.QueueWithinCrawlParams(key=key,
-                                                                         crawlID=self.crawl_id))
+        (handed out), ``queues``, and every counter of the scheduler by its name. A node of
+        a cluster answers for the whole cluster, or with `local` for itself alone."""
+        s = self._unary("GetStats", pb.Stats, pb.QueueWithinCrawlParams(
+            key=key, crawlID=self.crawl_id, local=local))
         return {"size": s.size, "in_process": s.inProcess, "queues": s.numberOfQueues,
                 **dict(s.counts)}
 
@@ -259,6 +265,11 @@ class _Steering(_Connection):
         return self._unary("PurgeURLs", pb.Long, pb.PurgeUrlParams(
             key=key, days=days, crawlID=self.crawl_id)).value
 
+    def list_nodes(self) -> list[str]:
+        """The nodes of the server's cluster in the cluster's order (a server alone: its own
+        address)."""
+        return list(self._unary("ListNodes", pb.StringList, pb.Empty()).values)
+
     def set_log_level(self, level: str) -> None:
         """The server's log level: "TRACE", "DEBUG", "INFO", "WARN" or "ERROR"."""
         self._unary("SetLogLevel", pb.Empty,
@@ -282,7 +293,54 @@ class Client(_Steering):
     TLS (a server started with ``--tls-cert``): `tls_ca` is the PEM file of the CA that
     signed the server's certificate (None with ``tls=True``: the system's CAs), and for a
     server that asks for client certificates (``--tls-client-ca``), `tls_cert` and
-    `tls_key` are this client's."""
+    `tls_key` are this client's.
+
+    A cluster of nodes (docs/cluster.md): `address` lists every node, ``"h1:p1,h2:p2,..."``
+    (or a sequence), or names one and `discover_nodes` asks it for the rest (ListNodes).
+    get_urls then reads every node, round robin; reports and discovered URLs go to their
+    owners; a node that is down is skipped and what was bound for it is sent again later,
+    while the others go on (crawlrank._cluster says how). The other calls go to the first
+    node of the list, which answers for the cluster. `nodes` is the list in the cluster's
+    order."""
+
+    def __init__(self, address: str | Sequence[str] = DEFAULT_ADDRESS, *,
+                 discover_nodes: bool = False, token: str | None = None, crawl_id: str = "",
+                 timeout: float = 30.0, retry_for: float = RETRY_FOR, tls: bool = False,
+                 tls_ca: str | os.PathLike | None = None,
+                 tls_cert: str | os.PathLike | None = None,
+                 tls_key: str | os.PathLike | None = None) -> None:
+        nodes = _cluster.split_nodes(address)
+        if discover_nodes and len(nodes) > 1:
+            raise ValueError("Client: discover_nodes takes one node's address, not a list")
+        connection = dict(token=token, crawl_id=crawl_id, tls=tls, tls_ca=tls_ca,
+                          tls_cert=tls_cert, tls_key=tls_key)
+        super().__init__(nodes[0], timeout=timeout, retry_for=retry_for, **connection)
+        self._cluster: _cluster.Cluster | None = None
+        if discover_nodes:
+            nodes = self.list_nodes()
+        self.nodes = _cluster.java_order(nodes)
+        if len(self.nodes) > 1:
+            def one(node: str) -> Client:  # fails at once: the cluster goes on without it
+                return Client(node, timeout=min(timeout, 10.0), retry_for=0.0, **connection)
+            self._cluster = _cluster.Cluster(self.nodes, one, retry_for)
+
+    def close(self) -> None:
+        if self._cluster is not None:
+            self._cluster.close()
+        super().close()
+
+    def unsent(self) -> int:
+        """Reports and URLs waiting for a node that is down (0 for a server alone)."""
+        return 0 if self._cluster is None else self._cluster.unsent()
+
+    def stats(self, key: str = "", *, local: bool = False) -> dict[str, int]:
+        if self._cluster is not None and not key and not local:
+            return self._cluster.stats()
+        return super().stats(key, local=local)
+
+    stats.__doc__ = _Steering.stats.__doc__ + """ Over a cluster's nodes without `key`: each
+        node's own counts summed; a node down counts at least 1 in ``size``, and so does
+        each item waiting for it."""
 
     # ---- discovering and handing out
 
@@ -305,6 +363,11 @@ class Client(_Steering):
                              ("scores", scores)):
             if values is not None and len(values) != len(urls):
                 raise ValueError(f"discover: {len(values)} {name} for {len(urls)} URLs")
+        if self._cluster is not None:
+            return self._cluster.discover(
+                urls, source, {"payloads": payloads, "priorities": priorities, "scores": scores},
+                lambda c, part, **columns: c.discover(part, source=source, metadata=metadata,
+                                                      **columns))
         meta = dict(metadata or {})
         if source is not None:
             meta["crawlrank.source"] = [source]
@@ -349,6 +412,8 @@ class Client(_Steering):
         if max_urls < 1 or lease < 1:
             raise ValueError(f"get_urls: max_urls ({max_urls}) and lease ({lease}) must be "
                              "at least 1")
+        if self._cluster is not None:
+            return self._cluster.get_urls(max_urls, lease, key)
         # URLFrontier bounds a call by queues x URLs per queue: ask for exactly max_urls,
         # since what is handed out stays leased whether it is read or not.
         queues, per_queue = (1, max_urls) if key else (max_urls, 1)
@@ -394,6 +459,12 @@ class Client(_Steering):
         fetched again: the server hands it out as a revisit from then on, whatever its
         revisit options; None (or 0): no date, the server's revisit options decide
         (docs/frontier.md, "Refetch dates")."""
+        if self._cluster is not None:
+            links = list(links)  # the call may be made again (a node down)
+            self._cluster.send(self._cluster.node_of(url), lambda c: c.crawled(
+                url, status=status, links=links, content_hash=content_hash,
+                content_score=content_score, refetchable_from=refetchable_from), 1)
+            return
         meta = {"crawlrank.status": [str(status)]}
         if content_hash is not None:
             meta["crawlrank.content_hash"] = [f"{content_hash & (2**64 - 1):016x}"]
@@ -424,6 +495,10 @@ class Client(_Steering):
         `status` holds the host. `kind` files it (``"timeout"``, ``"dns"``, ...: the names
         of crawlrank.FAILURE_KINDS); the server infers it from `status` and `reason`
         without."""
+        if self._cluster is not None:
+            self._cluster.send(self._cluster.node_of(url), lambda c: c.failed(
+                url, reason, status=status, retryable=retryable, kind=kind), 1)
+            return
         meta = {"crawlrank.failure": [reason], "crawlrank.retryable": [str(retryable).lower()]}
         if status:
             meta["crawlrank.status"] = [str(status)]

@@ -24,10 +24,14 @@ constexpr int64_t kPollMs = 200;
 constexpr int64_t kMaxRetryMs = 30'000;
 // How long Probe waits for an answer.
 constexpr int64_t kProbeMs = 5'000;
+// The longest pause between two attempts of the channel to connect to a server away.
+constexpr int kMaxReconnectMs = 5'000;
 
-// Whether a failed attempt is worth another: the server away, restarting or too busy.
+// Whether a failed attempt is worth another: the server away, restarting or too busy, or
+// it could not write some items (ABORTED: made here from the acks, PutOnce).
 bool Retryable(const grpc::Status& status) {
   return status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+         status.error_code() == grpc::StatusCode::ABORTED ||
          status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
 }
 
@@ -69,9 +73,16 @@ struct RemoteFrontier::Impl {
     };
     int64_t pause_ms = std::max<int64_t>(1, options.retry_ms);
     for (int tries = 1;; ++tries) {
-      const grpc::Status status = attempt(options.give_up_ms - spent_ms());
+      const grpc::Status status =
+          attempt(options.fail_fast ? options.wait_ms : options.give_up_ms - spent_ms());
       if (status.ok()) return Status::Ok();
       if (!Retryable(status)) return Failure(rpc, status);
+      if (options.fail_fast) {
+        std::string what = std::string(rpc) + " to the frontier at " +
+                           QuoteForMessage(options.address) + ": " + status.error_message();
+        return status.error_code() == grpc::StatusCode::ABORTED ? AbortedError(std::move(what))
+                                                                 : UnavailableError(std::move(what));
+      }
       const int64_t spent = spent_ms();
       std::unique_lock lock(cancel_mu);
       if (cancelled || spent + pause_ms > options.give_up_ms) {
@@ -95,7 +106,7 @@ struct RemoteFrontier::Impl {
   // `budget_ms` when that is shorter: what is left of a retried call's time).
   void Prepare(grpc::ClientContext* context, int64_t budget_ms = INT64_MAX) const {
     Authorize(context);
-    context->set_wait_for_ready(true);
+    context->set_wait_for_ready(!options.fail_fast);
     context->set_deadline(std::chrono::system_clock::now() +
                           std::chrono::milliseconds(std::max<int64_t>(
                               1, std::min(options.wait_ms, budget_ms))));
@@ -185,7 +196,7 @@ struct RemoteFrontier::Impl {
     const grpc::Status status = stream->Finish();
     if (!status.ok()) return status;
     if (failed || acked != items.size()) {  // the server could not write them: again
-      return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+      return grpc::Status(grpc::StatusCode::ABORTED,
                           std::to_string(acked) + " of " + std::to_string(items.size()) +
                               " items acknowledged" +
                               (failed ? ", some FAIL (the server's write)" : ""));
@@ -203,7 +214,13 @@ RemoteFrontier::RemoteFrontier(const RemoteFrontierOptions& options)
     ssl.pem_root_certs = options.tls_ca_pem;
     credentials = grpc::SslCredentials(ssl);
   }
-  impl_->stub = urlfrontier::URLFrontier::NewStub(grpc::CreateChannel(options.address, credentials));
+  // A server back after a long absence is reconnected to within seconds (gRPC's own
+  // back-off grows to two minutes), which matters to a fail-fast client, whose calls never
+  // start a connection themselves.
+  grpc::ChannelArguments arguments;
+  arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, kMaxReconnectMs);
+  impl_->stub = urlfrontier::URLFrontier::NewStub(
+      grpc::CreateCustomChannel(options.address, credentials, arguments));
 }
 
 RemoteFrontier::~RemoteFrontier() = default;
@@ -334,15 +351,22 @@ void RemoteFrontier::Cancel() {
   impl_->cancel_cv.notify_all();
 }
 
-SchedulerStats RemoteFrontier::GetStats() const {
+Result<SchedulerStats> RemoteFrontier::ReadStats() const {
   urlfrontier::QueueWithinCrawlParams params;
   params.set_crawlid(impl_->options.crawl_id);
+  params.set_local(impl_->options.local_stats);
   grpc::ClientContext context;
   impl_->Prepare(&context);
   urlfrontier::Stats reply;
   const grpc::Status status = impl_->stub->GetStats(&context, params, &reply);
-  std::lock_guard lock(impl_->mu);
-  if (!status.ok()) return impl_->last_stats;
+  if (!status.ok()) {
+    if (Retryable(status)) {
+      return UnavailableError("GetStats to the frontier at " +
+                              QuoteForMessage(impl_->options.address) + ": " +
+                              status.error_message());
+    }
+    return impl_->Failure("GetStats", status);
+  }
   SchedulerStats stats;
   const auto count = [&](const char* name) -> uint64_t {
     const auto it = reply.counts().find(name);
@@ -354,8 +378,24 @@ SchedulerStats RemoteFrontier::GetStats() const {
   });
   stats.finished = reply.size() == 0;
   stats.next_ready_ms = stats.finished ? -1 : UnixNowMs() + kPollMs;
-  impl_->last_stats = stats;
   return stats;
+}
+
+SchedulerStats RemoteFrontier::GetStats() const {
+  Result<SchedulerStats> stats = ReadStats();
+  std::lock_guard lock(impl_->mu);
+  if (stats.ok()) impl_->last_stats = *stats;
+  return impl_->last_stats;
+}
+
+Result<std::vector<std::string>> RemoteFrontier::ListNodes() const {
+  grpc::ClientContext context;
+  impl_->Authorize(&context);
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(kProbeMs));
+  urlfrontier::StringList reply;
+  const grpc::Status status = impl_->stub->ListNodes(&context, urlfrontier::Empty(), &reply);
+  if (!status.ok()) return impl_->Failure("ListNodes", status);
+  return std::vector<std::string>(reply.values().begin(), reply.values().end());
 }
 
 }  // namespace crawlrank

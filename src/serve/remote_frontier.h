@@ -42,6 +42,14 @@ struct RemoteFrontierOptions {
   int64_t wait_ms = 60'000;   // how long one attempt waits for a server that is away
   int64_t retry_ms = 1'000;    // the first back-off between attempts; doubles to 30 s
   int64_t give_up_ms = 600'000;  // retries stop once this long has passed since the first
+  // One try a call, without waiting for a server that is away (gRPC's fail-fast, the
+  // deadline wait_ms): a call that would be tried again fails instead, as Unavailable (at
+  // once when nothing listens at the address; or past its deadline), or as Aborted when
+  // the server answered but acked some items FAIL (it could not write them). For a client of many nodes, which goes on
+  // with the others (ClusterFrontier); retry_ms and give_up_ms are then unused.
+  bool fail_fast = false;
+  // GetStats asks for the node's own counts (URLFrontier's `local`), not its cluster's.
+  bool local_stats = false;
 };
 
 class RemoteFrontier final : public Frontier {
@@ -62,6 +70,11 @@ class RemoteFrontier final : public Frontier {
   // next_ready_ms 200 ms from now otherwise (the API has no next-ready time). A call that
   // fails gives the last stats read.
   SchedulerStats GetStats() const override;
+  // GetStats' answer, or why the server gave none.
+  Result<SchedulerStats> ReadStats() const;
+  // The server's ListNodes: every node of its cluster in the cluster's order (a server
+  // alone: its own address). Asked once, as Probe asks.
+  Result<std::vector<std::string>> ListNodes() const;
 
   // Asks the server for its stats once, without waiting for it: OK also when nothing
   // answers at the address (a server not started yet is waited for by the calls);

@@ -632,8 +632,8 @@ def test_the_cluster_script_starts_nodes_that_know_each_other_and_stops_them(bin
     try:
         assert started.returncode == 0, started.stderr
         entries = [f"127.0.0.1:{base + i}" for i in range(3)]
-        for entry in entries:
-            assert f"--frontier {entry}" in started.stdout
+        assert f"--frontier {','.join(entries)} SEED" in started.stdout
+        assert f"--frontier {entries[0]} --discover" in started.stdout
         pb, pb_grpc, grpc = api
         for entry in entries:
             with grpc.insecure_channel(entry) as channel:

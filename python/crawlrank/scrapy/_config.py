@@ -66,7 +66,7 @@ KNOWN_SETTINGS = frozenset({
     for name, _ in sources if name.startswith("CRAWLRANK_")
 } | {
     "CRAWLRANK_FRONTIER", "CRAWLRANK_FRONTIER_TOKEN", "CRAWLRANK_FRONTIER_TLS_CA",
-    "CRAWLRANK_SCORER", "CRAWLRANK_CONTENT_SCORER", "CRAWLRANK_LINK_SCORER", OPTIONS_SETTING,
+    "CRAWLRANK_FRONTIER_DISCOVER", "CRAWLRANK_SCORER", "CRAWLRANK_CONTENT_SCORER", "CRAWLRANK_LINK_SCORER", OPTIONS_SETTING,
     "CRAWLRANK_KEYWORDS",
 })
 
@@ -86,8 +86,12 @@ class SchedulerSettings:
 
     page_db: Optional[str] = None
     # CRAWLRANK_FRONTIER: "host:port" of a crawlrank serve that this process shares with
-    # others (remote mode: crawlrank/scrapy/remote.py); None: a PageDB of its own.
+    # others (remote mode: crawlrank/scrapy/remote.py), or "h1:p1,h2:p2,..." every node of a
+    # cluster (docs/cluster.md); None: a PageDB of its own.
     frontier: Optional[str] = None
+    # CRAWLRANK_FRONTIER_DISCOVER: CRAWLRANK_FRONTIER names one node; crawl every node of
+    # its cluster (ListNodes).
+    frontier_discover: bool = False
     frontier_token: Optional[str] = None  # CRAWLRANK_FRONTIER_TOKEN
     frontier_tls_ca: Optional[str] = None  # CRAWLRANK_FRONTIER_TLS_CA: the server's CA (PEM)
     score: str = "blend"  # CRAWLRANK_SCORE: a score mode of crawlrank.SchedulerOptions
@@ -130,6 +134,7 @@ class SchedulerSettings:
             frontier=settings.get("CRAWLRANK_FRONTIER") or None,
             frontier_token=settings.get("CRAWLRANK_FRONTIER_TOKEN") or None,
             frontier_tls_ca=settings.get("CRAWLRANK_FRONTIER_TLS_CA") or None,
+            frontier_discover=settings.getbool("CRAWLRANK_FRONTIER_DISCOVER"),
             content_scorer=content_scorer,
             link_scorer=link_scorer,
             options=options,

@@ -73,9 +73,11 @@ class RemoteCore:
     """crawlrank.Scheduler's calls, as the Scrapy scheduler makes them, over a Client."""
 
     def __init__(self, address: str, *, token: Optional[str] = None, lease_s: int = 600,
-                 tls_ca: Optional[str] = None) -> None:
+                 tls_ca: Optional[str] = None, discover_nodes: bool = False) -> None:
         self.address = address
-        self.client = Client(address, token=token, tls_ca=tls_ca)
+        # A list of nodes (or one and discover_nodes): every node of a cluster, read round
+        # robin, each report to the node that handed the page out (crawlrank._cluster).
+        self.client = Client(address, token=token, tls_ca=tls_ca, discover_nodes=discover_nodes)
         self.lease_s = max(1, lease_s)
         self._numbers = itertools.count(1)
         self._leases: Dict[int, str] = {}  # number -> URL handed out
@@ -163,10 +165,11 @@ def open_remote(settings: SchedulerSettings, spider: Any) -> RemoteCore:
     (CRAWLRANK_PAGE_DB and the crawl options here are not used). Logs one line with what the
     frontier holds, and warns that a spider's ``allowed_domains`` cannot scope it."""
     core = RemoteCore(settings.frontier, token=settings.frontier_token,
-                      lease_s=settings.lease_ms // 1000, tls_ca=settings.frontier_tls_ca)
+                      lease_s=settings.lease_ms // 1000, tls_ca=settings.frontier_tls_ca,
+                      discover_nodes=settings.frontier_discover)
     stats = core.stats()
     logger.info("crawlrank: frontier %s: %d pages crawled, %d queued, %d retrying",
-                settings.frontier, stats.crawled, stats.queued, stats.retrying,
+                ",".join(core.client.nodes), stats.crawled, stats.queued, stats.retrying,
                 extra={"spider": spider})
     allowed = getattr(spider, "allowed_domains", None)
     if allowed:

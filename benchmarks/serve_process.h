@@ -12,6 +12,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,22 @@
 extern char** environ;
 
 namespace crawlrank::bench {
+
+// User and system CPU seconds process `pid` has spent so far (/proc/PID/stat).
+inline double ProcCpuSeconds(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t end = text.rfind(')');  // the command may hold spaces
+  if (end == std::string::npos) return 0;
+  std::istringstream fields(text.substr(end + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; fields >> field; ++i) {  // field 3 is the state; 14 utime, 15 stime
+    if (i == 14 || i == 15) ticks += std::stod(field);
+    if (i == 15) break;
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
 
 // A /proc/PID/status field in KiB ("VmRSS", "RssAnon", "VmHWM"); 0 when absent.
 inline long ProcKib(pid_t pid, const std::string& field) {
@@ -51,12 +69,12 @@ inline pid_t Spawn(std::vector<std::string> args, int stdin_fd, int stdout_fd) {
 
 class ServerProcess {
  public:
-  // `server db --listen 127.0.0.1:0 --delay 0 extra...`
+  // `server db --listen LISTEN --delay 0 extra...`
   ServerProcess(const std::string& server, const std::string& db,
-                std::vector<std::string> extra = {}) {
+                std::vector<std::string> extra = {}, const std::string& listen = "127.0.0.1:0") {
     int out[2];
     if (pipe2(out, O_CLOEXEC) != 0) Die(IoError("pipe"));
-    std::vector<std::string> args{server, db, "--listen", "127.0.0.1:0", "--delay", "0"};
+    std::vector<std::string> args{server, db, "--listen", listen, "--delay", "0"};
     args.insert(args.end(), extra.begin(), extra.end());
     pid_ = Spawn(std::move(args), -1, out[1]);
     close(out[1]);

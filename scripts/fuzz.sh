@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/, with clang-14, ASan and UBSan) in build-fuzz/ and runs
-# each for SECONDS_PER_TARGET seconds (default 300), one after another, on a scratch copy of
-# its seed corpus fuzz/corpus/<name>/: the committed corpus never grows by itself.
+# each for SECONDS_PER_TARGET seconds (default 300), one a core at a time (FUZZ_JOBS sets
+# how many), on a scratch copy of its seed corpus fuzz/corpus/<name>/: the committed corpus
+# never grows by itself.
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET]      all targets
 #   FUZZ_TARGETS="url page_record" scripts/fuzz.sh 60
@@ -29,17 +30,39 @@ if [ -z "${FUZZ_BUILD:-}" ]; then
 fi
 cmake --build "$build" -j"${JOBS:-2}" --target "${targets[@]/%/_fuzz}"
 
+# Runs one target; its log in $build/run/<name>/log, "ok" or "crashed" in .../result.
+run_target() {
+  local name=$1 work="$build/run/$1" crashes="$build/crashes/$1"
+  rm -rf "$work" "$crashes"
+  mkdir -p "$work/corpus" "$crashes"
+  cp fuzz/corpus/"$name"/* "$work/corpus/"
+  # Leaks are checked too; -rss_limit_mb stays at libFuzzer's 2 GB default.
+  if "$build/fuzz/${name}_fuzz" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
+      -artifact_prefix="$crashes/" "$work/corpus" >"$work/log" 2>&1; then
+    echo ok >"$work/result"
+  else
+    echo crashed >"$work/result"
+  fi
+}
+
+# FUZZ_JOBS targets at once (default: one a core), each single-threaded.
+jobs="${FUZZ_JOBS:-$(nproc)}"
+running=0
+for name in "${targets[@]}"; do
+  echo "fuzz.sh: $name for ${seconds}s" >&2
+  run_target "$name" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait
 failed=()
 for name in "${targets[@]}"; do
   work="$build/run/$name"
   crashes="$build/crashes/$name"
-  rm -rf "$work" "$crashes"
-  mkdir -p "$work/corpus" "$crashes"
-  cp fuzz/corpus/"$name"/* "$work/corpus/"
-  echo "fuzz.sh: $name for ${seconds}s" >&2
-  # Leaks are checked too; -rss_limit_mb stays at libFuzzer's 2 GB default.
-  if ! "$build/fuzz/${name}_fuzz" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
-      -artifact_prefix="$crashes/" "$work/corpus" >"$work/log" 2>&1; then
+  if [ "$(cat "$work/result" 2>/dev/null)" != ok ]; then
     tail -n 40 "$work/log" >&2
     failed+=("$name")
     for input in "$crashes"/*; do

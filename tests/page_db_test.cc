@@ -355,6 +355,27 @@ TEST(PageDbTest, OpenErrorsSayWhatIsWrong) {
   EXPECT_EQ(file.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(file.status().message().find("not a directory"), std::string::npos);
 
+  // An empty data.mdb is refused, unless the creation marker says a kill cut the PageDB's
+  // creation short: then a writer creates it, and a reader says what happened.
+  std::filesystem::create_directory(dir.Sub("empty"));
+  { std::ofstream(dir.Sub("empty") + "/data.mdb"); }
+  auto empty = PageDb::Open(dir.Sub("empty"));
+  EXPECT_EQ(empty.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(empty.status().message().find("data.mdb is an empty file"), std::string::npos);
+  { std::ofstream(dir.Sub("empty") + "/creating"); }
+  PageDbOptions reading;
+  reading.read_only = true;
+  auto interrupted = PageDb::Open(dir.Sub("empty"), reading);
+  EXPECT_NE(interrupted.status().message().find("creation was interrupted"), std::string::npos)
+      << interrupted.status().ToString();
+  {
+    auto created = PageDb::Open(dir.Sub("empty"));
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+    EXPECT_TRUE((*created)->Check().ok());
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.Sub("empty") + "/creating"));
+  EXPECT_TRUE(PageDb::Open(dir.Sub("empty"), reading).ok());
+
   // A foreign LMDB environment is not a PageDB.
   std::filesystem::create_directory(dir.Sub("foreign"));
   {

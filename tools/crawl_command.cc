@@ -390,7 +390,8 @@ void AddFetchOptions(CommandLine& app, CrawlArgs& a) {
   app.Add("--frontier-give-up", a.frontier_give_up_s,
           "with --frontier: seconds a call keeps trying a server that is away or busy, or "
           "that could not write a report (the same batch, with back-off), before the crawl "
-          "ends with exit 1")
+          "ends with exit 1; with a cluster, how long a node may stay down once every other "
+          "is finished or down")
       ->ShowDefault();
   app.Flag("--quiet", a.quiet, "no progress on stderr");
   app.Flag("--json", a.json, "print the summary as JSON on stdout");

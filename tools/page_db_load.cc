@@ -295,7 +295,7 @@ void RemoveNewDb(const std::string& path, bool made_directory) {
     std::filesystem::remove_all(path, ignored);
     return;
   }
-  for (const char* file : {"data.mdb", "lock.mdb", "writer.lock"}) {
+  for (const char* file : {"data.mdb", "lock.mdb", "writer.lock", "creating"}) {
     std::filesystem::remove(std::filesystem::path(path) / file, ignored);
   }
 }

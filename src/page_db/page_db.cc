@@ -597,8 +597,23 @@ Status RefuseToWrite(const std::string& where, const Status& cause) {
                        "); run page_db_check on it for the full report");
 }
 
+// A PageDB's creation leaves this file in its directory until its first commit, so that a
+// data.mdb left empty by a kill in between is told from an empty file of another origin.
+constexpr char kCreatingMarker[] = "creating";
+
+// Marks `path` as being created (kCreatingMarker, the directory synced).
+Status MarkCreating(const std::string& path, const std::string& where) {
+  UniqueFd marker(::open((path + "/" + kCreatingMarker).c_str(),
+                         O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+  if (marker.get() < 0) return IoError(where + ": " + kCreatingMarker + ": " + ErrnoText());
+  UniqueFd dir(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.get() >= 0) ::fsync(dir.get());
+  return Status::Ok();
+}
+
 // Checks the directory `path` (making it when asked to create) and its data.mdb before
-// LMDB sees them; returns whether data.mdb exists.
+// LMDB sees them; returns whether data.mdb exists with a PageDB in it (false: this open
+// creates one, in a new file or in one whose creation was interrupted).
 Result<bool> CheckDirectory(const std::string& path, const PageDbOptions& options,
                             const std::string& where) {
   struct stat st;
@@ -618,8 +633,16 @@ Result<bool> CheckDirectory(const std::string& path, const PageDbOptions& option
   }
   if (exists && options.error_if_exists) return AlreadyExistsError(where + ": it already exists");
   if (exists && st.st_size == 0) {
-    // LMDB would take an empty file for a new environment; a PageDB's never is.
-    return NotAPageDb(path, "data.mdb is an empty file");
+    // LMDB would take an empty file for a new environment; a PageDB's never is, unless its
+    // creation was cut short (a kill before LMDB wrote its first pages): the marker says so,
+    // and a writer creates it again (nothing was in it).
+    const bool interrupted = ::access((path + "/" + kCreatingMarker).c_str(), F_OK) == 0;
+    if (!interrupted) return NotAPageDb(path, "data.mdb is an empty file");
+    if (options.read_only || !options.create_if_missing) {
+      return NotAPageDb(path, "data.mdb is an empty file: its creation was interrupted; open "
+                              "it for writing to create it again");
+    }
+    return false;
   }
   if (exists && ::access(data_path.c_str(), options.read_only ? R_OK : R_OK | W_OK) != 0) {
     return FailedPreconditionError(where + ": \"" + data_path + "\": " + ErrnoText());
@@ -718,6 +741,7 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
   CRAWLRANK_ASSIGN_OR_RETURN(const bool exists, CheckDirectory(path, options, where));
   if (!options.read_only) {
     CRAWLRANK_ASSIGN_OR_RETURN(impl->writer_lock, LockWriter(path, where));
+    if (!exists) CRAWLRANK_RETURN_IF_ERROR(MarkCreating(path, where));
   }
   CRAWLRANK_RETURN_IF_ERROR(OpenEnvironment(*impl, where));
 
@@ -725,6 +749,17 @@ Result<std::unique_ptr<PageDb>> PageDb::Open(const std::string& path,
       lmdb::Txn txn, lmdb::Txn::Begin(impl->env.get(), options.read_only ? MDB_RDONLY : 0, path));
   CRAWLRANK_RETURN_IF_ERROR(OpenOrCreateTables(*impl, txn.get(), where));
   CRAWLRANK_RETURN_IF_ERROR(txn.Commit(path));  // keeps the table handles open
+  if (!options.read_only && !exists) {
+    // Created: LMDB's pages and the tables are on disk (synced at the commit, or by the
+    // first sync of a DB that defers them, before which a kill leaves a file LMDB reads
+    // as empty).
+    if (options.durability != Durability::kSync) {
+      if (const int rc = mdb_env_sync(impl->env.get(), 1); rc != 0) {
+        return lmdb::Error(rc, "sync", path);
+      }
+    }
+    ::unlink((path + "/" + kCreatingMarker).c_str());
+  }
 
   if (!options.read_only && options.durability == Durability::kPeriodic) {
     Impl* raw = impl.get();

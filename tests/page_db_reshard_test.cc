@@ -151,7 +151,7 @@ std::vector<std::string> CrawlTwoNodes(const TempDir& dir, uint32_t seed) {
         }
         CrawledPage page{.url = r.url, .http_status = 200};
         page.fetch = {.content_type = "text/html", .wire_bytes = 100 + rng() % 900};
-        for (uint32_t k = rng() % 5; k > 0; --k) {
+        for (uint32_t k = 1 + rng() % 5; k > 0; --k) {
           page.links.push_back({.url = url_of(rng() % 70), .score = float(rng() % 4) / 4});
         }
         EXPECT_OK(nodes[i]->Crawled({.page = page, .lease = r.lease}));
@@ -166,6 +166,27 @@ std::vector<std::string> CrawlTwoNodes(const TempDir& dir, uint32_t seed) {
       }
     }
   }
+  // Whatever the walk left: a queued page with a payload (crawled pages drop theirs), one
+  // failed for good and one leased.
+  const std::string kept = "http://h3.test/kept";
+  EXPECT_OK(nodes[owner(kept)]->AddSeeds({QueuedExtra{.url = kept, .payload = "kept"}}));
+  const std::string failed = "http://h5.test/failed", leased = "http://h5.test/leased";
+  Scheduler& h5 = *nodes[owner(failed)];
+  EXPECT_OK(h5.AddSeeds({failed, leased}));
+  bool failed_out = false, leased_out = false;
+  for (int tries = 0; tries < 100 && !(failed_out && leased_out); ++tries) {
+    auto batch = h5.Next(20);
+    EXPECT_TRUE(batch.ok());
+    for (const Request& r : *batch) {  // the rest stay leased too
+      if (r.url == failed) {
+        EXPECT_OK(h5.Failed({.url = r.url, .lease = r.lease, .retryable = false,
+                             .http_status = 404, .reason = "gone"}));
+        failed_out = true;
+      }
+      leased_out = leased_out || r.url == leased;
+    }
+  }
+  EXPECT_TRUE(failed_out && leased_out);
   EXPECT_OK(nodes[1]->SetHostGroup(url_of(1).substr(7, 7), "group"));
   EXPECT_OK(nodes[0]->Remove({.host = "h2.test"}).status());
   return paths;

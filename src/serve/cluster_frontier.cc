@@ -128,6 +128,26 @@ struct ClusterFrontier::Impl {
     return Status::Ok();
   }
 
+  // The node a report goes to: the one that handed the page out (`lease`, Next's
+  // numbering), or the owner of `url` for a page no node handed out (lease 0).
+  size_t NodeOf(uint64_t lease, std::string_view url) const {
+    return lease != 0 ? lease % nodes.size() : OwnerOf(url);
+  }
+
+  // Delivers each node's group of `by_node` that is not empty as one call,
+  // send(node's client, group).
+  template <typename Item, typename Send>
+  Status DeliverGroups(std::vector<std::vector<Item>> by_node, Send send) {
+    for (size_t i = 0; i < by_node.size(); ++i) {
+      if (by_node[i].empty()) continue;
+      const size_t items = by_node[i].size();
+      Outgoing out{[group = std::move(by_node[i]), send](RemoteFrontier& f) { return send(f, group); },
+                   items};
+      CRAWLRANK_RETURN_IF_ERROR(Deliver(i, std::move(out)));
+    }
+    return Status::Ok();
+  }
+
   // Another node that is up, for a call its own node did not take; nullopt when none is.
   std::optional<size_t> Relay(size_t i) const {  // mu held
     for (size_t k = 1; k < nodes.size(); ++k) {
@@ -250,14 +270,9 @@ const std::vector<std::string>& ClusterFrontier::nodes() const { return impl_->l
 Status ClusterFrontier::AddSeeds(const std::vector<std::string>& urls) {
   std::vector<std::vector<std::string>> by_node(impl_->nodes.size());
   for (const std::string& url : urls) by_node[impl_->OwnerOf(url)].push_back(url);
-  for (size_t i = 0; i < by_node.size(); ++i) {
-    if (by_node[i].empty()) continue;
-    const size_t items = by_node[i].size();
-    Impl::Outgoing out{[seeds = std::move(by_node[i])](RemoteFrontier& f) { return f.AddSeeds(seeds); },
-                 items};
-    CRAWLRANK_RETURN_IF_ERROR(impl_->Deliver(i, std::move(out)));
-  }
-  return Status::Ok();
+  return impl_->DeliverGroups(std::move(by_node), [](RemoteFrontier& f, const auto& seeds) {
+    return f.AddSeeds(seeds);
+  });
 }
 
 Result<std::vector<Request>> ClusterFrontier::Next(size_t n) {
@@ -296,26 +311,18 @@ Result<std::vector<Request>> ClusterFrontier::Next(size_t n) {
 }
 
 Status ClusterFrontier::CrawledBatch(const std::vector<CrawlReport>& reports) {
-  const size_t count = impl_->nodes.size();
-  std::vector<std::vector<CrawlReport>> by_node(count);
+  std::vector<std::vector<CrawlReport>> by_node(impl_->nodes.size());
   for (const CrawlReport& report : reports) {
-    const size_t i = report.lease != 0 ? report.lease % count : impl_->OwnerOf(report.page.url);
-    by_node[i].push_back(report);
+    by_node[impl_->NodeOf(report.lease, report.page.url)].push_back(report);
   }
-  for (size_t i = 0; i < count; ++i) {
-    if (by_node[i].empty()) continue;
-    const size_t items = by_node[i].size();
-    Impl::Outgoing out{[batch = std::move(by_node[i])](RemoteFrontier& f) { return f.CrawledBatch(batch); },
-                 items};
-    CRAWLRANK_RETURN_IF_ERROR(impl_->Deliver(i, std::move(out)));
-  }
-  return Status::Ok();
+  return impl_->DeliverGroups(std::move(by_node), [](RemoteFrontier& f, const auto& batch) {
+    return f.CrawledBatch(batch);
+  });
 }
 
 Status ClusterFrontier::Failed(const FailureReport& report) {
-  const size_t count = impl_->nodes.size();
-  const size_t i = report.lease != 0 ? report.lease % count : impl_->OwnerOf(report.url);
-  return impl_->Deliver(i, Impl::Outgoing{[report](RemoteFrontier& f) { return f.Failed(report); }, 1});
+  return impl_->Deliver(impl_->NodeOf(report.lease, report.url),
+                        Impl::Outgoing{[report](RemoteFrontier& f) { return f.Failed(report); }, 1});
 }
 
 Status ClusterFrontier::SetCrawlDelay(std::string_view host, int64_t delay_ms) {

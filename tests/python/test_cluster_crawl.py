@@ -32,7 +32,7 @@ import pytest
 from cluster_site import ClusterSite
 from cluster_util import free_ports, owner_of
 from frontier_sites import client_env, require_server
-from serve_client import SERVER, Server, load_api
+from serve_client import Server, load_api
 from tool_runner import run
 
 pytestmark = pytest.mark.needs_crawlrank

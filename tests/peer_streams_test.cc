@@ -8,6 +8,8 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <thread>
 
 namespace crawlrank {
@@ -37,6 +39,31 @@ class FakeOwner final : public urlfrontier::URLFrontier::Service {
       AckMessage ack;
       ack.set_id(item.id());
       ack.set_status(item.has_known() ? AckMessage::SKIPPED : AckMessage::OK);
+      if (!stream->Write(ack)) break;
+    }
+    return grpc::Status::OK;
+  }
+  // A batch: OK for each URL, SKIPPED for one with "known" in it; a batch that names
+  // "short" is answered with one status too few; one that names "hold" is answered only
+  // once `held` is cleared, and its stream reads nothing meanwhile.
+  std::atomic<bool> held{true};
+  grpc::Status PutDiscovered(
+      grpc::ServerContext*,
+      grpc::ServerReaderWriter<urlfrontier::BatchAck, urlfrontier::DiscoveredBatch>* stream)
+      override {
+    urlfrontier::DiscoveredBatch batch;
+    while (stream->Read(&batch)) {
+      urlfrontier::BatchAck ack;
+      ack.set_id(batch.id());
+      bool hold = false, short_answer = false;
+      for (const urlfrontier::URLInfo& info : batch.items()) {
+        const bool known = info.url().find("known") != std::string::npos;
+        hold = hold || info.url().find("hold") != std::string::npos;
+        short_answer = short_answer || info.url().find("short") != std::string::npos;
+        ack.add_statuses(known ? AckMessage::SKIPPED : AckMessage::OK);
+      }
+      if (short_answer) ack.mutable_statuses()->RemoveLast();
+      while (hold && held) std::this_thread::sleep_for(std::chrono::milliseconds(5));
       if (!stream->Write(ack)) break;
     }
     return grpc::Status::OK;
@@ -191,6 +218,75 @@ TEST(PeerStreamsTest, AnOwnerNobodyListensOnFailsWithinTheDeadline) {
   // This node is no peer of itself: FAIL at once, never a silent drop.
   peers.Forward(nodes.self_index(), Discovered("http://a.test/"), answers.For("self"));
   EXPECT_EQ(answers.Of("self"), std::vector{AckMessage::FAIL});
+}
+
+// The statuses a batch's `done` got, once it has come.
+struct BatchAnswer {
+  std::mutex mu;
+  std::condition_variable changed;
+  std::optional<std::vector<AckMessage::Status>> got;
+  int calls = 0;
+  PeerStreams::BatchDone Done() {
+    return [this](std::span<const AckMessage::Status> statuses) {
+      std::lock_guard lock(mu);
+      got.emplace(statuses.begin(), statuses.end());
+      ++calls;
+      changed.notify_all();
+    };
+  }
+  std::optional<std::vector<AckMessage::Status>> Wait(std::chrono::milliseconds limit) {
+    std::unique_lock lock(mu);
+    changed.wait_for(lock, limit, [&] { return got.has_value(); });
+    return got;
+  }
+};
+
+std::vector<urlfrontier::URLInfo> Urls(std::initializer_list<std::string> urls) {
+  std::vector<urlfrontier::URLInfo> infos;
+  for (const std::string& url : urls) infos.emplace_back().set_url(url);
+  return infos;
+}
+
+TEST(PeerStreamsTest, ABatchGetsAStatusPerUrlInItsOrderAndAShortAnswerFailsItWhole) {
+  Owner owner;
+  owner.service.held = false;
+  const NodeList nodes = TwoNodes(owner.address());
+  const size_t to = IndexOf(nodes, owner.address());
+  PeerStreams peers(nodes, Options(10'000));
+  BatchAnswer answer;
+  peers.ForwardBatch(to, PeerLane::kFirstHop,
+                     Urls({"http://a.test/1", "http://a.test/known", "http://a.test/3"}),
+                     answer.Done());
+  EXPECT_EQ(answer.Wait(std::chrono::seconds(10)),
+            (std::vector{AckMessage::OK, AckMessage::SKIPPED, AckMessage::OK}));
+  // An answer that does not match the batch URL for URL is no answer: every URL FAILs.
+  BatchAnswer short_answer;
+  peers.ForwardBatch(to, PeerLane::kLastHop, Urls({"http://a.test/short", "http://a.test/2"}),
+                     short_answer.Done());
+  EXPECT_EQ(short_answer.Wait(std::chrono::seconds(10)),
+            (std::vector{AckMessage::FAIL, AckMessage::FAIL}));
+  // This node is no peer of itself: FAIL at once.
+  BatchAnswer self;
+  peers.ForwardBatch(nodes.self_index(), PeerLane::kLastHop, Urls({"http://a.test/"}),
+                     self.Done());
+  EXPECT_EQ(self.got, std::vector{AckMessage::FAIL});
+}
+
+TEST(PeerStreamsTest, ALastHopIsAnsweredWhileAFirstHopWaitsAndAFirstHopHasTwiceTheDeadline) {
+  Owner owner;  // holds a batch that names "hold", and reads nothing more on its stream
+  const NodeList nodes = TwoNodes(owner.address());
+  const size_t to = IndexOf(nodes, owner.address());
+  PeerStreams peers(nodes, Options(400));
+  const auto start = std::chrono::steady_clock::now();
+  BatchAnswer first, last;
+  peers.ForwardBatch(to, PeerLane::kFirstHop, Urls({"http://a.test/hold"}), first.Done());
+  // On a stream of its own: answered although the first hop's stream is stuck.
+  peers.ForwardBatch(to, PeerLane::kLastHop, Urls({"http://b.test/"}), last.Done());
+  EXPECT_EQ(last.Wait(std::chrono::seconds(10)), std::vector{AckMessage::OK});
+  EXPECT_EQ(first.Wait(std::chrono::seconds(10)), std::vector{AckMessage::FAIL});
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(800));
+  EXPECT_EQ(first.calls, 1);
+  owner.service.held = false;
 }
 
 TEST(PeerStreamsTest, ClosingAnswersWhatStillWaitsFail) {

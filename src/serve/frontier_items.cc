@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 
 #include "base/ascii.h"
@@ -71,6 +72,11 @@ grpc::Status CheckCrawlId(std::string_view crawl_id, std::string_view field) {
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                       std::string(field) + " " + QuoteForMessage(crawl_id) +
                           ": this server holds one crawl, \"DEFAULT\" (one PageDB)");
+}
+
+void LogWriteFailure(std::string_view rpc, const Status& status) {
+  std::fprintf(stderr, "crawlrank_serve: %.*s: %s (acknowledged FAIL)\n",
+               static_cast<int>(rpc.size()), rpc.data(), status.ToString().c_str());
 }
 
 grpc::Status ToGrpc(const Status& status) {

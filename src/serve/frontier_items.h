@@ -70,6 +70,10 @@ inline grpc::Status Refused(grpc::StatusCode code, std::string message) {
   return grpc::Status(code, std::move(message));
 }
 
+// Says on stderr why a write of `rpc` failed: what it carried is answered FAIL (the client
+// sends it again). Once per failure.
+void LogWriteFailure(std::string_view rpc, const Status& status);
+
 // crawlrank's Status as a gRPC status of the same meaning (InvalidArgument ->
 // INVALID_ARGUMENT, ResourceExhausted -> RESOURCE_EXHAUSTED, ...).
 grpc::Status ToGrpc(const Status& status);

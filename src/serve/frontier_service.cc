@@ -23,17 +23,13 @@ using urlfrontier::AckMessage;
 // What one PutURLs stream may have read and not yet written (put_queue.h).
 constexpr size_t kMaxQueuedItems = 1000;
 constexpr size_t kMaxQueuedBytes = size_t{8} << 20;
+// The PutDiscovered batches one stream may have read and not yet answered: a group of
+// them is written in one transaction.
+constexpr size_t kMaxQueuedBatches = 32;
 
 // The URL an item names, for its ack when the client gave no ID.
 const std::string& UrlOf(const urlfrontier::URLItem& item) {
   return item.has_known() ? item.known().info().url() : item.discovered().info().url();
-}
-
-// A write that failed is answered FAIL (the client sends the item again); the server says
-// why on stderr, once per failure.
-void LogWriteFailure(std::string_view rpc, const Status& status) {
-  std::fprintf(stderr, "crawlrank_serve: %.*s: %s (acknowledged FAIL)\n",
-               static_cast<int>(rpc.size()), rpc.data(), status.ToString().c_str());
 }
 
 // Compares without stopping at the first difference, so the time taken tells nothing of
@@ -70,11 +66,12 @@ class StreamAcks {
     std::lock_guard lock(mu_);
     return QueueLocked(id, status);
   }
-  // An item goes to its owner: waits while kMaxQueuedItems others wait.
-  void Forwarding() {
+  // `n` items go to their owners: waits while they would make more than kMaxQueuedItems
+  // wait (unless none waits).
+  void Forwarding(size_t n = 1) {
     std::unique_lock lock(mu_);
-    changed_.wait(lock, [this] { return forwarded_ < kMaxQueuedItems; });
-    ++forwarded_;
+    changed_.wait(lock, [&] { return forwarded_ == 0 || forwarded_ + n <= kMaxQueuedItems; });
+    forwarded_ += n;
   }
   // The owner's answer to a forwarded item.
   void Answered(const std::string& id, AckMessage::Status status) {
@@ -287,49 +284,28 @@ size_t FrontierService::OwnerOf(const PutItem& item) const {
 bool FrontierService::AckGroup(std::span<const PutItem> items, std::span<const std::string> ids,
                                std::span<const AckMessage::Status> statuses,
                                std::span<const HandOn> hand_ons, StreamAcks& acks) {
-  size_t next = 0;  // into hand_ons: their acks are their owners'
+  // A handed-on item's ack is its owner's; one whose link was not written is FAIL here.
+  std::vector<HandOn> going;
+  size_t next = 0;
   for (size_t i = 0; i < statuses.size(); ++i) {
     if (next < hand_ons.size() && hand_ons[next].index == i) {
-      const uint32_t depth = hand_ons[next++].depth;
       if (statuses[i] != AckMessage::FAIL) {
-        acks.Forwarding();
-        SendOn(std::get<Discovery>(items[i]), depth,
-               [&acks, id = ids[i]](AckMessage::Status status) { acks.Answered(id, status); });
+        going.push_back(hand_ons[next++]);
         continue;
       }
+      ++next;
     }
     if (!acks.Send(ids[i], statuses[i])) return false;
   }
+  if (going.empty()) return true;
+  std::vector<std::string> going_ids;
+  for (const HandOn& on : going) going_ids.push_back(ids[on.index]);
+  acks.Forwarding(going.size());
+  ForwardGrouped(PeerLane::kLastHop, HandOnUrls(items, going),
+                 [&acks, going_ids = std::move(going_ids)](size_t index, AckMessage::Status status) {
+                   acks.Answered(going_ids[index], status);
+                 });
   return true;
-}
-
-void FrontierService::SendPassedShares() {
-  if (peers_ == nullptr) return;
-  const std::vector<PassedShare> passed = scheduler_->TakePassedShares();
-  if (passed.empty()) return;
-  Result<Snapshot> snapshot = db_->NewSnapshot();
-  for (const PassedShare& share : passed) {
-    Result<PageRecord> ghost =
-        snapshot.ok() ? snapshot->FindId(share.page) : Result<PageRecord>(snapshot.status());
-    if (!ghost.ok()) {  // a share is an estimate: one lost is logged, not retried
-      LogCall(urlfrontier::LogLevelParams::WARN, "PutURLs",
-              "a share for page " + std::to_string(share.page) + " is lost: " +
-                  ghost.status().ToString());
-      continue;
-    }
-    peers_->Forward(OwnerOf(ghost->url), ShareItem(ghost->url, ghost->depth, share.share),
-                    [this, url = ghost->url](AckMessage::Status status) {
-                      if (status != AckMessage::FAIL) return;
-                      LogCall(urlfrontier::LogLevelParams::DEBUG, "PutURLs",
-                              "a share for " + QuoteForMessage(url) + " is lost: its owner "
-                              "did not answer");
-                    });
-  }
-}
-
-void FrontierService::SendOn(const Discovery& d, uint32_t depth,
-                             std::function<void(AckMessage::Status)> done) {
-  peers_->Forward(OwnerOf(d.url), HandOnItem(d, depth), std::move(done));
 }
 
 grpc::Status FrontierService::CheckPeer(const grpc::ServerContext& context,
@@ -356,7 +332,7 @@ grpc::Status FrontierService::CheckPeer(const grpc::ServerContext& context,
 Result<std::vector<AckMessage::Status>> FrontierService::Write(std::span<const PutItem> items,
                                                               std::vector<HandOn>* hand_ons) {
   std::vector<AckMessage::Status> statuses(items.size(), AckMessage::OK);
-  std::lock_guard lock(write_mu_);
+  std::unique_lock lock(write_mu_);
   WriteBatch batch;
   std::vector<QueuedExtra> extras;  // the payloads and priorities of the URLs that are new
   std::vector<RefetchDate> dates;   // the reports' refetchable_from_date
@@ -409,10 +385,7 @@ Result<std::vector<AckMessage::Status>> FrontierService::Write(std::span<const P
       }
     }
   }  // the snapshot closes before the write: a writer must not hold one (page_db.h)
-  if (batch.size() > 0) {
-    CRAWLRANK_RETURN_IF_ERROR(scheduler_->Write(batch, extras, dates, shares));
-    SendPassedShares();
-  }
+  if (batch.size() > 0) CRAWLRANK_RETURN_IF_ERROR(scheduler_->Write(batch, extras, dates, shares));
   // A client's key other than the URL's host key (StormCrawler partitioned by IP or by
   // domain) groups the hosts that share it: one politeness budget for all of them.
   for (const PutItem& item : items) {
@@ -425,6 +398,8 @@ Result<std::vector<AckMessage::Status>> FrontierService::Write(std::span<const P
     CRAWLRANK_RETURN_IF_ERROR(scheduler_->SetHostGroup(*host, d->key));
     group = d->key;
   }
+  lock.unlock();
+  if (batch.size() > 0) SendPassedShares();
   return statuses;
 }
 
@@ -536,27 +511,34 @@ grpc::Status FrontierService::PutURLs(
   if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
   bool from_peer = false;
   if (grpc::Status peer = CheckPeer(*context, &from_peer); !peer.ok()) return peer;
-  if (from_peer) {  // kept until the stream ends, so that a drain can cancel it
-    std::lock_guard lock(peer_calls_mu_);
-    if (draining_) return Refused(grpc::StatusCode::UNAVAILABLE, "this node is stopping");
-    peer_calls_.insert(context);
+  if (from_peer) {
+    if (grpc::Status entered = EnterPeerCall(context); !entered.ok()) return entered;
   }
   const auto forget = [&] {
-    if (!from_peer) return;
-    std::lock_guard lock(peer_calls_mu_);
-    peer_calls_.erase(context);
+    if (from_peer) LeavePeerCall(context);
   };
   const UrlProfile profile = db_->url_profile();
-  PutQueue queue(kMaxQueuedItems, kMaxQueuedBytes);
+  struct Queued {
+    std::string id;
+    PutItem item;
+  };
+  PutQueue<Queued> queue(kMaxQueuedItems, kMaxQueuedBytes);
   StreamAcks acks(stream, peers_ != nullptr);
   // This thread reads and checks; the writer writes what is queued, a group at a time,
   // and acknowledges each group once it is committed (put_queue.h). In a cluster, an item
   // another node owns goes to it, and its ack is the owner's (peer_streams.h).
   std::thread writer([&] {
+    std::vector<Queued> queued;
     std::vector<PutItem> items;
     std::vector<std::string> ids;
     std::vector<HandOn> hand_ons;
-    while (queue.TakeAll(&items, &ids)) {
+    while (queue.TakeAll(&queued)) {
+      items.clear();
+      ids.clear();
+      for (Queued& q : queued) {
+        ids.push_back(std::move(q.id));
+        items.push_back(std::move(q.item));
+      }
       hand_ons.clear();
       const std::vector<AckMessage::Status> statuses = WriteGroup(items, "PutURLs", &hand_ons);
       if (!AckGroup(items, ids, statuses, hand_ons, acks)) {  // the client is gone
@@ -591,7 +573,7 @@ grpc::Status FrontierService::PutURLs(
         continue;
       }
     }
-    if (!queue.Push(std::move(id), *std::move(read), item.ByteSizeLong())) break;
+    if (!queue.Push({std::move(id), *std::move(read)}, item.ByteSizeLong())) break;
   }
   queue.Close();
   writer.join();
@@ -606,99 +588,87 @@ grpc::Status FrontierService::PutURLs(
   return bad.ok() ? grpc::Status::OK : ToGrpc(bad);
 }
 
-std::vector<AckMessage::Status> FrontierService::AnswerBatch(
-    const urlfrontier::DiscoveredBatch& batch, std::vector<PutItem>& urls) {
-  std::vector<AckMessage::Status> answers(urls.size(), AckMessage::FAIL);
-  std::vector<size_t> here;
-  std::vector<PutItem> mine;
-  std::mutex answered_mu;
-  std::condition_variable answered;
-  size_t waiting = 0;
-  for (size_t i = 0; i < urls.size(); ++i) {
-    const size_t owner = peers_ == nullptr ? 0 : OwnerOf(urls[i]);
-    if (peers_ == nullptr || owner == options_.nodes->self_index()) {
-      here.push_back(i);
-      mine.push_back(std::move(urls[i]));
-      continue;
-    }
-    urlfrontier::URLItem forwarded;
-    *forwarded.mutable_discovered()->mutable_info() = batch.items(static_cast<int>(i));
-    {
-      std::lock_guard lock(answered_mu);
-      ++waiting;
-    }
-    peers_->Forward(owner, std::move(forwarded), [&, i](AckMessage::Status status) {
-      std::lock_guard lock(answered_mu);
-      answers[i] = status;
-      if (--waiting == 0) answered.notify_all();
-    });
-  }
-  // Written while the peers write theirs; the links to URLs other nodes own are written
-  // here, and the URLs go on to their owners, who answer for them.
-  std::vector<HandOn> hand_ons;
-  Result<std::vector<AckMessage::Status>> statuses =
-      mine.empty() ? std::vector<AckMessage::Status>() : Write(mine, &hand_ons);
-  if (!statuses.ok()) LogWriteFailure("PutDiscovered", statuses.status());
-  std::vector<bool> handed_on(here.size());
-  if (statuses.ok()) {
-    for (const HandOn& on : hand_ons) {
-      handed_on[on.index] = true;
-      {
-        std::lock_guard lock(answered_mu);
-        ++waiting;
-      }
-      SendOn(std::get<Discovery>(mine[on.index]), on.depth,
-             [&, i = here[on.index]](AckMessage::Status status) {
-               std::lock_guard lock(answered_mu);
-               answers[i] = status;
-               if (--waiting == 0) answered.notify_all();
-             });
-    }
-  }
-  {
-    std::unique_lock lock(answered_mu);
-    answered.wait(lock, [&] { return waiting == 0; });  // within the peers' deadline
-    for (size_t j = 0; j < here.size(); ++j) {
-      if (handed_on[j]) continue;
-      answers[here[j]] = statuses.ok() ? (*statuses)[j] : AckMessage::FAIL;
-    }
-  }
-  return answers;
-}
-
 grpc::Status FrontierService::PutDiscovered(
     grpc::ServerContext* context,
     grpc::ServerReaderWriter<urlfrontier::BatchAck, urlfrontier::DiscoveredBatch>* stream) {
   if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  bool from_peer = false;
+  if (grpc::Status peer = CheckPeer(*context, &from_peer); !peer.ok()) return peer;
+  if (from_peer) {
+    if (grpc::Status entered = EnterPeerCall(context); !entered.ok()) return entered;
+  }
   const UrlProfile profile = db_->url_profile();
-  urlfrontier::DiscoveredBatch batch;
-  std::vector<PutItem> urls;
-  uint64_t batches = 0, total = 0;
-  while (stream->Read(&batch)) {
-    if (static_cast<size_t>(batch.items_size()) > kMaxBatchUrls) {
-      return Refused(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                     "DiscoveredBatch " + QuoteForMessage(batch.id()) + ": " +
-                         std::to_string(batch.items_size()) + " URLs; at most " +
-                         std::to_string(kMaxBatchUrls) + " a batch");
+  // This thread reads and checks each batch; the writer takes every batch queued at once
+  // and answers them together (AnswerUrls: one transaction, one batch to each owner), then
+  // acknowledges each in order. Under load, groups grow and commits and messages to peers
+  // go down.
+  struct Queued {
+    urlfrontier::DiscoveredBatch batch;
+    std::vector<PutItem> urls;
+  };
+  PutQueue<Queued> queue(kMaxQueuedBatches, kMaxQueuedBytes);
+  uint64_t batches = 0, total = 0;  // written by the writer, read once it is joined
+  std::thread writer([&] {
+    std::vector<Queued> group;
+    std::vector<const urlfrontier::URLInfo*> infos;
+    std::vector<PutItem> urls;
+    while (queue.TakeAll(&group)) {
+      infos.clear();
+      urls.clear();
+      for (Queued& q : group) {
+        for (const urlfrontier::URLInfo& info : q.batch.items()) infos.push_back(&info);
+        for (PutItem& url : q.urls) urls.push_back(std::move(url));
+      }
+      const std::vector<AckMessage::Status> statuses = AnswerUrls(infos, urls, from_peer);
+      size_t next = 0;
+      for (const Queued& q : group) {
+        urlfrontier::BatchAck ack;
+        ack.set_id(q.batch.id());
+        for (int i = 0; i < q.batch.items_size(); ++i) ack.add_statuses(statuses[next++]);
+        if (!stream->Write(ack)) {  // the client is gone
+          queue.Stop();
+          return;
+        }
+        ++batches;
+        total += static_cast<uint64_t>(q.batch.items_size());
+      }
     }
-    urls.clear();
-    for (int i = 0; i < batch.items_size(); ++i) {
+  });
+  grpc::Status bad;
+  urlfrontier::DiscoveredBatch batch;
+  while (stream->Read(&batch)) {
+    // Bad input ends the stream, once what came before is acknowledged.
+    if (static_cast<size_t>(batch.items_size()) > kMaxBatchUrls) {
+      bad = Refused(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                    "DiscoveredBatch " + QuoteForMessage(batch.id()) + ": " +
+                        std::to_string(batch.items_size()) + " URLs; at most " +
+                        std::to_string(kMaxBatchUrls) + " a batch");
+      break;
+    }
+    std::vector<PutItem> urls;
+    urls.reserve(static_cast<size_t>(batch.items_size()));
+    for (int i = 0; i < batch.items_size() && bad.ok(); ++i) {
       Result<Discovery> discovery = ReadDiscovery(
           batch.items(i), profile, "DiscoveredBatch.items[" + std::to_string(i) + "]");
-      if (!discovery.ok()) return ToGrpc(discovery.status());
-      urls.emplace_back(*std::move(discovery));
+      if (!discovery.ok()) {
+        bad = ToGrpc(discovery.status());
+      } else {
+        urls.emplace_back(*std::move(discovery));
+      }
     }
-    urlfrontier::BatchAck ack;
-    ack.set_id(batch.id());
-    for (const AckMessage::Status status : AnswerBatch(batch, urls)) ack.add_statuses(status);
-    ++batches;
-    total += urls.size();
-    if (!stream->Write(ack)) break;
+    if (!bad.ok()) break;
+    const size_t bytes = batch.ByteSizeLong();
+    if (!queue.Push({std::move(batch), std::move(urls)}, bytes)) break;
+    batch = urlfrontier::DiscoveredBatch();
   }
+  queue.Close();
+  writer.join();
+  if (from_peer) LeavePeerCall(context);
+  if (!bad.ok()) LogCall(urlfrontier::LogLevelParams::WARN, "PutDiscovered", bad.error_message());
   LogCall(urlfrontier::LogLevelParams::INFO, "PutDiscovered",
           std::to_string(batches) + " batches, " + std::to_string(total) + " URLs from " +
               context->peer());
-  return grpc::Status::OK;
+  return bad;
 }
 
 }  // namespace crawlrank

@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -168,11 +169,18 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   // for a client; FAILED_PRECONDITION for a peer with another list, or one calling a node
   // that is not in a cluster.
   grpc::Status CheckPeer(const grpc::ServerContext& context, bool* from_peer) const;
-  // The statuses of the URLs of one PutDiscovered `batch` (`urls`, read from it), in its
-  // order: in a cluster those other nodes own are sent to them and answered by them, and
-  // the rest are written here in one transaction (FAIL for each when that write fails).
-  std::vector<urlfrontier::AckMessage::Status> AnswerBatch(
-      const urlfrontier::DiscoveredBatch& batch, std::vector<PutItem>& urls);
+  // A peer's stream is kept in peer_calls_ while it runs, so that a drain cancels it:
+  // UNAVAILABLE once the node drains. Leave takes it out.
+  grpc::Status EnterPeerCall(grpc::ServerContext* context);
+  void LeavePeerCall(grpc::ServerContext* context);
+  // The statuses of PutDiscovered URLs (`infos` as sent, `urls` as read from them), in
+  // their order: in a cluster those other nodes own are sent to them (one batch each) and
+  // answered by them, and the rest are written here in one transaction (FAIL for each
+  // when that write fails). A peer's URLs (`from_peer`) are never sent on: one another
+  // node owns is FAIL.
+  std::vector<urlfrontier::AckMessage::Status> AnswerUrls(
+      std::span<const urlfrontier::URLInfo* const> infos, std::vector<PutItem>& urls,
+      bool from_peer);
   // OK when the call carries the token (or none is needed); UNAUTHENTICATED otherwise.
   grpc::Status Authorize(const grpc::ServerContext& context) const;
   // Authorize, then CheckCrawlId of the call's crawl ID (`field` names it).
@@ -212,11 +220,23 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
                 std::span<const HandOn> hand_ons, StreamAcks& acks);
   // Sends what this node's pages passed to ghosts (Scheduler::TakePassedShares) on to the
   // ghosts' owners, without waiting: a share whose owner does not answer is lost (logged).
+  // REQUIRES: write_mu_ not held (a peer's stream may wait for this node's writes).
   void SendPassedShares();
-  // Sends discovered `d` on to the owner of its URL at `depth` (HandOn); `done` gets the
-  // owner's status, once.
-  void SendOn(const Discovery& d, uint32_t depth,
-              std::function<void(urlfrontier::AckMessage::Status)> done);
+  // A URL on its way to node `owner`; its answer is for `index` (the caller's).
+  struct Outgoing {
+    size_t owner;
+    size_t index;
+    urlfrontier::URLInfo url;
+  };
+  using Answered = std::function<void(size_t index, urlfrontier::AckMessage::Status)>;
+  // Sends `outgoing` on `lane`, one batch per owner (split where a batch would pass what a
+  // node takes); `answered` gets each URL's status from its owner, once, on a peer's
+  // reader thread (or this one).
+  void ForwardGrouped(PeerLane lane, std::vector<Outgoing> outgoing, Answered answered);
+  // The items of `hand_ons` (into `items`, written here) as they go on to their URLs'
+  // owners, without source (HandOnItem); each is for its index in `hand_ons`.
+  std::vector<Outgoing> HandOnUrls(std::span<const PutItem> items,
+                                   std::span<const HandOn> hand_ons) const;
   // How many URLs one GetURLs asks the scheduler for.
   size_t UrlsWanted(const urlfrontier::GetParams& request) const;
   // Prints `crawlrank_serve: <rpc>: <what>` on stderr when the level SetLogLevel set is
@@ -244,7 +264,7 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   std::unordered_map<std::string, std::string> client_groups_;
   std::mutex config_mu_;                 // SetDelay: read, merge and write the configuration
   std::mutex peer_calls_mu_;
-  std::set<grpc::ServerContext*> peer_calls_;  // guarded: the peers' PutURLs streams open
+  std::set<grpc::ServerContext*> peer_calls_;  // guarded: the peers' streams open
   bool draining_ = false;                      // guarded by peer_calls_mu_
   mutable std::mutex node_mu_;           // guards options_.node_address
 };

@@ -11,8 +11,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import signal
 import subprocess
+import threading
 import time
 
 import pytest
@@ -500,6 +502,57 @@ def test_a_link_across_nodes_stays_with_its_source_and_its_target_goes_on_deeper
         assert "no damage found" in run(bin_dir, "page_db_check", tmp_path / f"node{i}").stdout
     stats = json.loads(run(bin_dir, "page_db_stats", node0, "--json").stdout)
     assert stats["ghosts"] == 1 and stats["pages"] == 3
+
+
+def test_linked_batches_streamed_into_every_node_at_once_all_land_on_their_owners(
+        cluster, bin_dir, api, tmp_path):
+    """Each node takes a client's stream while it sends first hops to its peers and hands
+    on their links: the nodes wait on each other both ways at once, and must never wait in
+    a cycle (each stream pipelines its batches; a deadlock shows as the call's timeout)."""
+    nodes, entries = cluster(3, "--no-rank-at-exit")
+    pb = api[0]
+    seed = int(os.environ.get("CRAWLRANK_CLUSTER_SEED", random.randrange(1 << 31)))
+    print(f"seed {seed} (CRAWLRANK_CLUSTER_SEED)")
+    rng = random.Random(seed)
+    hosts = [f"l{i}.test" for i in range(40)]
+    links, streams = set(), []
+    for n in range(3):
+        batches = []
+        for b in range(40):
+            source = f"http://{rng.choice(hosts)}/s{n}-{b}"
+            targets = [f"http://{rng.choice(hosts)}/t{rng.randrange(400)}" for _ in range(25)]
+            links.update((source, t) for t in targets)
+            batches.append(pb.DiscoveredBatch(ID=f"{n}-{b}", items=[pb.URLInfo(
+                url=t, metadata={"crawlrank.source": pb.StringList(values=[source])})
+                for t in targets]))
+        streams.append(batches)
+    answers = [None] * 3
+
+    def send(n):
+        acks = nodes[n].stub.PutDiscovered(iter(streams[n]), timeout=90)
+        answers[n] = {a.ID: [pb.AckMessage.Status.Name(s) for s in a.statuses] for a in acks}
+
+    threads = [threading.Thread(target=send, args=(n,)) for n in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for n in range(3):
+        assert answers[n] is not None, f"node {n}'s stream failed (see the exception above)"
+        assert sorted(answers[n]) == sorted(b.ID for b in streams[n])
+        for batch in streams[n]:
+            statuses = answers[n][batch.ID]
+            assert len(statuses) == 25 and set(statuses) <= {"OK", "SKIPPED"}, statuses
+    pages = {u for link in links for u in link}
+    held = {e: set(dump_rows(bin_dir, tmp_path / f"node{i}")) for i, e in enumerate(entries)}
+    for url in pages:
+        assert [e for e in entries if url in held[e]] == [owner_of(url.split("/")[2], entries)]
+    assert sum(map(len, held.values())) == len(pages)
+    kept = set()
+    for i in range(3):
+        out = run(bin_dir, "page_db_dump", "links", tmp_path / f"node{i}", "--urls").stdout
+        kept.update(tuple(line.split()) for line in out.splitlines())
+    assert kept == links
 
 
 def test_reshard_gives_each_node_of_a_new_list_its_hosts_and_the_nodes_serve_them(

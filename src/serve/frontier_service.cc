@@ -43,6 +43,23 @@ bool SameSecret(std::string_view a, std::string_view b) {
 }
 
 
+// A PutURLs item read and checked, waiting for the writer.
+struct QueuedPut {
+  std::string id;
+  PutItem item;
+};
+
+// The items of `queued` and their IDs, moved out.
+void Split(std::vector<QueuedPut>& queued, std::vector<PutItem>* items,
+           std::vector<std::string>* ids) {
+  items->clear();
+  ids->clear();
+  for (QueuedPut& q : queued) {
+    ids->push_back(std::move(q.id));
+    items->push_back(std::move(q.item));
+  }
+}
+
 }  // namespace
 
 // The acks of one PutURLs stream. Alone, a node's writer thread sends them as it commits.
@@ -518,27 +535,18 @@ grpc::Status FrontierService::PutURLs(
     if (from_peer) LeavePeerCall(context);
   };
   const UrlProfile profile = db_->url_profile();
-  struct Queued {
-    std::string id;
-    PutItem item;
-  };
-  PutQueue<Queued> queue(kMaxQueuedItems, kMaxQueuedBytes);
+  PutQueue<QueuedPut> queue(kMaxQueuedItems, kMaxQueuedBytes);
   StreamAcks acks(stream, peers_ != nullptr);
   // This thread reads and checks; the writer writes what is queued, a group at a time,
   // and acknowledges each group once it is committed (put_queue.h). In a cluster, an item
   // another node owns goes to it, and its ack is the owner's (peer_streams.h).
   std::thread writer([&] {
-    std::vector<Queued> queued;
+    std::vector<QueuedPut> queued;
     std::vector<PutItem> items;
     std::vector<std::string> ids;
     std::vector<HandOn> hand_ons;
     while (queue.TakeAll(&queued)) {
-      items.clear();
-      ids.clear();
-      for (Queued& q : queued) {
-        ids.push_back(std::move(q.id));
-        items.push_back(std::move(q.item));
-      }
+      Split(queued, &items, &ids);
       hand_ons.clear();
       const std::vector<AckMessage::Status> statuses = WriteGroup(items, "PutURLs", &hand_ons);
       if (!AckGroup(items, ids, statuses, hand_ons, acks)) {  // the client is gone
@@ -586,6 +594,24 @@ grpc::Status FrontierService::PutURLs(
               " OK, " + std::to_string(acks.count(AckMessage::SKIPPED)) + " SKIPPED, " +
               std::to_string(acks.count(AckMessage::FAIL)) + " FAIL");
   return bad.ok() ? grpc::Status::OK : ToGrpc(bad);
+}
+
+grpc::Status FrontierService::ReadBatch(const urlfrontier::DiscoveredBatch& batch,
+                                        UrlProfile profile, std::vector<PutItem>* urls) const {
+  if (static_cast<size_t>(batch.items_size()) > kMaxBatchUrls) {
+    return Refused(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                   "DiscoveredBatch " + QuoteForMessage(batch.id()) + ": " +
+                       std::to_string(batch.items_size()) + " URLs; at most " +
+                       std::to_string(kMaxBatchUrls) + " a batch");
+  }
+  urls->reserve(static_cast<size_t>(batch.items_size()));
+  for (int i = 0; i < batch.items_size(); ++i) {
+    Result<Discovery> discovery = ReadDiscovery(
+        batch.items(i), profile, "DiscoveredBatch.items[" + std::to_string(i) + "]");
+    if (!discovery.ok()) return ToGrpc(discovery.status());
+    urls->emplace_back(*std::move(discovery));
+  }
+  return grpc::Status::OK;
 }
 
 grpc::Status FrontierService::PutDiscovered(
@@ -638,25 +664,8 @@ grpc::Status FrontierService::PutDiscovered(
   urlfrontier::DiscoveredBatch batch;
   while (stream->Read(&batch)) {
     // Bad input ends the stream, once what came before is acknowledged.
-    if (static_cast<size_t>(batch.items_size()) > kMaxBatchUrls) {
-      bad = Refused(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                    "DiscoveredBatch " + QuoteForMessage(batch.id()) + ": " +
-                        std::to_string(batch.items_size()) + " URLs; at most " +
-                        std::to_string(kMaxBatchUrls) + " a batch");
-      break;
-    }
     std::vector<PutItem> urls;
-    urls.reserve(static_cast<size_t>(batch.items_size()));
-    for (int i = 0; i < batch.items_size() && bad.ok(); ++i) {
-      Result<Discovery> discovery = ReadDiscovery(
-          batch.items(i), profile, "DiscoveredBatch.items[" + std::to_string(i) + "]");
-      if (!discovery.ok()) {
-        bad = ToGrpc(discovery.status());
-      } else {
-        urls.emplace_back(*std::move(discovery));
-      }
-    }
-    if (!bad.ok()) break;
+    if (bad = ReadBatch(batch, profile, &urls); !bad.ok()) break;
     const size_t bytes = batch.ByteSizeLong();
     if (!queue.Push({std::move(batch), std::move(urls)}, bytes)) break;
     batch = urlfrontier::DiscoveredBatch();

@@ -173,6 +173,10 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   // UNAVAILABLE once the node drains. Leave takes it out.
   grpc::Status EnterPeerCall(grpc::ServerContext* context);
   void LeavePeerCall(grpc::ServerContext* context);
+  // The URLs of a client's `batch`, read and checked (ReadDiscovery) into `urls`;
+  // RESOURCE_EXHAUSTED past kMaxBatchUrls, INVALID_ARGUMENT naming the first bad one.
+  grpc::Status ReadBatch(const urlfrontier::DiscoveredBatch& batch, UrlProfile profile,
+                         std::vector<PutItem>* urls) const;
   // The statuses of PutDiscovered URLs (`infos` as sent, `urls` as read from them), in
   // their order: in a cluster those other nodes own are sent to them (one batch each) and
   // answered by them, and the rest are written here in one transaction (FAIL for each

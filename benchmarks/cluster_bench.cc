@@ -90,7 +90,10 @@ std::vector<urlfrontier::DiscoveredBatch> Batches(const Config& c, int n, int i)
   uint64_t made = 0;
   for (uint64_t b = 0; made < c.urls; ++b) {
     urlfrontier::DiscoveredBatch message;
-    const std::string source = url(rng() % c.hosts, made);
+    // A source of its own (/s...), never one of the URLs discovered (/p...): a source
+    // that were also a target would make that target known, and SKIPPED.
+    const std::string source =
+        "http://h" + std::to_string(rng() % c.hosts) + ".bench/s" + std::to_string(b);
     for (uint32_t k = 0; k < c.batch && made < c.urls; ++k) {
       urlfrontier::URLInfo* info = message.add_items();
       info->set_url(url(rng() % c.hosts, ++made));

@@ -285,10 +285,12 @@ PeerStreams::PeerStreams(const NodeList& nodes, PeerOptions options)
     }
     const std::string& address = nodes.nodes()[i];
     // A peer is a node of the cluster, not a stranger: after it went away, try it again
-    // at least every second (gRPC's default back-off grows to two minutes).
+    // at least every second (gRPC's default back-off grows to two minutes). The minimum
+    // back-off is also how long one attempt to connect may take: a busy peer's handshake
+    // can take more than a few hundred milliseconds, and one cut short fails what waits.
     grpc::ChannelArguments arguments;
     arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-    arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+    arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 2000);
     arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
     peers_.push_back(std::make_unique<Peer>(
         address, grpc::CreateCustomChannel(address, credentials, arguments), metadata,

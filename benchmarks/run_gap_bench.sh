@@ -3,8 +3,15 @@
 # "Ranking beside GAPBS"). GAPBS is not part of the project: build it elsewhere (its README:
 # clone github.com/sbeamer/gapbs and `make pr converter`) and pass its directory.
 #
-#   benchmarks/run_gap_bench.sh --gapbs DIR [--work DIR] [--graphs S,L,Lperm,kron22]
-#                               [--threads 1,2] [--rounds N] [--build DIR]
+#   benchmarks/run_gap_bench.sh --gapbs DIR [--work DIR] [--graphs S,L,Lperm,W,kron22]
+#                               [--threads 1,2] [--rounds N] [--build DIR] [--per-iteration-only]
+#
+# Graphs: S (1 M pages) and L (4.85 M pages, LiveJournal's size), web-like with ids in host
+# order as a crawl writes them; Lperm, L with its ids permuted; W, L's size with a quarter
+# of the links to pages drawn uniformly at random and the rest within their host (issue
+# #45: a pull's gathers miss the cache as on a web crawl's graph); kron22, GAPBS's own.
+# --per-iteration-only: per iteration and crawlrank's build, without the times to an
+# error (which first search each side's iterations: many runs on a large graph).
 #
 # Per graph: the edge list without self-loops (web_graph_gen, or GAPBS's own Kronecker
 # generator), loaded into a PageDB with page_db_load and converted to GAPBS's .sg with its
@@ -23,12 +30,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 gapbs='' work=/tmp/gap-bench graphs=S,L,Lperm,kron22 threads=1,2 rounds=5 build=build
+per_iteration_only=0
 usage() {
   sed -n '6,7p' "$0" | sed 's/^# *//' >&2
   exit 2
 }
 while (($#)); do
   case $1 in
+    --per-iteration-only) per_iteration_only=1; shift; continue ;;
     --gapbs) gapbs=$2 ;;
     --work) work=$2 ;;
     --graphs) graphs=$2 ;;
@@ -53,6 +62,7 @@ done
 IFS=, read -ra graph_list <<<"$graphs"
 IFS=, read -ra thread_list <<<"$threads"
 targets=(1e-04 1e-06)
+((per_iteration_only)) && targets=()
 
 mkdir -p "$work/graphs"
 work=$(cd "$work" && pwd)
@@ -96,9 +106,11 @@ prepare() {
       S) "${gen[@]}" --pages 1000000 >"$el.tmp" ;;
       L) "${gen[@]}" --pages 4850000 --degree 21.2 >"$el.tmp" ;;
       Lperm) "${gen[@]}" --pages 4850000 --degree 21.2 --permute 1 >"$el.tmp" ;;
+      # 20.8 before duplicates merge: about 69 M links, as L.
+      W) "${gen[@]}" --pages 4850000 --degree 20.8 --local 1 --random-share 0.25 >"$el.tmp" ;;
       # GAPBS writes its symmetrized graph with both directions of each edge.
       kron22) "$gapbs/converter" -g 22 -e "$el.tmp" >"$dir/$g.converter.log" ;;
-      *) die "unknown graph $g (S, L, Lperm or kron22)" ;;
+      *) die "unknown graph $g (S, L, Lperm, W or kron22)" ;;
     esac
     mv "$el.tmp" "$el"
   fi
@@ -143,53 +155,56 @@ for g in "${graph_list[@]}"; do
   kv "${g}_vertices $gn"
   kv "${g}_edges $gm"
 
-  # GAPBS's iterations to each error (a property of the graph: cached), and a check that
-  # gap_compare's replica of pr's update gives pr's own top five after 20 iterations.
-  iters=$work/graphs/$g.gapbs-iterations.txt
-  if [[ ! -s $iters ]]; then
-    "$benches/gap_compare" gapbs-iterations "$sg" --targets 1e-4,1e-6 --top-after 20 \
-      --csv "$work/graphs/$g.gapbs-error.csv" >"$iters.tmp"
-    mv "$iters.tmp" "$iters"
-  fi
-  theirs=$(OMP_NUM_THREADS=1 "$gapbs/pr" -f "$sg" -i 20 -t 0 -n 1 -a | grep -E '^[0-9]+:' | sort)
-  ours=$(awk '$1 == "replica_top" {print $2}' "$iters" | sort)
-  kv "${g}_replica_top5_equals_pr_t1 $([[ $theirs == "$ours" ]] && echo yes || echo NO)"
-  kv "${g}_gapbs_fixed_point_mass $(awk '$1 == "fixed_point_mass" {print $2}' "$iters")"
   declare -A kG=() kC=()
-  for e in "${targets[@]}"; do
-    kG[$e]=$(awk -v k="gapbs_iterations_$e" '$1 == k {print $2}' "$iters")
-    [[ ${kG[$e]} =~ ^[0-9]+$ ]] || die "$g: GAPBS's update does not reach $e (see $iters)"
-    kv "${g}_gapbs_iterations_to_$e ${kG[$e]}"
-    kv "${g}_gapbs_error_at_$e $(awk -v k="gapbs_l1_error_$e" '$1 == k {print $2}' "$iters")"
-  done
-
-  # crawlrank: its fixed point, then the fewest iterations to each error (cached per
-  # page_db_rank binary). One run per iteration count: error against iterations is not
-  # monotone around the extrapolations.
-  ctraj=$work/graphs/$g.crawlrank-error.$rank_sha.csv
-  ref=$work/graphs/$g.ref.$rank_sha
-  if [[ ! -s $ctraj ]]; then
-    out=$("$tools/page_db_rank" "$db" --algo pagerank --mode csr --tolerance 1e-12 \
-      --max-iterations 10000 --threads 2)
-    grep -q '(converged' <<<"$out" || die "$g: crawlrank's fixed point did not converge: $out"
-    mkdir -p "$ref/ranks"
-    cp "$db/ranks/pagerank.rank" "$ref/ranks/pagerank.rank"
-    echo "iteration,l1_error" >"$ctraj.tmp"
-    for ((k = 1; k <= 300; k++)); do
-      "$tools/page_db_rank" "$db" --algo pagerank --mode csr --tolerance 0 --max-iterations $k \
-        --threads 2 >/dev/null
-      err=$("$benches/gap_compare" rank-l1 "$ref" "$db" | awk '$1 == "l1" {print $2}')
-      echo "$k,$err" >>"$ctraj.tmp"
-      le "$err" "${targets[-1]}" && break
+  if ((!per_iteration_only)); then
+    # GAPBS's iterations to each error (a property of the graph: cached), and a check that
+    # gap_compare's replica of pr's update gives pr's own top five after 20 iterations.
+    iters=$work/graphs/$g.gapbs-iterations.txt
+    if [[ ! -s $iters ]]; then
+      "$benches/gap_compare" gapbs-iterations "$sg" --targets 1e-4,1e-6 --top-after 20 \
+        --csv "$work/graphs/$g.gapbs-error.csv" >"$iters.tmp"
+      mv "$iters.tmp" "$iters"
+    fi
+    theirs=$(OMP_NUM_THREADS=1 "$gapbs/pr" -f "$sg" -i 20 -t 0 -n 1 -a | grep -E '^[0-9]+:' | sort)
+    ours=$(awk '$1 == "replica_top" {print $2}' "$iters" | sort)
+    kv "${g}_replica_top5_equals_pr_t1 $([[ $theirs == "$ours" ]] && echo yes || echo NO)"
+    kv "${g}_gapbs_fixed_point_mass $(awk '$1 == "fixed_point_mass" {print $2}' "$iters")"
+    for e in "${targets[@]}"; do
+      kG[$e]=$(awk -v k="gapbs_iterations_$e" '$1 == k {print $2}' "$iters")
+      [[ ${kG[$e]} =~ ^[0-9]+$ ]] || die "$g: GAPBS's update does not reach $e (see $iters)"
+      kv "${g}_gapbs_iterations_to_$e ${kG[$e]}"
+      kv "${g}_gapbs_error_at_$e $(awk -v k="gapbs_l1_error_$e" '$1 == k {print $2}' "$iters")"
     done
-    mv "$ctraj.tmp" "$ctraj"
+
+    # crawlrank: its fixed point, then the fewest iterations to each error (cached per
+    # page_db_rank binary). One run per iteration count: error against iterations is not
+    # monotone around the extrapolations.
+    ctraj=$work/graphs/$g.crawlrank-error.$rank_sha.csv
+    ref=$work/graphs/$g.ref.$rank_sha
+    if [[ ! -s $ctraj ]]; then
+      out=$("$tools/page_db_rank" "$db" --algo pagerank --mode csr --tolerance 1e-12 \
+        --max-iterations 10000 --threads 2)
+      grep -q '(converged' <<<"$out" || die "$g: crawlrank's fixed point did not converge: $out"
+      mkdir -p "$ref/ranks"
+      cp "$db/ranks/pagerank.rank" "$ref/ranks/pagerank.rank"
+      echo "iteration,l1_error" >"$ctraj.tmp"
+      for ((k = 1; k <= 300; k++)); do
+        "$tools/page_db_rank" "$db" --algo pagerank --mode csr --tolerance 0 --max-iterations $k \
+          --threads 2 >/dev/null
+        err=$("$benches/gap_compare" rank-l1 "$ref" "$db" | awk '$1 == "l1" {print $2}')
+        echo "$k,$err" >>"$ctraj.tmp"
+        le "$err" "${targets[-1]}" && break
+      done
+      mv "$ctraj.tmp" "$ctraj"
+    fi
+    for e in "${targets[@]}"; do
+      kC[$e]=$(awk -F, -v e="$e" 'NR > 1 && $2 + 0 <= e + 0 {print $1; exit}' "$ctraj")
+      [[ -n ${kC[$e]} ]] || die "$g: crawlrank did not reach $e in 300 iterations"
+      kv "${g}_crawlrank_iterations_to_$e ${kC[$e]}"
+      kv "${g}_crawlrank_error_at_$e $(awk -F, -v k="${kC[$e]}" '$1 == k {print $2}' "$ctraj")"
+    done
+
   fi
-  for e in "${targets[@]}"; do
-    kC[$e]=$(awk -F, -v e="$e" 'NR > 1 && $2 + 0 <= e + 0 {print $1; exit}' "$ctraj")
-    [[ -n ${kC[$e]} ]] || die "$g: crawlrank did not reach $e in 300 iterations"
-    kv "${g}_crawlrank_iterations_to_$e ${kC[$e]}"
-    kv "${g}_crawlrank_error_at_$e $(awk -F, -v k="${kC[$e]}" '$1 == k {print $2}' "$ctraj")"
-  done
 
   for t in "${thread_list[@]}"; do
     for ((r = 1; r <= rounds; r++)); do

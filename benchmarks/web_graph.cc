@@ -64,6 +64,11 @@ void WebGraph::OutLinks(uint32_t page, std::vector<uint32_t>& out) const {
   const uint32_t end = host + 1 < host_start_.size() ? host_start_[host + 1] : options_.pages;
   const uint32_t size = end - start;
   for (uint32_t k = 0; k < degree; ++k) {
+    // (Drawn only when asked for: the graphs without it keep their links.)
+    if (options_.random_share > 0 && rng.Unit() <= options_.random_share) {
+      out.push_back(static_cast<uint32_t>(rng.Below(options_.pages)));
+      continue;
+    }
     if (size > 1 && rng.Unit() <= options_.local_fraction) {
       // Within the host: a tenth go to its home page, the rest near the source
       // (two-sided geometric distance, mean a sixteenth of the host).

@@ -23,6 +23,10 @@ struct WebGraphOptions {
   uint32_t pages = 1'000'000;
   double mean_out_degree = 27.3;  // before duplicate targets merge: ~16.8 distinct links per page
   double local_fraction = 0.8;    // share of links that stay within the source's host
+  // Share of all links whose target is a page drawn uniformly at random (0: none); the
+  // rest follow local_fraction. A crawl's cross-host links are not all to front pages: a
+  // uniform share makes the pull's gathers miss the cache as a web-scale graph's do.
+  double random_share = 0.0;
   uint64_t seed = 1;
 };
 

@@ -16,6 +16,14 @@ int main(int argc, char** argv) {
   app.add_option("--pages", options.pages, "pages")->capture_default_str();
   app.add_option("--degree", options.mean_out_degree, "mean out-degree")->capture_default_str();
   app.add_option("--seed", options.seed, "seed")->capture_default_str();
+  app.add_option("--local", options.local_fraction,
+                 "share of the links (not drawn at random) that stay within their host")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  app.add_option("--random-share", options.random_share,
+                 "share of all links whose target is a page drawn uniformly at random")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   app.add_flag("--urls", urls, "print URLs instead of page indexes");
   app.add_flag("--no-self-loops", no_self_loops, "leave out links from a page to itself");
   auto* permute = app.add_option(

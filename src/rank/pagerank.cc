@@ -59,52 +59,88 @@ struct PatchSums {
 };
 
 // While the L1 change of an iteration is above this, the CSR kernel gathers contributions
-// as floats: rounding each to 24 bits moves a step by at most c·2^-24 in L1 (every page's
-// share of mass, summed), under 3% of such a change, and halves the bytes every gather
-// brings into the cache. Below it, and so for the last iterations before any tolerance
-// under 2^-19 ≈ 1.9e-6, it gathers doubles, which also remove what the float steps left
-// behind (each step contracts the error by c).
+// of π as floats: rounding each to 24 bits moves a step by at most c·2^-24 in L1 (every
+// page's share of mass, summed), under 3% of such a change, and halves the bytes every
+// gather brings into the cache. Below it, it takes one step from double contributions,
+// which removes what the float steps left behind and yields the step's change δ exactly,
+// then iterates on the change (defect correction): the step is linear, so
+// δ' = c·A·(δ/d) − r·c·(the mass δ passes on), and π += δ'. The changes are gathered as
+// floats again, but a float now rounds by 2^-24 of δ, not of π: over every step after the
+// switch, at most about 2^-24 · 2^-19 / (1 − c) ≈ 8e-13 in L1 at c = 0.85.
 constexpr double kFloatUntil = 1.0 / (1 << 19);
 
+// The sum of in[v] over the sources v of a row, in four interleaved sums added in a fixed
+// order: one chain of additions would bound long rows.
+template <typename T>
+[[gnu::always_inline]] inline double RowSum(std::span<const uint32_t> row, const T* in) {
+  double s[4] = {0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + 4 <= row.size(); i += 4) {
+    for (int k = 0; k < 4; ++k) s[k] += double(in[row[i + k]]);
+  }
+  for (; i < row.size(); ++i) s[0] += double(in[row[i]]);
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+// What one CSR step gathers and leaves for the next (CsrPageRankFamily's `iterate`).
+enum class CsrStep {
+  kRanks,        // contributions of π; leaves those of the new π
+  kRanksToDelta,  // contributions of π (doubles); leaves those of the change δ (floats)
+  kDelta,        // contributions of δ; adds δ' to π and leaves those of δ'
+};
+
 // The iterations of CsrPageRankFamily, on π (`pi`): `contribute(x)` fills x (a vector of
-// floats or doubles) with the contributions of π, `iterate(x, next)` runs one step from x
-// and returns its residual. Gathers floats while the last change is above kFloatUntil and
-// doubles below it, and extrapolates every extrapolation_period iterations.
+// floats or doubles) with the contributions of π, `iterate<kind>(x, next)` runs one step
+// from x into next and returns its residual (the L1 norm of the change). Takes float steps
+// on π while the last change is above kFloatUntil, then one exact step and steps on the
+// change (above), and extrapolates every extrapolation_period iterations (then starts
+// again from the contributions of the new π).
 template <typename Contribute, typename Iterate>
 Status IterateCsr(Run& run, std::vector<double>& pi, Contribute& contribute, Iterate& iterate) {
-  // The first step of a warm start gathers doubles: its change may be tiny.
-  std::vector<float> x32, next32;
-  std::vector<double> x64, next64;
-  double last_residual = run.warm ? 0 : std::numeric_limits<double>::infinity();
-  bool single = last_residual > kFloatUntil;
-  // Contributions of the current π in floats or doubles (the other pair freed).
-  const auto use = [&](bool floats) {
-    single = floats;
-    if (single) {
-      std::vector<double>().swap(x64);
-      std::vector<double>().swap(next64);
-      contribute(x32);
-      next32.resize(run.n);
-    } else {
-      std::vector<float>().swap(x32);
-      std::vector<float>().swap(next32);
+  std::vector<float> x32, next32(run.n);
+  std::vector<double> x64;
+  // x32 or x64 holds the contributions of π for the next step (`of_ranks`), or x32 those
+  // of the last change. From the contributions of π as it stands:
+  bool of_ranks = true;
+  const auto contribute_ranks = [&](bool exact) {
+    of_ranks = true;
+    if (exact) {
       contribute(x64);
-      next64.resize(run.n);
+    } else {
+      std::vector<double>().swap(x64);
+      contribute(x32);
     }
   };
-  use(single);
+  // The first step of a warm start is exact: its change may be tiny.
+  double last_residual = run.warm ? 0 : std::numeric_limits<double>::infinity();
+  contribute_ranks(!(last_residual > kFloatUntil));
   const uint32_t period = run.options.extrapolation_period;
   std::vector<std::vector<double>> past;  // π of the last iterations, oldest first
   return run.Loop([&]() -> Result<double> {
-    if (single != (last_residual > kFloatUntil)) use(!single);
-    const double residual = single ? iterate(x32, next32) : iterate(x64, next64);
+    // Floats of π while the change is large; below, one exact step, then on the change.
+    // (A change that grows again, after a warm start's first step, goes back to floats.)
+    const bool large = last_residual > kFloatUntil;
+    if (large && (!of_ranks || !x64.empty())) contribute_ranks(false);
+    if (!large && of_ranks && x64.empty()) contribute_ranks(true);
+    double residual = 0;
+    if (large) {
+      residual = iterate(x32, next32, std::integral_constant<CsrStep, CsrStep::kRanks>{});
+    } else if (of_ranks) {
+      residual = iterate(x64, next32, std::integral_constant<CsrStep, CsrStep::kRanksToDelta>{});
+      std::vector<double>().swap(x64);
+      x32.swap(next32);
+      next32.resize(run.n);
+      of_ranks = false;
+    } else {
+      residual = iterate(x32, next32, std::integral_constant<CsrStep, CsrStep::kDelta>{});
+    }
     last_residual = residual;
     if (period > 0 && residual > run.options.tolerance) {  // the last vector is a step's
       const uint32_t iteration = run.report.iterations + 1;
       if (past.size() == 3 && iteration % period == 0) {
         QuadraticExtrapolation(run, past, residual, pi);
         past.clear();
-        use(single);
+        contribute_ranks(!(residual > kFloatUntil));
       } else if (period <= 3 || iteration % period >= period - 3) {
         // Only the three iterations before an extrapolation are kept.
         if (past.size() == 3) past.erase(past.begin());
@@ -151,12 +187,13 @@ Result<std::vector<double>> CsrPageRankFamily(Run& run, const Teleport& r, const
       return sum;
     });
   };
-  // One iteration from x; leaves the next contributions in x and returns the residual.
-  // Plain: no edge weights and a uniform teleport vector (PageRank), a loop without the
-  // per-page lookups the other algorithms need.
-  const auto step = [&]<typename T, bool kPlain>(std::vector<T>& x, std::vector<T>& next,
-                                                 std::bool_constant<kPlain>) {
-    const double base = 1 - c * passed;
+  // One step from x into next (swapped into x when of one type); returns the residual.
+  // `passed` is P of what x stands for (π, or δ: then the teleport term is −c·P). Plain
+  // (PageRank): a loop without the per-page lookups the other algorithms need.
+  const auto step = [&]<typename T, typename N, bool kPlain, CsrStep kKind>(
+                        std::vector<T>& x, std::vector<N>& next, std::bool_constant<kPlain>,
+                        std::integral_constant<CsrStep, kKind>) {
+    const double base = kKind == CsrStep::kDelta ? -c * passed : 1 - c * passed;
     const double uniform_base = r.uniform * base;
     const T* in = x.data();
     patch.Gather(in);
@@ -164,33 +201,34 @@ Result<std::vector<double>> CsrPageRankFamily(Run& run, const Teleport& r, const
       double residual = 0, mass = 0;
       size_t changed = patch.FirstOf(begin);  // the next page at or after u the patch changes
       for (uint32_t u = begin; u < end; ++u) {
-        // Four sums, added in a fixed order: one chain of additions bounds long rows.
-        const auto row = g.InLinks(u);
-        double s[4] = {0, 0, 0, 0};
-        size_t i = 0;
-        for (; i + 4 <= row.size(); i += 4) {
-          for (int k = 0; k < 4; ++k) s[k] += double(in[row[i + k]]);
-        }
-        for (; i < row.size(); ++i) s[0] += double(in[row[i]]);
-        double sum = (s[0] + s[1]) + (s[2] + s[3]);
+        double sum = RowSum(g.InLinks(u), in);
         if (patch.Changes(changed, u)) sum += patch.sums[changed++];
         const double value = kPlain ? c * sum + uniform_base : c * factor(u) * sum + r[u] * base;
-        residual += std::abs(value - pi[u]);
-        pi[u] = value;
+        double passes_on = value;  // what the next step gathers from: π or the change
+        if constexpr (kKind == CsrStep::kDelta) {
+          residual += std::abs(value);
+          pi[u] += value;
+        } else {
+          residual += std::abs(value - pi[u]);
+          if constexpr (kKind == CsrStep::kRanksToDelta) passes_on = value - pi[u];
+          pi[u] = value;
+        }
         const double d = kPlain ? double(g.out_degree[u]) : den(u);
-        next[u] = d > 0 ? T(value / d) : T(0);
-        mass += kPlain ? (d > 0 ? value : 0) : value * passes(u);
+        next[u] = d > 0 ? N(passes_on / d) : N(0);
+        mass += kPlain ? (d > 0 ? passes_on : 0) : passes_on * passes(u);
       }
       passed_part[begin / kRankBlock] = mass;
       return residual;
     });
-    x.swap(next);
+    if constexpr (std::is_same_v<T, N>) x.swap(next);
     passed = SumBlocks(passed_part);
     return residual;
   };
   const bool plain = w.factor.empty() && w.denominator.empty() && r.weights.empty();
-  const auto iterate = [&]<typename T>(std::vector<T>& x, std::vector<T>& next) {
-    return plain ? step(x, next, std::true_type{}) : step(x, next, std::false_type{});
+  const auto iterate = [&]<typename T, typename N, CsrStep kKind>(
+                           std::vector<T>& x, std::vector<N>& next,
+                           std::integral_constant<CsrStep, kKind> kind) {
+    return plain ? step(x, next, std::true_type{}, kind) : step(x, next, std::false_type{}, kind);
   };
   CRAWLRANK_RETURN_IF_ERROR(IterateCsr(run, pi, contribute, iterate));
   return pi;

@@ -158,7 +158,7 @@ std::vector<std::string> CrawlTwoNodes(const TempDir& dir, uint32_t seed) {
         for (const Link& link : page.links) {
           const size_t to = owner(link.url);
           if (to == i) continue;
-          WriteBatch sent;  // HandOnItem's, as the owner writes it
+          WriteBatch sent;  // HandOnUrl's, as the owner writes it
           sent.AddDiscovered(link.url, r.depth + 1, link.score);
           const QueuedExtra extra{.url = link.url, .payload = "from " + r.url};
           EXPECT_OK(nodes[to]->Write(sent, {&extra, 1}, {}));

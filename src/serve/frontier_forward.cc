@@ -93,8 +93,7 @@ std::vector<FrontierService::Outgoing> FrontierService::HandOnUrls(
   outgoing.reserve(hand_ons.size());
   for (size_t k = 0; k < hand_ons.size(); ++k) {
     const Discovery& d = std::get<Discovery>(items[hand_ons[k].index]);
-    urlfrontier::URLItem item = HandOnItem(d, hand_ons[k].depth);
-    outgoing.push_back({OwnerOf(d.url), k, std::move(*item.mutable_discovered()->mutable_info())});
+    outgoing.push_back({OwnerOf(d.url), k, HandOnUrl(d, hand_ons[k].depth)});
   }
   return outgoing;
 }
@@ -115,9 +114,8 @@ void FrontierService::SendPassedShares() {
                   ghost.status().ToString());
       continue;
     }
-    urlfrontier::URLItem item = ShareItem(ghost->url, ghost->depth, share.share);
     outgoing.push_back(
-        {OwnerOf(ghost->url), urls.size(), std::move(*item.mutable_discovered()->mutable_info())});
+        {OwnerOf(ghost->url), urls.size(), ShareUrl(ghost->url, ghost->depth, share.share)});
     urls.push_back(ghost->url);
   }
   ForwardGrouped(PeerLane::kLastHop, std::move(outgoing),

@@ -172,9 +172,8 @@ Result<Discovery> ReadDiscovery(const urlfrontier::URLInfo& info, UrlProfile pro
   return discovery;
 }
 
-urlfrontier::URLItem HandOnItem(const Discovery& d, uint32_t depth) {
-  urlfrontier::URLItem item;
-  urlfrontier::URLInfo& info = *item.mutable_discovered()->mutable_info();
+urlfrontier::URLInfo HandOnUrl(const Discovery& d, uint32_t depth) {
+  urlfrontier::URLInfo info;
   info.set_url(d.url);
   info.set_key(d.key);
   info.set_crawlid(std::string(kDefaultCrawlId));
@@ -187,19 +186,17 @@ urlfrontier::URLItem HandOnItem(const Discovery& d, uint32_t depth) {
   }
   if (!d.payload.empty()) metadata[std::string(kMetaPayload)].add_values(EncodeBase64(d.payload));
   if (d.priority != 0) metadata[std::string(kMetaPriority)].add_values(std::to_string(d.priority));
-  item.set_id(d.url);
-  return item;
+  return info;
 }
 
-urlfrontier::URLItem ShareItem(std::string_view url, uint32_t depth, float share) {
+urlfrontier::URLInfo ShareUrl(std::string_view url, uint32_t depth, float share) {
   Discovery d;
   d.url = url;
-  urlfrontier::URLItem item = HandOnItem(d, depth);
+  urlfrontier::URLInfo info = HandOnUrl(d, depth);
   char text[32];
   const auto written = std::to_chars(text, text + sizeof text, share);
-  (*item.mutable_discovered()->mutable_info()->mutable_metadata())[std::string(kMetaShare)]
-      .add_values(std::string(text, written.ptr));
-  return item;
+  (*info.mutable_metadata())[std::string(kMetaShare)].add_values(std::string(text, written.ptr));
+  return info;
 }
 
 Result<Fetch> ReadFetch(const urlfrontier::KnownURLItem& known, UrlProfile profile) {

@@ -108,13 +108,13 @@ struct Discovery {
 Result<Discovery> ReadDiscovery(const urlfrontier::URLInfo& info, UrlProfile profile,
                                 std::string_view field);
 
-// The discovered item a node of a cluster sends to the owner of `d`'s URL once it has
-// stored the link from `d`'s source (held there as a ghost): the URL, its key, payload,
-// priority and link score, with `depth`, and no source.
-urlfrontier::URLItem HandOnItem(const Discovery& d, uint32_t depth);
-// The item that carries `share`, passed to the page of `url` (this node's ghost, at
+// The discovered URL a node of a cluster sends to the owner of `d`'s URL (in a last-hop
+// batch) once it has stored the link from `d`'s source (held there as a ghost): the URL,
+// its key, payload, priority and link score, with `depth`, and no source.
+urlfrontier::URLInfo HandOnUrl(const Discovery& d, uint32_t depth);
+// The URL that carries `share`, passed to the page of `url` (this node's ghost, at
 // `depth`) along links from this node's pages, to its owner.
-urlfrontier::URLItem ShareItem(std::string_view url, uint32_t depth, float share);
+urlfrontier::URLInfo ShareUrl(std::string_view url, uint32_t depth, float share);
 
 // A fetch report (KnownURLItem): a crawled page, or a failure when the metadata says the
 // fetch failed (crawlrank.failure) or its HTTP status is 429 or 5xx.

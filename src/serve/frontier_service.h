@@ -196,7 +196,7 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
                       const RemoveFilter& filter, bool count_all, urlfrontier::Long* response);
 
   // A discovered URL another node owns whose link this node wrote (the URL held here as
-  // a ghost): items[index] goes on to its owner (HandOnItem) at `depth`, and its status is
+  // a ghost): items[index] goes on to its owner (HandOnUrl) at `depth`, and its status is
   // the owner's.
   struct HandOn {
     size_t index;
@@ -238,7 +238,7 @@ class FrontierService final : public urlfrontier::URLFrontier::Service {
   // reader thread (or this one).
   void ForwardGrouped(PeerLane lane, std::vector<Outgoing> outgoing, Answered answered);
   // The items of `hand_ons` (into `items`, written here) as they go on to their URLs'
-  // owners, without source (HandOnItem); each is for its index in `hand_ons`.
+  // owners, without source (HandOnUrl); each is for its index in `hand_ons`.
   std::vector<Outgoing> HandOnUrls(std::span<const PutItem> items,
                                    std::span<const HandOn> hand_ons) const;
   // How many URLs one GetURLs asks the scheduler for.

@@ -245,6 +245,45 @@ TEST(RankTest, RenumberedCsrRanksByPageIdAsStreamDoes) {
   EXPECT_FALSE(Rank(edges, n, RankAlgorithm::kHits, Options(RankMode::kCsr)).report.renumbered);
 }
 
+// Over 2^16 pages the CSR kernel splits the in-links by partitions of pages (pull rows
+// within a partition, bins across: src/rank/link_bins.h); the same ranks as a stream pass,
+// and the same bits for any thread count, renumbered or not.
+TEST(RankTest, SplitCsrRanksAsStreamDoesAndThreadsDoNotChangeTheBits) {
+  const uint64_t seed = 45;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const uint32_t n = 80000;  // two partitions, the last one short
+  std::mt19937_64 rng(seed);
+  EdgeList edges;
+  for (uint32_t s = 0; s < n; ++s) {
+    if (s % 13 == 0) continue;  // dangling
+    for (int k = 0; k < 6; ++k) {  // hosts of 50 ids; a quarter of the links anywhere
+      const uint32_t t = rng() % 4 == 0 ? rng() % n : s / 50 * 50 + rng() % 50;
+      edges.emplace_back(s, std::min(t, n - 1));
+    }
+  }
+  std::vector<double> teleport(n, 0.0);
+  for (uint32_t i = 0; i < n; i += 101) teleport[i] = 1 + i % 3;
+  for (RankAlgorithm algorithm : {RankAlgorithm::kPageRank, RankAlgorithm::kTrustRank}) {
+    SCOPED_TRACE(std::string(RankAlgorithmName(algorithm)));
+    RankOptions o = Options(RankMode::kStream);
+    o.tolerance = 1e-10;
+    o.extrapolation_period = 0;
+    const RankResult streamed = Rank(edges, n, algorithm, o, WithTeleport(teleport));
+    ASSERT_TRUE(streamed.report.converged);
+    o.mode = RankMode::kCsr;
+    for (RankRenumber renumber : {RankRenumber::kNever, RankRenumber::kAlways}) {
+      o.renumber = renumber;
+      o.threads = 1;
+      const RankResult one = Rank(edges, n, algorithm, o, WithTeleport(teleport));
+      EXPECT_EQ(one.report.renumbered, renumber == RankRenumber::kAlways);
+      EXPECT_LT(L1(one.scores, streamed.scores), 1e-12);
+      o.threads = 3;
+      EXPECT_EQ(Rank(edges, n, algorithm, o, WithTeleport(teleport)).scores, one.scores)
+          << "3 threads";
+    }
+  }
+}
+
 TEST(RankTest, AutoKeepsIdsWhoseLinksAreNearAndAlwaysRenumbersThem) {
   // Hosts of 50 consecutive ids, 9 links in 10 inside the host.
   const uint64_t seed = 8;

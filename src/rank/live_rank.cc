@@ -74,7 +74,7 @@ class LiveRank::Impl::Source final : public EdgeSource {
 
 Status LiveRank::Impl::Rebuild() {
   Source source(*this);
-  CRAWLRANK_ASSIGN_OR_RETURN(CsrGraph built, BuildCsr(source, /*with_out=*/true,
+  CRAWLRANK_ASSIGN_OR_RETURN(CsrGraph built, BuildCsr(source, CsrShape::kInAndOutRows,
                                                       ResolveThreads(options.threads)));
   csr = std::move(built);
   base_pages = pages;
@@ -115,7 +115,7 @@ Result<LiveRank> LiveRank::Build(EdgeSource& graph, RankAlgorithm algorithm,
   auto impl = std::make_unique<Impl>();
   impl->algorithm = algorithm;
   impl->options = options;
-  CRAWLRANK_ASSIGN_OR_RETURN(impl->csr, BuildCsr(graph, /*with_out=*/true,
+  CRAWLRANK_ASSIGN_OR_RETURN(impl->csr, BuildCsr(graph, CsrShape::kInAndOutRows,
                                                  ResolveThreads(options.threads),
                                                  options.memory_budget));
   impl->pages = impl->base_pages = graph.num_pages();

@@ -5,9 +5,13 @@
 #include "rank/rank_kernels.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <type_traits>
+
+#include "rank/huge_pages.h"
+
 
 namespace crawlrank::rank_internal {
 namespace {
@@ -71,8 +75,8 @@ constexpr double kFloatUntil = 1.0 / (1 << 19);
 
 // The sum of in[v] over the sources v of a row, in four interleaved sums added in a fixed
 // order: one chain of additions would bound long rows.
-template <typename T>
-[[gnu::always_inline]] inline double RowSum(std::span<const uint32_t> row, const T* in) {
+template <typename I, typename T>
+[[gnu::always_inline]] inline double RowSum(std::span<const I> row, const T* in) {
   double s[4] = {0, 0, 0, 0};
   size_t i = 0;
   for (; i + 4 <= row.size(); i += 4) {
@@ -97,7 +101,9 @@ enum class CsrStep {
 // again from the contributions of the new π).
 template <typename Contribute, typename Iterate>
 Status IterateCsr(Run& run, std::vector<double>& pi, Contribute& contribute, Iterate& iterate) {
-  std::vector<float> x32, next32(run.n);
+  std::vector<float> x32, next32;
+  ReserveHuge(next32, run.n);
+  next32.resize(run.n);
   std::vector<double> x64;
   // x32 or x64 holds the contributions of π for the next step (`of_ranks`), or x32 those
   // of the last change. From the contributions of π as it stands:
@@ -129,6 +135,7 @@ Status IterateCsr(Run& run, std::vector<double>& pi, Contribute& contribute, Ite
       residual = iterate(x64, next32, std::integral_constant<CsrStep, CsrStep::kRanksToDelta>{});
       std::vector<double>().swap(x64);
       x32.swap(next32);
+      ReserveHuge(next32, run.n);
       next32.resize(run.n);
       of_ranks = false;
     } else {
@@ -151,13 +158,118 @@ Status IterateCsr(Run& run, std::vector<double>& pi, Contribute& contribute, Ite
   });
 }
 
+// Calls fn(q, sums) for every partition q of `parts`, spread over `threads` threads, each
+// with its own scratch of LinkBins::kPartPages sums.
+template <typename Fn>
+void ForEachPart(unsigned threads, uint32_t parts, Fn&& fn) {
+  std::atomic<uint32_t> next{0};
+  const auto drain = [&] {
+    std::vector<double> sums(LinkBins::kPartPages);
+    for (uint32_t q = next.fetch_add(1); q < parts; q = next.fetch_add(1)) fn(q, sums.data());
+  };
+  std::vector<std::jthread> pool;
+  for (unsigned i = 1; i < std::min(threads, parts); ++i) pool.emplace_back(drain);
+  drain();
+}
+
+// The in-link sums of a CSR step over a split (link_bins.h): from the contributions `in`,
+// calls update(q, sums) with partition q's sums, sums[u - its first page] for each page u.
+class SplitSums {
+ public:
+  explicit SplitSums(const LinkBins& bins) : bins_(bins) {}
+
+  template <typename T, typename Update>
+  void Step(unsigned threads, const T* in, Update&& update) {
+    if (slots_ == nullptr) slots_ = HugeArray<float>(bins_.crossing());
+    Scatter(threads, in, false);
+    if constexpr (std::is_same_v<T, float>) {
+      ForEachPart(threads, bins_.parts, [&](uint32_t q, double* sums) {
+        Sum(q, in, sums, true);
+        update(q, static_cast<const double*>(sums));
+      });
+    } else {
+      // An exact step: the slots take each double in two floats, within 2^-48 of it (the
+      // slots stay 4 bytes a link), and every page's sums wait for the second.
+      const std::unique_ptr<double[]> all = HugeArray<double>(bins_.pages);
+      ParallelFor(threads, bins_.parts, [&](size_t q) {
+        Sum(static_cast<uint32_t>(q), in, all.get() + LinkBins::PartBegin(q), true);
+      });
+      Scatter(threads, in, true);
+      ParallelFor(threads, bins_.parts, [&](size_t q) {
+        double* sums = all.get() + LinkBins::PartBegin(q);
+        Sum(static_cast<uint32_t>(q), in, sums, false);
+        update(static_cast<uint32_t>(q), static_cast<const double*>(sums));
+      });
+    }
+  }
+
+ private:
+  // Every crossing link's contribution into its slot, as a float: partition p writes its
+  // bins. With `rest`, what the float nearest a double contribution leaves of it.
+  template <typename T>
+  void Scatter(unsigned threads, const T* in, bool rest) {
+    ParallelFor(threads, bins_.parts, [&](size_t part) {
+      const auto p = static_cast<uint32_t>(part);
+      const T* from = in + LinkBins::PartBegin(p);
+      for (uint32_t q = 0; q < bins_.parts; ++q) {
+        const uint64_t last = bins_.Bin(p + 1, q);
+        for (uint64_t i = bins_.Bin(p, q); i < last; ++i) {
+          const T v = from[bins_.slot_source[i]];
+          slots_[i] = rest ? float(double(v) - double(float(v))) : float(v);
+        }
+      }
+    });
+  }
+  // Partition q's sums: its rows (when `rows`; else adds to the sums there), then its
+  // bins in order.
+  template <typename T>
+  void Sum(uint32_t q, const T* in, double* sums, bool rows) const {
+    const uint32_t begin = LinkBins::PartBegin(q);
+    if (rows) {
+      const T* local = in + begin;
+      for (uint32_t u = begin; u < bins_.PartEnd(q); ++u) {
+        sums[u - begin] = RowSum(bins_.LocalLinks(u), local);
+      }
+    }
+    const uint64_t last = bins_.Bin(bins_.parts, q);
+    for (uint64_t i = bins_.Bin(0, q); i < last; ++i) sums[bins_.slot_target[i]] += double(slots_[i]);
+  }
+
+  const LinkBins& bins_;
+  std::unique_ptr<float[]> slots_;  // every step writes them all before it reads them
+};
+
+// Calls update(begin, end, sum_of) for every rank block [begin, end) of n pages, where
+// sum_of(u) is the sum of the contributions in `in` of u's in-links: over pull rows, or
+// over g's split.
+template <typename T, typename Update>
+void ForEachBlock(unsigned threads, const CsrGraph& g, uint32_t n, SplitSums& split, const T* in,
+                  Update&& update) {
+  const LinkBins& bins = g.split;
+  if (bins.parts == 0) {
+    ParallelFor(threads, RankBlocks(n), [&](size_t block) {
+      const auto begin = static_cast<uint32_t>(block * kRankBlock);
+      const auto end = static_cast<uint32_t>(std::min<uint64_t>(uint64_t{begin} + kRankBlock, n));
+      update(begin, end, [&](uint32_t u) { return RowSum(g.InLinks(u), in); });
+    });
+    return;
+  }
+  split.Step(threads, in, [&](uint32_t q, const double* sums) {
+    const uint32_t begin = LinkBins::PartBegin(q), end = bins.PartEnd(q);
+    for (uint32_t block = begin; block < end; block += kRankBlock) {
+      update(block, std::min<uint32_t>(block + kRankBlock, end),
+             [&](uint32_t u) { return sums[u - begin]; });
+    }
+  });
+}
+
 // The PageRank family over the in-link CSR, one pass over the pages per iteration:
 //   y_u = factor_u · Σ_{v→u} x_v,   π_u ← c·y_u + r_u·(1 − c·P)
 // with x_v = π_v / denominator_v gathered from the last iteration's array and
 // P = Σ_v π_v·passed_v the mass the last vector passed on (for PageRank, that of the pages
 // with out-links), known before the pass, so the update, the residual, the next x and
-// the next P come out of the same pass. Rows are summed in source order: the same bits for
-// any thread count.
+// the next P come out of the same pass (ForEachBlock: over a split, one phase before
+// it). Sums are taken in a fixed order: the same bits for any thread count.
 Result<std::vector<double>> CsrPageRankFamily(Run& run, const Teleport& r, const EdgeWeights& w,
                                               std::vector<double> pi) {
   const CsrGraph& g = *run.csr;
@@ -170,12 +282,14 @@ Result<std::vector<double>> CsrPageRankFamily(Run& run, const Teleport& r, const
     return w.passed.empty() ? (g.out_degree[v] > 0 ? 1.0 : 0.0) : w.passed[v];
   };
   const auto factor = [&](uint32_t u) { return w.factor.empty() ? 1.0 : w.factor[u]; };
-  std::vector<double> passed_part(RankBlocks(n));
+  std::vector<double> passed_part(RankBlocks(n)), residual_part(RankBlocks(n));
+  SplitSums split(g.split);
   double passed = 0;  // P of the current π
   PatchSums patch(run.patch, n);
 
   // x from π (0 where the denominator is: such a page passes nothing on), and P.
   const auto contribute = [&]<typename T>(std::vector<T>& x) {
+    if (x.capacity() < n) ReserveHuge(x, n);
     x.resize(n);
     passed = ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
       double sum = 0;
@@ -197,11 +311,12 @@ Result<std::vector<double>> CsrPageRankFamily(Run& run, const Teleport& r, const
     const double uniform_base = r.uniform * base;
     const T* in = x.data();
     patch.Gather(in);
-    const double residual = ForBlocks(run.threads, n, [&](uint32_t begin, uint32_t end) {
+    // The update of pages [begin, end) (one rank block) from sum_of(u), the in-link sums.
+    const auto update = [&](uint32_t begin, uint32_t end, auto&& sum_of) {
       double residual = 0, mass = 0;
       size_t changed = patch.FirstOf(begin);  // the next page at or after u the patch changes
       for (uint32_t u = begin; u < end; ++u) {
-        double sum = RowSum(g.InLinks(u), in);
+        double sum = sum_of(u);
         if (patch.Changes(changed, u)) sum += patch.sums[changed++];
         const double value = kPlain ? c * sum + uniform_base : c * factor(u) * sum + r[u] * base;
         double passes_on = value;  // what the next step gathers from: π or the change
@@ -218,8 +333,10 @@ Result<std::vector<double>> CsrPageRankFamily(Run& run, const Teleport& r, const
         mass += kPlain ? (d > 0 ? passes_on : 0) : passes_on * passes(u);
       }
       passed_part[begin / kRankBlock] = mass;
-      return residual;
-    });
+      residual_part[begin / kRankBlock] = residual;
+    };
+    ForEachBlock(run.threads, g, n, split, in, update);
+    const double residual = SumBlocks(residual_part);
     if constexpr (std::is_same_v<T, N>) x.swap(next);
     passed = SumBlocks(passed_part);
     return residual;

@@ -102,8 +102,13 @@ Result<RankResult> RankSource(EdgeSource& graph, RankAlgorithm algorithm,
   if (mode == RankMode::kCsr) {
     // kAuto chose by the source's own count of links, which a damaged PageDB header can
     // understate: the build checks the budget again with the links it counted.
+    // The PageRank kernel iterates over the in-links split by partitions; HITS and
+    // weighted PageRank's weights read pull rows.
+    const CsrShape shape = hits                             ? CsrShape::kInAndOutRows
+                           : RanksOverPatchedCsr(algorithm) ? CsrShape::kSplit
+                                                            : CsrShape::kInRows;
     Result<CsrGraph> built = BuildCsr(
-        graph, hits, report.threads,
+        graph, shape, report.threads,
         options.mode == RankMode::kAuto ? options.memory_budget : UINT64_MAX, options.renumber);
     if (built.ok()) {
       csr = std::move(built).value();

@@ -1,11 +1,10 @@
 // BuildCsr: the in-memory CSR of the rank kernels, from one pass over a source.
 #include "rank/rank_graph.h"
 
-#include <sys/mman.h>
-
 #include <string>
 
 #include "base/parallel.h"
+#include "rank/huge_pages.h"
 
 namespace crawlrank {
 namespace {
@@ -68,18 +67,6 @@ class OutLinkAppender {
   Status status_;
 };
 
-// Asks for 2 MiB pages behind [data, data + bytes) before it is first touched. Worth it
-// for the in-link sources, which every iteration streams while it gathers at random: on
-// graph L with its ids permuted an iteration took 0.70× GAPBS's with them, 0.75× without
-// (alternating runs); for the build's own arrays it changed nothing. A hint: nothing
-// changes where the kernel does not grant it.
-void AdviseHugePages(void* data, size_t bytes) {
-  constexpr uintptr_t kPage = uintptr_t{2} << 20;
-  const auto begin = (reinterpret_cast<uintptr_t>(data) + kPage - 1) & ~(kPage - 1);
-  const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kPage - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-}
-
 // Pages in first-seen order: each page in id order, unless already placed, then its
 // targets not yet placed. A page's targets get positions next to each other, and pages
 // that link to each other (a site's) near each other. One sequential pass over the rows,
@@ -103,30 +90,26 @@ std::vector<uint32_t> LocalityOrder(const CsrGraph& csr, uint32_t n) {
   return order;
 }
 
-// Fills in_offsets and in_sources from the out-links, in csr.order's numbering when it
-// has one (out_degree is renumbered too). Part k counts, then writes, the links of a
-// contiguous range of sources in page-id order, starting in each target's row where the
-// parts before it end: every row comes out in the page-id order of its sources, for any
-// number of parts. (Renumbered, a row's new source ids need not ascend: the rows are read
-// in page-id order, sequentially, where the new order would visit them all over memory.)
-template <bool kRenumber>
-void Transpose(CsrGraph& csr, uint32_t n, unsigned threads) {
+// The targets of the out-links in csr.order's numbering, in place; returns each page's
+// position in it.
+std::vector<uint32_t> RenumberTargets(CsrGraph& csr, uint32_t n, unsigned threads) {
+  std::vector<uint32_t> position(n);  // position[page] = its new id
+  for (uint32_t i = 0; i < n; ++i) position[csr.order[i]] = i;
+  constexpr uint64_t kSlice = uint64_t{1} << 20;
+  const uint64_t m = csr.links;
+  ParallelFor(threads, (m + kSlice - 1) / kSlice, [&](size_t j) {
+    const uint64_t end = std::min(m, (j + 1) * kSlice);
+    for (uint64_t e = j * kSlice; e < end; ++e) csr.out_targets[e] = position[csr.out_targets[e]];
+  });
+  return position;
+}
+
+// Source ranges of about equal numbers of links for the transpose's threads: parts + 1
+// bounds.
+std::vector<uint32_t> TransposeParts(const CsrGraph& csr, uint32_t n, unsigned threads) {
   const uint64_t m = csr.links;
   const auto parts = static_cast<unsigned>(std::clamp<uint64_t>(
       std::min<uint64_t>(threads, CsrGraph::kTransposeParts), 1, std::max<uint64_t>(1, m / 4096)));
-  std::vector<uint32_t> position;  // position[page] = its new id
-  if constexpr (kRenumber) {
-    position.resize(n);
-    for (uint32_t i = 0; i < n; ++i) position[csr.order[i]] = i;
-    // Targets by their new ids, in place.
-    constexpr uint64_t kSlice = uint64_t{1} << 20;
-    ParallelFor(threads, (m + kSlice - 1) / kSlice, [&](size_t j) {
-      const uint64_t end = std::min(m, (j + 1) * kSlice);
-      for (uint64_t e = j * kSlice; e < end; ++e) csr.out_targets[e] = position[csr.out_targets[e]];
-    });
-  }
-  const auto id_of = [&](uint32_t s) { return kRenumber ? position[s] : s; };
-  // Source ranges of about equal numbers of links.
   std::vector<uint32_t> first(parts + 1, n);
   first[0] = 0;
   for (unsigned k = 1; k < parts; ++k) {
@@ -134,52 +117,67 @@ void Transpose(CsrGraph& csr, uint32_t n, unsigned threads) {
         std::lower_bound(csr.out_offsets.begin(), csr.out_offsets.end() - 1, m * k / parts) -
         csr.out_offsets.begin());
   }
+  return first;
+}
+
+// Fills in_offsets and in_sources from the out-links (targets in the rows' numbering,
+// sources mapped by `position` when it is not empty). Part k counts, then writes, the
+// links of a contiguous range of sources in page-id order, starting in each target's row
+// where the parts before it end: every row comes out in the page-id order of its sources,
+// for any number of parts. (Renumbered, a row's new source ids need not ascend: the rows
+// are read in page-id order, sequentially, where the new order would visit them all over
+// memory.)
+void Transpose(CsrGraph& csr, uint32_t n, std::span<const uint32_t> position,
+               std::span<const uint32_t> first) {
+  const uint64_t m = csr.links;
+  const size_t parts = first.size() - 1;
   std::vector<std::vector<uint64_t>> cursor(parts);
   ParallelFor(parts, parts, [&](size_t k) {
+    ReserveHuge(cursor[k], n);
     cursor[k].assign(n, 0);
     for (uint64_t e = csr.out_offsets[first[k]]; e < csr.out_offsets[first[k + 1]]; ++e) {
       ++cursor[k][csr.out_targets[e]];
     }
   });
   // Row starts, and each part's first slot in every row.
+  ReserveHuge(csr.in_offsets, uint64_t{n} + 1);
   csr.in_offsets.assign(uint64_t{n} + 1, 0);
   uint64_t at = 0;
   for (uint32_t t = 0; t < n; ++t) {
     csr.in_offsets[t] = at;
-    for (unsigned k = 0; k < parts; ++k) {
+    for (size_t k = 0; k < parts; ++k) {
       const uint64_t count = cursor[k][t];
       cursor[k][t] = at;
       at += count;
     }
   }
   csr.in_offsets[n] = at;
-  csr.in_sources = std::make_unique_for_overwrite<uint32_t[]>(m);
-  AdviseHugePages(csr.in_sources.get(), m * sizeof(uint32_t));
+  // Huge pages for the in-link sources, which every iteration streams while it gathers
+  // at random: on graph L with its ids permuted an iteration took 0.70× GAPBS's with
+  // them, 0.75× without (alternating runs).
+  csr.in_sources = HugeArray<uint32_t>(m);
   ParallelFor(parts, parts, [&](size_t k) {
     uint64_t* next = cursor[k].data();
     for (uint32_t s = first[k]; s < first[k + 1]; ++s) {
-      const uint32_t id = id_of(s);
+      const uint32_t id = position.empty() ? s : position[s];
       for (uint32_t t : csr.OutLinks(s)) csr.in_sources[next[t]++] = id;
     }
   });
-  if constexpr (kRenumber) {
-    std::vector<uint32_t> degree(n);
-    for (uint32_t i = 0; i < n; ++i) degree[i] = csr.out_degree[csr.order[i]];
-    csr.out_degree.swap(degree);
-  }
 }
 
 }  // namespace
 
-Result<CsrGraph> BuildCsr(EdgeSource& graph, bool with_out, unsigned threads, uint64_t budget,
+Result<CsrGraph> BuildCsr(EdgeSource& graph, CsrShape shape, unsigned threads, uint64_t budget,
                           RankRenumber renumber) {
   CsrGraph csr;
   const uint32_t n = graph.num_pages();
+  ReserveHuge(csr.out_degree, n);
   csr.out_degree.assign(n, 0);
+  ReserveHuge(csr.out_offsets, uint64_t{n} + 1);
   csr.out_offsets.assign(uint64_t{n} + 1, 0);
   // The source's own count is a hint (a damaged header can say anything): reserve no more
   // than the budget allows.
-  csr.out_targets.reserve(std::min<uint64_t>(graph.num_links(), budget / 8));
+  ReserveHuge(csr.out_targets, std::min<uint64_t>(graph.num_links(), budget / 8));
   OutLinkAppender append(csr, n, budget);
   CRAWLRANK_RETURN_IF_ERROR(
       StreamPass(graph, std::min(threads, 2u),
@@ -187,13 +185,25 @@ Result<CsrGraph> BuildCsr(EdgeSource& graph, bool with_out, unsigned threads, ui
   CRAWLRANK_RETURN_IF_ERROR(append.status());
   append.Close(n);
   csr.links = csr.out_targets.size();
+  const bool with_out = shape == CsrShape::kInAndOutRows;
   const bool scattered = append.near() * 4 < csr.links;
+  std::vector<uint32_t> position;
   if (!with_out &&
       (renumber == RankRenumber::kAlways || (renumber == RankRenumber::kAuto && scattered))) {
     csr.order = LocalityOrder(csr, n);
-    Transpose<true>(csr, n, threads);
+    position = RenumberTargets(csr, n, threads);
+  }
+  const std::vector<uint32_t> first = TransposeParts(csr, n, threads);
+  const uint32_t parts = LinkBins::PartsFor(n);
+  if (shape == CsrShape::kSplit && parts > 0 && parts <= LinkBins::kMaxParts) {
+    csr.split = SplitOutLinks(csr.out_offsets, csr.out_targets, position, first);
   } else {
-    Transpose<false>(csr, n, threads);
+    Transpose(csr, n, position, first);
+  }
+  if (!csr.order.empty()) {
+    std::vector<uint32_t> degree(n);
+    for (uint32_t i = 0; i < n; ++i) degree[i] = csr.out_degree[csr.order[i]];
+    csr.out_degree.swap(degree);
   }
   if (!with_out) {
     std::vector<uint64_t>().swap(csr.out_offsets);

@@ -16,6 +16,7 @@
 #include "crawlrank/edge_source.h"
 #include "crawlrank/rank.h"
 #include "crawlrank/status.h"
+#include "rank/link_bins.h"
 
 namespace crawlrank {
 
@@ -26,12 +27,19 @@ inline size_t RankBlocks(uint32_t pages) {
   return (pages + kRankBlock - 1) / kRankBlock;
 }
 
+static_assert(LinkBins::kPartPages % kRankBlock == 0, "a partition is whole rank blocks");
+
+// What BuildCsr builds: pull rows of the in-links; those and rows of the out-links (for
+// HITS hubs); or the in-links split by partitions (for the PageRank kernel: link_bins.h).
+enum class CsrShape { kInRows, kInAndOutRows, kSplit };
+
 // Compressed sparse rows of a graph: the in-links of every page (sources in increasing
-// order, for pull updates) and, when asked, the out-links (for HITS hubs).
+// order, for pull updates) or their split, and, when asked, the out-links.
 struct CsrGraph {
   uint64_t links = 0;
-  std::vector<uint64_t> in_offsets;        // pages + 1 entries
-  std::unique_ptr<uint32_t[]> in_sources;  // links entries
+  std::vector<uint64_t> in_offsets;        // pages + 1 entries, or empty when split
+  std::unique_ptr<uint32_t[]> in_sources;  // links entries, or null when split
+  LinkBins split;                          // split.parts == 0: not split
   std::vector<uint32_t> out_degree;        // pages entries
   std::vector<uint64_t> out_offsets;       // pages + 1 entries, or empty
   std::vector<uint32_t> out_targets;       // links entries, or empty
@@ -48,10 +56,14 @@ struct CsrGraph {
   // The most bytes BuildCsr holds at once for a graph of this shape: while it transposes,
   // both orientations (8 bytes a link, 20 a page) and up to kTransposeParts write cursors
   // of 8 bytes a page. Saturating: a count from a damaged header can be anything.
+  // A split (up to LinkBins::kMaxParts partitions) holds no more, its table aside.
   static uint64_t Bytes(uint64_t pages, uint64_t links) {
     constexpr uint64_t kLarge = uint64_t{1} << 56;
     if (pages > kLarge || links > kLarge) return UINT64_MAX;
-    return pages * (20 + 8 * kTransposeParts) + links * 8;
+    const uint64_t split = pages <= uint64_t{LinkBins::kMaxParts} * LinkBins::kPartPages
+                               ? LinkBins::BuildBytes(pages, kTransposeParts)
+                               : 0;
+    return pages * 20 + std::max(pages * 8 * kTransposeParts, split) + links * 8;
   }
   static constexpr uint64_t kTransposeParts = 4;
 };
@@ -92,14 +104,16 @@ inline std::span<const uint32_t> InRange(std::span<const uint32_t> targets, uint
 // Builds the CSR from one pass over `graph` (decoded on the caller's thread while another
 // appends the out-links, when threads > 1), then transposes it in memory with up to
 // CsrGraph::kTransposeParts threads, each over a contiguous range of sources, so every
-// in-link row comes out in source order. Keeps the out-links when `with_out`.
+// in-link row (and bin) comes out in source order. Keeps the out-links for
+// kInAndOutRows. kSplit splits the in-links (LinkBins) unless the graph has more than
+// LinkBins::kMaxParts partitions: then it builds rows.
 // ResourceExhausted when the links, counted as they arrive, need more than `budget`
 // bytes (CsrGraph::Bytes); FailedPrecondition when the source delivers a page out of
 // order or out of range.
-// Without `with_out`, `renumber` (rank.h) may have it number the pages in first-seen order
+// Without the out-links, `renumber` (rank.h) may have it number the pages in first-seen order
 // (rank_graph.cc), computed on the out-links before the transpose, which then writes the
 // rows in that numbering at no extra pass over the links.
-Result<CsrGraph> BuildCsr(EdgeSource& graph, bool with_out, unsigned threads,
+Result<CsrGraph> BuildCsr(EdgeSource& graph, CsrShape shape, unsigned threads,
                           uint64_t budget = UINT64_MAX,
                           RankRenumber renumber = RankRenumber::kNever);
 

@@ -2,8 +2,11 @@
 // straight from the out-links, as rank_graph.cc's transpose writes pull rows.
 #include "rank/link_bins.h"
 
+#include <algorithm>
+
 #include "base/parallel.h"
 #include "rank/huge_pages.h"
+#include "rank/gather.h"
 
 namespace crawlrank {
 
@@ -61,7 +64,8 @@ LinkBins SplitOutLinks(std::span<const uint64_t> out_offsets, std::span<const ui
     }
   }
   b.bin_first[bins] = slot;
-  b.local_sources = HugeArray<uint16_t>(at);
+  b.local_sources = HugeArray<uint16_t>(at + kRowPadding);
+  std::fill_n(b.local_sources.get() + at, kRowPadding, uint16_t{0});
   b.slot_source = HugeArray<uint16_t>(slot);
   b.slot_target = HugeArray<uint16_t>(slot);
   ParallelFor(threads, threads, [&](size_t k) {

@@ -29,7 +29,8 @@ struct LinkBins {
   uint32_t parts = 0;  // 0: not split
   // Pull rows of the links within their target's partition.
   std::vector<uint64_t> local_offsets;  // pages + 1
-  std::unique_ptr<uint16_t[]> local_sources;  // each source, less its partition's first page
+  // Each source, less its partition's first page; kRowPadding entries of 0 after the last.
+  std::unique_ptr<uint16_t[]> local_sources;
   // Bin (p → q), the links from partition p into q in their sources' order, is slots
   // [Bin(p, q), Bin(p + 1, q)): the bins into q lie together, in source partition order.
   std::vector<uint64_t> bin_first;    // parts² + 1

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "rank/huge_pages.h"
+#include "rank/gather.h"
 
 
 namespace crawlrank::rank_internal {
@@ -72,25 +73,6 @@ struct PatchSums {
 // floats again, but a float now rounds by 2^-24 of δ, not of π: over every step after the
 // switch, at most about 2^-24 · 2^-19 / (1 − c) ≈ 8e-13 in L1 at c = 0.85.
 constexpr double kFloatUntil = 1.0 / (1 << 19);
-
-// The sum of in[v] over the sources v of a row, in four interleaved sums added in a fixed
-// order: one chain of additions would bound long rows.
-template <typename I, typename T>
-[[gnu::always_inline]] inline double RowSum(std::span<const I> row, const T* in) {
-  // Four named sums, not an array, which GCC kept in memory for 2-byte sources.
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  const I* v = row.data();
-  const size_t size = row.size();
-  size_t i = 0;
-  for (; i + 4 <= size; i += 4) {
-    s0 += double(in[v[i]]);
-    s1 += double(in[v[i + 1]]);
-    s2 += double(in[v[i + 2]]);
-    s3 += double(in[v[i + 3]]);
-  }
-  for (; i < size; ++i) s0 += double(in[v[i]]);
-  return (s0 + s1) + (s2 + s3);
-}
 
 // What one CSR step gathers and leaves for the next (CsrPageRankFamily's `iterate`).
 enum class CsrStep {
@@ -231,10 +213,14 @@ class SplitSums {
       const auto p = static_cast<uint32_t>(part);
       const T* from = in + LinkBins::PartBegin(p);
       for (uint32_t q = 0; q < bins_.parts; ++q) {
-        const uint64_t last = bins_.Bin(p + 1, q);
-        for (uint64_t i = bins_.Bin(p, q); i < last; ++i) {
-          const T v = from[bins_.slot_source[i]];
-          slots_[i] = rest ? float(double(v) - double(float(v))) : float(v);
+        const uint64_t first = bins_.Bin(p, q), last = bins_.Bin(p + 1, q);
+        if constexpr (std::is_same_v<T, float>) {
+          GatherSlots(bins_.slot_source.get() + first, last - first, from, slots_.get() + first);
+        } else {
+          for (uint64_t i = first; i < last; ++i) {
+            const T v = from[bins_.slot_source[i]];
+            slots_[i] = rest ? float(double(v) - double(float(v))) : float(v);
+          }
         }
       }
     });
@@ -246,8 +232,13 @@ class SplitSums {
     const uint32_t begin = LinkBins::PartBegin(q);
     if (rows) {
       const T* local = in + begin;
-      for (uint32_t u = begin; u < bins_.PartEnd(q); ++u) {
-        sums[u - begin] = RowSum(bins_.LocalLinks(u), local);
+      if constexpr (std::is_same_v<T, float>) {
+        SumRows(bins_.local_offsets.data(), bins_.local_sources.get(), begin, bins_.PartEnd(q),
+                local, sums);
+      } else {
+        for (uint32_t u = begin; u < bins_.PartEnd(q); ++u) {
+          sums[u - begin] = RowSum(bins_.LocalLinks(u), local);
+        }
       }
     }
     const uint64_t last = bins_.Bin(bins_.parts, q);

@@ -169,7 +169,11 @@ def test_two_crawlers_and_scrapy_over_three_nodes_fetch_each_page_once(setup, bi
     assert len(agents) == 3, agents  # each process took part
     for name, times in site.times_by_host().items():
         gaps = [b - a for a, b in zip(times, times[1:])]
-        assert min(gaps) >= DELAY - 0.1, (name, min(gaps))
+        # Less 150 ms for the time from a node's hand-out to the request reaching the
+        # site: three fetching processes and three nodes share two cores while ctest runs
+        # other suites beside them (a full test run once saw 104 ms). A host handed out
+        # twice at once, or without its delay, shows as a gap near 0.
+        assert min(gaps) >= DELAY - 0.15, (name, min(gaps))
     nodes.stop_all()
     check_shards(nodes, site)
 

@@ -36,6 +36,16 @@ void ReserveHuge(std::vector<T>& v, size_t n) {
   AdviseHugePages(v.data(), v.capacity() * sizeof(T));
 }
 
+// v.assign(n, value), behind huge pages when v had no room for n (as ReserveHuge).
+template <typename T>
+void AssignHuge(std::vector<T>& v, size_t n, T value = T()) {
+  if (v.capacity() < n) {
+    std::vector<T>().swap(v);
+    ReserveHuge(v, n);
+  }
+  v.assign(n, value);
+}
+
 }  // namespace crawlrank
 
 #endif  // CRAWLRANK_SRC_RANK_HUGE_PAGES_H_

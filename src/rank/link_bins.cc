@@ -24,8 +24,7 @@ LinkBins SplitOutLinks(std::span<const uint64_t> out_offsets, std::span<const ui
   std::vector<std::vector<uint32_t>> in_row(threads);
   std::vector<std::vector<uint64_t>> in_bin(threads);
   ParallelFor(threads, threads, [&](size_t k) {
-    ReserveHuge(in_row[k], n);
-    in_row[k].assign(n, 0);
+    AssignHuge<uint32_t>(in_row[k], n);
     in_bin[k].assign(bins, 0);
     for (uint32_t s = first[k]; s < first[k + 1]; ++s) {
       const uint32_t p = LinkBins::PartOf(id_of(s));
@@ -39,8 +38,7 @@ LinkBins SplitOutLinks(std::span<const uint64_t> out_offsets, std::span<const ui
       }
     }
   });
-  ReserveHuge(b.local_offsets, uint64_t{n} + 1);
-  b.local_offsets.resize(uint64_t{n} + 1);
+  AssignHuge<uint64_t>(b.local_offsets, uint64_t{n} + 1);
   uint64_t at = 0;
   for (uint32_t t = 0; t < n; ++t) {
     b.local_offsets[t] = at;
@@ -54,15 +52,7 @@ LinkBins SplitOutLinks(std::span<const uint64_t> out_offsets, std::span<const ui
   }
   b.local_offsets[n] = at;
   b.bin_first.resize(bins + 1);
-  uint64_t slot = 0;
-  for (uint64_t i = 0; i < bins; ++i) {
-    b.bin_first[i] = slot;
-    for (size_t k = 0; k < threads; ++k) {
-      const uint64_t count = in_bin[k][i];
-      in_bin[k][i] = slot;
-      slot += count;
-    }
-  }
+  const uint64_t slot = PartStarts(in_bin, bins, b.bin_first.data());
   b.bin_first[bins] = slot;
   b.local_sources = HugeArray<uint16_t>(at + kRowPadding);
   std::fill_n(b.local_sources.get() + at, kRowPadding, uint16_t{0});

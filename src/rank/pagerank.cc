@@ -5,14 +5,12 @@
 #include "rank/rank_kernels.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
-#include "rank/huge_pages.h"
 #include "rank/gather.h"
-
+#include "rank/huge_pages.h"
 
 namespace crawlrank::rank_internal {
 namespace {
@@ -159,20 +157,6 @@ Status IterateCsr(Run& run, std::vector<double>& pi, Contribute& contribute, Ite
   });
 }
 
-// Calls fn(q, sums) for every partition q of `parts`, spread over `threads` threads, each
-// with its own scratch of LinkBins::kPartPages sums.
-template <typename Fn>
-void ForEachPart(unsigned threads, uint32_t parts, Fn&& fn) {
-  std::atomic<uint32_t> next{0};
-  const auto drain = [&] {
-    std::vector<double> sums(LinkBins::kPartPages);
-    for (uint32_t q = next.fetch_add(1); q < parts; q = next.fetch_add(1)) fn(q, sums.data());
-  };
-  std::vector<std::jthread> pool;
-  for (unsigned i = 1; i < std::min(threads, parts); ++i) pool.emplace_back(drain);
-  drain();
-}
-
 // The in-link sums of a CSR step over a split (link_bins.h): from the contributions `in`,
 // calls update(q, sums) with partition q's sums, sums[u - its first page] for each page u.
 class SplitSums {
@@ -184,9 +168,11 @@ class SplitSums {
     if (slots_ == nullptr) slots_ = HugeArray<float>(bins_.crossing());
     Scatter(threads, in, false);
     if constexpr (std::is_same_v<T, float>) {
-      ForEachPart(threads, bins_.parts, [&](uint32_t q, double* sums) {
-        Sum(q, in, sums, true);
-        update(q, static_cast<const double*>(sums));
+      // Each thread sums a partition at a time into its own scratch.
+      const auto scratch = [] { return std::vector<double>(LinkBins::kPartPages); };
+      ParallelForWith(threads, bins_.parts, scratch, [&](size_t q, std::vector<double>& sums) {
+        Sum(static_cast<uint32_t>(q), in, sums.data(), true);
+        update(static_cast<uint32_t>(q), static_cast<const double*>(sums.data()));
       });
     } else {
       // An exact step: the slots take each double in two floats, within 2^-48 of it (the

@@ -39,6 +39,8 @@ rest=(
   # the dashboard's browser tests: Selenium drives headless Chromium
   chromium chromium-driver python3-selenium
   python3-brotli python3-zstandard  # the tests' server encodes with the reference encoders
+  # global ranks across a cluster's nodes (issue 46): crawlrank_rank_mpi runs under mpirun
+  openmpi-bin libopenmpi-dev
 )
 packages=("${core[@]}")
 if [ "${1:-}" != "--demo" ]; then packages+=("${rest[@]}"); fi

@@ -18,7 +18,7 @@ if [ -f build-sanitize/CMakeCache.txt ] &&
 fi
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug \
   -DCRAWLRANK_SANITIZE=ON -DCRAWLRANK_BUILD_FUZZERS=ON -DCRAWLRANK_BUILD_BENCHMARKS=OFF \
-  -DCRAWLRANK_BUILD_SIMULATOR=OFF \
+  -DCRAWLRANK_BUILD_SIMULATOR=OFF -DCRAWLRANK_BUILD_MPI=OFF \
   -DPython3_EXECUTABLE=/usr/bin/python3 >/dev/null
 cmake --build build-sanitize -j"${JOBS:-2}"
 # install_consumer links the user's project without the sanitizer runtime: skip it there.

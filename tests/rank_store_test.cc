@@ -208,6 +208,70 @@ TEST(RankStoreTest, DamagedFilesAreDataLossNamingTheFile) {
 // Checksums catch damage, not a file made to pass them: a NaN rank written with valid
 // checksums is still refused, as it would break every ordering of pages by rank. Saving one
 // is refused too.
+// A global rank's file (format version 3): its run comes back, a rank of one PageDB stays
+// version 2, and every flipped byte or cut of the run's block is caught.
+TEST(RankStoreTest, GlobalRanksAreVersionThreeWithTheirRunAndEveryByteChecked) {
+  TempDir dir;
+  const std::string db = dir.Sub("db");
+  std::filesystem::create_directory(db);
+  StoredRank stored = Example(RankAlgorithm::kHits, 50, true);
+  stored.global = GlobalRun{.run_id = 0x1234'5678'9abc'def0, .shard = 2, .shards = 3,
+                            .total = {.pages = 140, .crawled_pages = 90, .edges = 700}};
+  ASSERT_OK(SaveRank(db, stored, "global/hits"));
+  const std::string path = RankFilePath(db, "global/hits");
+  EXPECT_EQ(path, db + "/ranks/global/hits.rank");
+  ASSERT_OK_AND_ASSIGN(StoredRank got, LoadRank(db, "global/hits", RankAlgorithm::kHits));
+  ExpectSame(got, stored);
+  ASSERT_TRUE(got.global.has_value());
+  EXPECT_EQ(got.global->run_id, stored.global->run_id);
+  EXPECT_EQ(got.global->shard, 2u);
+  EXPECT_EQ(got.global->shards, 3u);
+  EXPECT_EQ(got.global->total.pages, 140u);
+  EXPECT_EQ(got.global->total.crawled_pages, 90u);
+  EXPECT_EQ(got.global->total.edges, 700u);
+  const std::string good = testing::ReadFile(path);
+  ASSERT_EQ(good.size(), 176u + 2 * 400u);
+  EXPECT_EQ(good[8], 3);
+  ASSERT_OK(SaveRank(db, Example(RankAlgorithm::kHits, 50, true)));
+  EXPECT_EQ(testing::ReadFile(RankFilePath(db, RankAlgorithm::kHits))[8], 2);
+  const auto load_with = [&](const std::string& bytes) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    return LoadRank(db, "global/hits", RankAlgorithm::kHits).status();
+  };
+  for (size_t at = 12; at < 176; ++at) {
+    std::string bad = good;
+    bad[at] ^= 0x04;
+    const Status status = load_with(bad);
+    EXPECT_EQ(status.code(), StatusCode::kDataLoss) << "byte " << at << ": " << status.ToString();
+  }
+  for (size_t size : {size_t{128}, size_t{150}, size_t{175}, size_t{176}}) {
+    EXPECT_EQ(load_with(good.substr(0, size)).code(), StatusCode::kDataLoss) << size;
+  }
+  EXPECT_OK(load_with(good));
+  StoredRank outside = stored;
+  outside.global->shard = 3;  // of 3
+  EXPECT_EQ(SaveRank(db, outside, "global/hits").code(), StatusCode::kInvalidArgument);
+}
+
+// SaveRankAside writes the whole file beside its place and changes nothing a reader sees;
+// CommitRank puts it in place.
+TEST(RankStoreTest, ASaveAsideIsSeenOnlyOnceCommitted) {
+  TempDir dir;
+  const std::string db = dir.Sub("db");
+  std::filesystem::create_directory(db);
+  const StoredRank first = Example(RankAlgorithm::kPageRank, 10, false);
+  ASSERT_OK(SaveRank(db, first, "global/pagerank"));
+  const StoredRank second = Example(RankAlgorithm::kPageRank, 20, false);
+  ASSERT_OK_AND_ASSIGN(const std::string temp, SaveRankAside(db, second, "global/pagerank"));
+  EXPECT_TRUE(std::filesystem::exists(temp));
+  ASSERT_OK_AND_ASSIGN(StoredRank seen, LoadRank(db, "global/pagerank", RankAlgorithm::kPageRank));
+  ExpectSame(seen, first);
+  ASSERT_OK(CommitRank(temp, db, "global/pagerank"));
+  EXPECT_FALSE(std::filesystem::exists(temp));
+  ASSERT_OK_AND_ASSIGN(seen, LoadRank(db, "global/pagerank", RankAlgorithm::kPageRank));
+  ExpectSame(seen, second);
+}
+
 TEST(RankStoreTest, ValuesThatAreNotFiniteAreRefused) {
   TempDir dir;
   const std::string db = dir.Sub("db");

@@ -21,9 +21,23 @@
 
 namespace crawlrank {
 
-// The rank file format this library writes. It reads this one and version 1 (which did
-// not record the graph's counters: StoredRank::graph is then unknown).
-inline constexpr uint32_t kRankFileFormatVersion = 2;
+// The newest rank file format this library writes: version 3 is a global rank's file
+// (StoredRank::global set: version 2's header and a block naming the run); a rank of one
+// PageDB is written as version 2. It reads versions 1 to 3 (version 1 did not record the
+// graph's counters: StoredRank::graph is then unknown).
+inline constexpr uint32_t kRankFileFormatVersion = 3;
+
+// One shard's part of a global rank (global_rank.h): a rank of the graph of every node
+// of a cluster, computed by them together (crawlrank_rank_mpi), which this node's file
+// holds for its own pages and ghosts.
+struct GlobalRun {
+  uint64_t run_id = 0;  // the job's: the same in every shard's file of one run
+  uint32_t shard = 0;   // this PageDB's index in the cluster's sorted list of nodes
+  uint32_t shards = 0;  // the number of nodes (shards) ranked together
+  // The whole graph ranked, summed over the shards: pages counts each page once (a ghost
+  // at its owner), crawled_pages the crawled ones, edges every link.
+  PageDbCounters total;
+};
 
 // A rank as stored with a DB: the result and where it came from.
 struct StoredRank {
@@ -35,6 +49,8 @@ struct StoredRank {
   // pages. Compared with PageDb::Info's counters, they say whether the graph has changed
   // since. nullopt: unknown (a file of format version 1; saved as unknown when unset).
   std::optional<PageDbCounters> graph;
+  // A global rank's run (saved as format version 3); nullopt for a rank of one PageDB.
+  std::optional<GlobalRun> global;
 };
 
 // The name of the display rank's file, `ranks/display.rank`: PageRank without template
@@ -49,7 +65,8 @@ std::string ShownRankName(const std::string& db_path);
 
 // `db_path`/ranks/<RankAlgorithmName(algorithm)>.rank
 std::string RankFilePath(const std::string& db_path, RankAlgorithm algorithm);
-// `db_path`/ranks/<name>.rank
+// `db_path`/ranks/<name>.rank; a name may hold a folder ("global/pagerank": the global
+// ranks' files, global_rank.h).
 std::string RankFilePath(const std::string& db_path, std::string_view name);
 
 // Writes `stored` as the rank of its algorithm, replacing any earlier one atomically.
@@ -57,6 +74,14 @@ Status SaveRank(const std::string& db_path, const StoredRank& stored);
 // The same under `name` instead of the algorithm's name (the display rank).
 Status SaveRank(const std::string& db_path, const StoredRank& stored, std::string_view name);
 
+// The two halves of SaveRank, for a save that several processes commit together (a global
+// rank: each writes its file aside, all meet, then each renames): SaveRankAside writes and
+// syncs the file under a temporary name beside its place and returns that name;
+// CommitRank renames it into place and syncs the directory. A temp file whose process
+// died is removed by the next save in that directory.
+Result<std::string> SaveRankAside(const std::string& db_path, const StoredRank& stored,
+                                  std::string_view name);
+Status CommitRank(const std::string& temp, const std::string& db_path, std::string_view name);
 // Reads the stored rank of `algorithm`. NotFound when none was computed; DataLoss naming
 // the file when it is damaged; FailedPrecondition for a format version other than 1 and
 // kRankFileFormatVersion (a newer crawlrank's file).

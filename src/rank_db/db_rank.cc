@@ -91,7 +91,7 @@ Result<StoredRank> RankPageDb(const PageDb& db, RankAlgorithm algorithm,
   Result<RankResult> rank = ComputeRank(*source, algorithm, options.rank, input);
   if (!rank.ok()) return rank.status().WithContext("ranking \"" + db.path() + "\"");
   StoredRank stored{std::move(rank).value(), options.cross_host_only, UnixNowMs(),
-                    snapshot.counters()};
+                    snapshot.counters(), std::nullopt};
   if (options.save) CRAWLRANK_RETURN_IF_ERROR(SaveRank(db.path(), stored));
   return stored;
 }
@@ -169,7 +169,7 @@ Result<StoredRank> LiveDbRank::RankKept(const PageDb& db, const Snapshot& snapsh
   }
   Result<RankResult> rank = live_->Solve(input);
   if (!rank.ok()) return rank.status().WithContext(where());
-  StoredRank stored{std::move(rank).value(), false, UnixNowMs(), snapshot.counters()};
+  StoredRank stored{std::move(rank).value(), false, UnixNowMs(), snapshot.counters(), std::nullopt};
   if (options_.save) CRAWLRANK_RETURN_IF_ERROR(SaveRank(db.path(), stored));
   return stored;
 }

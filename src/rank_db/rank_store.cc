@@ -30,6 +30,8 @@ constexpr std::string_view kMagic = "CRWLRANK";
 // docs/format.md, "Rank files": version 2 adds the graph's links and crawled pages.
 constexpr size_t kHeaderBytesV1 = 112;
 constexpr size_t kHeaderBytes = 128;
+// Version 3 (a global rank's file) adds the run's block after version 2's header.
+constexpr size_t kGlobalBlockBytes = 48;
 // The graph counters of a rank saved without them (StoredRank::graph unset).
 constexpr uint64_t kUnknown = UINT64_MAX;
 
@@ -109,7 +111,7 @@ uint64_t PayloadHash(const std::vector<double>& scores, const std::vector<double
 std::string EncodeHeader(const StoredRank& stored, uint64_t payload_hash) {
   const RankResult& r = stored.rank;
   std::string h(kMagic);
-  coding::PutFixed32(h, kRankFileFormatVersion);
+  coding::PutFixed32(h, stored.global.has_value() ? 3 : 2);
   coding::PutFixed32(h, static_cast<uint32_t>(r.algorithm));
   coding::PutFixed32(h, r.hubs.empty() ? 1 : 2);
   coding::PutFixed32(h, (stored.cross_host_only ? 1u : 0u) | (r.report.converged ? 2u : 0u) |
@@ -128,6 +130,15 @@ std::string EncodeHeader(const StoredRank& stored, uint64_t payload_hash) {
   coding::PutFixed64(h, stored.graph.has_value() ? stored.graph->crawled_pages : kUnknown);
   coding::PutFixed64(h, payload_hash);
   coding::PutFixed64(h, XXH3_64bits(h.data(), h.size()));
+  if (const auto& g = stored.global; g.has_value()) {
+    coding::PutFixed64(h, g->run_id);
+    coding::PutFixed32(h, g->shard);
+    coding::PutFixed32(h, g->shards);
+    coding::PutFixed64(h, g->total.pages);
+    coding::PutFixed64(h, g->total.crawled_pages);
+    coding::PutFixed64(h, g->total.edges);
+    coding::PutFixed64(h, XXH3_64bits(h.data(), h.size()));  // the whole header's
+  }
   return h;
 }
 
@@ -165,6 +176,15 @@ Status SaveRank(const std::string& db_path, const StoredRank& stored) {
 }
 
 Status SaveRank(const std::string& db_path, const StoredRank& stored, std::string_view name) {
+  CRAWLRANK_ASSIGN_OR_RETURN(const std::string temp, SaveRankAside(db_path, stored, name));
+  return CommitRank(temp, db_path, name);
+}
+
+namespace {
+
+// InvalidArgument when `stored` cannot be saved: vectors that do not match, a value that
+// is not finite, counters that do not fit.
+Status CheckSavable(const StoredRank& stored) {
   const RankResult& r = stored.rank;
   if (!r.hubs.empty() && r.hubs.size() != r.scores.size()) {
     return InvalidArgumentError("rank to save has " + std::to_string(r.scores.size()) +
@@ -181,40 +201,64 @@ Status SaveRank(const std::string& db_path, const StoredRank& stored, std::strin
                                 std::to_string(g->edges) + " links does not fit its " +
                                 std::to_string(r.scores.size()) + " scores");
   }
-  const std::string dir = db_path + "/ranks";
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    return IoError("cannot create \"" + dir + "\": " + ErrnoText());
+  if (const auto& g = stored.global;
+      g.has_value() && (g->shard >= g->shards || g->total.crawled_pages > g->total.pages)) {
+    return InvalidArgumentError("rank to save: shard " + std::to_string(g->shard) + " of " +
+                                std::to_string(g->shards) + ", " +
+                                std::to_string(g->total.crawled_pages) + " of " +
+                                std::to_string(g->total.pages) + " pages crawled");
   }
-  RemoveLeftoverTemps(dir);
+  return Status::Ok();
+}
+
+// Creates `dir` and the folders above it up to `db_path`/ranks.
+Status MakeRankFolder(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return IoError("cannot create \"" + dir + "\": " + ec.message());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::string> SaveRankAside(const std::string& db_path, const StoredRank& stored,
+                                  std::string_view name) {
+  CRAWLRANK_RETURN_IF_ERROR(CheckSavable(stored));
   const std::string path = RankFilePath(db_path, name);
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  CRAWLRANK_RETURN_IF_ERROR(MakeRankFolder(dir));
+  RemoveLeftoverTemps(dir);
   const std::string temp = TempPath(path);
-  std::vector<double> scores = r.scores, hubs = r.hubs;
+  std::vector<double> scores = stored.rank.scores, hubs = stored.rank.hubs;
   ToLittleEndian(scores);
   ToLittleEndian(hubs);
   const std::string header = EncodeHeader(stored, PayloadHash(scores, hubs));
-  {
-    UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    if (fd.get() < 0) return IoError("cannot create \"" + temp + "\": " + ErrnoText());
-    Status status = WriteAll(fd.get(), header.data(), header.size(), temp);
-    if (status.ok()) {
-      status = WriteAll(fd.get(), reinterpret_cast<const char*>(scores.data()),
-                        scores.size() * sizeof(double), temp);
-    }
-    if (status.ok()) {
-      status = WriteAll(fd.get(), reinterpret_cast<const char*>(hubs.data()),
-                        hubs.size() * sizeof(double), temp);
-    }
-    if (status.ok() && ::fsync(fd.get()) != 0) {
-      status = IoError("cannot sync \"" + temp + "\": " + ErrnoText());
-    }
-    if (status.ok() && ::close(fd.release()) != 0) {
-      status = IoError("cannot close \"" + temp + "\": " + ErrnoText());
-    }
-    if (!status.ok()) {
-      ::unlink(temp.c_str());
-      return status;
-    }
+  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (fd.get() < 0) return IoError("cannot create \"" + temp + "\": " + ErrnoText());
+  Status status = WriteAll(fd.get(), header.data(), header.size(), temp);
+  if (status.ok()) {
+    status = WriteAll(fd.get(), reinterpret_cast<const char*>(scores.data()),
+                      scores.size() * sizeof(double), temp);
   }
+  if (status.ok()) {
+    status = WriteAll(fd.get(), reinterpret_cast<const char*>(hubs.data()),
+                      hubs.size() * sizeof(double), temp);
+  }
+  if (status.ok() && ::fsync(fd.get()) != 0) {
+    status = IoError("cannot sync \"" + temp + "\": " + ErrnoText());
+  }
+  if (status.ok() && ::close(fd.release()) != 0) {
+    status = IoError("cannot close \"" + temp + "\": " + ErrnoText());
+  }
+  if (!status.ok()) {
+    ::unlink(temp.c_str());
+    return status;
+  }
+  return temp;
+}
+
+Status CommitRank(const std::string& temp, const std::string& db_path, std::string_view name) {
+  const std::string path = RankFilePath(db_path, name);
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     const Status status =
         IoError("cannot rename \"" + temp + "\" to \"" + path + "\": " + ErrnoText());
@@ -222,6 +266,7 @@ Status SaveRank(const std::string& db_path, const StoredRank& stored, std::strin
     return status;
   }
   // Make the rename itself durable.
+  const std::string dir = std::filesystem::path(path).parent_path().string();
   UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir_fd.get() < 0 || ::fsync(dir_fd.get()) != 0) {
     return IoError("cannot sync directory \"" + dir + "\": " + ErrnoText());
@@ -293,6 +338,28 @@ StoredRank RankOf(const Header& h, RankAlgorithm algorithm) {
   return stored;
 }
 
+// The run's block of a version 3 header (its last kGlobalBlockBytes), checked: the
+// whole header's checksum, a shard within the shards, crawled pages within the pages.
+Result<GlobalRun> DecodeGlobalBlock(std::string_view header, const std::string& path) {
+  std::string_view in = header.substr(kHeaderBytes);
+  GlobalRun g;
+  uint64_t checksum = 0;
+  if (!coding::GetFixed64(in, &g.run_id) || !coding::GetFixed32(in, &g.shard) ||
+      !coding::GetFixed32(in, &g.shards) || !coding::GetFixed64(in, &g.total.pages) ||
+      !coding::GetFixed64(in, &g.total.crawled_pages) ||
+      !coding::GetFixed64(in, &g.total.edges) || !coding::GetFixed64(in, &checksum) ||
+      !in.empty()) {
+    return DataLossError("rank file \"" + path + "\" is damaged: header truncated");
+  }
+  if (XXH3_64bits(header.data(), header.size() - 8) != checksum) {
+    return DataLossError("rank file \"" + path + "\" is damaged: global run checksum");
+  }
+  if (g.shard >= g.shards || g.total.crawled_pages > g.total.pages) {
+    return DataLossError("rank file \"" + path + "\" is damaged: global run out of range");
+  }
+  return g;
+}
+
 // Reads and checks a rank file of `file_size` bytes named `path`: `read(data, size)` fills
 // `data` with the file's next `size` bytes, or fails (DataLoss when the file ends first).
 // LoadRank reads the file through it, ParseRankFile a buffer.
@@ -313,24 +380,33 @@ Result<StoredRank> DecodeRankFile(uint64_t file_size, RankAlgorithm algorithm,
   in.remove_prefix(kMagic.size());
   Header h;
   if (!coding::GetFixed32(in, &h.version)) return damaged("header truncated");
-  if (h.version != 1 && h.version != kRankFileFormatVersion) {
+  if (h.version < 1 || h.version > kRankFileFormatVersion) {
     return FailedPreconditionError("rank file \"" + path + "\" has format version " +
                                    std::to_string(h.version) + "; this build reads versions 1 to " +
                                    std::to_string(kRankFileFormatVersion));
   }
-  const size_t header_bytes = h.version == 1 ? kHeaderBytesV1 : kHeaderBytes;
+  const size_t header_bytes = h.version == 1   ? kHeaderBytesV1
+                              : h.version == 2 ? kHeaderBytes
+                                               : kHeaderBytes + kGlobalBlockBytes;
   if (header.size() == kHeaderBytesV1 && header_bytes > kHeaderBytesV1) {
     const size_t more =
         std::min<uint64_t>(file_size - kHeaderBytesV1, header_bytes - kHeaderBytesV1);
     header.resize(kHeaderBytesV1 + more);
     CRAWLRANK_RETURN_IF_ERROR(read(header.data() + kHeaderBytesV1, more));
   }
+  const size_t base_bytes = std::min(header_bytes, kHeaderBytes);
   if (header.size() != header_bytes ||
-      !GetHeaderFields(std::string_view(header).substr(kMagic.size() + 4), &h)) {
+      !GetHeaderFields(std::string_view(header).substr(kMagic.size() + 4,
+                                                       base_bytes - kMagic.size() - 4),
+                       &h)) {
     return damaged("header truncated");
   }
-  if (XXH3_64bits(header.data(), header_bytes - 8) != h.header_hash) {
+  if (XXH3_64bits(header.data(), base_bytes - 8) != h.header_hash) {
     return damaged("header checksum");
+  }
+  std::optional<GlobalRun> global;
+  if (h.version >= 3) {
+    CRAWLRANK_ASSIGN_OR_RETURN(global, DecodeGlobalBlock(header, path));
   }
   std::optional<PageDbCounters> graph;
   if (h.algo != static_cast<uint32_t>(algorithm) || (h.vectors != 1 && h.vectors != 2) ||
@@ -343,6 +419,7 @@ Result<StoredRank> DecodeRankFile(uint64_t file_size, RankAlgorithm algorithm,
   }
   StoredRank stored = RankOf(h, algorithm);
   stored.graph = graph;
+  stored.global = global;
   RankResult& r = stored.rank;
   CRAWLRANK_RETURN_IF_ERROR(
       read(reinterpret_cast<char*>(r.scores.data()), h.pages * sizeof(double)));

@@ -1,0 +1,184 @@
+"""crawlrank_rank_mpi under mpirun (docs/cluster.md, "Global ranks").
+
+A seeded multi-host graph is loaded into one PageDB (page_db_load, URL pairs) and
+resharded over N nodes (crawlrank reshard); `mpirun -n N crawlrank_rank_mpi --db ...`
+(each MPI rank opening its node's PageDB) must store, in each node's
+ranks/global/ALGO.rank, ranks that agree page by page (by URL) with page_db_rank on the
+one PageDB, to 1e-9 in L1. Then an MPI rank killed with SIGKILL at a random point of a
+run leaves every node's previous files whole and usable, and a rerun gives the same ranks.
+Skips without the job (no MPI at build time) or mpirun.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import random
+import shutil
+import signal
+import struct
+import subprocess
+import time
+
+import pytest
+
+import tool_runner
+
+SEED = int(os.environ.get("CRAWLRANK_MPI_SEED", "0")) or random.randrange(1, 2**31)
+
+
+def mpirun_command(n: int) -> list[str]:
+    """mpirun for n processes on this machine, whatever its cores and user."""
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        pytest.skip("no mpirun (openmpi-bin)")
+    cmd = [mpirun, "-n", str(n), "--oversubscribe",
+           # Containers may refuse the shared-memory transport's single copy (CMA).
+           "--mca", "btl_vader_single_copy_mechanism", "none"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")  # Open MPI refuses root otherwise
+    return cmd
+
+
+@pytest.fixture(scope="module")
+def job(bin_dir: pathlib.Path) -> pathlib.Path:
+    path = bin_dir / "crawlrank_rank_mpi"
+    if not path.exists():
+        pytest.skip("crawlrank_rank_mpi not built (MPI not found at build time)")
+    return path
+
+
+def write_graph(path: pathlib.Path, seed: int) -> None:
+    """URL pairs over 12 hosts of 40 pages: a third of the links leave their host, and
+    pages past 30 of each host are linked to but link nowhere."""
+    rng = random.Random(seed)
+    lines = []
+    for h in range(12):
+        for p in range(30):
+            for _ in range(rng.randrange(0, 7)):
+                host = rng.randrange(12) if rng.random() < 1 / 3 else h
+                lines.append(f"http://h{h}.example/p{p} http://h{host}.example/p{rng.randrange(40)}\n")
+    path.write_text("".join(lines))
+
+
+def nodes(n: int) -> str:
+    return ",".join(f"127.0.0.1:{7201 + i}" for i in range(n))
+
+
+def read_rank_file(path: pathlib.Path) -> tuple[list[float], dict]:
+    """A rank file's first vector and, for version 3, its run (docs/format.md)."""
+    data = path.read_bytes()
+    assert data[:8] == b"CRWLRANK"
+    version, = struct.unpack_from("<I", data, 8)
+    pages, = struct.unpack_from("<Q", data, 40)
+    run = {}
+    start = 128
+    if version == 3:
+        run_id, shard, shards, total_pages = struct.unpack_from("<QIIQ", data, 128)
+        run = {"run": run_id, "shard": shard, "shards": shards, "pages": total_pages}
+        start = 176
+    return list(struct.unpack_from(f"<{pages}d", data, start)), run
+
+
+def urls_by_id(bin_dir: pathlib.Path, db: pathlib.Path) -> dict[int, str]:
+    out = tool_runner.run(bin_dir, "page_db_dump", "info", db, "--json", "--ghosts").stdout
+    return {row["index"]: row["url"] for row in map(json.loads, out.splitlines())}
+
+
+def global_ranks(bin_dir: pathlib.Path, shards: list[pathlib.Path], algo: str):
+    """Ranks by URL from every shard's global file, and the runs of those files."""
+    by_url, runs = {}, []
+    for db in shards:
+        scores, run = read_rank_file(db / "ranks" / "global" / f"{algo}.rank")
+        runs.append(run)
+        for i, url in urls_by_id(bin_dir, db).items():
+            if url in by_url:
+                assert by_url[url] == scores[i], url  # a ghost holds its owner's value
+            by_url[url] = scores[i]
+    return by_url, runs
+
+
+def cluster(bin_dir: pathlib.Path, tmp: pathlib.Path, n: int) -> tuple[pathlib.Path, list]:
+    whole = tmp / "whole"
+    if not whole.exists():
+        write_graph(tmp / "pairs", SEED)
+        tool_runner.run(bin_dir, "page_db_load", whole, tmp / "pairs")
+    tool_runner.run(bin_dir, "crawlrank", "reshard", whole, "--nodes", nodes(n),
+                    "--out", tmp / f"n{n}")
+    return whole, [tmp / f"n{n}.{i}" for i in range(n)]
+
+
+PRECISE = ["--tolerance", "1e-13", "--max-iterations", "3000"]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_the_union_of_the_nodes_global_ranks_is_the_one_page_dbs_rank(bin_dir, job, tmp_path, n):
+    print(f"seed {SEED}")
+    whole, shards = cluster(bin_dir, tmp_path, n)
+    for algo in ["pagerank", "hits", "wpr"]:
+        tool_runner.run(bin_dir, "page_db_rank", whole, "--algo", algo, "--mode", "csr",
+                        "--extrapolate", "0", *PRECISE)
+        want, _ = read_rank_file(whole / "ranks" / f"{algo}.rank")
+        want_by_url = {url: want[i] for i, url in urls_by_id(bin_dir, whole).items()}
+        proc = subprocess.run(
+            mpirun_command(n) + [str(job), "--algo", algo, "--threads", "1", *PRECISE]
+            + [a for db in shards for a in ("--db", str(db))],
+            capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "(converged," in proc.stdout, proc.stdout
+        got, runs = global_ranks(bin_dir, shards, algo)
+        assert sorted(got) == sorted(want_by_url)
+        assert sum(abs(got[u] - want_by_url[u]) for u in got) <= 1e-9
+        assert len({r["run"] for r in runs}) == 1
+        assert [r["shard"] for r in runs] == list(range(n))
+        assert all(r["shards"] == n and r["pages"] == len(want) for r in runs)
+
+
+def test_the_job_refuses_a_page_db_given_as_another_node(bin_dir, job, tmp_path):
+    _, shards = cluster(bin_dir, tmp_path, 2)
+    proc = subprocess.run(
+        mpirun_command(2) + [str(job), "--db", str(shards[1]), "--db", str(shards[0])],
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert "is node 1 of 2" in proc.stderr and "opens it as node 0 of 2" in proc.stderr, proc.stderr
+    assert not (shards[0] / "ranks" / "global" / "pagerank.rank").exists()
+
+
+def test_a_rank_killed_mid_run_leaves_the_last_run_and_a_rerun_gives_the_same(
+        bin_dir, job, tmp_path):
+    print(f"seed {SEED}")
+    rng = random.Random(SEED)
+    n = 3
+    _, shards = cluster(bin_dir, tmp_path, n)
+    base = mpirun_command(n) + [str(job), "--threads", "1"] + [
+        a for db in shards for a in ("--db", str(db))]
+    subprocess.run(base + PRECISE, check=True, capture_output=True, timeout=300)
+    before, before_runs = global_ranks(bin_dir, shards, "pagerank")
+    for attempt in range(3):
+        # tolerance 0: runs its max iterations, long enough to be killed at any point.
+        proc = subprocess.Popen(base + ["--tolerance", "0", "--max-iterations", "200000"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        pids: list[str] = []
+        deadline = time.monotonic() + 30
+        while len(pids) < n and time.monotonic() < deadline:  # mpirun starts its ranks
+            time.sleep(0.02)
+            pids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True,
+                                  text=True).stdout.split()
+        assert len(pids) == n, f"mpirun started {pids}"
+        delay = rng.uniform(0, 2)
+        victim = rng.choice(pids)
+        time.sleep(delay)
+        print(f"attempt {attempt}: SIGKILL to {victim} of {pids} after {delay:.2f} s")
+        os.kill(int(victim), signal.SIGKILL)
+        proc.communicate(timeout=120)
+        assert proc.returncode != 0
+        after, after_runs = global_ranks(bin_dir, shards, "pagerank")
+        assert after_runs == before_runs  # every node keeps the last complete run
+        assert after == before
+    subprocess.run(base + PRECISE, check=True, capture_output=True, timeout=300)
+    again, again_runs = global_ranks(bin_dir, shards, "pagerank")
+    assert len({r["run"] for r in again_runs}) == 1 and again_runs != before_runs
+    assert sum(abs(again[u] - before[u]) for u in again) <= 1e-12
+    leftovers = [p for db in shards for p in (db / "ranks" / "global").iterdir()
+                 if ".tmp." in p.name]
+    assert leftovers == []

@@ -115,7 +115,7 @@ PRECISE = ["--tolerance", "1e-13", "--max-iterations", "3000"]
 def test_the_union_of_the_nodes_global_ranks_is_the_one_page_dbs_rank(bin_dir, job, tmp_path, n):
     print(f"seed {SEED}")
     whole, shards = cluster(bin_dir, tmp_path, n)
-    for algo in ["pagerank", "hits", "wpr"]:
+    for algo in ["pagerank", "ppr", "trustrank", "hits", "topic-hits", "wpr"]:
         tool_runner.run(bin_dir, "page_db_rank", whole, "--algo", algo, "--mode", "csr",
                         "--extrapolate", "0", *PRECISE)
         want, _ = read_rank_file(whole / "ranks" / f"{algo}.rank")

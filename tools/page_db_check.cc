@@ -3,9 +3,13 @@
 #include <cctype>
 #include <cstring>
 #include <filesystem>
+#include <cstdio>
 #include <iostream>
+#include <map>
+#include <span>
 #include <string>
 
+#include "crawlrank/global_rank.h"
 #include "tool_common.h"
 
 namespace crawlrank::tools {
@@ -61,6 +65,46 @@ std::string WhatNext(const std::string& db_path) {
   return advice;
 }
 
+// The global ranks (crawlrank_rank_mpi) stored with `dbs`, one line per algorithm: the run
+// each file belongs to, and whether the nodes given hold one run or a mix. A mix is no
+// damage (a node whose job process died after the others renamed keeps the run before):
+// the next run of the job makes them one again.
+Status PrintGlobalRuns(std::span<const std::string> dbs) {
+  for (std::string_view name : RankAlgorithmNames()) {
+    const RankAlgorithm algorithm = ParseRankAlgorithm(name).value();
+    if (algorithm == RankAlgorithm::kInDegree) continue;
+    std::map<uint64_t, std::vector<std::string>> runs;  // run -> "node i (path)"
+    uint32_t shards = 0;
+    for (const std::string& db : dbs) {
+      Result<StoredRank> stored = LoadGlobalRank(db, algorithm);
+      if (!stored.ok() && stored.status().code() == StatusCode::kNotFound) continue;
+      if (!stored.ok()) return stored.status();
+      shards = stored->global->shards;
+      runs[stored->global->run_id].push_back("node " + std::to_string(stored->global->shard) +
+                                             " (" + db + ")");
+    }
+    if (runs.empty()) continue;
+    const auto hex = [](uint64_t run) {
+      char text[17];
+      std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(run));
+      return std::string(text);
+    };
+    if (runs.size() == 1) {
+      std::cout << "global " << name << ": run " << hex(runs.begin()->first) << " on "
+                << runs.begin()->second.size() << " of " << shards << " nodes\n";
+      continue;
+    }
+    std::cout << "global " << name << ": a mix of " << runs.size() << " runs:";
+    for (const auto& [run, nodes] : runs) {
+      std::cout << " run " << hex(run) << " on";
+      for (size_t i = 0; i < nodes.size(); ++i) std::cout << (i ? ", " : " ") << nodes[i];
+      std::cout << ";";
+    }
+    std::cout << " run crawlrank_rank_mpi again to make them one\n";
+  }
+  return Status::Ok();
+}
+
 int Main(int argc, char** argv) {
   CommandLine app(
       "Checks a PageDB: every B-tree page of data.mdb read and checked without LMDB, then "
@@ -70,25 +114,31 @@ int Main(int argc, char** argv) {
       "next: the commands of a salvage with page_db_dump --skip-damaged, ready to run) or "
       "cannot be read. Works while a crawl writes.",
       "page_db_check");
-  std::string db_path;
+  std::vector<std::string> db_paths;
   bool quick = false;
-  app.Add("db", db_path, "PageDB directory")->Required();
+  app.Add("db", db_paths,
+          "PageDB directory; several: each checked, and the nodes of a cluster also told "
+          "whether their global ranks are of one run")
+      ->Required();
   app.Flag("--quick", quick, "check the header, the counts and a sample only");
   return Run(app, argc, argv, [&] {
-    auto damaged = [&](const Status& status) {
-      Fail(app, status);
-      if (status.code() == StatusCode::kDataLoss) std::cerr << WhatNext(db_path);
-      return kExitFailure;
-    };
-    auto db = OpenForReading(db_path);
-    if (!db.ok()) return damaged(db.status());
-    const auto level = quick ? PageDb::CheckLevel::kQuick : PageDb::CheckLevel::kFull;
-    if (Status status = (*db)->Check(level); !status.ok()) return damaged(status);
-    auto info = (*db)->Info();
-    if (!info.ok()) return damaged(info.status());
-    std::cout << "PageDB \"" << db_path << "\": no damage found by the "
-              << (quick ? "quick" : "full") << " check (" << info->counters.pages << " pages, "
-              << info->counters.edges << " links)\n";
+    for (const std::string& db_path : db_paths) {
+      auto damaged = [&](const Status& status) {
+        Fail(app, status);
+        if (status.code() == StatusCode::kDataLoss) std::cerr << WhatNext(db_path);
+        return kExitFailure;
+      };
+      auto db = OpenForReading(db_path);
+      if (!db.ok()) return damaged(db.status());
+      const auto level = quick ? PageDb::CheckLevel::kQuick : PageDb::CheckLevel::kFull;
+      if (Status status = (*db)->Check(level); !status.ok()) return damaged(status);
+      auto info = (*db)->Info();
+      if (!info.ok()) return damaged(info.status());
+      std::cout << "PageDB \"" << db_path << "\": no damage found by the "
+                << (quick ? "quick" : "full") << " check (" << info->counters.pages
+                << " pages, " << info->counters.edges << " links)\n";
+    }
+    if (Status status = PrintGlobalRuns(db_paths); !status.ok()) return Fail(app, status);
     return kExitOk;
   });
 }

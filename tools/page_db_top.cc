@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "crawlrank/best_pages.h"
+#include "crawlrank/scheduler.h"
 #include "rank_column.h"
 #include "tool_common.h"
 
@@ -66,6 +67,10 @@ int Main(int argc, char** argv) {
                    : by == kDisplayRankName && !any ? PagesShown::kFetchedOk
                                                     : PagesShown::kAny;
     filter.host = host;
+    // A node of a cluster lists its own pages: its ghosts are their owners' to list.
+    auto ghosts = Scheduler::GhostPages(**db, *snapshot);
+    if (!ghosts.ok()) return Fail(app, ghosts.status());
+    filter.excluded = std::move(ghosts).value();
     Result<std::vector<BestPage>> best =
         BestPages(*snapshot, scores, static_cast<size_t>(n), filter);
     if (!best.ok()) {

@@ -1,10 +1,12 @@
 #include "rank_column.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <map>
 #include <optional>
 
+#include "crawlrank/global_rank.h"
 #include "crawlrank/rank_store.h"
 #include "tool_common.h"
 
@@ -13,6 +15,8 @@ namespace {
 
 // Where a column comes from: the rank file's name, the algorithm it holds, and whether the
 // column is its hub vector.
+constexpr std::string_view kGlobalPrefix = "global-";
+
 struct Column {
   std::string file;
   RankAlgorithm algorithm;
@@ -21,6 +25,15 @@ struct Column {
 };
 
 Result<Column> ParseColumn(std::string_view name) {
+  // A cluster's global ranks (global_rank.h, crawlrank_rank_mpi): "global-pagerank", ...
+  if (name.starts_with(kGlobalPrefix) && name.substr(kGlobalPrefix.size()) != kDisplayRankName) {
+    CRAWLRANK_ASSIGN_OR_RETURN(Column column, ParseColumn(name.substr(kGlobalPrefix.size())));
+    if (column.algorithm == RankAlgorithm::kInDegree) {
+      return InvalidArgumentError("in-degree has no global rank");
+    }
+    column.file = GlobalRankName(column.algorithm);
+    return column;
+  }
   if (name == kDisplayRankName) {
     return Column{std::string(kDisplayRankName), RankAlgorithm::kPageRank, false};
   }
@@ -40,7 +53,8 @@ std::string RankColumnHelp() {
   std::string help = "a rank: display (PageRank without template links, computed when a "
                      "crawl ends),";
   for (std::string_view name : RankAlgorithmNames()) help += " " + std::string(name);
-  return help + " (HITS: the authorities), hubs or topic-hubs (HITS hubs)";
+  return help + " (HITS: the authorities), hubs or topic-hubs (HITS hubs); global-NAME: a "
+                "cluster's global rank NAME (crawlrank_rank_mpi, docs/cluster.md)";
 }
 
 Result<std::vector<std::vector<double>>> LoadRankColumns(const std::string& db_path,
@@ -107,6 +121,13 @@ std::string FreshnessLine(const StoredRank& stored, const PageDbCounters& now) {
   line += r.links.has_value() ? ", " + Count(*r.links, "links") : ", links unknown";
   line += r.crawled.has_value() ? ", " + Count(*r.crawled, "crawled") : ", crawled count unknown";
   if (!stored.graph.has_value()) line += " (rank file version 1)";
+  if (const auto& g = stored.global; g.has_value()) {
+    char run[17];
+    std::snprintf(run, sizeof run, "%016llx", static_cast<unsigned long long>(g->run_id));
+    line += " (node " + std::to_string(g->shard) + " of a global rank over " +
+            std::to_string(g->shards) + " nodes, run " + run + ": " +
+            Count(g->total.pages, "pages") + ", " + Count(g->total.edges, "links") + " in all)";
+  }
   return line + "; the graph now has " + Count(now.pages, "pages") + ", " +
          Count(now.edges, "links") + ", " + Count(now.crawled_pages, "crawled");
 }

@@ -45,6 +45,9 @@ struct BestPagesFilter {
   // Only pages of this host (the URL's HostKey; compared in lower case without a trailing
   // dot, so "WWW.Example.com." names www.example.com); empty: any host.
   std::string host;
+  // Page ids left out, ascending: a cluster node's ghosts (Scheduler::GhostPages), which
+  // their owners list.
+  std::vector<uint32_t> excluded;
 };
 
 struct BestPage {

@@ -49,6 +49,11 @@ Result<std::vector<BestPage>> BestPages(const Snapshot& snapshot, std::span<cons
       return Status::Ok();
     }));
   }
+  if (!filter.excluded.empty()) {
+    std::erase_if(order, [&](uint32_t id) {
+      return std::binary_search(filter.excluded.begin(), filter.excluded.end(), id);
+    });
+  }
   // Higher first, NaN last, ties by id: a strict weak order whatever the scores hold.
   const auto better = [&](uint32_t a, uint32_t b) {
     const double x = scores[a], y = scores[b];

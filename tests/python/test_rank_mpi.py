@@ -182,3 +182,44 @@ def test_a_rank_killed_mid_run_leaves_the_last_run_and_a_rerun_gives_the_same(
     leftovers = [p for db in shards for p in (db / "ranks" / "global").iterdir()
                  if ".tmp." in p.name]
     assert leftovers == []
+
+
+def test_the_nodes_top_lists_by_global_pagerank_merge_into_the_whole_crawls(
+        bin_dir, job, tmp_path):
+    whole, shards = cluster(bin_dir, tmp_path, 3)
+    tool_runner.run(bin_dir, "page_db_rank", whole, "--mode", "csr", "--extrapolate", "0",
+                    *PRECISE)
+    subprocess.run(mpirun_command(3) + [str(job), *PRECISE]
+                   + [a for db in shards for a in ("--db", str(db))],
+                   check=True, capture_output=True, timeout=300)
+
+    def top(db: pathlib.Path, by: str) -> list[tuple[str, float]]:
+        out = tool_runner.run(bin_dir, "page_db_top", db, "--by", by, "-n", "8").stdout
+        return [(line.split()[1], float(line.split()[2])) for line in out.splitlines()
+                if line and not line.startswith("ranked ")]
+
+    want = top(whole, "pagerank")
+    lists = [top(db, "global-pagerank") for db in shards]
+    urls = [u for li in lists for u, _ in li]
+    assert len(urls) == len(set(urls))  # a ghost is listed by its owner only
+    merged = sorted((p for li in lists for p in li), key=lambda p: -p[1])[:8]
+    assert [u for u, _ in merged] == [u for u, _ in want]
+    assert all(abs(a[1] - b[1]) < 1e-9 for a, b in zip(merged, want))
+    head = tool_runner.run(bin_dir, "page_db_top", shards[1], "--by", "global-pagerank",
+                           "-n", "1").stderr
+    assert "node 1 of a global rank over 3 nodes" in head, head
+
+
+def test_page_db_check_names_the_run_of_every_node_and_reports_a_mix(bin_dir, job, tmp_path):
+    _, shards = cluster(bin_dir, tmp_path, 3)
+    args = mpirun_command(3) + [str(job)] + [a for db in shards for a in ("--db", str(db))]
+    subprocess.run(args, check=True, capture_output=True, timeout=300)
+    first = (shards[1] / "ranks" / "global" / "pagerank.rank").read_bytes()
+    out = tool_runner.run(bin_dir, "page_db_check", "--quick", *shards).stdout
+    assert "global pagerank: run " in out and " on 3 of 3 nodes" in out, out
+    subprocess.run(args, check=True, capture_output=True, timeout=300)
+    # Node 1 as if its process had died after the meeting, before its rename.
+    (shards[1] / "ranks" / "global" / "pagerank.rank").write_bytes(first)
+    out = tool_runner.run(bin_dir, "page_db_check", "--quick", *shards).stdout
+    assert "global pagerank: a mix of 2 runs:" in out, out
+    assert f"on node 1 ({shards[1]});" in out and f"node 0 ({shards[0]}), node 2" in out, out

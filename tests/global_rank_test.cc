@@ -12,12 +12,15 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <chrono>
 #include <thread>
 
 #include "crawlrank/db_rank.h"
 #include "crawlrank/page_db_reshard.h"
 #include "rank/shard_rank.h"
+#include "crawlrank/scheduler.h"
 #include "schedule/cluster_membership.h"
+#include "schedule/reranker.h"
 #include "testutil.h"
 
 namespace crawlrank {
@@ -330,6 +333,114 @@ TEST_F(GlobalRankTest, ASaveThatFailsOnOneNodeCommitsOnNone) {
     EXPECT_EQ(now.global->shard, i);
     EXPECT_EQ(now.rank.scores, third[i]->stored.rank.scores);
   }
+}
+
+}  // namespace
+}  // namespace crawlrank
+
+namespace crawlrank {
+namespace {
+
+std::string OwnedHost(const NodeList& nodes, uint32_t node) {
+  for (int i = 0;; ++i) {
+    const std::string host = "x" + std::to_string(i) + ".example";
+    if (OwnerOfUrl(nodes, HostKeyMode::kHost, "http://" + host + "/") == node) return host;
+  }
+}
+
+// A node's scheduler in a rank mode keys the pages a newer global run covers by it (scaled
+// to its own ranks' mean) and the pages added since by its own re-ranks. Node 0's page b
+// has no links on node 0 but eight from node 1's pages; its page a has three from node 0:
+// node 0 alone ranks a first, the global rank b.
+TEST(GlobalRankSchedulerTest, ANodeKeysItsPagesByTheNewestGlobalRun) {
+  TempDir dir;
+  const std::string list = "127.0.0.1:7101,127.0.0.1:7102";
+  const NodeList nodes = NodeList::Parse(list, "127.0.0.1:7101").value();
+  const std::string x = "http://" + OwnedHost(nodes, 0), y = "http://" + OwnedHost(nodes, 1);
+  std::vector<CrawledPage> graph;
+  for (int i = 0; i < 3; ++i) graph.push_back({.url = x + "/s" + std::to_string(i), .links = {{x + "/a"}}});
+  for (int i = 0; i < 8; ++i) graph.push_back({.url = y + "/p" + std::to_string(i), .links = {{x + "/b"}}});
+  {
+    ASSERT_OK_AND_ASSIGN(auto whole, PageDb::Open(dir.Sub("whole"), Fast()));
+    ASSERT_OK(whole->AddBatch(graph));
+    std::vector<const PageDb*> sources = {whole.get()};
+    ReshardReport report;
+    ASSERT_OK(ReshardPageDbs(sources, list, dir.Sub("node"), Fast(), &report));
+  }
+  ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(dir.Sub("node.0"), Fast()));
+  SchedulerOptions options;
+  options.score = ScoreMode::kPageRank;
+  options.background_rerank = false;
+  options.rerank_min_new_pages = 1'000'000;
+  options.rerank_graph_growth = 0;
+  ASSERT_OK_AND_ASSIGN(auto scheduler, Scheduler::Open(*db, options));
+  uint32_t a = 0, b = 0;
+  {
+    ASSERT_OK_AND_ASSIGN(Snapshot snapshot, db->NewSnapshot());
+    a = snapshot.FindUrl(x + "/a")->id;
+    b = snapshot.FindUrl(x + "/b")->id;
+  }
+  ASSERT_OK(scheduler->Rerank());
+  std::vector<float> keys = scheduler->Scores();
+  EXPECT_GT(keys[a], keys[b]);
+  EXPECT_EQ(scheduler->GetStats().global_rekeys, 0u);
+
+  // The global job: node 0 through the scheduler's own PageDB, node 1 opened to read.
+  const auto rank_globally = [&] {
+    PageDbOptions reading = Fast();
+    reading.read_only = true;
+    auto other = PageDb::Open(dir.Sub("node.1"), reading);
+    ASSERT_TRUE(other.ok()) << other.status().ToString();
+    LocalShardGroup group(2);
+    Result<GlobalRankReport> mine = InternalError("not run");
+    std::jthread helper([&] { (void)RankGlobally(**other, group.member(1), RankAlgorithm::kPageRank, {}); });
+    mine = RankGlobally(*db, group.member(0), RankAlgorithm::kPageRank, {});
+    ASSERT_TRUE(mine.ok()) << mine.status().ToString();
+  };
+  rank_globally();
+  ASSERT_OK_AND_ASSIGN(StoredRank global, LoadGlobalRank(db->path(), RankAlgorithm::kPageRank));
+  ASSERT_GT(global.rank.scores[b], global.rank.scores[a]);
+  ASSERT_OK(scheduler->Rerank());
+  keys = scheduler->Scores();
+  EXPECT_GT(keys[b], keys[a]);
+  EXPECT_NEAR(keys[b] / keys[a], global.rank.scores[b] / global.rank.scores[a], 1e-4);
+  SchedulerStats stats = scheduler->GetStats();
+  EXPECT_EQ(stats.global_rekeys, 1u);
+  EXPECT_EQ(stats.global_ranked_pages, global.rank.scores.size());
+
+  // A page added since: keyed by the node's own re-rank; the covered pages keep the global
+  // order, and the run is not counted again.
+  ASSERT_OK(db->Add(CrawledPage{.url = x + "/s0", .links = {{x + "/a"}, {x + "/c"}}}));
+  ASSERT_OK(scheduler->Rerank());
+  keys = scheduler->Scores();
+  const uint32_t c = db->NewSnapshot()->FindUrl(x + "/c")->id;
+  EXPECT_GT(keys[c], 0.f);
+  EXPECT_NEAR(keys[b] / keys[a], global.rank.scores[b] / global.rank.scores[a], 1e-4);
+  EXPECT_EQ(scheduler->GetStats().global_rekeys, 1u);
+
+  // A newer run is found by the scheduler itself (its file looked at once a second): the
+  // next Next re-keys.
+  rank_globally();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  ASSERT_OK_AND_ASSIGN(auto handed, scheduler->Next(1));
+  EXPECT_EQ(scheduler->GetStats().global_rekeys, 2u);
+  ASSERT_EQ(handed.size(), 1u);
+  EXPECT_EQ(handed[0].url, x + "/b");
+}
+
+// CombineRanks: the global scores where they reach, at the local scores' mean; the local
+// ones past them.
+TEST(GlobalRankSchedulerTest, CombinedRanksTakeTheLocalMeanOverTheGlobalPages) {
+  const std::vector<double> local = {0.1, 0.2, 0.3, 0.4};
+  const std::vector<double> global = {0.01, 0.03};
+  const std::vector<double> got = Reranker::CombineRanks(local, global);
+  ASSERT_EQ(got.size(), 4u);
+  // Mean of the local scores 0.25: the two global ones scaled to mean 0.25.
+  EXPECT_DOUBLE_EQ(got[0], 0.125);
+  EXPECT_DOUBLE_EQ(got[1], 0.375);
+  EXPECT_DOUBLE_EQ(got[2], 0.3);
+  EXPECT_DOUBLE_EQ(got[3], 0.4);
+  EXPECT_EQ(Reranker::CombineRanks(local, {}), local);
 }
 
 }  // namespace

@@ -163,6 +163,10 @@ struct SchedulerStats {
   uint64_t rank_full_reads = 0;
   uint64_t ranked_pages = 0;  // pages the current ranks cover (rank modes)
   std::string rerank_error;   // why the last background re-rank failed; empty: it did not
+  // A node of a cluster (global_rank.h): re-rank batches keyed from a global run newer than
+  // the one before (one per run), and the pages the global rank in use covers.
+  uint64_t global_rekeys = 0;
+  uint64_t global_ranked_pages = 0;
   uint64_t hosts = 0;  // hosts with a page in the scope
   // When the next request may be handed out (never later; now when one is ready), if no
   // report comes in meanwhile: a host's delay ending, a retry or a lease coming due. -1
@@ -196,6 +200,8 @@ constexpr void ForEachStatsField(Fn&& fn) {
   fn("rank_full_reads", &SchedulerStats::rank_full_reads);
   fn("ranked_pages", &SchedulerStats::ranked_pages);
   fn("rerank_error", &SchedulerStats::rerank_error);
+  fn("global_rekeys", &SchedulerStats::global_rekeys);
+  fn("global_ranked_pages", &SchedulerStats::global_ranked_pages);
   fn("hosts", &SchedulerStats::hosts);
   fn("next_ready_ms", &SchedulerStats::next_ready_ms);
   fn("finished", &SchedulerStats::finished);

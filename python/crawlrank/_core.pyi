@@ -258,6 +258,8 @@ class SchedulerStats:
     rank_full_reads: int
     ranked_pages: int
     rerank_error: str
+    global_rekeys: int
+    global_ranked_pages: int
     hosts: int
     next_ready_ms: int
     finished: bool

@@ -4,6 +4,9 @@
 #include <chrono>
 #include <cmath>
 
+#include <sys/stat.h>
+
+#include "crawlrank/global_rank.h"
 #include "crawlrank/rank_store.h"
 #include "page_db/page_db_impl.h"
 #include "page_db/write_txn.h"
@@ -42,8 +45,69 @@ bool Reranker::GraphGrown() const {
   return size - before >= std::max<uint64_t>(options_.rerank_min_graph_growth, grown);
 }
 
+namespace {
+
+// The stamp of the file at `path`; nullopt when there is none.
+template <typename Stamp>
+std::optional<Stamp> StampOf(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return Stamp{static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_size),
+               int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec};
+}
+
+constexpr int64_t kGlobalLookMs = 1000;
+
+}  // namespace
+
+bool Reranker::GlobalChanged(int64_t now) const {
+  if (now - global_checked_ms_ >= kGlobalLookMs || now < global_checked_ms_) {
+    global_checked_ms_ = now;
+    global_seen_ = StampOf<FileStamp>(RankFilePath(db_.path(), GlobalRankName(algorithm_)));
+  }
+  return global_seen_ != global_stamp_;
+}
+
+Status Reranker::LoadGlobal() {
+  const std::string name = GlobalRankName(algorithm_);
+  const std::optional<FileStamp> stamp = StampOf<FileStamp>(RankFilePath(db_.path(), name));
+  {
+    std::lock_guard lock(mu_);
+    if (stamp == global_stamp_) return Status::Ok();
+  }
+  // A file that does not load is not looked at again until it changes: the re-ranks go on
+  // with the node's own ranks alone, and say why.
+  Status status = Status::Ok();
+  std::vector<double> scores;
+  if (stamp.has_value()) {
+    Result<StoredRank> stored = LoadRank(db_.path(), name, algorithm_);
+    if (stored.ok()) {
+      scores = std::move(stored->rank.scores);
+    } else if (stored.status().code() != StatusCode::kNotFound) {
+      status = stored.status();
+    }
+  }
+  global_scores_ = std::move(scores);
+  std::lock_guard lock(mu_);
+  global_stamp_ = stamp;
+  return status;
+}
+
+std::vector<double> Reranker::CombineRanks(std::vector<double> local,
+                                           std::span<const double> global) {
+  const size_t covered = std::min(local.size(), global.size());
+  double sum = 0;
+  for (size_t i = 0; i < covered; ++i) sum += global[i];
+  if (covered == 0 || !(sum > 0)) return local;
+  double local_sum = 0;
+  for (double x : local) local_sum += x;
+  const double scale = local_sum / double(local.size()) * double(covered) / sum;
+  for (size_t i = 0; i < covered; ++i) local[i] = global[i] * scale;
+  return local;
+}
+
 bool Reranker::Due(int64_t now) const {
-  if (GraphGrown()) return true;
+  if (GraphGrown() || GlobalChanged(now)) return true;
   const uint64_t pages = target_.KnownPages();
   const uint64_t ranked = target_.RankedPages();
   if (pages <= ranked) return false;
@@ -66,6 +130,8 @@ void Reranker::AddStats(SchedulerStats* stats) const {
   stats->rerank_ms = rerank_us_ / 1000;
   stats->rank_full_reads = full_reads_;
   stats->rerank_error = error_;
+  stats->global_rekeys = global_rekeys_;
+  stats->global_ranked_pages = global_pages_;
 }
 
 DbRankOptions ModeRankOptions(const SchedulerOptions& options) {
@@ -92,11 +158,17 @@ Status Reranker::RankAndRekey() {
   // The rank holds a snapshot for its whole run: grow the map first, so that the writes
   // meanwhile never need to (a growth waits for every snapshot to close).
   CRAWLRANK_RETURN_IF_ERROR(ReserveMapHeadroom(PageDbInternals::Of(db_)));
+  const Status global = LoadGlobal().WithContext("the global rank");
+  CRAWLRANK_RETURN_IF_ERROR(RankLocalAndRekey());
+  return global;
+}
+
+Status Reranker::RankLocalAndRekey() {
   const DbRankOptions rank_options = RankOptions();
   if (!live_.has_value()) {
     CRAWLRANK_ASSIGN_OR_RETURN(StoredRank stored, RankPageDb(db_, algorithm_, rank_options));
     CountFullReads(1);
-    Apply(stored);
+    Apply(stored, CombineRanks(stored.rank.scores, global_scores_));
     return Status::Ok();
   }
   // The snapshot and the pages written before it, taken together: no write commits
@@ -125,7 +197,7 @@ Status Reranker::RankAndRekey() {
     if (!stored.ok()) return stored.status();
     CountFullReads(1);
   }
-  Apply(*stored);
+  Apply(*stored, CombineRanks(stored->rank.scores, global_scores_));
   return Status::Ok();
 }
 
@@ -134,8 +206,7 @@ void Reranker::CountFullReads(uint32_t reads) {
   full_reads_ += reads;
 }
 
-void Reranker::Apply(const StoredRank& stored) {
-  const std::vector<double>& scores = stored.rank.scores;
+void Reranker::Apply(const StoredRank& stored, std::span<const double> scores) {
   const size_t n = scores.size();
   const size_t batch = std::max<uint32_t>(1, options_.rerank_batch);
   for (size_t first = 0; first < n; first += batch) {
@@ -149,6 +220,12 @@ void Reranker::Apply(const StoredRank& stored) {
   last_rank_ms_ = clock_.NowMs();
   ranked_graph_ = stored.graph.value_or(graph_);
   ++reranks_;
+  const uint64_t global = std::min(global_scores_.size(), n);
+  global_pages_ = global;
+  if (global > 0 && global_applied_ != global_stamp_) {
+    ++global_rekeys_;
+    global_applied_ = global_stamp_;
+  }
 }
 
 void Reranker::Loop(std::stop_token stop) {

@@ -5,6 +5,12 @@
 // and a re-rank reads only the out-links of the pages written since the last one, which
 // the scheduler's write hook reports (Relinked).
 //
+// Global ranks (global_rank.h): a node of a cluster whose PageDB holds a global rank of the
+// mode's algorithm (ranks/global/ALGO.rank, written by crawlrank_rank_mpi) keys the pages
+// that rank covers by it, and the pages added since by its own re-ranks: a re-rank is due
+// when a newer global run lands (its file is looked at at most once a second), and every
+// re-rank combines the two (docs/scheduler.md, "Global ranks").
+//
 // Locks: the scheduler's mutex (given) guards what the scheduler and this share: the
 // counters, the pages relinked, whether a graph is kept; `rank_mu_` makes re-ranks one at
 // a time and guards the kept graph. A re-rank takes the writer's lock only to open its
@@ -80,16 +86,39 @@ class Reranker {
   void AddStats(SchedulerStats* stats) const;
 
   // ---- without the scheduler's mutex
-  // Ranks a snapshot now and re-keys the schedule; waits for a re-rank in progress.
+  // Ranks a snapshot now and re-keys the schedule, with the newest global rank over the
+  // pages it covers; waits for a re-rank in progress.
   Status RankAndRekey();
 
+  // The keys of a re-rank from the node's own `local` scores (by page id) and a `global`
+  // rank's (by page id, a prefix of the pages): the global scores where they reach, scaled
+  // so that their mean over those pages is the local scores' mean over all (1 / pages for
+  // PageRank), the local scores past them.
+  static std::vector<double> CombineRanks(std::vector<double> local,
+                                          std::span<const double> global);
+
  private:
+  // The identity of a file as stat(2) gives it: changed by every rename over it.
+  struct FileStamp {
+    uint64_t inode = 0, size = 0;
+    int64_t mtime_ns = 0;
+    friend bool operator==(const FileStamp&, const FileStamp&) = default;
+  };
+  // REQUIRES: the scheduler's mutex held. The global rank's file differs from the one in
+  // use (looked at no more than once a second).
+  bool GlobalChanged(int64_t now) const;
+  // REQUIRES: rank_mu_ held. Loads the global rank when its file changed; an unreadable
+  // file is an error, a missing one leaves none in use.
+  Status LoadGlobal();
+  // REQUIRES: rank_mu_ held. RankAndRekey's rank of the node's own graph and re-key.
+  Status RankLocalAndRekey();
+
   void Loop(std::stop_token stop);
   DbRankOptions RankOptions() const { return ModeRankOptions(options_); }
   // REQUIRES: the scheduler's mutex held. The graph has grown past rerank_graph_growth.
   bool GraphGrown() const;
   void CountFullReads(uint32_t reads);
-  void Apply(const StoredRank& stored);
+  void Apply(const StoredRank& stored, std::span<const double> scores);
 
   PageDb& db_;
   const SchedulerOptions& options_;
@@ -112,6 +141,15 @@ class Reranker {
   // The ranking graph kept between re-ranks; used and changed under rank_mu_, and its
   // presence changed under mu_ too.
   std::optional<LiveDbRank> live_;
+  // The global rank in use and its file's stamp, under rank_mu_ (the stamp under mu_ too).
+  std::vector<double> global_scores_;
+  std::optional<FileStamp> global_stamp_;
+  // Under mu_: when the file was last looked at, what it was then, and the counts.
+  mutable int64_t global_checked_ms_ = INT64_MIN;
+  mutable std::optional<FileStamp> global_seen_;
+  std::optional<FileStamp> global_applied_;  // the file of the last re-key that used one
+  uint64_t global_rekeys_ = 0;
+  uint64_t global_pages_ = 0;
 
   std::mutex rank_mu_;                // one re-rank at a time
   std::condition_variable_any wake_;  // with mu_: wakes the background thread

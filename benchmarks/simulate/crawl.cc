@@ -36,6 +36,7 @@ struct Simulator::Progress {
 
 Result<Simulator::Attempt> Simulator::Crawl(ScoreMode mode,
                                             const std::filesystem::path& dir) const {
+  if (options_.shards > 1 || options_.global_every > 0) return CrawlSharded(mode, dir);
   const std::string context = "simulate " + std::string(ScoreModeName(mode));
   const auto fail = [&](const Status& status) { return status.WithContext(context); };
   PageDbOptions db_options;

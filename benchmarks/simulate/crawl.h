@@ -31,10 +31,27 @@ class Simulator {
     CrawlOutcome outcome;
   };
 
-  // Crawls the graph from the seeds in a fresh PageDb at `dir`.
+  // Crawls the graph from the seeds in a fresh PageDb at `dir` (options_.shards of them,
+  // a cluster, when asked: CrawlSharded).
   Result<Attempt> Crawl(ScoreMode mode, const std::filesystem::path& dir) const;
+  // The same crawl over options_.shards PageDbs in `dir`, each a node of a cluster with
+  // a Scheduler over the hosts it owns (URLFrontier's partition): the fetchers read the
+  // nodes in turn (each batch from the first node from the last one's next on that hands
+  // pages out); a link to another node's page is kept there as a ghost and sent on to its
+  // owner with the shares the push modes passed it; every options_.global_every pages the
+  // nodes compute their global rank together (global_rank.h), which their re-ranks then
+  // use.
+  Result<Attempt> CrawlSharded(ScoreMode mode, const std::filesystem::path& dir) const;
 
  private:
+  struct Cluster;  // a cluster's crawl under way (sharded_crawl.cc)
+  Status OpenNode(Cluster& cluster, uint32_t i, ScoreMode mode,
+                  const std::filesystem::path& dir) const;
+  Status Forward(Cluster& cluster, uint32_t k, const std::vector<CrawlReport>& reports,
+                 const std::vector<uint32_t>& depths) const;
+  Status RankCluster(Cluster& cluster, ScoreMode mode) const;
+  Result<bool> StepCluster(Cluster& cluster, ScoreMode mode, uint32_t& turn, CrawlOutcome& out,
+                           std::vector<bool>& fetched) const;
   struct Progress;  // a crawl under way (crawl.cc)
 
   // One batch: asks Next for pages, fetches them, and moves the clock (or, when Next has

@@ -136,6 +136,15 @@ void AddCrawlOptions(CLI::App& app, CommandLine& line) {
       ->check(CLI::Range(0.0, 1.0));
   app.add_flag("--hot-template-links", options.hot_template_links,
                "pick the hot pages by PageRank without template links");
+  app.add_option("--shards", options.shards,
+                 "crawl as a cluster of this many nodes, each with its own PageDB and "
+                 "Scheduler over the hosts it owns, read by the fetchers in turn")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 64u));
+  app.add_option("--global-every", options.global_every,
+                 "with --shards: the nodes' global rank (crawlrank_rank_mpi's, in-process) "
+                 "every this many pages fetched (0: never)")
+      ->capture_default_str();
 }
 
 // The repeats, where the PageDbs go, the output, and a topic's files.

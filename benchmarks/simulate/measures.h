@@ -62,6 +62,8 @@ struct CrawlOutcome {
   uint64_t batches = 0;
   uint64_t reranks = 0;
   uint64_t rerank_ms = 0;  // SchedulerStats::rerank_ms: the re-ranks' time
+  uint64_t global_runs = 0;   // a cluster's crawl: the global ranks computed
+  double global_seconds = 0;  // and their time
   int64_t simulated_ms = 0;
   double seconds = 0;
   std::vector<uint32_t> order;  // the pages (nodes) in the order Next handed them out

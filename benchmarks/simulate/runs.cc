@@ -59,7 +59,15 @@ void RunScoreMode(const RunSetup& setup, const Simulator& simulator,
     }
     run.outcome = outcome;
     run.seconds.push_back(outcome.seconds);
-    if (r == 0 && !options.background_rerank) CheckOrder(graph, seeds, options, run);
+    // The independent replay knows one Scheduler's order, not a cluster's.
+    if (r == 0 && !options.background_rerank && options.shards <= 1 && options.global_every == 0) {
+      CheckOrder(graph, seeds, options, run);
+    }
+    if (outcome.global_runs > 0) {
+      std::fprintf(stderr, "crawlrank_simulate: %s: %llu global ranks over %u nodes, %.2f s\n",
+                   std::string(name).c_str(), static_cast<unsigned long long>(outcome.global_runs),
+                   options.shards, outcome.global_seconds);
+    }
   }
 }
 

@@ -38,6 +38,10 @@ struct SimulationOptions {
   bool template_links = false;      // the crawl's re-ranks drop template links
   bool hot_template_links = false;  // so does the PageRank that picks the hot pages
   double uniform_teleport = 0;      // RankOptions::uniform_teleport of the crawl's ranks
+  // A cluster of this many nodes (Simulator::CrawlSharded), and its global ranks every
+  // this many pages fetched (0: none; the nodes' own re-ranks alone).
+  uint32_t shards = 1;
+  uint64_t global_every = 0;
   // A topic (sim_topic.h): the scores the fetches report, and the pages relevant to it.
   const TopicScores* topic_scores = nullptr;
   const std::vector<bool>* relevant = nullptr;

@@ -72,6 +72,16 @@ std::string GlobalRankName(RankAlgorithm algorithm);
 Result<GlobalRankReport> RankGlobally(const PageDb& db, ShardExchange& exchange,
                                       RankAlgorithm algorithm, const GlobalRankOptions& options);
 
+// A stored rank by the name the tools, the dashboard and Python take: "display" (rank_store.h),
+// an algorithm's name ("pagerank", ...: the PageDB's own rank), or "global-" and one
+// ("global-pagerank": the cluster's global rank). InvalidArgument listing them otherwise.
+struct StoredRankName {
+  std::string file;  // for RankFilePath: "display", "pagerank", "global/pagerank", ...
+  RankAlgorithm algorithm = RankAlgorithm::kPageRank;
+  bool global = false;
+};
+Result<StoredRankName> ParseStoredRankName(std::string_view name);
+
 // The global rank of `algorithm` stored with the PageDB at `db_path` (LoadRank's errors;
 // NotFound when none was computed).
 Result<StoredRank> LoadGlobalRank(const std::string& db_path, RankAlgorithm algorithm);

@@ -15,6 +15,7 @@
 #include "crawlrank/crawl_config.h"
 #include "crawlrank/crawl_end.h"
 #include "crawlrank/db_rank.h"
+#include "crawlrank/global_rank.h"
 #include "crawlrank/page_standing.h"
 #include "crawlrank/rank_store.h"
 #include "crawlrank/scheduler.h"
@@ -40,9 +41,8 @@ py::list RejectedList(const AddReport& report) {
 
 // The rank stored under `name`: the display rank, or an algorithm's.
 Result<StoredRank> LoadNamedRank(const std::string& db_path, std::string_view name) {
-  if (name == kDisplayRankName) return LoadRank(db_path, name, RankAlgorithm::kPageRank);
-  CRAWLRANK_ASSIGN_OR_RETURN(const RankAlgorithm algorithm, ParseRankAlgorithm(name));
-  return LoadRank(db_path, algorithm);
+  CRAWLRANK_ASSIGN_OR_RETURN(const StoredRankName parsed, ParseStoredRankName(name));
+  return LoadRank(db_path, parsed.file, parsed.algorithm);
 }
 
 // PageDb.top: the n best pages by a stored rank, as (url, score), best first.
@@ -54,6 +54,8 @@ Result<std::vector<std::pair<std::string, double>>> TopPages(const PageDb& db, s
   BestPagesFilter filter;
   if (crawled.has_value()) filter.pages = *crawled ? PagesShown::kFetchedOk : PagesShown::kUncrawled;
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db.NewSnapshot());
+  // A node of a cluster lists its own pages: its ghosts are their owners' to list.
+  CRAWLRANK_ASSIGN_OR_RETURN(filter.excluded, Scheduler::GhostPages(db, snapshot));
   CRAWLRANK_ASSIGN_OR_RETURN(std::vector<BestPage> best,
                              BestPages(snapshot, stored.rank.scores, n, filter));
   std::vector<std::pair<std::string, double>> top;
@@ -117,6 +119,22 @@ void BindRank(py::module_& m) {
           "graph", [](const PyRank& r) -> std::optional<PageDbCounters> { return r.get().graph; },
           "the DB's Counters when it was ranked (pages, crawled_pages, edges: every stored "
           "link); None when unknown (a rank file of format version 1)")
+      .def_property_readonly(
+          "global_run",
+          [](const PyRank& r) -> py::object {
+            const auto& g = r.get().global;
+            if (!g.has_value()) return py::none();
+            py::dict d;
+            d["run"] = g->run_id;
+            d["node"] = g->shard;
+            d["nodes"] = g->shards;
+            d["pages"] = g->total.pages;
+            d["crawled_pages"] = g->total.crawled_pages;
+            d["edges"] = g->total.edges;
+            return d;
+          },
+          "a cluster's global rank ('global-pagerank', ...): {run, node, nodes, and the whole "
+          "graph's pages, crawled_pages, edges}; None for a rank of one PageDB")
       .def("__repr__", [](const PyRank& r) {
         const auto& report = r.get().rank.report;
         return "Rank(" + std::string(RankAlgorithmName(r.get().rank.algorithm)) +
@@ -403,8 +421,9 @@ void BindPageDbClass(py::module_& m) {
             }));
           },
           py::arg("algorithm") = "pagerank",
-          "The rank stored with the DB ('display' or an algorithm); NotFoundError when none "
-          "was computed.")
+          "The rank stored with the DB ('display', an algorithm, or 'global-' and an algorithm: "
+          "a cluster's global rank, crawlrank_rank_mpi); NotFoundError when none was "
+          "computed.")
       .def(
           "top",
           [](PyPageDb& d, size_t n, std::string_view by, std::optional<bool> crawled) {

@@ -11,6 +11,7 @@
 
 #include "crawlrank/best_pages.h"
 #include "crawlrank/clock.h"
+#include "crawlrank/global_rank.h"
 #include "crawlrank/crawl_config.h"
 #include "crawlrank/node_list.h"
 #include "crawlrank/rank_store.h"
@@ -397,12 +398,23 @@ Result<std::shared_ptr<const DashboardData::RankView>> DashboardData::LoadRankVi
                            {"links", stored.graph->edges},
                            {"crawled_pages", stored.graph->crawled_pages}};
   }
+  if (const auto& g = stored.global; g.has_value()) {  // a cluster's global rank
+    view->meta["global"] = {{"run", g->run_id},
+                            {"node", g->shard},
+                            {"nodes", g->shards},
+                            {"pages", g->total.pages},
+                            {"links", g->total.edges},
+                            {"crawled_pages", g->total.crawled_pages}};
+  }
   // The best pages as the lists everywhere take them (best_pages.h): the display rank's
   // are the pages fetched with a 2xx answer. Top checks each again in its own snapshot.
   {
     CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_.NewSnapshot());
+    BestPagesFilter filter = ShownFilter(name);
+    // A node of a cluster shows its own pages: its ghosts are their owners' to show.
+    CRAWLRANK_ASSIGN_OR_RETURN(filter.excluded, Scheduler::GhostPages(db_, snapshot));
     CRAWLRANK_ASSIGN_OR_RETURN(std::vector<BestPage> best,
-                               BestPages(snapshot, scores, kMaxRows, ShownFilter(name)));
+                               BestPages(snapshot, scores, kMaxRows, filter));
     for (const BestPage& page : best) view->best.emplace_back(page.record.id, page.score);
   }
   // The distribution: pages per tenth of a decade of score, zero scores apart.
@@ -427,20 +439,13 @@ Result<std::shared_ptr<const DashboardData::RankView>> DashboardData::LoadRankVi
 }
 
 Result<Json> DashboardData::Top(const std::string& by, size_t n) const {
-  const bool display = by == kDisplayRankName;
-  RankAlgorithm algorithm = RankAlgorithm::kPageRank;
-  if (!display) {
-    Result<RankAlgorithm> parsed = ParseRankAlgorithm(by);
-    if (!parsed.ok()) {
-      return InvalidArgumentError("top: no rank \"" + ValidUtf8(by) + "\" (display, or " +
-                                  parsed.status().message() + ")");
-    }
-    algorithm = *parsed;
+  // "display", an algorithm, or a cluster's global rank ("global-pagerank").
+  Result<StoredRankName> parsed = ParseStoredRankName(by);
+  if (!parsed.ok()) {
+    return InvalidArgumentError("top: " + ValidUtf8(parsed.status().message()));
   }
   CRAWLRANK_ASSIGN_OR_RETURN(std::shared_ptr<const RankView> view,
-                             LoadRankView(std::string(display ? kDisplayRankName
-                                                              : RankAlgorithmName(algorithm)),
-                                          algorithm));
+                             LoadRankView(parsed->file, parsed->algorithm));
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_.NewSnapshot());
   Json out = view->meta;
   out["age_ms"] = UnixNowMs() - view->meta["created_ms"].get<int64_t>();

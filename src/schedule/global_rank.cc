@@ -292,6 +292,25 @@ std::string GlobalRankName(RankAlgorithm algorithm) {
   return "global/" + std::string(RankAlgorithmName(algorithm));
 }
 
+Result<StoredRankName> ParseStoredRankName(std::string_view name) {
+  constexpr std::string_view kGlobal = "global-";
+  const bool global = name.starts_with(kGlobal);
+  const std::string_view rest = global ? name.substr(kGlobal.size()) : name;
+  if (!global && rest == kDisplayRankName) {
+    return StoredRankName{std::string(kDisplayRankName), RankAlgorithm::kPageRank, false};
+  }
+  Result<RankAlgorithm> algorithm = ParseRankAlgorithm(rest);
+  if (!algorithm.ok() || (global && *algorithm == RankAlgorithm::kInDegree)) {
+    return InvalidArgumentError("no rank named " + QuoteForMessage(name) +
+                                ": display, an algorithm (" +
+                                (algorithm.ok() ? std::string("pagerank, ...")
+                                                : algorithm.status().message()) +
+                                "), or global- and an algorithm but indegree");
+  }
+  return StoredRankName{global ? GlobalRankName(*algorithm) : std::string(rest), *algorithm,
+                        global};
+}
+
 Result<StoredRank> LoadGlobalRank(const std::string& db_path, RankAlgorithm algorithm) {
   return LoadRank(db_path, GlobalRankName(algorithm), algorithm);
 }

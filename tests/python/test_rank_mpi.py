@@ -223,3 +223,30 @@ def test_page_db_check_names_the_run_of_every_node_and_reports_a_mix(bin_dir, jo
     out = tool_runner.run(bin_dir, "page_db_check", "--quick", *shards).stdout
     assert "global pagerank: a mix of 2 runs:" in out, out
     assert f"on node 1 ({shards[1]});" in out and f"node 0 ({shards[0]}), node 2" in out, out
+
+
+@pytest.mark.needs_crawlrank
+def test_python_and_the_dashboard_read_a_nodes_global_rank(bin_dir, job, tmp_path):
+    import crawlrank
+
+    from dashboard_util import Dashboard
+
+    _, shards = cluster(bin_dir, tmp_path, 2)
+    proc = subprocess.run(mpirun_command(2) + [str(job)]
+                          + [a for db in shards for a in ("--db", str(db))],
+                          check=True, capture_output=True, text=True, timeout=300)
+    run_line = [line for line in proc.stdout.splitlines() if line.startswith("run ")][0]
+    with crawlrank.PageDb(str(shards[1]), read_only=True) as db:
+        rank = db.load_rank("global-pagerank")
+        run = rank.global_run
+        assert f"{run['run']:016x}" == run_line.split()[1]
+        assert (run["node"], run["nodes"]) == (1, 2)
+        top = db.top(5, by="global-pagerank")
+        urls = {url for url, _ in top}
+        with pytest.raises(crawlrank.InvalidArgumentError):
+            db.top(5, by="global-indegree")
+    with Dashboard(bin_dir, shards[1]) as dash:
+        got = dash.json("api/top?n=5&by=global-pagerank")
+        assert {row["url"] for row in got["rows"]} == urls
+        assert got["global"]["node"] == 1 and got["global"]["run"] == run["run"]
+        assert dash.get("api/top?by=global-nonsense")[0] == 400

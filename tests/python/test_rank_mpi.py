@@ -250,3 +250,30 @@ def test_python_and_the_dashboard_read_a_nodes_global_rank(bin_dir, job, tmp_pat
         assert {row["url"] for row in got["rows"]} == urls
         assert got["global"]["node"] == 1 and got["global"]["run"] == run["run"]
         assert dash.get("api/top?by=global-nonsense")[0] == 400
+
+
+def test_cluster_sh_runs_the_job_every_so_often_and_stop_ends_it(bin_dir, job, tmp_path):
+    script = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "cluster.sh"
+    env = dict(os.environ, CRAWLRANK_BIN=str(bin_dir / "crawlrank"))
+    base = str(random.Random(SEED).randrange(20000, 40000))
+    out = subprocess.run([str(script), "start", "2", str(tmp_path / "cl"), "--base-port", base,
+                          "--rank-every", "1"], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    try:
+        log = tmp_path / "cl" / "rank.log"
+        deadline = time.monotonic() + 60
+        while log.read_text().count("saved ") < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert log.read_text().count("saved ") >= 2, log.read_text()
+        once = subprocess.run([str(script), "rank", str(tmp_path / "cl"), "--", "--algo", "hits"],
+                              env=env, capture_output=True, text=True, timeout=120)
+        assert once.returncode == 0 and "hits over 2 nodes" in once.stdout, once.stderr
+    finally:
+        stopped = subprocess.run([str(script), "stop", str(tmp_path / "cl")], env=env,
+                                 capture_output=True, text=True, timeout=120)
+    assert stopped.stdout.strip().endswith("stopped 2 nodes of " + str(tmp_path / "cl")
+                                           + " and its global ranks"), stopped.stdout
+    for db in ("node0", "node1"):
+        assert (tmp_path / "cl" / db / "ranks" / "global" / "pagerank.rank").exists()
+    assert subprocess.run(["pgrep", "-f", str(tmp_path / "cl")]).returncode == 1

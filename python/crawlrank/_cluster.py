@@ -17,7 +17,9 @@ crawler over every node"): what ``Client("h1:p1,h2:p2,...")`` (or one node's add
   that is up. discover() answers ``"pending"`` for URLs kept so. Nothing in an outbox was acknowledged: a process that dies loses it, and the
   node hands those URLs out again when their leases end.
 - stats() sums each node's own counts; a node down adds its last size (at least 1) and an
-  outbox its items, so ``size == 0`` still means finished. get_urls and stats raise
+  outbox its items, so ``size == 0`` still means finished; so does ``finished == nodes``
+  (every node done, its max_pages reached with pages queued; a node down or owed items
+  does not count as done). get_urls and stats raise
   RuntimeError, naming each node, once every node is down or finished and some node has
   been down for `retry_for` seconds.
 """
@@ -282,6 +284,10 @@ class Cluster:
                 for name, value in last.items():
                     if name != "size":
                         total[name] = total.get(name, 0) + value
+                if node.down_since is not None or node.outbox:
+                    # Not done while down or owed items, whatever it said last.
+                    total["finished"] = total.get("finished", 0) - last.get("finished", 0)
+                total["nodes"] = total.get("nodes", 0) + (0 if "nodes" in last else 1)
                 size = last.get("size", 0 if node.stats is not None else 1)
                 if node.down_since is not None:
                     size = max(1, size)

@@ -77,6 +77,11 @@ grpc::Status FrontierService::StatsHere(const std::string& key, urlfrontier::Sta
   response->set_numberofqueues(stats.hosts);
   auto& counts = *response->mutable_counts();
   counts["completed"] = stats.crawled + stats.failed;
+  // A crawl whose max_pages is reached is over with pages still queued, which `size` alone
+  // cannot say: "finished" counts the nodes that are done, "nodes" the nodes counted (both
+  // summed over a cluster's nodes), so that a client ends when they are equal.
+  counts["finished"] = stats.finished ? 1 : 0;
+  counts["nodes"] = 1;
   // Every counter of the scheduler, by its own name.
   ForEachStatsField([&](const char* name, auto field) {
     using Value = std::remove_cvref_t<decltype(stats.*field)>;

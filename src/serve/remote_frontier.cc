@@ -376,7 +376,11 @@ Result<SchedulerStats> RemoteFrontier::ReadStats() const {
     using Value = std::remove_cvref_t<decltype(stats.*field)>;
     if constexpr (std::is_same_v<Value, uint64_t>) stats.*field = count(name);
   });
-  stats.finished = reply.size() == 0;
+  // Done when nothing is left, or when every node counted says it is done (its max_pages
+  // reached with pages queued); a server without the "nodes" count says the first only.
+  const uint64_t nodes = count("nodes"), done = count("finished");
+  stats.finished = reply.size() == 0 || (nodes > 0 && done == nodes);
+  stats.limit_reached = nodes > 0 && done == nodes && reply.size() > 0;
   stats.next_ready_ms = stats.finished ? -1 : UnixNowMs() + kPollMs;
   return stats;
 }

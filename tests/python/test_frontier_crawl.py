@@ -363,3 +363,25 @@ def test_a_crawl_through_a_frontier_killed_keeps_its_log_but_the_last_seconds(se
         crawler.communicate()
     assert fetched_early > 0
     assert log.exists() and len(events(log)) >= fetched_early, (fetched_early, log.read_text())
+
+
+def test_a_crawl_through_a_frontier_ends_when_the_servers_max_pages_is_reached(setup, bin_dir,
+                                                                                tmp_path):
+    """A frontier whose crawl-wide --max-pages is reached is over with pages still queued:
+    its crawlers end (they waited for an empty queue before), and so does Scrapy's remote
+    mode, which reads the same counts."""
+    env, procs = setup
+    server, address = start_server(bin_dir, tmp_path / "db", "127.0.0.1:0", "--delay", 0,
+                                   "--max-pages", 4)
+    procs.append(server)
+    with three_sites() as (hosts, _):
+        crawl = subprocess.run(crawl_command(bin_dir, address, list(hosts), "--json", "--quiet"),
+                               capture_output=True, text=True, timeout=120)
+    assert crawl.returncode == 0, crawl.stderr
+    summary = json.loads(crawl.stdout)
+    assert summary["finished"] and 0 < summary["pages"] <= 4, summary
+    from crawlrank.frontier import Client
+    with Client(address) as c:
+        stats = c.stats()
+    assert stats["crawled"] == summary["pages"], stats
+    assert stats["size"] > 0 and stats["finished"] == stats["nodes"] == 1, stats

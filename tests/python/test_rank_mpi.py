@@ -14,10 +14,12 @@ import json
 import os
 import pathlib
 import random
+import re
 import shutil
 import signal
 import struct
 import subprocess
+import sys
 import time
 
 import pytest
@@ -277,3 +279,72 @@ def test_cluster_sh_runs_the_job_every_so_often_and_stop_ends_it(bin_dir, job, t
     for db in ("node0", "node1"):
         assert (tmp_path / "cl" / db / "ranks" / "global" / "pagerank.rank").exists()
     assert subprocess.run(["pgrep", "-f", str(tmp_path / "cl")]).returncode == 1
+
+
+DOC_SITES = {  # name -> a Debian documentation package's HTML, served on 127.0.0.1
+    "python.docs.test": pathlib.Path("/usr/share/doc/python3.11/html"),
+    "lmdb.docs.test": pathlib.Path("/usr/share/doc/lmdb-doc/html"),
+    "pg.docs.test": pathlib.Path("/usr/share/doc/postgresql-doc-15/html"),
+}
+
+
+def test_a_crawl_of_three_doc_sites_over_three_nodes_ranks_as_one_page_db(bin_dir, job,
+                                                                          tmp_path):
+    # Three `crawlrank serve` nodes (scripts/cluster.sh) crawled by `crawlrank crawl` over
+    # three documentation sites; the crawl's one PageDB is the nodes resharded onto one
+    # node. Their links to pages off the sites (docs.python.org, ...) are dangling pages of
+    # whichever node owns those hosts: ghosts on the node of the linking page.
+    if not (bin_dir / "crawlrank_serve").exists():
+        pytest.skip("no crawlrank_serve (built without gRPC)")
+    missing = [str(p) for p in DOC_SITES.values() if not (p / "index.html").exists()]
+    if missing:
+        pytest.skip(f"documentation packages not installed: {missing}")
+    script = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "cluster.sh"
+    env = dict(os.environ, CRAWLRANK_BIN=str(bin_dir / "crawlrank"))
+    servers, resolve, seeds = [], [], []
+    base = str(random.Random(SEED + 1).randrange(20000, 40000))
+    cl = tmp_path / "cl"
+    try:
+        for name, root in DOC_SITES.items():
+            server = subprocess.Popen([sys.executable, "-m", "http.server", "0", "--bind",
+                                       "127.0.0.1", "--directory", str(root)],
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            servers.append(server)
+            port = int(server.stdout.readline().split(" port ")[1].split()[0])
+            resolve += ["--resolve", f"{name}:{port}:127.0.0.1"]
+            seeds.append(f"http://{name}:{port}/index.html")
+        allow = "^http://(" + "|".join(re.escape(n) for n in DOC_SITES) + "):"
+        subprocess.run([str(script), "start", "3", str(cl), "--base-port", base, "--",
+                        "--delay", "0", "--per-host", "4", "--no-rank-at-exit",
+                        "--max-pages", "1200", "--allow", allow],
+                       env=env, check=True, capture_output=True, timeout=120)
+        frontier = ",".join(f"127.0.0.1:{int(base) + i}" for i in range(3))
+        # The seeds before --resolve, whose values run on to the next option.
+        subprocess.run([str(bin_dir / "crawlrank"), "crawl", *seeds, "--frontier", frontier,
+                        "--allow-private", "--quiet", *resolve],
+                       check=True, capture_output=True, timeout=600)
+    finally:
+        subprocess.run([str(script), "stop", str(cl)], env=env, capture_output=True, timeout=120)
+        for server in servers:
+            server.kill()
+            server.communicate()
+    shards = [cl / f"node{i}" for i in range(3)]  # the list's order: ports of one length
+    tool_runner.run(bin_dir, "crawlrank", "reshard", *shards, "--nodes", "127.0.0.1:1",
+                    "--out", tmp_path / "one")
+    whole = tmp_path / "one.0"
+    tool_runner.run(bin_dir, "page_db_rank", whole, "--mode", "csr", "--extrapolate", "0",
+                    *PRECISE)
+    want, _ = read_rank_file(whole / "ranks" / "pagerank.rank")
+    want_by_url = {url: want[i] for i, url in urls_by_id(bin_dir, whole).items()}
+    assert len(want_by_url) >= 1000
+    proc = subprocess.run(mpirun_command(3) + [str(job), *PRECISE]
+                          + [a for db in shards for a in ("--db", str(db))],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    ghosts = sum(int(line.split(" ghosts")[0].split()[-1]) for line in proc.stdout.splitlines()
+                 if line.startswith("node "))
+    assert ghosts > 0, proc.stdout
+    got, runs = global_ranks(bin_dir, shards, "pagerank")
+    assert sorted(got) == sorted(want_by_url)
+    assert sum(abs(got[u] - want_by_url[u]) for u in got) <= 1e-9
+    assert len({r["run"] for r in runs}) == 1

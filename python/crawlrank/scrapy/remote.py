@@ -153,7 +153,10 @@ class RemoteCore:
             s = RemoteStats(**{name: counts.get(name, 0) for name in (
                 "queued", "retrying", "in_flight", "crawled", "failed", "filtered",
                 "out_of_scope", "removed")})
-            s.finished = counts.get("size", 0) == 0
+            # Nothing left, or every node done (its max_pages reached with pages queued).
+            nodes = counts.get("nodes", 0)
+            s.finished = counts.get("size", 0) == 0 or (
+                nodes > 0 and counts.get("finished", 0) == nodes)
             s.next_ready_ms = -1 if s.finished else int((time.time() + _POLL_S) * 1000)
             self._stats, self._stats_at = s, now
         return self._stats

@@ -445,3 +445,63 @@ TEST(GlobalRankSchedulerTest, CombinedRanksTakeTheLocalMeanOverTheGlobalPages) {
 
 }  // namespace
 }  // namespace crawlrank
+
+namespace crawlrank {
+namespace {
+
+// Shards of more than one partition of 2^16 pages: the PageRank family pulls over the
+// split (link_bins.h), its crossing links through the bins, its exact steps in two floats.
+TEST(GlobalRankSplitTest, ShardsOfSeveralPartitionsRankAsTheOnePageDb) {
+  const uint32_t seed = std::random_device()();
+  std::printf("GlobalRankSplitTest seed %u\n", seed);
+  std::mt19937 random(seed);
+  TempDir dir;
+  std::vector<CrawledPage> graph;
+  constexpr uint32_t kHostsHere = 40, kPages = 3600;
+  for (uint32_t h = 0; h < kHostsHere; ++h) {
+    for (uint32_t p = 0; p < kPages; ++p) {
+      CrawledPage page{.url = HostPage(h, p)};
+      for (int k = 0; k < 3; ++k) {
+        const uint32_t host = random() % 4 == 0 ? random() % kHostsHere : h;
+        page.links.push_back({HostPage(host, random() % kPages)});
+      }
+      graph.push_back(std::move(page));
+    }
+  }
+  {
+    ASSERT_OK_AND_ASSIGN(auto whole, PageDb::Open(dir.Sub("whole"), Fast()));
+    ASSERT_OK(whole->AddBatch(graph));
+    std::vector<const PageDb*> sources = {whole.get()};
+    ReshardReport report;
+    ASSERT_OK(ReshardPageDbs(sources, NodeListOf(2), dir.Sub("shard"), Fast(), &report));
+    for (const auto& node : report.nodes) ASSERT_GT(node.pages, 65536u) << node.path;
+  }
+  PageDbOptions reading = Fast();
+  reading.read_only = true;
+  ASSERT_OK_AND_ASSIGN(auto whole, PageDb::Open(dir.Sub("whole"), reading));
+  DbRankOptions single;
+  single.rank = Tight();
+  single.rank.extrapolation_period = 0;
+  single.save = false;
+  ASSERT_OK_AND_ASSIGN(StoredRank reference, RankPageDb(*whole, RankAlgorithm::kPageRank, single));
+  const ByPage expected = ReadByPage(dir.Sub("whole"), reference.rank);
+  GlobalRankOptions options;
+  options.rank = Tight();
+  options.rank.threads = 2;
+  options.save = false;
+  const auto reports = RankAll({dir.Sub("shard.0"), dir.Sub("shard.1")}, RankAlgorithm::kPageRank,
+                               options);
+  ByPage got;
+  for (uint32_t i = 0; i < 2; ++i) {
+    ASSERT_TRUE(reports[i].ok()) << reports[i].status().ToString();
+    for (const auto& [fp, x] : ReadByPage(dir.Sub("shard." + std::to_string(i)),
+                                          reports[i]->stored.rank).scores) {
+      got.scores[fp] = x;
+    }
+  }
+  EXPECT_EQ(got.scores.size(), expected.scores.size());
+  EXPECT_LE(L1(expected.scores, got.scores), 1e-9) << "seed " << seed;
+}
+
+}  // namespace
+}  // namespace crawlrank

@@ -394,6 +394,24 @@ Result<std::vector<double>> PageRankFamily(Run& run, const Teleport& r, const Ed
 
 }  // namespace
 
+struct PullSums::Split {
+  explicit Split(const LinkBins& bins) : sums(bins) {}
+  SplitSums sums;
+};
+
+PullSums::PullSums(const CsrGraph& g, uint32_t pages)
+    : g_(g), pages_(pages), split_(std::make_unique<Split>(g.split)) {}
+PullSums::~PullSums() = default;
+
+template <typename T>
+void PullSums::Sum(unsigned threads, const T* in, double* sums) {
+  ForEachBlock(threads, g_, pages_, split_->sums, in, [&](uint32_t begin, uint32_t end, auto&& sum_of) {
+    for (uint32_t u = begin; u < end; ++u) sums[u] = sum_of(u);
+  });
+}
+void PullSums::Step(unsigned threads, const float* in, double* sums) { Sum(threads, in, sums); }
+void PullSums::Step(unsigned threads, const double* in, double* sums) { Sum(threads, in, sums); }
+
 Result<std::vector<double>> PageRankFamilyByPage(Run& run, Teleport r, const EdgeWeights& weights,
                                                  std::span<const double> given) {
   const uint32_t n = run.n;

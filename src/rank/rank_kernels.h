@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -115,6 +116,29 @@ void QuadraticExtrapolation(Run& run, const std::vector<std::vector<double>>& pa
 // id: through the renumbering of a renumbered CSR (csr.order) when there is one.
 Result<std::vector<double>> PageRankFamilyByPage(Run& run, Teleport r, const EdgeWeights& weights,
                                                  std::span<const double> given);
+
+// One pull step over a CSR's in-links, pull rows or its split (link_bins.h), as the PageRank
+// kernel takes it: sums[u] = Σ in[v] over u's in-links v, for the `pages` first pages, in a
+// fixed order (the same bits for any thread count). Float contributions are summed in
+// doubles; double ones exactly. Holds the split's slots between steps (4 bytes a crossing
+// link). Ranks over shards use it (shard_rank.h).
+class PullSums {
+ public:
+  PullSums(const CsrGraph& g, uint32_t pages);
+  ~PullSums();
+  PullSums(const PullSums&) = delete;
+  PullSums& operator=(const PullSums&) = delete;
+  void Step(unsigned threads, const float* in, double* sums);
+  void Step(unsigned threads, const double* in, double* sums);
+
+ private:
+  struct Split;
+  template <typename T>
+  void Sum(unsigned threads, const T* in, double* sums);
+  const CsrGraph& g_;
+  uint32_t pages_;
+  std::unique_ptr<Split> split_;
+};
 
 // HITS, and topic HITS when r has weights (hits.cc): the authorities `a` and hubs `h`,
 // updated in place from the start vectors they hold.

@@ -179,52 +179,122 @@ Result<rank_internal::EdgeWeights> ShardWeights(ShardRun& run) {
   return w;
 }
 
+// While an iteration changes π by more than this in L1, the rows gather the contributions
+// as floats (half the bytes of the random reads: the single-process kernel's rule, rank.h);
+// below it, as doubles, to the tolerance. The switch depends on the global residual, the
+// same on every shard.
+constexpr double kShardFloatUntil = 1.0 / (1 << 19);
+
 // The PageRank family: x_v = π_v / denominator_v over this shard's rows, y_u = factor_u ·
 // Σ x_v with the ghosts' sums added at their masters, π_u ← c·y_u + r_u·(1 − c·P), P the
-// mass π passes along links, summed over the shards with the residual.
-Status PageRankFamily(ShardRun& run, const rank_internal::EdgeWeights& w, std::vector<double>& pi) {
-  const ShardGraph& g = run.g;
-  const double c = run.options.damping;
-  const auto denominator = [&](uint32_t v) {
-    return w.denominator.empty() ? double(g.csr.out_degree[v]) : w.denominator[v];
-  };
-  const auto passed = [&](uint32_t v) {
-    if (v >= g.pages) return 0.0;
-    return w.passed.empty() ? (g.csr.out_degree[v] > 0 ? 1.0 : 0.0) : w.passed[v];
-  };
-  const auto factor = [&](uint32_t u) { return w.factor.empty() ? 1.0 : w.factor[u]; };
-  pi.assign(g.size(), 0.0);
-  for (uint32_t i = 0; i < g.size(); ++i) pi[i] = g.IsMaster(i) ? run.r[i] : 0.0;
-  double global[2] = {0, SumMasters(g, run.threads, [&](uint32_t v) { return pi[v] * passed(v); })};
-  CRAWLRANK_RETURN_IF_ERROR(SumOverShards(run.exchange, std::span(global).subspan(1)));
-  double mass = global[1];
-  std::vector<double> x(g.pages + kRowPadding, 0.0), y(g.size(), 0.0);
-  return run.Loop([&]() -> Result<double> {
-    ForBlocks(run.threads, g.pages, [&](uint32_t begin, uint32_t end) {
-      for (uint32_t v = begin; v < end; ++v) {
-        const double d = denominator(v);
-        x[v] = d > 0 ? pi[v] / d : 0.0;
+// mass π passes along links, summed over the shards with the residual. A run does not
+// stop while it gathers floats: it goes on with doubles first.
+// The PageRank family's arrays over one shard, and its passes.
+class ShardPageRank {
+ public:
+  ShardPageRank(ShardRun& run, const rank_internal::EdgeWeights& w, std::vector<double>& pi)
+      : run_(run), g_(run.g), w_(w), pi_(pi), x_(g_.pages, 0.0), xf_(g_.pages, 0.f),
+        y_(g_.size(), 0.0), pull_(g_.csr, g_.pages) {}
+
+  // π = r on the masters; the contributions; returns this shard's part of the mass passed.
+  double Start() {
+    pi_.assign(g_.size(), 0.0);
+    for (uint32_t i = 0; i < g_.size(); ++i) pi_[i] = g_.IsMaster(i) ? run_.r[i] : 0.0;
+    return Prepare();
+  }
+  // The contributions x_v = π_v / denominator_v in the current precision; returns this
+  // shard's part of the mass π passes along links.
+  double Prepare() {
+    return Fused([&](uint32_t, double& mass) { (void)mass; });
+  }
+  // One step with the global mass passed `mass`: the pull, the ghosts' sums to their
+  // masters, then in one pass the update, its change, the mass the new π passes and the
+  // next contributions. Returns this shard's parts of the change and of that mass.
+  Result<std::pair<double, double>> Step(double mass) {
+    if (floats_) {
+      pull_.Step(run_.threads, xf_.data(), y_.data());
+    } else {
+      pull_.Step(run_.threads, x_.data(), y_.data());
+    }
+    std::fill(y_.begin() + g_.pages, y_.end(), 0.0);
+    CRAWLRANK_RETURN_IF_ERROR(run_.ghosts.AddGhostsToMasters(y_));
+    const double c = run_.options.damping, base = 1 - c * mass;
+    std::vector<double> change(RankBlocks(g_.size()), 0.0);
+    const double passed = Fused([&](uint32_t u, double&) {
+      const double next = c * Factor(u) * y_[u] + run_.r[u] * base;
+      change[u / kRankBlock] += std::abs(next - pi_[u]);
+      pi_[u] = next;
+    });
+    return std::pair(rank_internal::SumBlocks(change), passed);
+  }
+  bool floats() const { return floats_; }
+  void UseDoubles() {
+    floats_ = false;
+    (void)Prepare();
+  }
+
+ private:
+  // Over the masters, in fixed blocks: update(u) first, then u's mass passed and its
+  // contribution; returns the mass, added in block order.
+  template <typename Update>
+  double Fused(Update&& update) {
+    return ForBlocks(run_.threads, g_.size(), [&](uint32_t begin, uint32_t end) {
+      double mass = 0;
+      for (uint32_t u = begin; u < end; ++u) {
+        if (!g_.IsMaster(u)) continue;  // a ghost: no links out, its contribution stays 0
+        update(u, mass);
+        if (u >= g_.pages) continue;  // an extra vertex: no links out
+        mass += pi_[u] * Passed(u);
+        const double d = Denominator(u);
+        const double share = d > 0 ? pi_[u] / d : 0.0;
+        if (floats_) {
+          xf_[u] = static_cast<float>(share);
+        } else {
+          x_[u] = share;
+        }
       }
-      return 0.0;
+      return mass;
     });
-    ForBlocks(run.threads, g.pages, [&](uint32_t begin, uint32_t end) {
-      for (uint32_t u = begin; u < end; ++u) y[u] = RowSum<uint32_t, double>(g.csr.InLinks(u), x.data());
-      return 0.0;
-    });
-    std::fill(y.begin() + g.pages, y.end(), 0.0);
-    CRAWLRANK_RETURN_IF_ERROR(run.ghosts.AddGhostsToMasters(y));
-    const double base = 1 - c * mass;
-    global[0] = SumMasters(g, run.threads, [&](uint32_t u) {
-      const double next = c * factor(u) * y[u] + run.r[u] * base;
-      const double change = std::abs(next - pi[u]);
-      pi[u] = next;
-      return change;
-    });
-    global[1] = SumMasters(g, run.threads, [&](uint32_t v) { return pi[v] * passed(v); });
-    CRAWLRANK_RETURN_IF_ERROR(SumOverShards(run.exchange, global));
-    mass = global[1];
-    return global[0];
-  });
+  }
+  double Denominator(uint32_t v) const {
+    return w_.denominator.empty() ? double(g_.csr.out_degree[v]) : w_.denominator[v];
+  }
+  double Passed(uint32_t v) const {
+    return w_.passed.empty() ? (g_.csr.out_degree[v] > 0 ? 1.0 : 0.0) : w_.passed[v];
+  }
+  double Factor(uint32_t u) const { return w_.factor.empty() ? 1.0 : w_.factor[u]; }
+
+  ShardRun& run_;
+  const ShardGraph& g_;
+  const rank_internal::EdgeWeights& w_;
+  std::vector<double>& pi_;
+  std::vector<double> x_;
+  std::vector<float> xf_;
+  std::vector<double> y_;
+  rank_internal::PullSums pull_;
+  bool floats_ = true;
+};
+
+Status PageRankFamily(ShardRun& run, const rank_internal::EdgeWeights& w, std::vector<double>& pi) {
+  ShardPageRank steps(run, w, pi);
+  double global[2] = {0, steps.Start()};
+  CRAWLRANK_RETURN_IF_ERROR(SumOverShards(run.exchange, std::span(global).subspan(1)));
+  RankReport& report = run.report;
+  for (report.iterations = 0; report.iterations < run.options.max_iterations;) {
+    const bool gathered_floats = steps.floats();
+    CRAWLRANK_ASSIGN_OR_RETURN(const auto parts, steps.Step(global[1]));
+    global[0] = parts.first;
+    global[1] = parts.second;
+    CRAWLRANK_RETURN_IF_ERROR(SumOverShards(run.exchange, global));  // change and mass
+    report.residual = global[0];
+    ++report.iterations;
+    if (gathered_floats && !(report.residual > std::max(kShardFloatUntil, run.options.tolerance))) {
+      steps.UseDoubles();
+    }
+    if (!gathered_floats && report.residual <= run.options.tolerance) break;
+  }
+  report.converged = !steps.floats() && report.residual <= run.options.tolerance;
+  return Status::Ok();
 }
 
 // Scales the masters' entries of `v` to sum 1 over every shard (uniform when they sum to

@@ -242,7 +242,9 @@ Result<ShardInput> ReadShard(const PageDb& db, ShardExchange& exchange, const Ow
                           algorithm == RankAlgorithm::kTopicHits ||
                           algorithm == RankAlgorithm::kWeightedPageRank;
     SnapshotEdgeSource links(*snapshot);
-    Result<CsrGraph> csr = BuildCsr(links, out_rows ? CsrShape::kInAndOutRows : CsrShape::kInRows,
+    // The PageRank family pulls over a split of the in-links by partitions (link_bins.h),
+    // as the single-process kernel does; HITS and wpr need rows, and the links out.
+    Result<CsrGraph> csr = BuildCsr(links, out_rows ? CsrShape::kInAndOutRows : CsrShape::kSplit,
                                     ResolveThreads(options.rank.threads));
     status = csr.status();
     if (csr.ok()) in.graph.csr = std::move(csr).value();

@@ -38,7 +38,7 @@ std::string HostPage(uint32_t host, uint32_t page) {
 }
 
 // The graph: every host's first page crawled first (a seed, depth 0), then the others;
-// about a third of the links leave their host; pages of hosts 0-3 carry content scores.
+// about half of the links leave their host; pages of hosts 0-3 carry content scores.
 std::vector<CrawledPage> MakeGraph(uint32_t seed, uint64_t* cross, uint64_t* links) {
   std::mt19937 random(seed);
   std::vector<CrawledPage> pages;
@@ -51,7 +51,7 @@ std::vector<CrawledPage> MakeGraph(uint32_t seed, uint64_t* cross, uint64_t* lin
         page.content_score = h < 4 ? float(1 + (p % 5)) / 5.f : 0.f;
         const uint32_t out = random() % 10 == 0 ? 0 : 1 + random() % 8;
         for (uint32_t k = 0; k < out; ++k) {
-          const bool leaves = random() % 3 == 0;
+          const bool leaves = random() % 2 == 0;
           const uint32_t host = leaves ? (h + 1 + random() % (kHosts - 1)) % kHosts : h;
           // Round 0 links within its host only, so every seed stays at depth 0.
           if (round == 0 && host != h) continue;
@@ -224,6 +224,17 @@ TEST_F(GlobalRankTest, EveryShardCountGivesTheOnePageDbsRanks) {
     ASSERT_EQ(cluster.shards.size(), n);
     if (n >= 2) {
       EXPECT_GE(cluster.late_links, 8u) << "late pages on too few nodes";
+      // At least a fifth of the links join pages of two nodes.
+      const NodeList nodes = NodeList::Parse(NodeListOf(n), "127.0.0.1:7101").value();
+      uint64_t links = 0, across = 0;
+      for (const CrawledPage& page : graph_) {
+        const size_t from = OwnerOfUrl(nodes, HostKeyMode::kHost, page.url);
+        for (const Link& link : page.links) {
+          ++links;
+          across += OwnerOfUrl(nodes, HostKeyMode::kHost, link.url) != from;
+        }
+      }
+      EXPECT_GE(double(across), 0.2 * double(links)) << across << " of " << links;
     }
     for (const Case& c : cases) {
       SCOPED_TRACE("seed " + std::to_string(seed_) + ", " + std::to_string(n) + " shards, " +

@@ -157,8 +157,8 @@ def test_a_rank_killed_mid_run_leaves_the_last_run_and_a_rerun_gives_the_same(
     subprocess.run(base + PRECISE, check=True, capture_output=True, timeout=300)
     before, before_runs = global_ranks(bin_dir, shards, "pagerank")
     for attempt in range(3):
-        # tolerance 0: runs its max iterations, long enough to be killed at any point.
-        proc = subprocess.Popen(base + ["--tolerance", "0", "--max-iterations", "200000"],
+        # tolerance 0: runs its max iterations, minutes: killed at any point of it.
+        proc = subprocess.Popen(base + ["--tolerance", "0", "--max-iterations", "100000000"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         pids: list[str] = []
         deadline = time.monotonic() + 30

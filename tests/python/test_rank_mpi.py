@@ -157,8 +157,10 @@ def test_a_rank_killed_mid_run_leaves_the_last_run_and_a_rerun_gives_the_same(
     subprocess.run(base + PRECISE, check=True, capture_output=True, timeout=300)
     before, before_runs = global_ranks(bin_dir, shards, "pagerank")
     for attempt in range(3):
-        # tolerance 0: runs its max iterations, minutes: killed at any point of it.
-        proc = subprocess.Popen(base + ["--tolerance", "0", "--max-iterations", "100000000"],
+        # Damping near 1 and tolerance 0: millions of iterations before the residual is
+        # exactly 0 (minutes), so the kill lands in the run, at any point of it.
+        proc = subprocess.Popen(base + ["--damping", "0.99999", "--tolerance", "0",
+                                        "--max-iterations", "100000000"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         pids: list[str] = []
         deadline = time.monotonic() + 30

@@ -61,7 +61,9 @@ constexpr int64_t kGlobalLookMs = 1000;
 }  // namespace
 
 bool Reranker::GlobalChanged(int64_t now) const {
-  if (now - global_checked_ms_ >= kGlobalLookMs || now < global_checked_ms_) {
+  // INT64_MIN: never looked; compared before any arithmetic, which could overflow.
+  if (global_checked_ms_ == INT64_MIN || now < global_checked_ms_ ||
+      now - global_checked_ms_ >= kGlobalLookMs) {
     global_checked_ms_ = now;
     global_seen_ = StampOf<FileStamp>(RankFilePath(db_.path(), GlobalRankName(algorithm_)));
   }

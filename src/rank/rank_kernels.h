@@ -80,6 +80,20 @@ struct EdgeWeights {
 // `passed`), else from two passes over `graph` (pagerank_weights.cc).
 Result<EdgeWeights> WeightedPageRankWeights(EdgeSource& graph, const CsrGraph* csr);
 
+// Runs iterate() (one iteration; returns its residual, or the error that stopped it)
+// until the residual is within options.tolerance or options.max_iterations ran, counting
+// them in `report`.
+template <typename Iterate>
+Status IterateUntilConverged(const RankOptions& options, RankReport& report, Iterate&& iterate) {
+  for (report.iterations = 0; report.iterations < options.max_iterations;) {
+    CRAWLRANK_ASSIGN_OR_RETURN(report.residual, iterate());
+    ++report.iterations;
+    if (report.residual <= options.tolerance) break;
+  }
+  report.converged = report.residual <= options.tolerance;
+  return Status::Ok();
+}
+
 // Everything one run needs, whichever algorithm.
 struct Run {
   EdgeSource* graph;  // null for a graph held in memory (RankCsrGraph)
@@ -95,13 +109,7 @@ struct Run {
   // until the residual is within the tolerance or max_iterations ran.
   template <typename Iterate>
   Status Loop(Iterate&& iterate) {
-    for (report.iterations = 0; report.iterations < options.max_iterations;) {
-      CRAWLRANK_ASSIGN_OR_RETURN(report.residual, iterate());
-      ++report.iterations;
-      if (report.residual <= options.tolerance) break;
-    }
-    report.converged = report.residual <= options.tolerance;
-    return Status::Ok();
+    return IterateUntilConverged(options, report, iterate);
   }
 };
 

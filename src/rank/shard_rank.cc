@@ -96,13 +96,7 @@ struct ShardRun {
   // Runs iterate() until the global residual it returns is within the tolerance.
   template <typename Iterate>
   Status Loop(Iterate&& iterate) {
-    for (report.iterations = 0; report.iterations < options.max_iterations;) {
-      CRAWLRANK_ASSIGN_OR_RETURN(report.residual, iterate());
-      ++report.iterations;
-      if (report.residual <= options.tolerance) break;
-    }
-    report.converged = report.residual <= options.tolerance;
-    return Status::Ok();
+    return rank_internal::IterateUntilConverged(options, report, iterate);
   }
 };
 
@@ -205,7 +199,7 @@ class ShardPageRank {
   // The contributions x_v = π_v / denominator_v in the current precision; returns this
   // shard's part of the mass π passes along links.
   double Prepare() {
-    return Fused([&](uint32_t, double& mass) { (void)mass; });
+    return Fused([](uint32_t) {});
   }
   // One step with the global mass passed `mass`: the pull, the ghosts' sums to their
   // masters, then in one pass the update, its change, the mass the new π passes and the
@@ -220,7 +214,7 @@ class ShardPageRank {
     CRAWLRANK_RETURN_IF_ERROR(run_.ghosts.AddGhostsToMasters(y_));
     const double c = run_.options.damping, base = 1 - c * mass;
     std::vector<double> change(RankBlocks(g_.size()), 0.0);
-    const double passed = Fused([&](uint32_t u, double&) {
+    const double passed = Fused([&](uint32_t u) {
       const double next = c * Factor(u) * y_[u] + run_.r[u] * base;
       change[u / kRankBlock] += std::abs(next - pi_[u]);
       pi_[u] = next;
@@ -242,7 +236,7 @@ class ShardPageRank {
       double mass = 0;
       for (uint32_t u = begin; u < end; ++u) {
         if (!g_.IsMaster(u)) continue;  // a ghost: no links out, its contribution stays 0
-        update(u, mass);
+        update(u);
         if (u >= g_.pages) continue;  // an extra vertex: no links out
         mass += pi_[u] * Passed(u);
         const double d = Denominator(u);

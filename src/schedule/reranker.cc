@@ -170,7 +170,7 @@ Status Reranker::RankLocalAndRekey() {
   if (!live_.has_value()) {
     CRAWLRANK_ASSIGN_OR_RETURN(StoredRank stored, RankPageDb(db_, algorithm_, rank_options));
     CountFullReads(1);
-    Apply(stored, CombineRanks(stored.rank.scores, global_scores_));
+    Apply(stored, CombineRanks(std::move(stored.rank.scores), global_scores_));
     return Status::Ok();
   }
   // The snapshot and the pages written before it, taken together: no write commits
@@ -199,7 +199,7 @@ Status Reranker::RankLocalAndRekey() {
     if (!stored.ok()) return stored.status();
     CountFullReads(1);
   }
-  Apply(*stored, CombineRanks(stored->rank.scores, global_scores_));
+  Apply(*stored, CombineRanks(std::move(stored->rank.scores), global_scores_));
   return Status::Ok();
 }
 

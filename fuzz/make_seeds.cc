@@ -236,6 +236,43 @@ void HtmlExtractSeeds(const fs::path& dir) {
              "<!-- <a href=/comment> -->"));
 }
 
+// html_scan_fuzz: a selector byte (charset, follow_nofollow; see html_scan_fuzz.cc), then
+// the body: markup that exercises the tokenizer's states and the tree builder's modes.
+void HtmlScanSeeds(const fs::path& dir) {
+  const auto seed = [](uint8_t selector, std::string_view body) {
+    return std::string(1, static_cast<char>(selector)) + std::string(body);
+  };
+  Write(dir, "head_and_body",
+        seed(0x00,
+             "<!DOCTYPE html><html><head><base href=/b/><link rel=canonical href=c>"
+             "<noscript><link rel=x href=n></noscript><title>T &amp; <b>t</b></title>"
+             "<meta name=ROBOTS content=nofollow></head><body><a href=x rel=nofollow>x</a>"
+             "<a href='&#x41;&copy=1&notit;'>r</a></body></html>"));
+  Write(dir, "raw_text",
+        seed(0x02,
+             "<style><a href=s></style><textarea><a href=t></textarea><xmp><a href=x></xmp>"
+             "<script><!--<script></script><a href=e></script>--></script><a href=after>a</a>"
+             "<iframe><a href=i></iframe><noembed><a href=n></noembed><plaintext><a href=p>"));
+  Write(dir, "comments",
+        seed(0x00,
+             "<!--><a href=1><!---><a href=2><!-- x --!><a href=3><!-- <a href=4> -->"
+             "<?php <a href=5> ?><a href=6></ a href=7><!DOCTYPE x \">\"><a href=8>"));
+  Write(dir, "foreign",
+        seed(0x01,
+             "<svg><title><a href=1>t</a></title><![CDATA[<a href=2>]]><foreignObject>"
+             "<a href=3>f</a></foreignObject><p><a href=4>out</a></svg>"
+             "<math><mi><a href=5>m</a></mi><annotation-xml encoding=text/html><a href=6>h"));
+  Write(dir, "tables_and_select",
+        seed(0x00,
+             "<table><tr><td><a href=1>1</a><td>2</table><select><option><a href=3>3"
+             "<style>s</style></select><table><caption>c</caption><col><tbody><tr><th>h"
+             "</table><table>foster<a href=4>4</a></table><frameset><a href=5>"));
+  Write(dir, "misnested",
+        seed(0x00,
+             "<p><a href=1>a<p>b</a><b><div>c</b>d</div><a href=2><a href=3>x</a>"
+             "<form><form><div></form></div><li><a href=4>l<li>m</ul></li>"));
+}
+
 }  // namespace
 }  // namespace crawlrank
 
@@ -252,5 +289,6 @@ int main(int argc, char** argv) {
   crawlrank::PageLineSeeds(out / "page_line");
   crawlrank::RobotsSeeds(out / "robots");
   crawlrank::HtmlExtractSeeds(out / "html_extract");
+  crawlrank::HtmlScanSeeds(out / "html_scan");
   return 0;
 }

@@ -14,8 +14,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-300}"
-targets=(${FUZZ_TARGETS:-url link_block page_record rank_file page_line robots html_extract sitemap
-  content_decoding})
+targets=(${FUZZ_TARGETS:-url link_block page_record rank_file page_line robots html_extract html_scan
+  sitemap content_decoding})
 build="${FUZZ_BUILD:-build-fuzz}"
 
 if [ -n "${FUZZ_BUILD:-}" ] && ! grep -qs '^CRAWLRANK_BUILD_FUZZERS:BOOL=ON' "$build/CMakeCache.txt"; then

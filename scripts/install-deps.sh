@@ -41,6 +41,9 @@ rest=(
   python3-brotli python3-zstandard  # the tests' server encodes with the reference encoders
   # global ranks across a cluster's nodes (issue 46): crawlrank_rank_mpi runs under mpirun
   openmpi-bin libopenmpi-dev
+  # the streaming HTML extractor's differential test against Gumbo (issue 47): every page
+  # of four generators' documentation (with python3.11-doc and postgresql-doc-15)
+  rust-doc libboost1.74-doc
 )
 packages=("${core[@]}")
 if [ "${1:-}" != "--demo" ]; then packages+=("${rest[@]}"); fi

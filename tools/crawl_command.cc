@@ -370,6 +370,11 @@ void AddFetchOptions(CommandLine& app, CrawlArgs& a) {
   app.Add("--resolve", o.resolve, "HOST:PORT:ADDRESS: pin a name to an address");
   app.Flag("--sitemaps", o.sitemaps, "queue the URLs of the sitemaps robots.txt names");
   app.Flag("--follow-nofollow", o.follow_nofollow, "follow rel=nofollow links too");
+  app.Add("--parser", a.parser,
+          "HTML parser: streaming (no DOM; Gumbo for the pages it hands over) or gumbo (a "
+          "DOM for every page)")
+      ->OneOf({"streaming", "gumbo"})
+      ->ShowDefault();
   app.Add("--parse-threads", o.parse_threads, "HTML parsing threads (0: one per core)")
       ->ShowDefault();
   app.Add("--profile", a.profile, "URL profile of a new DB: rfc3986 or w3lib")->ShowDefault();
@@ -568,6 +573,7 @@ int CrawlCommand(int argc, char** argv) {
   return Run(app, argc, argv, [&] {
     Result<UrlProfile> profile = ParseUrlProfile(a.profile);
     if (!profile.ok()) return UsageError(app, profile.status().message());
+    a.crawl.html_parser = a.parser == "gumbo" ? HtmlParser::kGumbo : HtmlParser::kStreaming;
     if (const int code = ApplyArgs(app, a); code >= 0) return code;
     if (!a.frontier.empty()) return CrawlRemote(app, a, *profile);
     if (a.show_config) return ShowConfig(app, a);

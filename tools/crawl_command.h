@@ -21,6 +21,7 @@ struct CrawlArgs {
   CrawlerOptions crawl;
   std::string score = "blend";
   std::string profile = "rfc3986";
+  std::string parser = "streaming";
   std::string scope = "any";
   bool show_config = false, reset_config = false;
   double revisit_s = 0, max_time_s = 0;

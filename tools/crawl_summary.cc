@@ -147,6 +147,7 @@ nlohmann::json SummaryJson(const CrawlSummary& s,
   j["db"] = db_path;
   j["pages"] = s.progress.pages;
   j["html_pages"] = s.progress.html_pages;
+  j["tree_parsed_pages"] = s.tree_parsed_pages;
   j["errors"] = s.progress.errors;
   j["bytes"] = s.progress.bytes;
   j["seconds"] = s.progress.elapsed_s;
@@ -197,6 +198,9 @@ Status PrintLocalSummary(const CrawlSummary& s, const SchedulerStats& end, const
   out << line;
   PrintOutcomes(out, s);
   if (s.robots_disallowed > 0) out << "robots.txt kept " << s.robots_disallowed << " pages out\n";
+  if (s.tree_parsed_pages > 0) {
+    out << s.tree_parsed_pages << " HTML pages parsed with Gumbo's tree\n";
+  }
   for (const auto& [h, delay] : s.capped_crawl_delays) {
     out << "crawl delay of " << h << " capped: it asks " << FormatSeconds(delay) << " s\n";
   }

@@ -8,7 +8,8 @@
 //
 // A Crawler drives a Frontier (frontier.h): a Scheduler (scheduler.h) over the PageDB
 // it opens, or one the caller gives. It fetches what Next hands out with libcurl's multi
-// interface, obeys robots.txt (robots.h), extracts links with Gumbo (html_extract.h) and
+// interface, obeys robots.txt (robots.h), extracts links with a streaming HTML5 scan
+// (html_extract.h; Gumbo for the pages it hands over) and
 // reports every page in its own transaction. docs/crawler.md
 // is the user's guide; `crawlrank crawl` is its command line.
 //
@@ -83,6 +84,7 @@
 #include "crawlrank/crawl_config.h"
 #include "crawlrank/fetch_log.h"
 #include "crawlrank/frontier.h"
+#include "crawlrank/html_extract.h"
 #include "crawlrank/page_db.h"
 #include "crawlrank/scheduler.h"
 #include "crawlrank/status.h"
@@ -125,6 +127,10 @@ struct CrawlerOptions {
   // False: links marked rel=nofollow, and all links of a page whose robots meta says
   // nofollow, are not followed (nor recorded).
   bool follow_nofollow = false;
+  // How pages are parsed (html_extract.h): kStreaming, the default, reads them without a
+  // DOM and hands the few it cannot answer as a DOM would to Gumbo
+  // (CrawlSummary::tree_parsed_pages); kGumbo parses every page with Gumbo.
+  HtmlParser html_parser = HtmlParser::kStreaming;
   // Fetch the sitemaps robots.txt names, and /sitemap.xml, and queue the URLs they list.
   bool sitemaps = false;
   // Keyword file (one keyword a line): content and link scores (html_extract.h).
@@ -209,6 +215,9 @@ struct CrawlSummary {
   uint64_t robots_disallowed = 0;        // pages robots.txt kept us from fetching
   uint64_t robots_unavailable = 0;       // pages held back while their robots.txt failed
   uint64_t sitemap_urls = 0;
+  // HTML pages parsed with Gumbo's tree: every one with HtmlParser::kGumbo, else those the
+  // streaming scan handed over (a <frameset>, misnested tables and formatting elements).
+  uint64_t tree_parsed_pages = 0;
   // Hosts whose robots.txt Crawl-delay was over max_crawl_delay_ms, with the delay asked.
   std::map<std::string, int64_t> capped_crawl_delays;
   // Origins given up on this run (robots.txt unreachable, retries spent): the last detail.

@@ -78,7 +78,21 @@ class KeywordScorer {
   std::vector<std::string> words_;  // sorted, distinct
 };
 
+// How a page's markup is read. Both give the same HtmlPage for the documents
+// docs/crawler.md ("HTML extraction") lists, and the differences it names otherwise.
+enum class HtmlParser {
+  // A streaming HTML5 tokenizer and a model of the tree builder's decisions that matter
+  // to links and text: no DOM, several times faster. A document the model cannot answer
+  // as the DOM would (a <frameset>, text a <table> moves out of itself, misnested tags
+  // the tree builder re-parents) is parsed with Gumbo instead (HtmlPage::tree_parsed).
+  kStreaming,
+  // Gumbo's DOM, for every page (the parser before 2026-11; the oracle of the tests).
+  kGumbo,
+};
+
 struct HtmlExtractOptions {
+  // Default: kStreaming.
+  HtmlParser parser = HtmlParser::kStreaming;
   // Return the links a page asks robots not to follow: those with rel=nofollow, and every
   // link of a page whose robots meta says nofollow. Default: false, they are only counted
   // (HtmlPage::nofollow_links).
@@ -133,6 +147,9 @@ struct HtmlPage {
   // The body nests elements deeper than kMaxHtmlNesting: only the part before the start
   // tag that went past it was parsed, and nothing here comes from the rest (see Caveats).
   bool nesting_cut = false;
+  // The page was parsed with Gumbo's tree: HtmlParser::kGumbo, or a document the
+  // streaming scan handed over.
+  bool tree_parsed = false;
   std::string charset;  // WHATWG name of the encoding the body was decoded from: "UTF-8"
 };
 

@@ -170,6 +170,7 @@ Status Crawler::Impl::OnPage(Request request, FetchResult result, int64_t starte
 Status Crawler::Impl::ParseBatch(std::vector<ParsePool::Job>& jobs) {
   std::vector<CrawlReport> reports;
   reports.reserve(jobs.size());
+  uint64_t tree_parsed = 0;
   for (ParsePool::Job& job : jobs) {
     // Stopping: the rest of the batch is dropped unreported (leases come back on reopen).
     if (stop.load(std::memory_order_acquire)) break;
@@ -182,6 +183,7 @@ Status Crawler::Impl::ParseBatch(std::vector<ParsePool::Job>& jobs) {
     Result<HtmlPage> page =
         ExtractHtml(job.result.body, job.request.url, job.result.content_type, extract);
     if (page.ok()) {
+      tree_parsed += page->tree_parsed ? 1 : 0;
       report.page.fetch.title = std::move(page->title);
       report.page.content_hash = page->content_hash;
       report.page.content_score = page->content_score;
@@ -203,6 +205,7 @@ Status Crawler::Impl::ParseBatch(std::vector<ParsePool::Job>& jobs) {
   CRAWLRANK_RETURN_IF_ERROR(frontier->CrawledBatch(reports));
   {
     std::lock_guard lock(summary_mu);
+    summary.tree_parsed_pages += tree_parsed;
     for (size_t i = 0; i < reports.size(); ++i) {
       ++summary.progress.pages;
       ++summary.progress.html_pages;
@@ -310,6 +313,7 @@ Result<std::unique_ptr<Crawler::Impl>> Crawler::Impl::Make(const CrawlerOptions&
   }
   c.extract.profile = c.profile;
   c.extract.follow_nofollow = options.follow_nofollow;
+  c.extract.parser = options.html_parser;
   c.extract.keywords = c.keywords ? &*c.keywords : nullptr;
   CRAWLRANK_ASSIGN_OR_RETURN(*seeds, CanonicalSeeds(options, c.profile));
   CRAWLRANK_ASSIGN_OR_RETURN(c.fetcher, Fetcher::Create(FetcherOptionsFor(options)));

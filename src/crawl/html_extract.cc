@@ -1,5 +1,5 @@
-// ExtractHtml (html_extract.h): decode, parse with Gumbo, one iterative walk of the DOM,
-// then the links are resolved and scored.
+// ExtractHtml (html_extract.h): decode, read the markup (the streaming scan of html_scan.h,
+// or Gumbo's DOM and one iterative walk of it), then resolve and score the links.
 #include "crawlrank/html_extract.h"
 
 #include <gumbo.h>
@@ -15,10 +15,20 @@
 
 #include "base/ascii.h"
 #include "crawl/charset.h"
+#include "crawl/html_elements.h"
+#include "crawl/html_scan.h"
 #include "crawl/words.h"
 
 namespace crawlrank {
 namespace {
+
+using crawl_internal::AppendCollapsed;
+using crawl_internal::CollapsedText;
+using crawl_internal::HasToken;
+using crawl_internal::IsHiddenTag;
+using crawl_internal::IsInlineTag;
+using crawl_internal::LinkSite;
+using crawl_internal::PageMarkup;
 
 // Gumbo's memory comes from this arena and goes back all at once. It spares
 // gumbo_destroy_output, which recurses once per level of the DOM (100 000 nested elements
@@ -62,60 +72,9 @@ class GumboArena {
   size_t next_block_ = kMinBlock;
 };
 
-// Whether `a`, its ASCII letters lower-cased, equals `b` (lower-case already).
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (AsciiToLower(a[i]) != b[i]) return false;
-  }
-  return true;
-}
-
-// Whether the space- or comma-separated token list `list` holds `token` (lower case),
-// ASCII case ignored.
-bool HasToken(std::string_view list, std::string_view token) {
-  size_t i = 0;
-  while (i < list.size()) {
-    while (i < list.size() && (IsAsciiSpace(list[i]) || list[i] == ',')) ++i;
-    size_t end = i;
-    while (end < list.size() && !IsAsciiSpace(list[end]) && list[end] != ',') ++end;
-    if (end > i && EqualsNoCase(list.substr(i, end - i), token)) return true;
-    i = end;
-  }
-  return false;
-}
-
 const char* Attribute(const GumboElement& element, const char* name) {
   const GumboAttribute* attribute = gumbo_get_attribute(&element.attributes, name);
   return attribute == nullptr ? nullptr : attribute->value;
-}
-
-// Appends `text` to `out` with every run of ASCII whitespace as one space; `pending` holds
-// a space owed to `out` (never at its start) until more text comes.
-void AppendCollapsed(std::string_view text, std::string& out, bool& pending) {
-  size_t i = 0;
-  while (i < text.size()) {
-    if (IsAsciiSpace(text[i])) {
-      pending = pending || !out.empty();
-      ++i;
-      continue;
-    }
-    size_t end = i + 1;
-    while (end < text.size() && !IsAsciiSpace(text[end])) ++end;
-    if (pending) {
-      out += ' ';
-      pending = false;
-    }
-    out.append(text.data() + i, end - i);
-    i = end;
-  }
-}
-
-std::string Collapsed(std::string_view text) {
-  std::string out;
-  bool pending = false;
-  AppendCollapsed(text, out, pending);
-  return out;
 }
 
 // Cuts `text` to at most `max_bytes` at a UTF-8 character boundary.
@@ -127,93 +86,11 @@ void CapUtf8(std::string& text, size_t max_bytes) {
   while (!text.empty() && text.back() == ' ') text.pop_back();
 }
 
-// Elements whose text a browser does not render as page content (and those whose children
-// Gumbo keeps as raw text).
-bool IsHiddenTag(GumboTag tag) {
-  switch (tag) {
-    case GUMBO_TAG_HEAD:
-    case GUMBO_TAG_TITLE:
-    case GUMBO_TAG_SCRIPT:
-    case GUMBO_TAG_STYLE:
-    case GUMBO_TAG_NOSCRIPT:
-    case GUMBO_TAG_TEMPLATE:
-    case GUMBO_TAG_IFRAME:
-    case GUMBO_TAG_NOEMBED:
-    case GUMBO_TAG_NOFRAMES: return true;
-    default: return false;
-  }
-}
-
-// Phrasing elements a browser renders inline: their boundaries do not separate words
-// ("<b>A</b>BC" reads "ABC"). Every other element's start and end count as whitespace.
-bool IsInlineTag(GumboTag tag) {
-  switch (tag) {
-    case GUMBO_TAG_A:
-    case GUMBO_TAG_ABBR:
-    case GUMBO_TAG_ACRONYM:
-    case GUMBO_TAG_B:
-    case GUMBO_TAG_BDI:
-    case GUMBO_TAG_BDO:
-    case GUMBO_TAG_BIG:
-    case GUMBO_TAG_CITE:
-    case GUMBO_TAG_CODE:
-    case GUMBO_TAG_DATA:
-    case GUMBO_TAG_DEL:
-    case GUMBO_TAG_DFN:
-    case GUMBO_TAG_EM:
-    case GUMBO_TAG_FONT:
-    case GUMBO_TAG_I:
-    case GUMBO_TAG_IMG:
-    case GUMBO_TAG_INS:
-    case GUMBO_TAG_KBD:
-    case GUMBO_TAG_LABEL:
-    case GUMBO_TAG_MARK:
-    case GUMBO_TAG_NOBR:
-    case GUMBO_TAG_Q:
-    case GUMBO_TAG_RP:
-    case GUMBO_TAG_RT:
-    case GUMBO_TAG_RUBY:
-    case GUMBO_TAG_S:
-    case GUMBO_TAG_SAMP:
-    case GUMBO_TAG_SMALL:
-    case GUMBO_TAG_SPAN:
-    case GUMBO_TAG_STRIKE:
-    case GUMBO_TAG_STRONG:
-    case GUMBO_TAG_SUB:
-    case GUMBO_TAG_SUP:
-    case GUMBO_TAG_TIME:
-    case GUMBO_TAG_TT:
-    case GUMBO_TAG_U:
-    case GUMBO_TAG_VAR:
-    case GUMBO_TAG_WBR:
-    case GUMBO_TAG_UNKNOWN: return true;
-    default: return false;
-  }
-}
-
-// An a[href] or area[href] as found, resolved after the walk (the <base> and the robots
-// meta may come later in the document).
-struct LinkSite {
-  std::string_view href;  // Gumbo's attribute value, alive until the arena goes
-  size_t text_begin = 0;  // the link's visible text is text[text_begin, text_end)
-  size_t text_end = 0;
-  std::string alt;  // an <area>'s anchor text
-  bool is_area = false;
-  bool nofollow = false;  // rel=nofollow
-};
-
-// Everything the walk collects.
+// Gumbo's DOM, walked once into a PageMarkup.
 class Walker {
  public:
+  explicit Walker(PageMarkup& out) : out_(out) {}
   void Walk(const GumboNode* root);
-
-  std::string text;  // visible text, collapsed
-  std::string title;
-  std::vector<LinkSite> sites;
-  std::string_view base_href;
-  std::string_view canonical_href;
-  bool has_base = false, has_canonical = false, has_title = false;
-  bool noindex = false, nofollow = false;
 
  private:
   struct Frame {
@@ -228,8 +105,9 @@ class Walker {
   // Records what the element says; returns whether to walk its children.
   bool Enter(const GumboNode* node, Frame& frame);
   void Leave(const Frame& frame);
-  void Break() { pending_space_ = pending_space_ || !text.empty(); }
+  void Break() { pending_space_ = pending_space_ || !out_.text.empty(); }
 
+  PageMarkup& out_;
   int hidden_depth_ = 0;
   bool pending_space_ = false;
 };
@@ -245,49 +123,48 @@ bool Walker::Enter(const GumboNode* node, Frame& frame) {
         LinkSite site;
         site.href = href;
         site.is_area = tag == GUMBO_TAG_AREA;
-        site.text_begin = site.text_end = text.size();
+        site.text_begin = site.text_end = out_.text.size();
         if (const char* rel = Attribute(element, "rel")) site.nofollow = HasToken(rel, "nofollow");
         if (site.is_area) {
-          if (const char* alt = Attribute(element, "alt")) site.alt = Collapsed(alt);
+          if (const char* alt = Attribute(element, "alt")) site.alt = CollapsedText(alt);
         } else {
-          frame.site = static_cast<uint32_t>(sites.size());
+          frame.site = static_cast<uint32_t>(out_.sites.size());
         }
-        sites.push_back(std::move(site));
+        out_.sites.push_back(std::move(site));
       }
       break;
     case GUMBO_TAG_BASE:
-      if (!has_base) {
+      if (!out_.has_base) {
         if (const char* href = Attribute(element, "href")) {
-          has_base = true;
-          base_href = href;
+          out_.has_base = true;
+          out_.base_href = href;
         }
       }
       break;
     case GUMBO_TAG_LINK:
-      if (!has_canonical) {
+      if (!out_.has_canonical) {
         const char* rel = Attribute(element, "rel");
         const char* href = Attribute(element, "href");
         if (rel != nullptr && href != nullptr && HasToken(rel, "canonical")) {
-          has_canonical = true;
-          canonical_href = href;
+          out_.has_canonical = true;
+          out_.canonical_href = href;
         }
       }
       break;
     case GUMBO_TAG_META:
       if (const char* name = Attribute(element, "name")) {
-        const std::string_view n = TrimAsciiSpace(name);
-        if (EqualsNoCase(n, "robots") || EqualsNoCase(n, "crawlrank")) {
+        if (crawl_internal::IsRobotsMetaName(name)) {
           if (const char* content = Attribute(element, "content")) {
             const bool none = HasToken(content, "none");
-            noindex = noindex || none || HasToken(content, "noindex");
-            nofollow = nofollow || none || HasToken(content, "nofollow");
+            out_.noindex = out_.noindex || none || HasToken(content, "noindex");
+            out_.nofollow = out_.nofollow || none || HasToken(content, "nofollow");
           }
         }
       }
       break;
     case GUMBO_TAG_TITLE:
-      if (!has_title && element.tag_namespace == GUMBO_NAMESPACE_HTML) {
-        has_title = true;
+      if (!out_.has_title && element.tag_namespace == GUMBO_NAMESPACE_HTML) {
+        out_.has_title = true;
         std::string raw;
         for (unsigned i = 0; i < element.children.length; ++i) {
           const auto* child = static_cast<const GumboNode*>(element.children.data[i]);
@@ -295,7 +172,7 @@ bool Walker::Enter(const GumboNode* node, Frame& frame) {
             raw += child->v.text.text;
           }
         }
-        title = Collapsed(raw);
+        out_.title = CollapsedText(raw);
       }
       break;
     default: break;
@@ -312,7 +189,7 @@ bool Walker::Enter(const GumboNode* node, Frame& frame) {
 }
 
 void Walker::Leave(const Frame& frame) {
-  if (frame.site != kNoSite) sites[frame.site].text_end = text.size();
+  if (frame.site != kNoSite) out_.sites[frame.site].text_end = out_.text.size();
   if (frame.hidden) --hidden_depth_;
   if (frame.breaks) Break();
 }
@@ -332,7 +209,7 @@ void Walker::Walk(const GumboNode* root) {
         case GUMBO_NODE_CDATA:
         case GUMBO_NODE_WHITESPACE:
           if (hidden_depth_ == 0) {
-            AppendCollapsed(child->v.text.text, text, pending_space_);
+            AppendCollapsed(child->v.text.text, out_.text, pending_space_);
           }
           break;
         case GUMBO_NODE_ELEMENT:
@@ -459,9 +336,8 @@ size_t DeepNestingCut(std::string_view html, size_t max_depth) {
   return std::string_view::npos;
 }
 
-// Parses `text` with Gumbo, its memory from `arena`, cut where it nests deeper than
-// kMaxHtmlNesting (which `result` notes).
-const GumboOutput* ParseHtml(std::string_view text, GumboArena& arena, HtmlPage& result) {
+// Parses `html` with Gumbo, its memory from `arena`.
+const GumboOutput* ParseHtml(std::string_view html, GumboArena& arena) {
   GumboOptions gumbo_options = kGumboDefaultOptions;
   gumbo_options.allocator = &GumboArena::Allocate;
   gumbo_options.deallocator = &GumboArena::Deallocate;
@@ -470,19 +346,14 @@ const GumboOutput* ParseHtml(std::string_view text, GumboArena& arena, HtmlPage&
   // quadratic in time and memory for deep nesting (4 000 unclosed <span>: 130 MB).
   gumbo_options.max_errors = 0;
   // Not gumbo_destroy_output: the arena frees everything when it goes.
-  std::string_view html = text;
-  if (const size_t cut = DeepNestingCut(html, kMaxHtmlNesting); cut != std::string_view::npos) {
-    html = html.substr(0, cut);
-    result.nesting_cut = true;
-  }
   return gumbo_parse_with_options(&gumbo_options, html.data(), html.size());
 }
 
 // The base URL: the first <base href>, resolved against the page URL, if it resolves.
-std::string BaseUrl(std::string_view page_url, const Walker& walker, UrlProfile profile) {
+std::string BaseUrl(std::string_view page_url, const PageMarkup& markup, UrlProfile profile) {
   std::string base(page_url);
-  if (walker.has_base) {
-    if (Result<std::string> resolved = ResolveUrl(page_url, walker.base_href, profile);
+  if (markup.has_base) {
+    if (Result<std::string> resolved = ResolveUrl(page_url, markup.base_href, profile);
         resolved.ok()) {
       base = std::move(resolved).value();
     }
@@ -582,13 +453,13 @@ class HrefResolver {
 
 // Adds the links the walk found to `result.links` in document order, each URL once with
 // the best score of its sites, and counts those it leaves out.
-void AddLinks(Walker& walker, const std::string& base, const HtmlExtractOptions& options,
+void AddLinks(PageMarkup& markup, const std::string& base, const HtmlExtractOptions& options,
               KeywordCounter& keywords, HtmlPage& result) {
-  const bool page_nofollow = walker.nofollow && !options.follow_nofollow;
+  const bool page_nofollow = markup.nofollow && !options.follow_nofollow;
   constexpr uint32_t kDropped = UINT32_MAX;
   std::unordered_map<std::string, uint32_t> seen;  // URL -> index in links, or kDropped
-  HrefResolver resolver(base, options.profile);    // its keys view walker.sites
-  for (LinkSite& site : walker.sites) {
+  HrefResolver resolver(base, options.profile);    // its keys view markup.sites
+  for (LinkSite& site : markup.sites) {
     if (!options.follow_nofollow && (page_nofollow || site.nofollow)) {
       ++result.nofollow_links;
       continue;
@@ -624,7 +495,7 @@ void AddLinks(Walker& walker, const std::string& base, const HtmlExtractOptions&
       link.anchor_text = std::move(site.alt);
     } else {
       link.anchor_text = TrimAsciiSpace(
-          std::string_view(walker.text).substr(site.text_begin, site.text_end - site.text_begin));
+          std::string_view(markup.text).substr(site.text_begin, site.text_end - site.text_begin));
     }
     CapUtf8(link.anchor_text, kMaxAnchorTextBytes);
   }
@@ -653,21 +524,34 @@ Result<HtmlPage> ExtractHtml(std::string_view body, std::string_view page_url,
   const crawl_internal::DecodedBody decoded = crawl_internal::DecodeBody(body, content_type_header);
   result.charset = decoded.encoding->name;
 
-  GumboArena arena;  // holds the DOM, and so the hrefs the walk keeps, until the end
-  const GumboOutput* output = ParseHtml(decoded.text, arena, result);
-  Walker walker;
-  walker.text.reserve(decoded.text.size() / 2);
-  walker.Walk(output->document);
+  PageMarkup markup;
+  markup.text.reserve(decoded.text.size() / 2);
+  if (options.parser == HtmlParser::kStreaming &&
+      crawl_internal::ScanHtml(decoded.text, kMaxHtmlNesting, markup)) {
+    result.nesting_cut = markup.nesting_cut;
+  } else {
+    // Gumbo, on the part before the quick scan's cut (see Caveats).
+    result.tree_parsed = true;
+    markup = PageMarkup{};
+    std::string_view html = decoded.text;
+    if (const size_t cut = DeepNestingCut(html, kMaxHtmlNesting); cut != std::string_view::npos) {
+      html = html.substr(0, cut);
+      result.nesting_cut = true;
+    }
+    GumboArena arena;  // holds the DOM until the walk has copied what it needs
+    Walker walker(markup);
+    walker.Walk(ParseHtml(html, arena)->document);
+  }
 
-  result.title = std::move(walker.title);
-  result.noindex = walker.noindex;
-  result.nofollow = walker.nofollow;
-  result.text_bytes = walker.text.size();
-  result.content_hash = XXH3_64bits(walker.text.data(), walker.text.size());
+  result.title = std::move(markup.title);
+  result.noindex = markup.noindex;
+  result.nofollow = markup.nofollow;
+  result.text_bytes = markup.text.size();
+  result.content_hash = XXH3_64bits(markup.text.data(), markup.text.size());
 
-  const std::string base = BaseUrl(page_url, walker, options.profile);
-  if (walker.has_canonical) {
-    if (Result<std::string> resolved = ResolveUrl(base, walker.canonical_href, options.profile);
+  const std::string base = BaseUrl(page_url, markup, options.profile);
+  if (markup.has_canonical) {
+    if (Result<std::string> resolved = ResolveUrl(base, markup.canonical_href, options.profile);
         resolved.ok()) {
       result.canonical = std::move(resolved).value();
     }
@@ -676,9 +560,9 @@ Result<HtmlPage> ExtractHtml(std::string_view body, std::string_view page_url,
   // Keyword ids of the visible text's words, for the scores.
   KeywordCounter keywords(
       options.keywords != nullptr && !options.keywords->empty() ? options.keywords : nullptr);
-  if (keywords.enabled()) result.content_score = keywords.ScorePage(walker.text, result.title);
+  if (keywords.enabled()) result.content_score = keywords.ScorePage(markup.text, result.title);
   // The links, in document order.
-  AddLinks(walker, base, options, keywords, result);
+  AddLinks(markup, base, options, keywords, result);
   return result;
 }
 

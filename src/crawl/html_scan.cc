@@ -1,0 +1,540 @@
+// ScanHtml (html_scan.h): the tokenizer's tokens through a small model of the HTML tree
+// builder (§13.2.6) that keeps a stack of open elements and the few insertion modes that
+// change what is visible or linked: before <body>, in <body>, tables, <select>, foreign
+// content (SVG, MathML) and raw-text elements. Where the real tree builder would move
+// nodes, the scan gives up and Gumbo parses the page.
+#include "crawl/html_scan.h"
+
+#include <gumbo.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "base/ascii.h"
+#include "crawl/html_elements.h"
+#include "crawl/html_scanner.h"
+
+namespace crawlrank::crawl_internal {
+
+void AppendCollapsed(std::string_view text, std::string& out, bool& pending) {
+  size_t i = 0;
+  while (i < text.size()) {
+    if (IsAsciiSpace(text[i])) {
+      pending = pending || !out.empty();
+      ++i;
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < text.size() && !IsAsciiSpace(text[end])) ++end;
+    if (pending) {
+      out += ' ';
+      pending = false;
+    }
+    out.append(text.data() + i, end - i);
+    i = end;
+  }
+}
+
+bool HasToken(std::string_view list, std::string_view token) {
+  size_t i = 0;
+  while (i < list.size()) {
+    while (i < list.size() && (IsAsciiSpace(list[i]) || list[i] == ',')) ++i;
+    size_t end = i;
+    while (end < list.size() && !IsAsciiSpace(list[end]) && list[end] != ',') ++end;
+    if (end > i && AsciiEqualsIgnoreCase(list.substr(i, end - i), token)) return true;
+    i = end;
+  }
+  return false;
+}
+
+bool IsRobotsMetaName(std::string_view name) {
+  const std::string_view n = TrimAsciiSpace(name);
+  return AsciiEqualsIgnoreCase(n, "robots") || AsciiEqualsIgnoreCase(n, "crawlrank");
+}
+
+std::string CollapsedText(std::string_view text) {
+  std::string out;
+  bool pending = false;
+  AppendCollapsed(text, out, pending);
+  return out;
+}
+
+const std::string_view* FindAttribute(const HtmlToken& token, std::string_view name) {
+  for (const HtmlAttribute& a : token.attributes) {
+    if (a.name == name) return &a.value;
+  }
+  return nullptr;
+}
+
+bool IsWhitespaceOnly(std::string_view text) {
+  for (const char c : text) {
+    if (!(c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r')) return false;
+  }
+  return true;
+}
+
+bool HtmlScanner::Run() {
+  while (!gave_up_ && !out_.nesting_cut) {
+    const HtmlToken& t = tokens_.Next();
+    if (t.kind == HtmlTokenKind::kEnd) break;
+    if (t.kind == HtmlTokenKind::kComment || t.kind == HtmlTokenKind::kDoctype) continue;
+    if (raw_) {  // text up to the raw-text element's end tag
+      if (t.kind == HtmlTokenKind::kText) {
+        Text(t.text);
+      } else {
+        raw_ = false;
+        Pop();
+      }
+    } else if (in_body_ || templates_ > 0) {
+      InBody(t);
+    } else {
+      BeforeBody(t);
+    }
+    tokens_.set_cdata_allowed(ForeignTop());
+  }
+  if (gave_up_) return false;
+  if (!stack_.empty()) PopTo(0);
+  return true;
+}
+
+void HtmlScanner::Enter(Open& open, const HtmlToken& t) {
+  switch (open.tag) {
+    case GUMBO_TAG_A:
+    case GUMBO_TAG_AREA:
+      if (const std::string_view* href = FindAttribute(t, "href")) {
+        LinkSite site;
+        site.href.assign(*href);
+        site.is_area = open.tag == GUMBO_TAG_AREA;
+        site.text_begin = site.text_end = out_.text.size();
+        if (const std::string_view* rel = FindAttribute(t, "rel")) {
+          site.nofollow = HasToken(*rel, "nofollow");
+        }
+        if (site.is_area) {
+          if (const std::string_view* alt = FindAttribute(t, "alt")) site.alt = CollapsedText(*alt);
+        } else {
+          open.site = static_cast<uint32_t>(out_.sites.size());
+        }
+        out_.sites.push_back(std::move(site));
+      }
+      break;
+    case GUMBO_TAG_BASE:
+      if (!out_.has_base) {
+        if (const std::string_view* href = FindAttribute(t, "href")) {
+          out_.has_base = true;
+          out_.base_href.assign(*href);
+        }
+      }
+      break;
+    case GUMBO_TAG_LINK:
+      if (!out_.has_canonical) {
+        const std::string_view* rel = FindAttribute(t, "rel");
+        const std::string_view* href = FindAttribute(t, "href");
+        if (rel != nullptr && href != nullptr && HasToken(*rel, "canonical")) {
+          out_.has_canonical = true;
+          out_.canonical_href.assign(*href);
+        }
+      }
+      break;
+    case GUMBO_TAG_META:
+      if (const std::string_view* name = FindAttribute(t, "name"); name && IsRobotsMetaName(*name)) {
+        if (const std::string_view* content = FindAttribute(t, "content")) {
+          const bool none = HasToken(*content, "none");
+          out_.noindex = out_.noindex || none || HasToken(*content, "noindex");
+          out_.nofollow = out_.nofollow || none || HasToken(*content, "nofollow");
+        }
+      }
+      break;
+    case GUMBO_TAG_TITLE:
+      if (!out_.has_title && open.ns == Ns::kHtml) {
+        out_.has_title = true;
+        open.title = true;
+        title_.clear();
+      }
+      break;
+    default: break;
+  }
+  open.hidden = IsHiddenTag(open.tag);
+  open.breaks = !IsInlineTag(open.tag);
+  if (open.hidden) ++hidden_depth_;
+  if (open.tag == GUMBO_TAG_TEMPLATE) ++templates_;
+  if (open.breaks) Break();
+}
+
+void HtmlScanner::Leave(Open& open) {
+  if (open.site != kNoSite) out_.sites[open.site].text_end = out_.text.size();
+  if (open.title) out_.title = CollapsedText(title_);
+  if (open.hidden) --hidden_depth_;
+  if (open.tag == GUMBO_TAG_TEMPLATE) --templates_;
+  if (open.breaks) Break();
+}
+
+void HtmlScanner::Text(std::string_view text) {
+  // Whitespace moved past an element's end reads the same.
+  text_since_flush_ = text_since_flush_ || !IsWhitespaceOnly(text);
+  if (!stack_.empty() && stack_.back().title) title_.append(text);
+  if (hidden_depth_ > 0 || !in_body_) return;
+  if (text.find('\0') == std::string_view::npos) {
+    AppendCollapsed(text, out_.text, pending_space_);
+    return;
+  }
+  // NUL: dropped in HTML content, U+FFFD in foreign content.
+  std::string clean;
+  for (const char c : text) {
+    if (c != '\0') {
+      clean += c;
+    } else if (ForeignTop()) {
+      clean += "\xEF\xBF\xBD";
+    }
+  }
+  AppendCollapsed(clean, out_.text, pending_space_);
+}
+
+void HtmlScanner::Push(const HtmlToken& t, GumboTag tag, Ns ns) {
+  if (stack_.size() >= max_nesting_) {
+    // As if the document ended before this tag: the caller stops reading.
+    out_.nesting_cut = true;
+    return;
+  }
+  text_since_flush_ = false;
+  Open& open = stack_.emplace_back(Open{tag, ns, false, false, false, false, kNoSite, {}});
+  if (tag == GUMBO_TAG_UNKNOWN) open.name.assign(t.name);
+  if (ns == Ns::kSvg && OneOf(tag, GUMBO_TAG_FOREIGNOBJECT, GUMBO_TAG_DESC, GUMBO_TAG_TITLE)) {
+    open.integration = true;
+  }
+  if (ns == Ns::kMath && tag == GUMBO_TAG_ANNOTATION_XML) {
+    const std::string_view* encoding = FindAttribute(t, "encoding");
+    open.integration = encoding != nullptr && (AsciiEqualsIgnoreCase(*encoding, "text/html") ||
+                                               AsciiEqualsIgnoreCase(*encoding,
+                                                                     "application/xhtml+xml"));
+  }
+  Enter(open, t);
+}
+
+void HtmlScanner::Void(const HtmlToken& t, GumboTag tag, Ns ns) {
+  Push(t, tag, ns);
+  if (!out_.nesting_cut) Pop();
+}
+
+void HtmlScanner::PopTo(size_t index) {
+  // An <a> closed by another element's end stays in the list of active formatting
+  // elements: the tree builder would re-open a copy of it later, unless a marker (a cell,
+  // a caption, ...) goes too.
+  bool open_a = false;
+  if (stack_.size() > index) text_since_flush_ = false;
+  while (stack_.size() > index) {
+    Open& open = stack_.back();
+    if (open.tag == GUMBO_TAG_A && open.ns == Ns::kHtml && stack_.size() - 1 > index) {
+      open_a = true;
+    }
+    if (OneOf(open.tag, GUMBO_TAG_TD, GUMBO_TAG_TH, GUMBO_TAG_CAPTION, GUMBO_TAG_APPLET,
+              GUMBO_TAG_MARQUEE, GUMBO_TAG_OBJECT, GUMBO_TAG_TEMPLATE)) {
+      open_a = false;
+    }
+    if (stack_.size() - 1 == select_) select_ = SIZE_MAX;
+    Leave(open);
+    stack_.pop_back();
+  }
+  if (open_a) GiveUp();
+}
+
+void HtmlScanner::CloseP() {
+  if (const size_t p = InScope(GUMBO_TAG_P, Scope::kButton); p != SIZE_MAX) PopTo(p);
+}
+
+bool HtmlScanner::TableContext() const {
+  return !stack_.empty() && stack_.back().ns == Ns::kHtml &&
+         OneOf(stack_.back().tag, GUMBO_TAG_TABLE, GUMBO_TAG_TBODY, GUMBO_TAG_THEAD,
+               GUMBO_TAG_TFOOT, GUMBO_TAG_TR);
+}
+
+void HtmlScanner::Raw(HtmlTextState state, const HtmlToken& t, GumboTag tag) {
+  Push(t, tag, Ns::kHtml);
+  tokens_.SetTextState(state, t.name);
+  if (state != HtmlTextState::kPlaintext) raw_ = true;
+}
+
+void HtmlScanner::EnterBody() {
+  if (!stack_.empty()) PopTo(0);  // an open <noscript> of the head
+  in_body_ = true;
+}
+
+void HtmlScanner::HeadElement(const HtmlToken& t, GumboTag tag) {
+  switch (tag) {
+    case GUMBO_TAG_TITLE: Raw(HtmlTextState::kRcdata, t, tag); break;
+    case GUMBO_TAG_STYLE:
+    case GUMBO_TAG_NOFRAMES: Raw(HtmlTextState::kRawtext, t, tag); break;
+    case GUMBO_TAG_SCRIPT: Raw(HtmlTextState::kScriptData, t, tag); break;
+    case GUMBO_TAG_TEMPLATE:
+    case GUMBO_TAG_NOSCRIPT: Push(t, tag, Ns::kHtml); break;
+    default: Void(t, tag, Ns::kHtml); break;  // base, basefont, bgsound, link, meta, menuitem
+  }
+}
+
+void HtmlScanner::BeforeBody(const HtmlToken& t) {
+  // Initial, before html, before head, in head, in head noscript, after head: only
+  // whitespace, comments and head elements keep the body from starting.
+  const bool noscript = !stack_.empty() && stack_.back().tag == GUMBO_TAG_NOSCRIPT;
+  if (t.kind == HtmlTokenKind::kText) {
+    size_t i = 0;
+    while (i < t.text.size() && IsWhitespaceOnly(t.text.substr(i, 1))) ++i;
+    if (i == t.text.size()) return;
+    EnterBody();
+    InBody(t);  // the leading whitespace is the head's; the text is empty so far
+    return;
+  }
+  GumboTag tag = gumbo_tagn_enum(t.name.data(), static_cast<unsigned>(t.name.size()));
+  if (t.kind == HtmlTokenKind::kStartTag) {
+    if (OneOf(tag, GUMBO_TAG_HTML, GUMBO_TAG_HEAD)) return;
+    if (noscript && !OneOf(tag, GUMBO_TAG_BASEFONT, GUMBO_TAG_BGSOUND, GUMBO_TAG_LINK,
+                           GUMBO_TAG_META, GUMBO_TAG_NOFRAMES, GUMBO_TAG_STYLE)) {
+      if (tag == GUMBO_TAG_NOSCRIPT) return;
+      Pop();
+    }
+    if (OneOf(tag, GUMBO_TAG_BASE, GUMBO_TAG_BASEFONT, GUMBO_TAG_BGSOUND, GUMBO_TAG_LINK,
+              GUMBO_TAG_META, GUMBO_TAG_MENUITEM, GUMBO_TAG_TITLE, GUMBO_TAG_NOSCRIPT,
+              GUMBO_TAG_NOFRAMES, GUMBO_TAG_STYLE, GUMBO_TAG_SCRIPT, GUMBO_TAG_TEMPLATE)) {
+      HeadElement(t, tag);
+      return;
+    }
+    if (tag == GUMBO_TAG_FRAMESET) return GiveUp();
+    EnterBody();
+    if (tag != GUMBO_TAG_BODY) InBody(t);
+    return;
+  }
+  // End tags.
+  if (noscript && tag == GUMBO_TAG_NOSCRIPT) return Pop();
+  if (OneOf(tag, GUMBO_TAG_BODY, GUMBO_TAG_HTML, GUMBO_TAG_BR)) {
+    EnterBody();
+    InBody(t);
+  }
+}
+
+void HtmlScanner::InBody(const HtmlToken& t) {
+  GumboTag tag = t.kind == HtmlTokenKind::kText
+                     ? GUMBO_TAG_UNKNOWN
+                     : gumbo_tagn_enum(t.name.data(), static_cast<unsigned>(t.name.size()));
+  if (ForeignTop() && Foreign(t, tag)) return;
+  if (select_ != SIZE_MAX && InSelect(t, tag)) return;
+  if (Top() == GUMBO_TAG_COLGROUP && ColumnGroup(t, tag)) return;
+  if (t.kind == HtmlTokenKind::kText) {
+    if (TableContext() && !IsWhitespaceOnly(t.text)) return GiveUp();  // foster parenting
+    return Text(t.text);
+  }
+  if (TableContext() && (t.kind == HtmlTokenKind::kStartTag ? TableStart(t, tag) : TableEnd(tag))) {
+    return;
+  }
+  if (TablePart(t, tag)) return;
+  if (t.kind == HtmlTokenKind::kStartTag) {
+    if (tag == GUMBO_TAG_IMAGE) tag = GUMBO_TAG_IMG;
+    BodyStart(t, tag);
+  } else {
+    BodyEnd(t, tag);
+  }
+}
+
+
+void HtmlScanner::BodyStart(const HtmlToken& t, GumboTag tag) {
+  // "In body" start tags (§13.2.6.4.7).
+  if (OneOf(tag, GUMBO_TAG_HTML, GUMBO_TAG_BODY, GUMBO_TAG_HEAD, GUMBO_TAG_FRAME,
+            GUMBO_TAG_CAPTION, GUMBO_TAG_COL, GUMBO_TAG_COLGROUP, GUMBO_TAG_TBODY,
+            GUMBO_TAG_TD, GUMBO_TAG_TFOOT, GUMBO_TAG_TH, GUMBO_TAG_THEAD, GUMBO_TAG_TR)) {
+    return;  // ignored (table parts outside a table too)
+  }
+  if (OneOf(tag, GUMBO_TAG_FRAMESET, GUMBO_TAG_ISINDEX)) return GiveUp();
+  if (OneOf(tag, GUMBO_TAG_BASE, GUMBO_TAG_BASEFONT, GUMBO_TAG_BGSOUND, GUMBO_TAG_LINK,
+            GUMBO_TAG_META, GUMBO_TAG_MENUITEM, GUMBO_TAG_TITLE, GUMBO_TAG_NOFRAMES,
+            GUMBO_TAG_STYLE, GUMBO_TAG_SCRIPT, GUMBO_TAG_TEMPLATE)) {
+    return HeadElement(t, tag);
+  }
+  if (ClosesP(tag) || OneOf(tag, GUMBO_TAG_PRE, GUMBO_TAG_LISTING, GUMBO_TAG_HR) ||
+      IsHeading(tag)) {
+    CloseP();
+    if (IsHeading(tag) && IsHeading(Top())) Pop();
+    return tag == GUMBO_TAG_HR ? Void(t, tag, Ns::kHtml) : Push(t, tag, Ns::kHtml);
+  }
+  switch (tag) {
+    case GUMBO_TAG_FORM:
+      if (form_ && templates_ == 0) return;
+      CloseP();
+      form_ = true;
+      return Push(t, tag, Ns::kHtml);
+    case GUMBO_TAG_LI:
+    case GUMBO_TAG_DD:
+    case GUMBO_TAG_DT:
+      CloseListItem(tag);
+      CloseP();
+      return Push(t, tag, Ns::kHtml);
+    case GUMBO_TAG_PLAINTEXT:
+      CloseP();
+      return Raw(HtmlTextState::kPlaintext, t, tag);
+    case GUMBO_TAG_BUTTON:
+      if (const size_t at = InScope(GUMBO_TAG_BUTTON, Scope::kDefault); at != SIZE_MAX) PopTo(at);
+      return Push(t, tag, Ns::kHtml);
+    case GUMBO_TAG_A:
+      CloseOpenA();
+      if (!gave_up_) Push(t, tag, Ns::kHtml);
+      return;
+    case GUMBO_TAG_NOBR:
+      if (InScope(GUMBO_TAG_NOBR, Scope::kDefault) != SIZE_MAX) return GiveUp();
+      return Push(t, tag, Ns::kHtml);
+    case GUMBO_TAG_TABLE:
+      CloseP();
+      return Push(t, tag, Ns::kHtml);
+    case GUMBO_TAG_TEXTAREA: return Raw(HtmlTextState::kRcdata, t, tag);
+    case GUMBO_TAG_XMP:
+      CloseP();
+      return Raw(HtmlTextState::kRawtext, t, tag);
+    case GUMBO_TAG_IFRAME:
+    case GUMBO_TAG_NOEMBED: return Raw(HtmlTextState::kRawtext, t, tag);
+    case GUMBO_TAG_SELECT:
+      Push(t, tag, Ns::kHtml);
+      select_ = stack_.size() - 1;
+      select_in_table_ = InScope(GUMBO_TAG_TABLE, Scope::kTable) != SIZE_MAX;
+      return;
+    case GUMBO_TAG_OPTION:
+    case GUMBO_TAG_OPTGROUP:
+      if (Top() == GUMBO_TAG_OPTION) Pop();
+      return Push(t, tag, Ns::kHtml);
+    case GUMBO_TAG_MATH:
+    case GUMBO_TAG_SVG:
+      Push(t, tag, tag == GUMBO_TAG_SVG ? Ns::kSvg : Ns::kMath);
+      if (t.self_closing && !out_.nesting_cut) Pop();
+      return;
+    default: break;
+  }
+  if (IsVoid(tag)) return Void(t, tag, Ns::kHtml);
+  Push(t, tag, Ns::kHtml);  // "<div/>" opens a div: a slash means nothing on HTML elements
+}
+
+void HtmlScanner::CloseListItem(GumboTag tag) {
+  // A new <li> closes the open one, a <dd> or <dt> the open <dd> or <dt>, unless a block
+  // other than address, div and p comes first.
+  for (size_t i = stack_.size(); i-- > 0;) {
+    const Open& o = stack_[i];
+    const bool same = o.ns == Ns::kHtml && (tag == GUMBO_TAG_LI
+                                                ? o.tag == GUMBO_TAG_LI
+                                                : OneOf(o.tag, GUMBO_TAG_DD, GUMBO_TAG_DT));
+    if (same) return PopTo(i);
+    if (o.ns == Ns::kHtml && IsSpecialHtml(o.tag) &&
+        !OneOf(o.tag, GUMBO_TAG_ADDRESS, GUMBO_TAG_DIV, GUMBO_TAG_P)) {
+      return;
+    }
+  }
+}
+
+void HtmlScanner::CloseOpenA() {
+  // An <a> still open (an active formatting element): the adoption agency closes it before
+  // the new one opens; with a block open inside it, it would move nodes.
+  for (size_t i = stack_.size(); i-- > 0;) {
+    const Open& o = stack_[i];
+    if (o.ns != Ns::kHtml) continue;
+    if (OneOf(o.tag, GUMBO_TAG_TD, GUMBO_TAG_TH, GUMBO_TAG_CAPTION, GUMBO_TAG_APPLET,
+              GUMBO_TAG_MARQUEE, GUMBO_TAG_OBJECT, GUMBO_TAG_TEMPLATE)) {
+      return;  // a marker: formatting elements below it are not active here
+    }
+    if (o.tag == GUMBO_TAG_A) {
+      for (size_t k = i + 1; k < stack_.size(); ++k) {
+        if (stack_[k].ns != Ns::kHtml || IsSpecialHtml(stack_[k].tag)) return GiveUp();
+      }
+      return PopTo(i);
+    }
+  }
+}
+
+void HtmlScanner::BodyEnd(const HtmlToken& t, GumboTag tag) {
+  // "In body" end tags (§13.2.6.4.7).
+  if (IsBlockEnd(tag)) {
+    if (const size_t at = InScope(tag, Scope::kDefault); at != SIZE_MAX) PopTo(at);
+    return;
+  }
+  switch (tag) {
+    case GUMBO_TAG_BODY:
+    case GUMBO_TAG_HTML: return;  // after body: what follows is still the body's
+    case GUMBO_TAG_P:
+      if (const size_t at = InScope(GUMBO_TAG_P, Scope::kButton); at != SIZE_MAX) return PopTo(at);
+      Break();  // an empty <p> of its own
+      return;
+    case GUMBO_TAG_BR: {
+      HtmlToken br;
+      br.kind = HtmlTokenKind::kStartTag;
+      br.name = "br";
+      return Void(br, GUMBO_TAG_BR, Ns::kHtml);
+    }
+    case GUMBO_TAG_LI:
+      if (const size_t at = InScope(tag, Scope::kListItem); at != SIZE_MAX) PopTo(at);
+      return;
+    case GUMBO_TAG_DD:
+    case GUMBO_TAG_DT:
+      if (const size_t at = InScope(tag, Scope::kDefault); at != SIZE_MAX) PopTo(at);
+      return;
+    case GUMBO_TAG_FORM: {
+      form_ = false;
+      const size_t at = InScope(tag, Scope::kDefault);
+      if (at == SIZE_MAX) return;
+      // The form alone is removed; elements still open inside it stay open. Gumbo moves
+      // text it has not inserted yet (since the last element it opened or closed) after
+      // the form: the tree is Gumbo's to build then.
+      if (at + 1 == stack_.size() && text_since_flush_) return GiveUp();
+      for (size_t k = at + 1; k < stack_.size(); ++k) {
+        if (!OneOf(stack_[k].tag, GUMBO_TAG_DD, GUMBO_TAG_DT, GUMBO_TAG_LI, GUMBO_TAG_OPTION,
+                   GUMBO_TAG_OPTGROUP, GUMBO_TAG_P, GUMBO_TAG_RB, GUMBO_TAG_RP, GUMBO_TAG_RT,
+                   GUMBO_TAG_RTC)) {
+          return GiveUp();
+        }
+      }
+      return PopTo(at);
+    }
+    case GUMBO_TAG_TEMPLATE:
+      for (size_t i = stack_.size(); i-- > 0;) {
+        if (stack_[i].tag == GUMBO_TAG_TEMPLATE && stack_[i].ns == Ns::kHtml) return PopTo(i);
+      }
+      return;
+    default: break;
+  }
+  if (IsHeading(tag)) {
+    if (const size_t at = InScope(IsHeading, Scope::kDefault); at != SIZE_MAX) PopTo(at);
+    return;
+  }
+  if (IsFormatting(tag)) return EndFormatting(t, tag);
+  EndOther(t, tag);
+}
+
+void HtmlScanner::EndFormatting(const HtmlToken& t, GumboTag tag) {
+  // The adoption agency (§13.2.6.4.7, "adoption agency algorithm") when no block is open
+  // inside the element: it pops the element and everything above it.
+  for (size_t i = stack_.size(); i-- > 0;) {
+    const Open& o = stack_[i];
+    if (o.ns == Ns::kHtml &&
+        OneOf(o.tag, GUMBO_TAG_TD, GUMBO_TAG_TH, GUMBO_TAG_CAPTION, GUMBO_TAG_APPLET,
+              GUMBO_TAG_MARQUEE, GUMBO_TAG_OBJECT, GUMBO_TAG_TEMPLATE)) {
+      break;  // a marker: the element is not an active formatting element
+    }
+    if (o.ns == Ns::kHtml && o.tag == tag) {
+      if (InScope(tag, Scope::kDefault) != i) return;  // not in scope: ignored
+      for (size_t k = i + 1; k < stack_.size(); ++k) {
+        if (stack_[k].ns != Ns::kHtml || IsSpecialHtml(stack_[k].tag)) return GiveUp();
+      }
+      return PopTo(i);
+    }
+  }
+  EndOther(t, tag);
+}
+
+void HtmlScanner::EndOther(const HtmlToken& t, GumboTag tag) {
+  // "Any other end tag": the topmost element of that name, unless a special one comes first.
+  for (size_t i = stack_.size(); i-- > 0;) {
+    const Open& o = stack_[i];
+    if (o.ns == Ns::kHtml && o.tag == tag && (tag != GUMBO_TAG_UNKNOWN || o.name == t.name)) {
+      return PopTo(i);
+    }
+    if (o.ns == Ns::kHtml ? IsSpecialHtml(o.tag) : o.integration) return;
+  }
+}
+
+
+bool ScanHtml(std::string_view html, size_t max_nesting, PageMarkup& out) {
+  HtmlScanner scanner(html, max_nesting, out);
+  return scanner.Run();
+}
+
+}  // namespace crawlrank::crawl_internal

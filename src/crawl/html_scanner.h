@@ -1,0 +1,141 @@
+// The streaming scan's model of the tree builder (html_scan.h): a stack of open elements
+// and the insertion modes that change what is visible or linked. html_scan.cc holds the
+// document's start and "in body"; html_scan_modes.cc tables, <select> and foreign content.
+#ifndef CRAWLRANK_CRAWL_HTML_SCANNER_H_
+#define CRAWLRANK_CRAWL_HTML_SCANNER_H_
+
+#include <gumbo.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "crawl/html_elements.h"
+#include "crawl/html_scan.h"
+#include "crawl/html_tokenizer.h"
+
+namespace crawlrank::crawl_internal {
+
+enum class Ns : uint8_t { kHtml, kSvg, kMath };
+
+// The value of the attribute `name` of a start tag, or null.
+const std::string_view* FindAttribute(const HtmlToken& token, std::string_view name);
+// Whether `text` is only HTML whitespace.
+bool IsWhitespaceOnly(std::string_view text);
+
+// One document's scan into a PageMarkup; ScanHtml's whole work.
+class HtmlScanner {
+ public:
+  HtmlScanner(std::string_view html, size_t max_nesting, PageMarkup& out)
+      : tokens_(html), out_(out), max_nesting_(max_nesting) {}
+
+  bool Run();
+
+ private:
+  struct Open {
+    GumboTag tag;
+    Ns ns;
+    bool hidden;       // counted in hidden_depth_
+    bool breaks;       // not an inline element: its start and end count as whitespace
+    bool integration;  // an HTML integration point (foreignObject, desc, title in SVG;
+                       // annotation-xml with an HTML encoding)
+    bool title;        // the document's title: its text goes to out_.title
+    uint32_t site;     // the <a> LinkSite this element opened, or kNoSite
+    std::string name;  // an unknown element's name (for its end tag)
+  };
+  static constexpr uint32_t kNoSite = UINT32_MAX;
+  enum class Scope { kDefault, kListItem, kButton, kTable };
+
+  // The modes.
+  void BeforeBody(const HtmlToken& t);
+  void InBody(const HtmlToken& t);
+  void BodyStart(const HtmlToken& t, GumboTag tag);
+  void BodyEnd(const HtmlToken& t, GumboTag tag);
+  bool TableStart(const HtmlToken& t, GumboTag tag);
+  bool TablePart(const HtmlToken& t, GumboTag tag);
+  bool ColumnGroup(const HtmlToken& t, GumboTag tag);
+  bool TableEnd(GumboTag tag);
+  bool InSelect(const HtmlToken& t, GumboTag tag);
+  bool Foreign(const HtmlToken& t, GumboTag tag);
+  void HeadElement(const HtmlToken& t, GumboTag tag);
+  void EndFormatting(const HtmlToken& t, GumboTag tag);
+  void CloseListItem(GumboTag tag);
+  void CloseOpenA();
+  void EndOther(const HtmlToken& t, GumboTag tag);
+
+  // The stack of open elements.
+  void Push(const HtmlToken& t, GumboTag tag, Ns ns);
+  void Void(const HtmlToken& t, GumboTag tag, Ns ns);
+  void PopTo(size_t index);  // pops stack_[index] and everything above it
+  void Pop() { PopTo(stack_.size() - 1); }
+  // The index of the topmost `tag` in `scope`, or npos.
+  template <typename Match>
+  size_t FindInScope(Match match, Scope scope) const;
+  size_t InScope(GumboTag tag, Scope scope) const {
+    return FindInScope([tag](GumboTag t) { return t == tag; }, scope);
+  }
+  size_t InScope(bool (*match)(GumboTag), Scope scope) const { return FindInScope(match, scope); }
+  void CloseP();
+  bool ForeignTop() const { return !stack_.empty() && stack_.back().ns != Ns::kHtml; }
+  bool TableContext() const;
+  GumboTag Top() const { return stack_.empty() ? GUMBO_TAG_HTML : stack_.back().tag; }
+  void Raw(HtmlTextState state, const HtmlToken& t, GumboTag tag);
+
+  void Enter(Open& open, const HtmlToken& t);
+  void Leave(Open& open);
+  void Text(std::string_view text);
+  void Break() { pending_space_ = pending_space_ || !out_.text.empty(); }
+  void EnterBody();
+  void GiveUp() { gave_up_ = true; }
+
+  HtmlTokenizer tokens_;
+  PageMarkup& out_;
+  size_t max_nesting_;
+  std::vector<Open> stack_;
+  bool in_body_ = false;
+  bool gave_up_ = false;
+  bool raw_ = false;          // the top element is read as raw text; its end tag pops it
+  bool form_ = false;         // the form element pointer is set
+  size_t select_ = SIZE_MAX;  // the open <select>'s index
+  bool select_in_table_ = false;
+  int hidden_depth_ = 0;
+  int templates_ = 0;
+  // Text other than whitespace came since the last element was opened or closed (what
+  // Gumbo holds in its text buffer until then).
+  bool text_since_flush_ = false;
+  bool pending_space_ = false;
+  std::string title_;  // the title's text as read
+};
+
+template <typename Match>
+size_t HtmlScanner::FindInScope(Match match, Scope scope) const {
+  for (size_t i = stack_.size(); i-- > 0;) {
+    const Open& o = stack_[i];
+    if (o.ns == Ns::kHtml && match(o.tag)) return i;
+    if (o.ns == Ns::kHtml) {
+      if (OneOf(o.tag, GUMBO_TAG_HTML, GUMBO_TAG_TABLE, GUMBO_TAG_TEMPLATE)) return SIZE_MAX;
+      if (scope == Scope::kTable) continue;
+      if (OneOf(o.tag, GUMBO_TAG_APPLET, GUMBO_TAG_CAPTION, GUMBO_TAG_TD, GUMBO_TAG_TH,
+                GUMBO_TAG_MARQUEE, GUMBO_TAG_OBJECT)) {
+        return SIZE_MAX;
+      }
+      if (scope == Scope::kListItem && OneOf(o.tag, GUMBO_TAG_OL, GUMBO_TAG_UL)) return SIZE_MAX;
+      if (scope == Scope::kButton && o.tag == GUMBO_TAG_BUTTON) return SIZE_MAX;
+    } else if (scope != Scope::kTable) {
+      if (o.ns == Ns::kMath && (IsMathTextIntegration(o.tag) || o.tag == GUMBO_TAG_ANNOTATION_XML)) {
+        return SIZE_MAX;
+      }
+      if (o.ns == Ns::kSvg && OneOf(o.tag, GUMBO_TAG_FOREIGNOBJECT, GUMBO_TAG_DESC,
+                                    GUMBO_TAG_TITLE)) {
+        return SIZE_MAX;
+      }
+    }
+  }
+  return SIZE_MAX;
+}
+
+}  // namespace crawlrank::crawl_internal
+
+#endif  // CRAWLRANK_CRAWL_HTML_SCANNER_H_

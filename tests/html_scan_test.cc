@@ -199,6 +199,13 @@ TEST(HtmlScanTreeRules, IntegrationPointsReadHtml) {
              {"<a href=/no> m", {Abs("/m") + "|m"}});
 }
 
+TEST(HtmlScanTreeRules, AForeignEndTagMatchesByItsTextAsInGumbo) {
+  // Gumbo compares the text between "</" and ">": "</mi >" closes no <mi>, which stays
+  // open; <xmp> in it (a MathML text integration point) is HTML, raw text.
+  ExpectBoth("<math><mi></mi ><xmp><a href=/x></xmp></math>", {"<a href=/x>", {}});
+  ExpectBoth("<math><mi></MI><xmp><a href=/x></xmp></math>", {"", {Abs("/x") + "|"}});
+}
+
 // ----------------------------------------------------------------------------------------
 // Where Wget2's scanner goes wrong (docs/crawler.md): each the standard's way here.
 

@@ -76,6 +76,14 @@ TEST(HtmlTokenizer, TheFirstOfTwoAttributesWithOneNameCounts) {
   EXPECT_EQ(Tokens("<a href=1 HREF=2 rel=x href=3>"), (V{"S(a href=1 rel=x)"}));
 }
 
+TEST(HtmlTokenizer, ADroppedDuplicateWithoutAValueJoinsTheNextNameAsInGumbo) {
+  // Gumbo 0.10 keeps a dropped duplicate's name in its buffer when no value follows: the
+  // next attribute's name starts with it. The standard would keep href here; Gumbo, the
+  // reference of the content hashes and links crawls have stored, does not.
+  EXPECT_EQ(Tokens("<a x y x href=1>"), (V{"S(a x= y= xhref=1)"}));
+  EXPECT_EQ(Tokens("<a x=1 x=2 href=3>"), (V{"S(a x=1 href=3)"}));
+}
+
 TEST(HtmlTokenizer, SelfClosingStartTagAndSlashesElsewhere) {
   EXPECT_EQ(Tokens("<br/><img / src=x/ >"), (V{"S(br)/", "S(img src=x/)"}));
 }
@@ -96,6 +104,7 @@ TEST(HtmlTokenizer, CommentStatesIncludingTheAbruptForms) {
   EXPECT_EQ(Tokens("<!--->a"), (V{"C", "T(a)"}));
   EXPECT_EQ(Tokens("<!-- x --!>a"), (V{"C", "T(a)"}));
   EXPECT_EQ(Tokens("<!-- x --->a"), (V{"C", "T(a)"}));
+  EXPECT_EQ(Tokens("<!-----!>a"), (V{"C", "T(a)"}));  // "---!>": the comment end bang state
   EXPECT_EQ(Tokens("<!-- <a href=x> -- >still<!-- -->a"), (V{"C", "T(a)"}));
   EXPECT_EQ(Tokens("a<!-- never closed <b>"), (V{"T(a)", "C"}));
 }
@@ -125,6 +134,7 @@ TEST(HtmlTokenizer, ALegacyReferenceInAnAttributeBeforeEqualsOrAlnumStaysAsWritt
 TEST(HtmlTokenizer, NumericCharacterReferences) {
   EXPECT_EQ(Tokens("&#65;&#x42;&#X43&#x80;&#0;&#xD800;&#1114112;&#;&#x;&#99999999999999;"),
             (V{"T(ABC\xE2\x82\xAC\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD&#;&#x;\xEF\xBF\xBD)"}));
+  EXPECT_EQ(Tokens("&#xnot;&#a1;"), (V{"T(&#xnot;&#a1;)"}));  // no digit: text
 }
 
 TEST(HtmlTokenizer, RcdataReadsTagsAsTextAndDecodesReferences) {
@@ -168,6 +178,9 @@ TEST(HtmlTokenizer, NulIsKeptInDataAndReplacedElsewhere) {
   EXPECT_EQ(Tokens("a\0b"s), (V{"T(a\0b)"s}));
   EXPECT_EQ(Tokens("<title>a\0b</title>"s), (V{"S(title)", "T(a\xEF\xBF\xBD" "b)", "E(title)"}));
   EXPECT_EQ(Tokens("<a href='\0'>"s), (V{"S(a href=\xEF\xBF\xBD)"}));
+  // Gumbo 0.10 drops a NUL that starts an attribute name (the standard: U+FFFD), and the
+  // extractor keeps its links so.
+  EXPECT_EQ(Tokens("<a \0href=x y\0=z>"s), (V{"S(a href=x y\xEF\xBF\xBD=z)"}));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <gumbo.h>
 
 #include <algorithm>
+#include <cctype>
 #include <utility>
 
 #include "base/ascii.h"
@@ -71,6 +72,15 @@ bool IsWhitespaceOnly(std::string_view text) {
     if (!(c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r')) return false;
   }
   return true;
+}
+
+bool HtmlScanner::IsSpecial(const Open& o) {
+  switch (o.ns) {
+    case Ns::kHtml: return IsSpecialHtml(o.tag);
+    case Ns::kMath: return IsMathTextIntegration(o.tag) || o.tag == GUMBO_TAG_ANNOTATION_XML;
+    case Ns::kSvg: return o.tag == GUMBO_TAG_FOREIGNOBJECT || o.tag == GUMBO_TAG_DESC;
+  }
+  return false;
 }
 
 bool HtmlScanner::Run() {
@@ -197,7 +207,16 @@ void HtmlScanner::Push(const HtmlToken& t, GumboTag tag, Ns ns) {
   }
   text_since_flush_ = false;
   Open& open = stack_.emplace_back(Open{tag, ns, false, false, false, false, kNoSite, {}});
-  if (tag == GUMBO_TAG_UNKNOWN) open.name.assign(t.name);
+  if (ns != Ns::kHtml && t.source.size() >= 2) {
+    std::string_view name = t.source.substr(1, t.source.size() - 2);
+    for (size_t i = 0; i < name.size(); ++i) {
+      if (std::isspace(static_cast<unsigned char>(name[i])) || name[i] == '/') {
+        name = name.substr(0, i);
+        break;
+      }
+    }
+    open.source_name.assign(name);
+  }
   if (ns == Ns::kSvg && OneOf(tag, GUMBO_TAG_FOREIGNOBJECT, GUMBO_TAG_DESC, GUMBO_TAG_TITLE)) {
     open.integration = true;
   }
@@ -216,25 +235,29 @@ void HtmlScanner::Void(const HtmlToken& t, GumboTag tag, Ns ns) {
 }
 
 void HtmlScanner::PopTo(size_t index) {
-  // An <a> closed by another element's end stays in the list of active formatting
-  // elements: the tree builder would re-open a copy of it later, unless a marker (a cell,
-  // a caption, ...) goes too.
-  bool open_a = false;
+  // A formatting element closed by another element's end stays in the list of active
+  // formatting elements: the tree builder re-opens a copy of it before the next text or
+  // inline element, unless a marker (a cell, a caption, ...) below it goes too. A copy of
+  // an <a> is a link of its own; a copy of another one matters only inside foreign
+  // content (InBody).
+  bool open_a = false, open_formatting = false;
   if (stack_.size() > index) text_since_flush_ = false;
   while (stack_.size() > index) {
     Open& open = stack_.back();
-    if (open.tag == GUMBO_TAG_A && open.ns == Ns::kHtml && stack_.size() - 1 > index) {
-      open_a = true;
+    if (open.ns == Ns::kHtml && IsFormatting(open.tag) && stack_.size() - 1 > index) {
+      open_formatting = true;
+      open_a = open_a || open.tag == GUMBO_TAG_A;
     }
     if (OneOf(open.tag, GUMBO_TAG_TD, GUMBO_TAG_TH, GUMBO_TAG_CAPTION, GUMBO_TAG_APPLET,
               GUMBO_TAG_MARQUEE, GUMBO_TAG_OBJECT, GUMBO_TAG_TEMPLATE)) {
-      open_a = false;
+      open_a = open_formatting = false;
     }
     if (stack_.size() - 1 == select_) select_ = SIZE_MAX;
     Leave(open);
     stack_.pop_back();
   }
   if (open_a) GiveUp();
+  reopen_pending_ = reopen_pending_ || open_formatting;
 }
 
 void HtmlScanner::CloseP() {
@@ -313,6 +336,12 @@ void HtmlScanner::InBody(const HtmlToken& t) {
   GumboTag tag = t.kind == HtmlTokenKind::kText
                      ? GUMBO_TAG_UNKNOWN
                      : gumbo_tagn_enum(t.name.data(), static_cast<unsigned>(t.name.size()));
+  if (reopen_pending_ && t.kind != HtmlTokenKind::kEndTag) {
+    // Copies of formatting elements about to open: on HTML elements they change nothing
+    // here; inside foreign content they would make the current node HTML.
+    if (ForeignTop()) return GiveUp();
+    if (t.kind == HtmlTokenKind::kText) reopen_pending_ = false;
+  }
   if (ForeignTop() && Foreign(t, tag)) return;
   if (select_ != SIZE_MAX && InSelect(t, tag)) return;
   if (Top() == GUMBO_TAG_COLGROUP && ColumnGroup(t, tag)) return;
@@ -328,7 +357,7 @@ void HtmlScanner::InBody(const HtmlToken& t) {
     if (tag == GUMBO_TAG_IMAGE) tag = GUMBO_TAG_IMG;
     BodyStart(t, tag);
   } else {
-    BodyEnd(t, tag);
+    BodyEnd(tag);
   }
 }
 
@@ -441,7 +470,7 @@ void HtmlScanner::CloseOpenA() {
   }
 }
 
-void HtmlScanner::BodyEnd(const HtmlToken& t, GumboTag tag) {
+void HtmlScanner::BodyEnd(GumboTag tag) {
   // "In body" end tags (§13.2.6.4.7).
   if (IsBlockEnd(tag)) {
     if (const size_t at = InScope(tag, Scope::kDefault); at != SIZE_MAX) PopTo(at);
@@ -495,11 +524,11 @@ void HtmlScanner::BodyEnd(const HtmlToken& t, GumboTag tag) {
     if (const size_t at = InScope(IsHeading, Scope::kDefault); at != SIZE_MAX) PopTo(at);
     return;
   }
-  if (IsFormatting(tag)) return EndFormatting(t, tag);
-  EndOther(t, tag);
+  if (IsFormatting(tag)) return EndFormatting(tag);
+  EndOther(tag);
 }
 
-void HtmlScanner::EndFormatting(const HtmlToken& t, GumboTag tag) {
+void HtmlScanner::EndFormatting(GumboTag tag) {
   // The adoption agency (§13.2.6.4.7, "adoption agency algorithm") when no block is open
   // inside the element: it pops the element and everything above it.
   for (size_t i = stack_.size(); i-- > 0;) {
@@ -517,17 +546,17 @@ void HtmlScanner::EndFormatting(const HtmlToken& t, GumboTag tag) {
       return PopTo(i);
     }
   }
-  EndOther(t, tag);
+  EndOther(tag);
 }
 
-void HtmlScanner::EndOther(const HtmlToken& t, GumboTag tag) {
+void HtmlScanner::EndOther(GumboTag tag) {
   // "Any other end tag": the topmost element of that name, unless a special one comes first.
   for (size_t i = stack_.size(); i-- > 0;) {
     const Open& o = stack_[i];
-    if (o.ns == Ns::kHtml && o.tag == tag && (tag != GUMBO_TAG_UNKNOWN || o.name == t.name)) {
-      return PopTo(i);
-    }
-    if (o.ns == Ns::kHtml ? IsSpecialHtml(o.tag) : o.integration) return;
+    // By tag id, as Gumbo 0.10 compares: an unknown element's end tag closes the topmost
+    // unknown element, whatever its name.
+    if (o.ns == Ns::kHtml && o.tag == tag) return PopTo(i);
+    if (IsSpecial(o)) return;
   }
 }
 

@@ -39,18 +39,20 @@ bool HtmlScanner::Foreign(const HtmlToken& t, GumboTag tag) {
     if (t.self_closing && !out_.nesting_cut) Pop();
     return true;
   }
-  // An end tag: the topmost element of that name, unless an HTML element comes first.
+  // An end tag: the topmost element of that name, unless an HTML element (or the body)
+  // comes first. Names are compared as Gumbo 0.10 does: the end tag's text between "</"
+  // and ">" ("</g >" is "g ", which closes nothing), ASCII case ignored.
+  const std::string_view name =
+      t.source.size() >= 3 ? t.source.substr(2, t.source.size() - 3) : std::string_view();
   for (size_t i = stack_.size(); i-- > 0;) {
     const Open& o = stack_[i];
     if (i + 1 < stack_.size() && o.ns == Ns::kHtml) return false;
-    const bool same = o.tag == tag && (tag != GUMBO_TAG_UNKNOWN || o.name == t.name);
-    if (same) {
+    if (AsciiEqualsIgnoreCase(o.source_name, name)) {
       PopTo(i);
       return true;
     }
-    if (i == 0) return true;
   }
-  return true;
+  return false;
 }
 
 bool HtmlScanner::InSelect(const HtmlToken& t, GumboTag tag) {

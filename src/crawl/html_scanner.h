@@ -43,7 +43,9 @@ class HtmlScanner {
                        // annotation-xml with an HTML encoding)
     bool title;        // the document's title: its text goes to out_.title
     uint32_t site;     // the <a> LinkSite this element opened, or kNoSite
-    std::string name;  // an unknown element's name (for its end tag)
+    // A foreign element's name as written in its start tag, up to a space or '/' (Gumbo
+    // matches foreign end tags by the text between "</" and ">", case ignored).
+    std::string source_name;
   };
   static constexpr uint32_t kNoSite = UINT32_MAX;
   enum class Scope { kDefault, kListItem, kButton, kTable };
@@ -52,7 +54,7 @@ class HtmlScanner {
   void BeforeBody(const HtmlToken& t);
   void InBody(const HtmlToken& t);
   void BodyStart(const HtmlToken& t, GumboTag tag);
-  void BodyEnd(const HtmlToken& t, GumboTag tag);
+  void BodyEnd(GumboTag tag);
   bool TableStart(const HtmlToken& t, GumboTag tag);
   bool TablePart(const HtmlToken& t, GumboTag tag);
   bool ColumnGroup(const HtmlToken& t, GumboTag tag);
@@ -60,10 +62,12 @@ class HtmlScanner {
   bool InSelect(const HtmlToken& t, GumboTag tag);
   bool Foreign(const HtmlToken& t, GumboTag tag);
   void HeadElement(const HtmlToken& t, GumboTag tag);
-  void EndFormatting(const HtmlToken& t, GumboTag tag);
+  void EndFormatting(GumboTag tag);
   void CloseListItem(GumboTag tag);
   void CloseOpenA();
-  void EndOther(const HtmlToken& t, GumboTag tag);
+  void EndOther(GumboTag tag);
+  // The "special" category, foreign elements included, as Gumbo 0.10 lists it.
+  static bool IsSpecial(const Open& o);
 
   // The stack of open elements.
   void Push(const HtmlToken& t, GumboTag tag, Ns ns);
@@ -105,6 +109,9 @@ class HtmlScanner {
   // Text other than whitespace came since the last element was opened or closed (what
   // Gumbo holds in its text buffer until then).
   bool text_since_flush_ = false;
+  // Formatting elements were closed by another element's end tag and are still active: the
+  // tree builder re-opens copies of them before the next text.
+  bool reopen_pending_ = false;
   bool pending_space_ = false;
   std::string title_;  // the title's text as read
 };

@@ -162,7 +162,9 @@ size_t HtmlTokenizer::DecodeReference(size_t at, char quote, std::string& out) c
     const size_t digits = i;
     uint32_t cp = 0;
     for (; i < input_.size(); ++i) {
-      const int d = hex ? AsciiHexValue(input_[i]) : (IsAsciiDigit(input_[i]) ? input_[i] - '0' : -1);
+      const char digit = input_[i];
+      const int d = hex ? (IsAsciiHexDigit(digit) ? AsciiHexValue(digit) : -1)
+                        : (IsAsciiDigit(digit) ? digit - '0' : -1);
       if (d < 0) break;
       cp = std::min<uint32_t>(cp * (hex ? 16 : 10) + static_cast<uint32_t>(d), 0x110000);
     }
@@ -349,7 +351,7 @@ void HtmlTokenizer::ReadComment(size_t begin) {
       pos_ = k + 1;
       return;
     }
-    if (k + 1 < input_.size() && input_[k] == '!' && input_[k + 1] == '>' && k == dashes + 2) {
+    if (k + 1 < input_.size() && input_[k] == '!' && input_[k + 1] == '>') {
       pos_ = k + 2;
       return;
     }
@@ -507,25 +509,40 @@ bool HtmlTokenizer::ReadTag(bool end, size_t begin) {
                           : input_.substr(s.value_begin, s.value_size);
     attributes_.push_back(HtmlAttribute{n, v});
   }
-  // Of two attributes with one name, the first counts.
+  // Of two attributes with one name, the first counts. As in Gumbo 0.10, the name of a
+  // dropped one without a value goes on to the front of the next one's name ("<a x x
+  // href=1>" has the attributes x and xhref).
   if (attributes_.size() > 1) {
     std::unordered_set<std::string_view> seen;
     const bool small = attributes_.size() <= 16;
     size_t kept = 0;
+    std::string_view carry;
+    joined_names_.clear();
     for (size_t k = 0; k < attributes_.size(); ++k) {
+      HtmlAttribute attribute = attributes_[k];
+      if (!carry.empty()) {
+        joined_names_.push_back(std::string(carry) + std::string(attribute.name));
+        attribute.name = joined_names_.back();
+        carry = {};
+      }
       bool duplicate = false;
       if (small) {
         for (size_t j = 0; j < kept && !duplicate; ++j) {
-          duplicate = attributes_[j].name == attributes_[k].name;
+          duplicate = attributes_[j].name == attribute.name;
         }
       } else {
-        duplicate = !seen.insert(attributes_[k].name).second;
+        duplicate = !seen.insert(attribute.name).second;
       }
-      if (!duplicate) attributes_[kept++] = attributes_[k];
+      if (!duplicate) {
+        attributes_[kept++] = attribute;
+      } else if (!spans_[k].has_value) {
+        carry = attribute.name;
+      }
     }
     attributes_.resize(kept);
   }
   if (!end) token_.attributes = attributes_;
+  token_.source = input_.substr(begin, pos_ - begin);
   return true;
 }
 
@@ -553,11 +570,13 @@ void HtmlTokenizer::ReadAttributes() {
       continue;  // a '/' elsewhere is a parse error and ignored
     }
     // An attribute name: its first character may be '='; then up to whitespace, '/',
-    // '>' or '='.
+    // '>' or '='. A NUL as the first character is dropped, as Gumbo 0.10 does (the
+    // standard makes it U+FFFD).
     AttributeSpan span{};
-    const size_t name_begin = i;
+    const bool nul_first = input_[i] == '\0';
+    const size_t name_begin = nul_first ? i + 1 : i;
     bool plain = true;
-    ++i;
+    ++i;  // the first character, whatever it is
     while (i < input_.size() && !IsTagSpace(input_[i]) && input_[i] != '/' && input_[i] != '>' &&
            input_[i] != '=') {
       ++i;
@@ -590,6 +609,7 @@ void HtmlTokenizer::ReadAttributes() {
     } else {
       span.value_begin = 0;
       span.value_size = 0;
+      span.has_value = false;
       i = k;
     }
     spans_.push_back(span);

@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <string>
 #include <string_view>
@@ -44,6 +45,8 @@ struct HtmlToken {
   std::span<const HtmlAttribute> attributes;
   bool self_closing = false;  // start tags: "<br/>"
   size_t offset = 0;          // where the token starts in the input
+  // Tags: the tag as written, '<' to '>' (Gumbo compares foreign end tags by it).
+  std::string_view source;
 };
 
 // How the text after a start tag is read, up to the matching end tag (the standard's
@@ -75,6 +78,7 @@ class HtmlTokenizer {
   struct AttributeSpan {  // where an attribute's name and value lie until the tag is done
     uint32_t name_begin, name_size, value_begin, value_size;
     bool name_in_buffer, value_in_buffer;
+    bool has_value = true;  // an '=' followed the name
   };
 
   void ReadText();
@@ -118,6 +122,7 @@ class HtmlTokenizer {
   std::string tag_buffer_;   // a tag's name and attributes when they differ from the input
   std::vector<AttributeSpan> spans_;
   std::vector<HtmlAttribute> attributes_;
+  std::deque<std::string> joined_names_;  // names made of a dropped duplicate's and the next
 };
 
 }  // namespace crawlrank::crawl_internal

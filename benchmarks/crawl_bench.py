@@ -27,11 +27,13 @@ The contenders run in turn, in an order rotated every round. For each run:
 The table gives medians; each ratio is taken within a round, then the median of those.
 
     /usr/bin/python3 benchmarks/crawl_bench.py [--runs N] [--sites python,postgresql,cmake]
-        [--build build-release] [--contenders crawlrank,scrapy,wget2] [--keep-db DIR]
-        [--serve]
+        [--build build-release] [--contenders crawlrank,crawlrank-gumbo,scrapy,wget2]
+        [--keep-db DIR] [--serve] [--warc]
 
 --keep-db copies the last crawlrank DB to DIR (for page_db_rank or a profile); --serve
-only starts the sites and waits (for profiling a crawl by hand).
+only starts the sites and waits (for profiling a crawl by hand). crawlrank-gumbo is
+crawlrank with --parser gumbo (every page through Gumbo's DOM); --warc makes both keep
+WARC files.
 """
 
 from __future__ import annotations
@@ -159,11 +161,17 @@ def run_measured(cmd: list[str], stdout=subprocess.DEVNULL, ok=(0,)) -> tuple[fl
     return wall, usage, proc.returncode
 
 
-def crawlrank_cmd(args, seeds: list[str], work: Path) -> tuple[list[str], Path]:
+def crawlrank_cmd(args, seeds: list[str], work: Path, parser: str = "streaming"
+                  ) -> tuple[list[str], Path]:
     out = work / "crawlrank.json"
+    warc = ["--warc", str(work / "warc")] if args.warc else []
     return ([str(ROOT / args.build / "tools" / "crawlrank"), "crawl", str(work / "db"), *seeds,
              "--allow-private", "--same-host", "--delay", "0", "--per-host", "16",
-             "--concurrency", "16", "--quiet", "--json"], out)
+             "--concurrency", "16", "--quiet", "--json", "--parser", parser, *warc], out)
+
+
+def crawlrank_gumbo_cmd(args, seeds: list[str], work: Path) -> tuple[list[str], Path]:
+    return crawlrank_cmd(args, seeds, work, parser="gumbo")
 
 
 def scrapy_cmd(args, seeds: list[str], work: Path) -> tuple[list[str], Path]:
@@ -177,7 +185,8 @@ def wget2_cmd(args, seeds: list[str], work: Path) -> tuple[list[str], Path]:
              "--reject", WGET2_REJECT, "-P", str(work / "wget2"), *seeds], None)
 
 
-CONTENDERS = {"crawlrank": crawlrank_cmd, "scrapy": scrapy_cmd, "wget2": wget2_cmd}
+CONTENDERS = {"crawlrank": crawlrank_cmd, "crawlrank-gumbo": crawlrank_gumbo_cmd,
+              "scrapy": scrapy_cmd, "wget2": wget2_cmd}
 
 
 def run_one(args, name: str, nginx: Nginx, seeds: list[str], work: Path) -> dict:
@@ -197,10 +206,11 @@ def run_one(args, name: str, nginx: Nginx, seeds: list[str], work: Path) -> dict
     row = {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "user": usage.ru_utime,
            "sys": usage.ru_stime, "rss_mib": usage.ru_maxrss / 1024,
            "nginx_cpu": nginx.cpu_seconds() - cpu0, **nginx.count(offset)}
-    if name == "crawlrank":
+    if name.startswith("crawlrank"):
         summary = json.loads(json_out.read_text())
         row["own_pages"] = summary.get("pages")
         row["own_html"] = summary.get("html_pages")
+        row["tree_parsed"] = summary.get("tree_parsed_pages", 0)
         shutil.rmtree(args.last_db, ignore_errors=True)
         shutil.copytree(work / "db", args.last_db)
     row["pages_per_s"] = row["html"] / wall
@@ -216,6 +226,8 @@ def main() -> None:
     parser.add_argument("--build", default="build-release")
     parser.add_argument("--keep-db", default="")
     parser.add_argument("--serve", action="store_true")
+    parser.add_argument("--warc", action="store_true",
+                        help="crawlrank keeps what it fetches as WARC (--warc DIR)")
     args = parser.parse_args()
     # SIGTERM (and SIGINT, ignored in a background job) stop nginx on the way out.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -274,10 +286,10 @@ def report(runs: dict[str, list[dict]], names: list[str], n: int) -> None:
     med = {c: {k: statistics.median(r[k] for r in rows) for k in rows[0]
                if isinstance(rows[0][k], (int, float))} for c, rows in runs.items()}
     print(f"# sites {','.join(names)}; median of {n} runs each, run in turn")
-    print(f"{'crawler':10} {'html':>6} {'requests':>8} {'wall s':>7} {'pages/s':>8} "
+    print(f"{'crawler':15} {'html':>6} {'requests':>8} {'wall s':>7} {'pages/s':>8} "
           f"{'cpu s':>7} {'cpu ms/page':>11} {'rss MiB':>7} {'nginx cpu s':>11}")
     for c, m in med.items():
-        print(f"{c:10} {m['html']:6.0f} {m['requests']:8.0f} {m['wall']:7.2f} "
+        print(f"{c:15} {m['html']:6.0f} {m['requests']:8.0f} {m['wall']:7.2f} "
               f"{m['pages_per_s']:8.1f} {m['cpu']:7.2f} {m['cpu_ms_per_page']:11.3f} "
               f"{m['rss_mib']:7.1f} {m['nginx_cpu']:11.2f}")
     if "crawlrank" not in runs:

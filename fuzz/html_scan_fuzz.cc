@@ -11,7 +11,9 @@
 //   - the same canonical (so the same <base> resolution) and the same robots flags;
 //   - the same nofollow and other-scheme link counts.
 // Text and anchor text may differ on pages only fuzzers write (docs/crawler.md lists the
-// known cases); the differential test over real sites checks them.
+// known cases); the differential test over real sites checks them. Inputs with a numeric
+// character reference of 2^31 or more are skipped: Gumbo's int overflows there (a stray
+// byte in its output), the scan gives U+FFFD as the standard says.
 #include <cstddef>
 #include <cstdint>
 #include <set>
@@ -30,7 +32,29 @@ std::set<std::string> Urls(const HtmlPage& page) {
   return urls;
 }
 
+// Whether `body` holds "&#" or "&#x" digits worth 2^31 or more.
+bool HasOverflowingReference(std::string_view body) {
+  for (size_t at = body.find("&#"); at != std::string_view::npos; at = body.find("&#", at + 1)) {
+    size_t i = at + 2;
+    const bool hex = i < body.size() && (body[i] == 'x' || body[i] == 'X');
+    if (hex) ++i;
+    uint64_t value = 0;
+    for (; i < body.size(); ++i) {
+      const char c = body[i];
+      int d = -1;
+      if (c >= '0' && c <= '9') d = c - '0';
+      if (hex && c >= 'a' && c <= 'f') d = c - 'a' + 10;
+      if (hex && c >= 'A' && c <= 'F') d = c - 'A' + 10;
+      if (d < 0) break;
+      value = value * (hex ? 16 : 10) + static_cast<uint64_t>(d);
+      if (value >= (uint64_t{1} << 31)) return true;
+    }
+  }
+  return false;
+}
+
 void Check(std::string_view body, uint8_t selector) {
+  if (HasOverflowingReference(body)) return;
   const std::string_view content_type =
       (selector & 1) ? "text/html; charset=windows-1252" : "text/html; charset=utf-8";
   HtmlExtractOptions options;

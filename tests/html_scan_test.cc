@@ -176,6 +176,11 @@ TEST(HtmlScanTreeRules, AnAClosedByABlockIsReopenedByGumbo) {
   ExpectBoth("<p><a href=/x>y</p>z", {"y z", {Abs("/x") + "|y"}, "", true});
 }
 
+TEST(HtmlScanTreeRules, AnEndTagOfAFormattingElementClosedEarlierGoesToGumbo) {
+  // </p> closes the <b>, which stays active: "plain" gets a copy of it, which </b> closes.
+  ExpectBoth("<p><b>bold</p>plain</b>after", {"bold plainafter", {}, "", true});
+}
+
 // ----------------------------------------------------------------------------------------
 // Foreign content.
 

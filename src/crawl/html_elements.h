@@ -38,6 +38,9 @@ bool ClosesP(GumboTag tag);
 bool IsBlockEnd(GumboTag tag);
 // The formatting elements (the adoption agency's).
 bool IsFormatting(GumboTag tag);
+// Elements that put a marker on the list of active formatting elements: applet, caption,
+// marquee, object, td, th, template.
+bool IsMarker(GumboTag tag);
 // Void elements, and those "in body" inserts and pops at once.
 bool IsVoid(GumboTag tag);
 // Start tags that leave foreign content (§13.2.6.5); <font> only with color, face or size.

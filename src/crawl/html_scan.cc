@@ -226,7 +226,32 @@ void HtmlScanner::Push(const HtmlToken& t, GumboTag tag, Ns ns) {
                                                AsciiEqualsIgnoreCase(*encoding,
                                                                      "application/xhtml+xml"));
   }
+  if (ns == Ns::kHtml && (IsFormatting(tag) || IsMarker(tag))) {
+    // Past a few thousand, Gumbo's list is the one to keep (it caps copies of equal ones).
+    if (active_.size() >= kMaxActive) return GiveUp();
+    active_.push_back(Active{tag, IsMarker(tag), true});
+  }
   Enter(open, t);
+}
+
+HtmlScanner::Active* HtmlScanner::LastActive(GumboTag tag) {
+  for (size_t i = active_.size(); i-- > 0;) {
+    if (active_[i].marker) return nullptr;
+    if (active_[i].tag == tag) return &active_[i];
+  }
+  return nullptr;
+}
+
+void HtmlScanner::CloseFormatting(size_t index) {
+  const GumboTag tag = stack_[index].tag;
+  PopTo(index);
+  for (size_t i = active_.size(); i-- > 0 && !active_[i].marker;) {
+    if (active_[i].tag == tag && !active_[i].open) {
+      --closed_;
+      active_.erase(active_.begin() + static_cast<std::ptrdiff_t>(i));
+      return;
+    }
+  }
 }
 
 void HtmlScanner::Void(const HtmlToken& t, GumboTag tag, Ns ns) {
@@ -235,29 +260,39 @@ void HtmlScanner::Void(const HtmlToken& t, GumboTag tag, Ns ns) {
 }
 
 void HtmlScanner::PopTo(size_t index) {
-  // A formatting element closed by another element's end stays in the list of active
-  // formatting elements: the tree builder re-opens a copy of it before the next text or
-  // inline element, unless a marker (a cell, a caption, ...) below it goes too. A copy of
-  // an <a> is a link of its own; a copy of another one matters only inside foreign
-  // content (InBody).
-  bool open_a = false, open_formatting = false;
+  // A formatting element closed by another element's end stays active (Active); a copy of
+  // an <a> would be a link of its own: Gumbo's to make. A marker closing ends the
+  // formatting elements after it.
+  bool open_a = false;
   if (stack_.size() > index) text_since_flush_ = false;
   while (stack_.size() > index) {
     Open& open = stack_.back();
-    if (open.ns == Ns::kHtml && IsFormatting(open.tag) && stack_.size() - 1 > index) {
-      open_formatting = true;
-      open_a = open_a || open.tag == GUMBO_TAG_A;
-    }
-    if (OneOf(open.tag, GUMBO_TAG_TD, GUMBO_TAG_TH, GUMBO_TAG_CAPTION, GUMBO_TAG_APPLET,
-              GUMBO_TAG_MARQUEE, GUMBO_TAG_OBJECT, GUMBO_TAG_TEMPLATE)) {
-      open_a = open_formatting = false;
+    if (open.ns == Ns::kHtml && IsMarker(open.tag)) {
+      while (!active_.empty() && !active_.back().marker) {
+        closed_ -= active_.back().open ? 0 : 1;
+        active_.pop_back();
+      }
+      if (!active_.empty()) active_.pop_back();
+      closed_ = 0;
+      for (size_t i = active_.size(); i-- > 0 && !active_[i].marker;) {
+        closed_ += active_[i].open ? 0 : 1;
+      }
+      open_a = false;
+    } else if (open.ns == Ns::kHtml && IsFormatting(open.tag)) {
+      for (size_t i = active_.size(); i-- > 0 && !active_[i].marker;) {
+        if (active_[i].tag == open.tag && active_[i].open) {
+          active_[i].open = false;
+          ++closed_;
+          break;
+        }
+      }
+      open_a = open_a || (open.tag == GUMBO_TAG_A && stack_.size() - 1 > index);
     }
     if (stack_.size() - 1 == select_) select_ = SIZE_MAX;
     Leave(open);
     stack_.pop_back();
   }
   if (open_a) GiveUp();
-  reopen_pending_ = reopen_pending_ || open_formatting;
 }
 
 void HtmlScanner::CloseP() {
@@ -336,11 +371,11 @@ void HtmlScanner::InBody(const HtmlToken& t) {
   GumboTag tag = t.kind == HtmlTokenKind::kText
                      ? GUMBO_TAG_UNKNOWN
                      : gumbo_tagn_enum(t.name.data(), static_cast<unsigned>(t.name.size()));
-  if (reopen_pending_ && t.kind != HtmlTokenKind::kEndTag) {
+  if (closed_ > 0 && t.kind != HtmlTokenKind::kEndTag && ForeignTop()) {
     // Copies of formatting elements about to open: on HTML elements they change nothing
-    // here; inside foreign content they would make the current node HTML.
-    if (ForeignTop()) return GiveUp();
-    if (t.kind == HtmlTokenKind::kText) reopen_pending_ = false;
+    // here (their end tags give up, EndFormatting); inside an integration point they
+    // would make the current node HTML.
+    return GiveUp();
   }
   if (ForeignTop() && Foreign(t, tag)) return;
   if (select_ != SIZE_MAX && InSelect(t, tag)) return;
@@ -457,15 +492,12 @@ void HtmlScanner::CloseOpenA() {
   for (size_t i = stack_.size(); i-- > 0;) {
     const Open& o = stack_[i];
     if (o.ns != Ns::kHtml) continue;
-    if (OneOf(o.tag, GUMBO_TAG_TD, GUMBO_TAG_TH, GUMBO_TAG_CAPTION, GUMBO_TAG_APPLET,
-              GUMBO_TAG_MARQUEE, GUMBO_TAG_OBJECT, GUMBO_TAG_TEMPLATE)) {
-      return;  // a marker: formatting elements below it are not active here
-    }
+    if (IsMarker(o.tag)) return;  // formatting elements below it are not active here
     if (o.tag == GUMBO_TAG_A) {
       for (size_t k = i + 1; k < stack_.size(); ++k) {
         if (stack_[k].ns != Ns::kHtml || IsSpecialHtml(stack_[k].tag)) return GiveUp();
       }
-      return PopTo(i);
+      return CloseFormatting(i);
     }
   }
 }
@@ -530,20 +562,22 @@ void HtmlScanner::BodyEnd(GumboTag tag) {
 
 void HtmlScanner::EndFormatting(GumboTag tag) {
   // The adoption agency (§13.2.6.4.7, "adoption agency algorithm") when no block is open
-  // inside the element: it pops the element and everything above it.
+  // inside the element: it pops the element and everything above it. An element closed
+  // already and still active has copies in Gumbo's tree the scan does not keep.
+  if (const Active* active = LastActive(tag); active != nullptr && !active->open) {
+    return GiveUp();
+  }
   for (size_t i = stack_.size(); i-- > 0;) {
     const Open& o = stack_[i];
-    if (o.ns == Ns::kHtml &&
-        OneOf(o.tag, GUMBO_TAG_TD, GUMBO_TAG_TH, GUMBO_TAG_CAPTION, GUMBO_TAG_APPLET,
-              GUMBO_TAG_MARQUEE, GUMBO_TAG_OBJECT, GUMBO_TAG_TEMPLATE)) {
-      break;  // a marker: the element is not an active formatting element
+    if (o.ns == Ns::kHtml && IsMarker(o.tag)) {
+      break;  // the element is not an active formatting element
     }
     if (o.ns == Ns::kHtml && o.tag == tag) {
       if (InScope(tag, Scope::kDefault) != i) return;  // not in scope: ignored
       for (size_t k = i + 1; k < stack_.size(); ++k) {
         if (stack_[k].ns != Ns::kHtml || IsSpecialHtml(stack_[k].tag)) return GiveUp();
       }
-      return PopTo(i);
+      return CloseFormatting(i);
     }
   }
   EndOther(tag);

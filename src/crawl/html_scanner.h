@@ -47,7 +47,18 @@ class HtmlScanner {
     // matches foreign end tags by the text between "</" and ">", case ignored).
     std::string source_name;
   };
+  // The list of active formatting elements (§13.2.4.3), as far as the scan needs it:
+  // which formatting elements, and markers, in order; `open` while the element is on the
+  // stack. One closed by another element's end tag stays active: the tree builder
+  // re-opens a copy of it before the next text or inline element. `closed_` counts those
+  // after the last marker.
+  struct Active {
+    GumboTag tag;
+    bool marker;
+    bool open;
+  };
   static constexpr uint32_t kNoSite = UINT32_MAX;
+  static constexpr size_t kMaxActive = 4096;  // entries of active_ before Gumbo takes over
   enum class Scope { kDefault, kListItem, kButton, kTable };
 
   // The modes.
@@ -73,6 +84,11 @@ class HtmlScanner {
   void Push(const HtmlToken& t, GumboTag tag, Ns ns);
   void Void(const HtmlToken& t, GumboTag tag, Ns ns);
   void PopTo(size_t index);  // pops stack_[index] and everything above it
+  // Pops stack_[index] (a formatting element its end tag or the adoption agency closes)
+  // and everything above it, and takes it off the list of active formatting elements.
+  void CloseFormatting(size_t index);
+  // The entry of the last active `tag` after the last marker, or null.
+  Active* LastActive(GumboTag tag);
   void Pop() { PopTo(stack_.size() - 1); }
   // The index of the topmost `tag` in `scope`, or npos.
   template <typename Match>
@@ -109,9 +125,8 @@ class HtmlScanner {
   // Text other than whitespace came since the last element was opened or closed (what
   // Gumbo holds in its text buffer until then).
   bool text_since_flush_ = false;
-  // Formatting elements were closed by another element's end tag and are still active: the
-  // tree builder re-opens copies of them before the next text.
-  bool reopen_pending_ = false;
+  std::vector<Active> active_;
+  size_t closed_ = 0;
   bool pending_space_ = false;
   std::string title_;  // the title's text as read
 };

@@ -207,7 +207,11 @@ void HtmlScanner::Push(const HtmlToken& t, GumboTag tag, Ns ns) {
   }
   text_since_flush_ = false;
   Open& open = stack_.emplace_back(Open{tag, ns, false, false, false, false, kNoSite, {}});
-  if (ns != Ns::kHtml && t.source.size() >= 2) {
+  if (ns != Ns::kHtml && t.source.size() >= 3 && t.source[1] == '/') {
+    // "</>" then the start tag: Gumbo reads the text as an end tag's ("></svg>" for
+    // "</><svg>"), which no end tag matches.
+    open.source_name.assign(t.source.substr(2, t.source.size() - 3));
+  } else if (ns != Ns::kHtml && t.source.size() >= 2) {
     std::string_view name = t.source.substr(1, t.source.size() - 2);
     for (size_t i = 0; i < name.size(); ++i) {
       if (std::isspace(static_cast<unsigned char>(name[i])) || name[i] == '/') {

@@ -214,6 +214,7 @@ void HtmlTokenizer::EmitText(size_t begin, size_t end, bool references, std::str
   token_ = HtmlToken{};
   token_.kind = HtmlTokenKind::kText;
   token_.offset = begin;
+  source_begin_ = std::string_view::npos;
   if (!copied) {
     token_.text = input_.substr(begin, end - begin);
     return;
@@ -292,6 +293,8 @@ bool HtmlTokenizer::ReadMarkup() {
       token_ = HtmlToken{};
       token_.kind = HtmlTokenKind::kComment;
       token_.offset = begin;
+      // Gumbo emits no token for it and so counts it in the next tag's text.
+      if (source_begin_ == std::string_view::npos) source_begin_ = begin;
       return true;
     }
     ReadBogusComment(begin, begin + 2);
@@ -318,6 +321,7 @@ bool HtmlTokenizer::ReadMarkup() {
 }
 
 void HtmlTokenizer::ReadBogusComment(size_t begin, size_t from) {
+  source_begin_ = std::string_view::npos;
   const size_t close = input_.find('>', from);
   token_ = HtmlToken{};
   token_.kind = HtmlTokenKind::kComment;
@@ -326,6 +330,7 @@ void HtmlTokenizer::ReadBogusComment(size_t begin, size_t from) {
 }
 
 void HtmlTokenizer::ReadComment(size_t begin) {
+  source_begin_ = std::string_view::npos;
   // "<!--" seen. Ends at "-->", "--!>", or right away at "<!-->" and "<!--->".
   size_t i = begin + 4;
   token_ = HtmlToken{};
@@ -360,6 +365,7 @@ void HtmlTokenizer::ReadComment(size_t begin) {
 }
 
 void HtmlTokenizer::ReadDoctype(size_t begin) {
+  source_begin_ = std::string_view::npos;
   // Whatever the identifiers, the first '>' ends a doctype (in a quoted one it is an
   // "abrupt" end).
   const size_t close = input_.find('>', begin + 9);
@@ -370,6 +376,7 @@ void HtmlTokenizer::ReadDoctype(size_t begin) {
 }
 
 void HtmlTokenizer::ReadCdata(size_t begin) {
+  source_begin_ = std::string_view::npos;
   const size_t from = begin + 9;  // past "<![CDATA["
   const size_t close = input_.find("]]>", from);
   const size_t end = close == std::string_view::npos ? input_.size() : close;
@@ -542,7 +549,9 @@ bool HtmlTokenizer::ReadTag(bool end, size_t begin) {
     attributes_.resize(kept);
   }
   if (!end) token_.attributes = attributes_;
-  token_.source = input_.substr(begin, pos_ - begin);
+  const size_t from = source_begin_ == std::string_view::npos ? begin : source_begin_;
+  token_.source = input_.substr(from, pos_ - from);
+  source_begin_ = std::string_view::npos;
   return true;
 }
 

@@ -45,7 +45,8 @@ struct HtmlToken {
   std::span<const HtmlAttribute> attributes;
   bool self_closing = false;  // start tags: "<br/>"
   size_t offset = 0;          // where the token starts in the input
-  // Tags: the tag as written, '<' to '>' (Gumbo compares foreign end tags by it).
+  // Tags: the tag as written, '<' to '>' (Gumbo compares foreign end tags by it), a
+  // "</>" right before it included, as in Gumbo.
   std::string_view source;
 };
 
@@ -117,6 +118,7 @@ class HtmlTokenizer {
   HtmlTextState state_ = HtmlTextState::kData;
   std::string raw_end_name_;  // the end tag that ends kRcdata, kRawtext, kScriptData
   bool cdata_allowed_ = false;
+  size_t source_begin_ = std::string_view::npos;  // a "</>" the next tag's source starts at
   HtmlToken token_;
   std::string text_;         // a text token's characters when they differ from the input
   std::string tag_buffer_;   // a tag's name and attributes when they differ from the input

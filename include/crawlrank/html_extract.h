@@ -1,11 +1,14 @@
 // crawlrank/html_extract.h: links, text hash and keyword scores of a fetched HTML page.
 //
-// ExtractHtml decodes a response body to UTF-8, parses it as HTML5 (Gumbo, the way a
-// browser builds its DOM, so malformed HTML is never an error) and returns what the
-// built-in crawler stores about the page: its out-links (canonical, with anchor text and
-// keyword scores), its <link rel=canonical>, its title, its robots directives and a hash of
-// its visible text that markup-only changes leave alone. docs/crawler.md ("HTML
-// extraction") says the same with examples.
+// ExtractHtml decodes a response body to UTF-8, reads it as HTML5 (the way a browser
+// builds its DOM, so malformed HTML is never an error) and returns what the built-in
+// crawler stores about the page: its out-links (canonical, with anchor text and keyword
+// scores), its <link rel=canonical>, its title, its robots directives and a hash of its
+// visible text that markup-only changes leave alone. By default no DOM is built: a
+// streaming tokenizer and a model of the tree builder read the page, and hand the few
+// pages whose tree they cannot predict to Gumbo (HtmlParser). docs/crawler.md ("HTML
+// extraction") says the same with examples, and lists where Gumbo 0.10, which both
+// parsers follow, departs from today's standard.
 //
 // Words, for KeywordScorer and the link context: a word is a maximal run of word
 // characters, lower-cased; as Python's `\w+` of crawlrank.scrapy.scoring, whose scores
@@ -19,16 +22,18 @@
 // any other code point is kept as it is.
 //
 // Caveats:
-//   - Gumbo builds the whole DOM: memory is a few times the body's size; cap the bodies
-//     you fetch. Its tree construction is quadratic in the nesting depth of some elements
-//     (alone, it takes 53 s over 100 000 nested unclosed <div>; <span>, <a>, <p> are
-//     linear). So a body is parsed only up to the start tag at which a quick scan of its
-//     tags finds more than kMaxHtmlNesting elements open (void elements, self-closed tags
-//     and elements whose end tag HTML lets one omit, such as <p> and <li>, do not count):
-//     HtmlPage::nesting_cut. Everything from that tag on is dropped: its links, its text
-//     (content_hash and the scores cover the text before), and a title, base, canonical or
-//     robots meta found only after it. No real page comes near; a hostile one costs at most
-//     0.15 s (8 191 nested <div>; 100 000 cost 0.10 s, cut; docs/crawler.md).
+//   - Deep documents: a page is read only up to the start tag that would open more than
+//     kMaxHtmlNesting elements (HtmlPage::nesting_cut). The streaming scan counts its
+//     stack of open elements; before Gumbo parses a page, a quick scan of its tags counts
+//     them (void elements, self-closed tags and elements whose end tag HTML lets one omit,
+//     such as <p> and <li>, do not count), because Gumbo's tree construction is quadratic
+//     in the nesting depth of some elements (alone, 53 s over 100 000 nested unclosed
+//     <div>). Everything from that tag on is dropped: its links, its text (content_hash
+//     and the scores cover the text before), and a title, base, canonical or robots meta
+//     found only after it. No real page comes near; a hostile one costs at most 0.15 s
+//     with Gumbo (docs/crawler.md).
+//   - Memory: Gumbo's DOM takes a few times the body's size, the streaming scan about the
+//     body's size; cap the bodies you fetch.
 //   - Nothing here runs scripts or reads CSS: text hidden by a style counts as visible,
 //     links written by scripts are not found.
 //

@@ -235,7 +235,61 @@ void HtmlScanner::Push(const HtmlToken& t, GumboTag tag, Ns ns) {
     if (active_.size() >= kMaxActive) return GiveUp();
     active_.push_back(Active{tag, IsMarker(tag), true});
   }
+  Index(open, stack_.size() - 1, true);
   Enter(open, t);
+}
+
+void HtmlScanner::Index(const Open& open, size_t at, bool add) {
+  const auto update = [&](std::vector<uint32_t>& v) {
+    if (add) {
+      v.push_back(static_cast<uint32_t>(at));
+    } else {
+      v.pop_back();
+    }
+  };
+  const bool html = open.ns == Ns::kHtml;
+  if (html) update(positions_.by_tag[open.tag]);
+  if (IsSpecial(open)) {
+    update(positions_.special);
+    if (!(html && OneOf(open.tag, GUMBO_TAG_ADDRESS, GUMBO_TAG_DIV, GUMBO_TAG_P))) {
+      update(positions_.item_stop);
+    }
+  }
+  if (html) {
+    update(positions_.html);
+  } else {
+    update(positions_.foreign);
+    std::string key = open.source_name;
+    AsciiStrToLower(key);
+    update(positions_.foreign_names[key]);
+  }
+  if (html && IsMarker(open.tag)) update(positions_.marker);
+  const bool boundary =
+      html ? OneOf(open.tag, GUMBO_TAG_APPLET, GUMBO_TAG_CAPTION, GUMBO_TAG_HTML, GUMBO_TAG_TABLE,
+                   GUMBO_TAG_TD, GUMBO_TAG_TH, GUMBO_TAG_MARQUEE, GUMBO_TAG_OBJECT,
+                   GUMBO_TAG_TEMPLATE)
+           : (open.ns == Ns::kMath
+                  ? IsMathTextIntegration(open.tag) || open.tag == GUMBO_TAG_ANNOTATION_XML
+                  : OneOf(open.tag, GUMBO_TAG_FOREIGNOBJECT, GUMBO_TAG_DESC, GUMBO_TAG_TITLE));
+  if (boundary) update(positions_.boundary);
+  if (html && OneOf(open.tag, GUMBO_TAG_OL, GUMBO_TAG_UL)) update(positions_.list);
+  if (html && open.tag == GUMBO_TAG_BUTTON) update(positions_.button);
+  if (html && OneOf(open.tag, GUMBO_TAG_HTML, GUMBO_TAG_TABLE, GUMBO_TAG_TEMPLATE)) {
+    update(positions_.table);
+  }
+}
+
+size_t HtmlScanner::InScope(std::initializer_list<GumboTag> tags, Scope scope) const {
+  // The topmost of `tags`, unless a boundary of the scope is above it (the element being
+  // a boundary itself does not hide it).
+  size_t at = SIZE_MAX;
+  for (const GumboTag tag : tags) at = Above(at, Topmost(tag));
+  if (at == SIZE_MAX) return SIZE_MAX;
+  size_t boundary = Last(positions_.table);
+  if (scope != Scope::kTable) boundary = Above(boundary, Last(positions_.boundary));
+  if (scope == Scope::kListItem) boundary = Above(boundary, Last(positions_.list));
+  if (scope == Scope::kButton) boundary = Above(boundary, Last(positions_.button));
+  return boundary == SIZE_MAX || at >= boundary ? at : SIZE_MAX;
 }
 
 HtmlScanner::Active* HtmlScanner::LastActive(GumboTag tag) {
@@ -293,6 +347,7 @@ void HtmlScanner::PopTo(size_t index) {
       open_a = open_a || (open.tag == GUMBO_TAG_A && stack_.size() - 1 > index);
     }
     if (stack_.size() - 1 == select_) select_ = SIZE_MAX;
+    Index(open, stack_.size() - 1, false);
     Leave(open);
     stack_.pop_back();
   }
@@ -475,35 +530,25 @@ void HtmlScanner::BodyStart(const HtmlToken& t, GumboTag tag) {
 }
 
 void HtmlScanner::CloseListItem(GumboTag tag) {
-  // A new <li> closes the open one, a <dd> or <dt> the open <dd> or <dt>, unless a block
-  // other than address, div and p comes first.
-  for (size_t i = stack_.size(); i-- > 0;) {
-    const Open& o = stack_[i];
-    const bool same = o.ns == Ns::kHtml && (tag == GUMBO_TAG_LI
-                                                ? o.tag == GUMBO_TAG_LI
-                                                : OneOf(o.tag, GUMBO_TAG_DD, GUMBO_TAG_DT));
-    if (same) return PopTo(i);
-    if (o.ns == Ns::kHtml && IsSpecialHtml(o.tag) &&
-        !OneOf(o.tag, GUMBO_TAG_ADDRESS, GUMBO_TAG_DIV, GUMBO_TAG_P)) {
-      return;
-    }
-  }
+  // A new <li> closes the open one, a <dd> or <dt> the open <dd> or <dt>, unless a special
+  // element other than address, div and p comes first.
+  const size_t item = tag == GUMBO_TAG_LI
+                          ? Topmost(GUMBO_TAG_LI)
+                          : Above(Topmost(GUMBO_TAG_DD), Topmost(GUMBO_TAG_DT));
+  const size_t stop = Last(positions_.item_stop);
+  if (item != SIZE_MAX && (stop == SIZE_MAX || item >= stop)) PopTo(item);
 }
 
 void HtmlScanner::CloseOpenA() {
-  // An <a> still open (an active formatting element): the adoption agency closes it before
-  // the new one opens; with a block open inside it, it would move nodes.
-  for (size_t i = stack_.size(); i-- > 0;) {
-    const Open& o = stack_[i];
-    if (o.ns != Ns::kHtml) continue;
-    if (IsMarker(o.tag)) return;  // formatting elements below it are not active here
-    if (o.tag == GUMBO_TAG_A) {
-      for (size_t k = i + 1; k < stack_.size(); ++k) {
-        if (stack_[k].ns != Ns::kHtml || IsSpecialHtml(stack_[k].tag)) return GiveUp();
-      }
-      return CloseFormatting(i);
-    }
-  }
+  // An <a> still open (an active formatting element: above the last marker): the adoption
+  // agency closes it before the new one opens; with a block open inside it, it would move
+  // nodes.
+  const size_t a = Topmost(GUMBO_TAG_A);
+  const size_t marker = Last(positions_.marker);
+  if (a == SIZE_MAX || (marker != SIZE_MAX && marker > a)) return;
+  const size_t blocks = Above(Last(positions_.special), Last(positions_.foreign));
+  if (blocks != SIZE_MAX && blocks > a) return GiveUp();
+  CloseFormatting(a);
 }
 
 void HtmlScanner::BodyEnd(GumboTag tag) {
@@ -557,7 +602,9 @@ void HtmlScanner::BodyEnd(GumboTag tag) {
     default: break;
   }
   if (IsHeading(tag)) {
-    if (const size_t at = InScope(IsHeading, Scope::kDefault); at != SIZE_MAX) PopTo(at);
+    if (const size_t at = InScope({GUMBO_TAG_H1, GUMBO_TAG_H2, GUMBO_TAG_H3, GUMBO_TAG_H4, GUMBO_TAG_H5,
+                                       GUMBO_TAG_H6},
+                                      Scope::kDefault); at != SIZE_MAX) PopTo(at);
     return;
   }
   if (IsFormatting(tag)) return EndFormatting(tag);
@@ -571,31 +618,22 @@ void HtmlScanner::EndFormatting(GumboTag tag) {
   if (const Active* active = LastActive(tag); active != nullptr && !active->open) {
     return GiveUp();
   }
-  for (size_t i = stack_.size(); i-- > 0;) {
-    const Open& o = stack_[i];
-    if (o.ns == Ns::kHtml && IsMarker(o.tag)) {
-      break;  // the element is not an active formatting element
-    }
-    if (o.ns == Ns::kHtml && o.tag == tag) {
-      if (InScope(tag, Scope::kDefault) != i) return;  // not in scope: ignored
-      for (size_t k = i + 1; k < stack_.size(); ++k) {
-        if (stack_[k].ns != Ns::kHtml || IsSpecialHtml(stack_[k].tag)) return GiveUp();
-      }
-      return CloseFormatting(i);
-    }
-  }
-  EndOther(tag);
+  const size_t at = Topmost(tag);
+  const size_t marker = Last(positions_.marker);
+  if (at == SIZE_MAX || (marker != SIZE_MAX && marker > at)) return EndOther(tag);
+  if (InScope(tag, Scope::kDefault) != at) return;  // not in scope: ignored
+  const size_t blocks = Above(Last(positions_.special), Last(positions_.foreign));
+  if (blocks != SIZE_MAX && blocks > at) return GiveUp();
+  CloseFormatting(at);
 }
 
 void HtmlScanner::EndOther(GumboTag tag) {
-  // "Any other end tag": the topmost element of that name, unless a special one comes first.
-  for (size_t i = stack_.size(); i-- > 0;) {
-    const Open& o = stack_[i];
-    // By tag id, as Gumbo 0.10 compares: an unknown element's end tag closes the topmost
-    // unknown element, whatever its name.
-    if (o.ns == Ns::kHtml && o.tag == tag) return PopTo(i);
-    if (IsSpecial(o)) return;
-  }
+  // "Any other end tag": the topmost element of that name, unless a special one comes
+  // first. By tag id, as Gumbo 0.10 compares: an unknown element's end tag closes the
+  // topmost unknown element, whatever its name.
+  const size_t at = Topmost(tag);
+  const size_t special = Last(positions_.special);
+  if (at != SIZE_MAX && (special == SIZE_MAX || at >= special)) PopTo(at);
 }
 
 

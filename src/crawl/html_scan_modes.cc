@@ -42,17 +42,14 @@ bool HtmlScanner::Foreign(const HtmlToken& t, GumboTag tag) {
   // An end tag: the topmost element of that name, unless an HTML element (or the body)
   // comes first. Names are compared as Gumbo 0.10 does: the end tag's text between "</"
   // and ">" ("</g >" is "g ", which closes nothing), ASCII case ignored.
-  const std::string_view name =
-      t.source.size() >= 3 ? t.source.substr(2, t.source.size() - 3) : std::string_view();
-  for (size_t i = stack_.size(); i-- > 0;) {
-    const Open& o = stack_[i];
-    if (i + 1 < stack_.size() && o.ns == Ns::kHtml) return false;
-    if (AsciiEqualsIgnoreCase(o.source_name, name)) {
-      PopTo(i);
-      return true;
-    }
-  }
-  return false;
+  std::string name(t.source.size() >= 3 ? t.source.substr(2, t.source.size() - 3) : "");
+  AsciiStrToLower(name);
+  const auto named = positions_.foreign_names.find(name);
+  const size_t at = named == positions_.foreign_names.end() ? SIZE_MAX : Last(named->second);
+  const size_t html = Last(positions_.html);
+  if (at == SIZE_MAX || (html != SIZE_MAX && html > at)) return false;
+  PopTo(at);
+  return true;
 }
 
 bool HtmlScanner::InSelect(const HtmlToken& t, GumboTag tag) {
@@ -170,9 +167,7 @@ bool HtmlScanner::TablePart(const HtmlToken& t, GumboTag tag) {
     return true;  // not in table scope: ignored
   }
   if (tag == GUMBO_TAG_TABLE) return false;
-  const size_t cell = FindInScope(
-      [](GumboTag o) { return OneOf(o, GUMBO_TAG_TD, GUMBO_TAG_TH, GUMBO_TAG_CAPTION); },
-      Scope::kTable);
+  const size_t cell = InScope({GUMBO_TAG_TD, GUMBO_TAG_TH, GUMBO_TAG_CAPTION}, Scope::kTable);
   if (cell == SIZE_MAX) return false;  // "in body" ignores them
   PopTo(cell);
   return TableContext() ? TableStart(t, tag) : true;

@@ -6,10 +6,14 @@
 
 #include <gumbo.h>
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
+#include <initializer_list>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "crawl/html_elements.h"
@@ -90,13 +94,15 @@ class HtmlScanner {
   // The entry of the last active `tag` after the last marker, or null.
   Active* LastActive(GumboTag tag);
   void Pop() { PopTo(stack_.size() - 1); }
-  // The index of the topmost `tag` in `scope`, or npos.
-  template <typename Match>
-  size_t FindInScope(Match match, Scope scope) const;
-  size_t InScope(GumboTag tag, Scope scope) const {
-    return FindInScope([tag](GumboTag t) { return t == tag; }, scope);
+  // The index of the topmost HTML `tag` in `scope`, or npos; InScope of several tags:
+  // the topmost of them. Constant time, from the index below (Positions).
+  size_t InScope(GumboTag tag, Scope scope) const { return InScope({tag}, scope); }
+  size_t InScope(std::initializer_list<GumboTag> tags, Scope scope) const;
+  // The index of the topmost open HTML `tag`, or npos.
+  size_t Topmost(GumboTag tag) const {
+    const std::vector<uint32_t>& at = positions_.by_tag[tag];
+    return at.empty() ? SIZE_MAX : at.back();
   }
-  size_t InScope(bool (*match)(GumboTag), Scope scope) const { return FindInScope(match, scope); }
   void CloseP();
   bool ForeignTop() const { return !stack_.empty() && stack_.back().ns != Ns::kHtml; }
   bool TableContext() const;
@@ -110,10 +116,35 @@ class HtmlScanner {
   void EnterBody();
   void GiveUp() { gave_up_ = true; }
 
+  // Where elements of each kind are on the stack, bottom to top, so that the scope and
+  // "special" searches take constant time whatever the nesting (a hostile page nests
+  // thousands of elements and closes nothing).
+  struct Positions {
+    std::array<std::vector<uint32_t>, GUMBO_TAG_LAST + 1> by_tag;  // HTML elements
+    std::vector<uint32_t> special;     // IsSpecial
+    std::vector<uint32_t> item_stop;   // special but address, div, p (CloseListItem)
+    std::vector<uint32_t> marker;      // IsMarker (HTML)
+    std::vector<uint32_t> foreign;     // SVG and MathML elements
+    std::vector<uint32_t> html;        // HTML elements
+    // Foreign elements by their source_name, lower-cased.
+    std::unordered_map<std::string, std::vector<uint32_t>> foreign_names;
+    std::vector<uint32_t> boundary;    // the default scope's boundaries
+    std::vector<uint32_t> list;        // ol, ul
+    std::vector<uint32_t> button;      // button
+    std::vector<uint32_t> table;       // html, table, template: the table scope's
+  };
+  void Index(const Open& open, size_t at, bool add);
+  static size_t Last(const std::vector<uint32_t>& at) { return at.empty() ? SIZE_MAX : at.back(); }
+  // The greater of two indexes, npos counting as below every index.
+  static size_t Above(size_t a, size_t b) {
+    return a == SIZE_MAX ? b : (b == SIZE_MAX ? a : std::max(a, b));
+  }
+
   HtmlTokenizer tokens_;
   PageMarkup& out_;
   size_t max_nesting_;
   std::vector<Open> stack_;
+  Positions positions_;
   bool in_body_ = false;
   bool gave_up_ = false;
   bool raw_ = false;          // the top element is read as raw text; its end tag pops it
@@ -130,33 +161,6 @@ class HtmlScanner {
   bool pending_space_ = false;
   std::string title_;  // the title's text as read
 };
-
-template <typename Match>
-size_t HtmlScanner::FindInScope(Match match, Scope scope) const {
-  for (size_t i = stack_.size(); i-- > 0;) {
-    const Open& o = stack_[i];
-    if (o.ns == Ns::kHtml && match(o.tag)) return i;
-    if (o.ns == Ns::kHtml) {
-      if (OneOf(o.tag, GUMBO_TAG_HTML, GUMBO_TAG_TABLE, GUMBO_TAG_TEMPLATE)) return SIZE_MAX;
-      if (scope == Scope::kTable) continue;
-      if (OneOf(o.tag, GUMBO_TAG_APPLET, GUMBO_TAG_CAPTION, GUMBO_TAG_TD, GUMBO_TAG_TH,
-                GUMBO_TAG_MARQUEE, GUMBO_TAG_OBJECT)) {
-        return SIZE_MAX;
-      }
-      if (scope == Scope::kListItem && OneOf(o.tag, GUMBO_TAG_OL, GUMBO_TAG_UL)) return SIZE_MAX;
-      if (scope == Scope::kButton && o.tag == GUMBO_TAG_BUTTON) return SIZE_MAX;
-    } else if (scope != Scope::kTable) {
-      if (o.ns == Ns::kMath && (IsMathTextIntegration(o.tag) || o.tag == GUMBO_TAG_ANNOTATION_XML)) {
-        return SIZE_MAX;
-      }
-      if (o.ns == Ns::kSvg && OneOf(o.tag, GUMBO_TAG_FOREIGNOBJECT, GUMBO_TAG_DESC,
-                                    GUMBO_TAG_TITLE)) {
-        return SIZE_MAX;
-      }
-    }
-  }
-  return SIZE_MAX;
-}
 
 }  // namespace crawlrank::crawl_internal
 

@@ -516,43 +516,46 @@ bool HtmlTokenizer::ReadTag(bool end, size_t begin) {
                           : input_.substr(s.value_begin, s.value_size);
     attributes_.push_back(HtmlAttribute{n, v});
   }
-  // Of two attributes with one name, the first counts. As in Gumbo 0.10, the name of a
-  // dropped one without a value goes on to the front of the next one's name ("<a x x
-  // href=1>" has the attributes x and xhref).
-  if (attributes_.size() > 1) {
-    std::unordered_set<std::string_view> seen;
-    const bool small = attributes_.size() <= 16;
-    size_t kept = 0;
-    std::string_view carry;
-    joined_names_.clear();
-    for (size_t k = 0; k < attributes_.size(); ++k) {
-      HtmlAttribute attribute = attributes_[k];
-      if (!carry.empty()) {
-        joined_names_.push_back(std::string(carry) + std::string(attribute.name));
-        attribute.name = joined_names_.back();
-        carry = {};
-      }
-      bool duplicate = false;
-      if (small) {
-        for (size_t j = 0; j < kept && !duplicate; ++j) {
-          duplicate = attributes_[j].name == attribute.name;
-        }
-      } else {
-        duplicate = !seen.insert(attribute.name).second;
-      }
-      if (!duplicate) {
-        attributes_[kept++] = attribute;
-      } else if (!spans_[k].has_value) {
-        carry = attribute.name;
-      }
-    }
-    attributes_.resize(kept);
-  }
+  DropDuplicateAttributes();
   if (!end) token_.attributes = attributes_;
   const size_t from = source_begin_ == std::string_view::npos ? begin : source_begin_;
   token_.source = input_.substr(from, pos_ - from);
   source_begin_ = std::string_view::npos;
   return true;
+}
+
+void HtmlTokenizer::DropDuplicateAttributes() {
+  // Of two attributes with one name, the first counts. As in Gumbo 0.10, the name of a
+  // dropped one without a value goes on to the front of the next one's name ("<a x x
+  // href=1>" has the attributes x and xhref).
+  if (attributes_.size() < 2) return;
+  std::unordered_set<std::string_view> seen;
+  const bool small = attributes_.size() <= 16;
+  size_t kept = 0;
+  std::string_view carry;
+  joined_names_.clear();
+  for (size_t k = 0; k < attributes_.size(); ++k) {
+    HtmlAttribute attribute = attributes_[k];
+    if (!carry.empty()) {
+      joined_names_.push_back(std::string(carry) + std::string(attribute.name));
+      attribute.name = joined_names_.back();
+      carry = {};
+    }
+    bool duplicate = false;
+    if (small) {
+      for (size_t j = 0; j < kept && !duplicate; ++j) {
+        duplicate = attributes_[j].name == attribute.name;
+      }
+    } else {
+      duplicate = !seen.insert(attribute.name).second;
+    }
+    if (!duplicate) {
+      attributes_[kept++] = attribute;
+    } else if (!spans_[k].has_value) {
+      carry = attribute.name;
+    }
+  }
+  attributes_.resize(kept);
 }
 
 void HtmlTokenizer::ReadAttributes() {

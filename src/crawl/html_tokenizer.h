@@ -91,6 +91,8 @@ class HtmlTokenizer {
   // Reads a tag whose name starts at pos_; `end` for an end tag. False at end of input.
   bool ReadTag(bool end, size_t begin);
   void ReadAttributes();
+  // Keeps the first of the attributes with one name (and Gumbo's quirk, see the .cc).
+  void DropDuplicateAttributes();
   bool ReadAttributeValue(AttributeSpan& attribute);
   void ReadComment(size_t begin);
   void ReadBogusComment(size_t begin, size_t from);

@@ -451,6 +451,38 @@ Result<std::string> CanonicalizeUrl(std::string_view url, UrlProfile profile) {
   return Canonicalize(clean, url, profile);
 }
 
+namespace {
+
+// Relative links climb ("../../std/index.html"): the target keeps its dot segments, which
+// the full canonicaliser removes after decoding escapes. A path of plain characters only
+// (RFC 3986 pchar but '%') needs nothing else: its dot segments are removed here, and the
+// result is taken when the fast check finds it canonical. Else nullopt.
+std::optional<std::string> WithoutDotSegments(std::string_view target) {
+  const size_t authority = target.find("://");
+  if (authority == std::string_view::npos) return std::nullopt;
+  const size_t path = target.find('/', authority + 3);
+  if (path == std::string_view::npos) return std::nullopt;
+  const size_t query = target.find('?', path);
+  const std::string_view segments = target.substr(path, query == std::string_view::npos
+                                                            ? std::string_view::npos
+                                                            : query - path);
+  if (segments.find("/.") == std::string_view::npos) return std::nullopt;
+  for (const char c : segments) {
+    if (!(IsAsciiAlnum(c) || std::string_view("-._~!$&'()*+,;=:@/").find(c) !=
+                                 std::string_view::npos)) {
+      return std::nullopt;
+    }
+  }
+  std::string out(target.substr(0, path));
+  const std::string clean = RemoveDotSegments(segments);
+  out += clean.empty() ? "/" : clean;
+  if (query != std::string_view::npos) out += target.substr(query);
+  if (!url_internal::IsCanonicalRfc3986(out)) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
 Result<std::string> ResolveUrl(std::string_view base, std::string_view reference,
                                UrlProfile profile) {
   // The base must be a URL the profile accepts, whatever the reference. A crawler resolves
@@ -475,7 +507,10 @@ Result<std::string> ResolveUrl(std::string_view base, std::string_view reference
   } else {
     target = ResolveReference(clean_base, clean_ref);
   }
-  if (profile == UrlProfile::kRfc3986 && url_internal::IsCanonicalRfc3986(target)) return target;
+  if (profile == UrlProfile::kRfc3986) {
+    if (url_internal::IsCanonicalRfc3986(target)) return target;
+    if (std::optional<std::string> fast = WithoutDotSegments(target)) return *std::move(fast);
+  }
   // Messages name an absolute reference as given, and a relative one as resolved.
   return Canonicalize(target, target == clean_ref ? reference : std::string_view(target), profile);
 }

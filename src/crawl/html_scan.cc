@@ -206,7 +206,7 @@ void HtmlScanner::Push(const HtmlToken& t, GumboTag tag, Ns ns) {
     return;
   }
   text_since_flush_ = false;
-  Open& open = stack_.emplace_back(Open{tag, ns, false, false, false, false, kNoSite, {}});
+  Open& open = stack_.emplace_back(Open{tag, ns, false, false, false, false, kNoSite, {}, kNone, {}});
   if (ns != Ns::kHtml && t.source.size() >= 3 && t.source[1] == '/') {
     // "</>" then the start tag: Gumbo reads the text as an end tag's ("></svg>" for
     // "</><svg>"), which no end tag matches.
@@ -239,31 +239,36 @@ void HtmlScanner::Push(const HtmlToken& t, GumboTag tag, Ns ns) {
   Enter(open, t);
 }
 
-void HtmlScanner::Index(const Open& open, size_t at, bool add) {
-  const auto update = [&](std::vector<uint32_t>& v) {
+void HtmlScanner::Index(Open& open, size_t at, bool add) {
+  const auto update = [&](uint32_t& top, uint32_t& below) {
     if (add) {
-      v.push_back(static_cast<uint32_t>(at));
+      below = top;
+      top = static_cast<uint32_t>(at);
     } else {
-      v.pop_back();
+      top = below;
     }
   };
+  const auto kind = [&](Kind k) { update(positions_.top[k], open.below[k]); };
   const bool html = open.ns == Ns::kHtml;
-  if (html) update(positions_.by_tag[open.tag]);
+  if (html) update(positions_.by_tag[open.tag], open.below_same_tag);
   if (IsSpecial(open)) {
-    update(positions_.special);
-    if (!(html && OneOf(open.tag, GUMBO_TAG_ADDRESS, GUMBO_TAG_DIV, GUMBO_TAG_P))) {
-      update(positions_.item_stop);
-    }
+    kind(kSpecial);
+    if (!(html && OneOf(open.tag, GUMBO_TAG_ADDRESS, GUMBO_TAG_DIV, GUMBO_TAG_P))) kind(kItemStop);
   }
   if (html) {
-    update(positions_.html);
+    kind(kHtmlKind);
   } else {
-    update(positions_.foreign);
+    kind(kForeign);
     std::string key = open.source_name;
     AsciiStrToLower(key);
-    update(positions_.foreign_names[key]);
+    std::vector<uint32_t>& named = positions_.foreign_names[key];
+    if (add) {
+      named.push_back(static_cast<uint32_t>(at));
+    } else {
+      named.pop_back();
+    }
   }
-  if (html && IsMarker(open.tag)) update(positions_.marker);
+  if (html && IsMarker(open.tag)) kind(kMarker);
   const bool boundary =
       html ? OneOf(open.tag, GUMBO_TAG_APPLET, GUMBO_TAG_CAPTION, GUMBO_TAG_HTML, GUMBO_TAG_TABLE,
                    GUMBO_TAG_TD, GUMBO_TAG_TH, GUMBO_TAG_MARQUEE, GUMBO_TAG_OBJECT,
@@ -271,12 +276,10 @@ void HtmlScanner::Index(const Open& open, size_t at, bool add) {
            : (open.ns == Ns::kMath
                   ? IsMathTextIntegration(open.tag) || open.tag == GUMBO_TAG_ANNOTATION_XML
                   : OneOf(open.tag, GUMBO_TAG_FOREIGNOBJECT, GUMBO_TAG_DESC, GUMBO_TAG_TITLE));
-  if (boundary) update(positions_.boundary);
-  if (html && OneOf(open.tag, GUMBO_TAG_OL, GUMBO_TAG_UL)) update(positions_.list);
-  if (html && open.tag == GUMBO_TAG_BUTTON) update(positions_.button);
-  if (html && OneOf(open.tag, GUMBO_TAG_HTML, GUMBO_TAG_TABLE, GUMBO_TAG_TEMPLATE)) {
-    update(positions_.table);
-  }
+  if (boundary) kind(kBoundary);
+  if (html && OneOf(open.tag, GUMBO_TAG_OL, GUMBO_TAG_UL)) kind(kList);
+  if (html && open.tag == GUMBO_TAG_BUTTON) kind(kButton);
+  if (html && OneOf(open.tag, GUMBO_TAG_HTML, GUMBO_TAG_TABLE, GUMBO_TAG_TEMPLATE)) kind(kTable);
 }
 
 size_t HtmlScanner::InScope(std::initializer_list<GumboTag> tags, Scope scope) const {
@@ -285,10 +288,10 @@ size_t HtmlScanner::InScope(std::initializer_list<GumboTag> tags, Scope scope) c
   size_t at = SIZE_MAX;
   for (const GumboTag tag : tags) at = Above(at, Topmost(tag));
   if (at == SIZE_MAX) return SIZE_MAX;
-  size_t boundary = Last(positions_.table);
-  if (scope != Scope::kTable) boundary = Above(boundary, Last(positions_.boundary));
-  if (scope == Scope::kListItem) boundary = Above(boundary, Last(positions_.list));
-  if (scope == Scope::kButton) boundary = Above(boundary, Last(positions_.button));
+  size_t boundary = TopOf(kTable);
+  if (scope != Scope::kTable) boundary = Above(boundary, TopOf(kBoundary));
+  if (scope == Scope::kListItem) boundary = Above(boundary, TopOf(kList));
+  if (scope == Scope::kButton) boundary = Above(boundary, TopOf(kButton));
   return boundary == SIZE_MAX || at >= boundary ? at : SIZE_MAX;
 }
 
@@ -535,7 +538,7 @@ void HtmlScanner::CloseListItem(GumboTag tag) {
   const size_t item = tag == GUMBO_TAG_LI
                           ? Topmost(GUMBO_TAG_LI)
                           : Above(Topmost(GUMBO_TAG_DD), Topmost(GUMBO_TAG_DT));
-  const size_t stop = Last(positions_.item_stop);
+  const size_t stop = TopOf(kItemStop);
   if (item != SIZE_MAX && (stop == SIZE_MAX || item >= stop)) PopTo(item);
 }
 
@@ -544,9 +547,9 @@ void HtmlScanner::CloseOpenA() {
   // agency closes it before the new one opens; with a block open inside it, it would move
   // nodes.
   const size_t a = Topmost(GUMBO_TAG_A);
-  const size_t marker = Last(positions_.marker);
+  const size_t marker = TopOf(kMarker);
   if (a == SIZE_MAX || (marker != SIZE_MAX && marker > a)) return;
-  const size_t blocks = Above(Last(positions_.special), Last(positions_.foreign));
+  const size_t blocks = Above(TopOf(kSpecial), TopOf(kForeign));
   if (blocks != SIZE_MAX && blocks > a) return GiveUp();
   CloseFormatting(a);
 }
@@ -619,10 +622,10 @@ void HtmlScanner::EndFormatting(GumboTag tag) {
     return GiveUp();
   }
   const size_t at = Topmost(tag);
-  const size_t marker = Last(positions_.marker);
+  const size_t marker = TopOf(kMarker);
   if (at == SIZE_MAX || (marker != SIZE_MAX && marker > at)) return EndOther(tag);
   if (InScope(tag, Scope::kDefault) != at) return;  // not in scope: ignored
-  const size_t blocks = Above(Last(positions_.special), Last(positions_.foreign));
+  const size_t blocks = Above(TopOf(kSpecial), TopOf(kForeign));
   if (blocks != SIZE_MAX && blocks > at) return GiveUp();
   CloseFormatting(at);
 }
@@ -632,7 +635,7 @@ void HtmlScanner::EndOther(GumboTag tag) {
   // first. By tag id, as Gumbo 0.10 compares: an unknown element's end tag closes the
   // topmost unknown element, whatever its name.
   const size_t at = Topmost(tag);
-  const size_t special = Last(positions_.special);
+  const size_t special = TopOf(kSpecial);
   if (at != SIZE_MAX && (special == SIZE_MAX || at >= special)) PopTo(at);
 }
 

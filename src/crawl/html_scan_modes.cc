@@ -46,7 +46,7 @@ bool HtmlScanner::Foreign(const HtmlToken& t, GumboTag tag) {
   AsciiStrToLower(name);
   const auto named = positions_.foreign_names.find(name);
   const size_t at = named == positions_.foreign_names.end() ? SIZE_MAX : Last(named->second);
-  const size_t html = Last(positions_.html);
+  const size_t html = TopOf(kHtmlKind);
   if (at == SIZE_MAX || (html != SIZE_MAX && html > at)) return false;
   PopTo(at);
   return true;

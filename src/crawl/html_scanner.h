@@ -38,6 +38,21 @@ class HtmlScanner {
   bool Run();
 
  private:
+  // Kinds of elements whose topmost one the searches need (Positions).
+  enum Kind : uint8_t {
+    kSpecial,   // IsSpecial
+    kItemStop,  // special but address, div, p (CloseListItem)
+    kMarker,    // IsMarker (HTML)
+    kForeign,   // SVG and MathML elements
+    kHtmlKind,  // HTML elements
+    kBoundary,  // the default scope's boundaries
+    kList,      // ol, ul
+    kButton,    // button
+    kTable,     // html, table, template: the table scope's boundaries
+    kKinds
+  };
+  static constexpr uint32_t kNone = UINT32_MAX;
+
   struct Open {
     GumboTag tag;
     Ns ns;
@@ -50,6 +65,8 @@ class HtmlScanner {
     // A foreign element's name as written in its start tag, up to a space or '/' (Gumbo
     // matches foreign end tags by the text between "</" and ">", case ignored).
     std::string source_name;
+    uint32_t below_same_tag = kNone;  // the next HTML element of this tag down the stack
+    std::array<uint32_t, kKinds> below{};  // the next element of each kind it is of
   };
   // The list of active formatting elements (§13.2.4.3), as far as the scan needs it:
   // which formatting elements, and markers, in order; `open` while the element is on the
@@ -100,8 +117,7 @@ class HtmlScanner {
   size_t InScope(std::initializer_list<GumboTag> tags, Scope scope) const;
   // The index of the topmost open HTML `tag`, or npos.
   size_t Topmost(GumboTag tag) const {
-    const std::vector<uint32_t>& at = positions_.by_tag[tag];
-    return at.empty() ? SIZE_MAX : at.back();
+    return positions_.by_tag[tag] == kNone ? SIZE_MAX : positions_.by_tag[tag];
   }
   void CloseP();
   bool ForeignTop() const { return !stack_.empty() && stack_.back().ns != Ns::kHtml; }
@@ -116,24 +132,25 @@ class HtmlScanner {
   void EnterBody();
   void GiveUp() { gave_up_ = true; }
 
-  // Where elements of each kind are on the stack, bottom to top, so that the scope and
-  // "special" searches take constant time whatever the nesting (a hostile page nests
-  // thousands of elements and closes nothing).
+  // Where elements of each kind are on the stack, so that the scope and "special"
+  // searches take constant time whatever the nesting (a hostile page nests thousands of
+  // elements and closes nothing): the topmost of each kind, and in each Open the one
+  // below it (linked lists through the stack, nothing allocated).
   struct Positions {
-    std::array<std::vector<uint32_t>, GUMBO_TAG_LAST + 1> by_tag;  // HTML elements
-    std::vector<uint32_t> special;     // IsSpecial
-    std::vector<uint32_t> item_stop;   // special but address, div, p (CloseListItem)
-    std::vector<uint32_t> marker;      // IsMarker (HTML)
-    std::vector<uint32_t> foreign;     // SVG and MathML elements
-    std::vector<uint32_t> html;        // HTML elements
+    Positions() {
+      by_tag.fill(kNone);
+      top.fill(kNone);
+    }
+    std::array<uint32_t, GUMBO_TAG_LAST + 1> by_tag;  // HTML elements
+    std::array<uint32_t, kKinds> top;
     // Foreign elements by their source_name, lower-cased.
     std::unordered_map<std::string, std::vector<uint32_t>> foreign_names;
-    std::vector<uint32_t> boundary;    // the default scope's boundaries
-    std::vector<uint32_t> list;        // ol, ul
-    std::vector<uint32_t> button;      // button
-    std::vector<uint32_t> table;       // html, table, template: the table scope's
   };
-  void Index(const Open& open, size_t at, bool add);
+  void Index(Open& open, size_t at, bool add);
+  // The index of the topmost element of `kind`, or npos.
+  size_t TopOf(Kind kind) const {
+    return positions_.top[kind] == kNone ? SIZE_MAX : positions_.top[kind];
+  }
   static size_t Last(const std::vector<uint32_t>& at) { return at.empty() ? SIZE_MAX : at.back(); }
   // The greater of two indexes, npos counting as below every index.
   static size_t Above(size_t a, size_t b) {

@@ -2,11 +2,14 @@
 // the HTML pages of a few directories, one thread, CPU time of that thread.
 //
 //   extract_bench [--rounds 5] [--only scan|gumbo] DIR...
+//   extract_bench --hostile
 //
 // Each directory's pages are read into memory first; then every round runs both parsers
 // over all of them, the order swapped each round. Prints, per directory, the median MB/s
 // (of HTML bytes per CPU second) of each parser and the median of the rounds' ratios.
-// --only runs one parser (for a profiler); the other's columns are then 0.
+// --only runs one parser (for a profiler); the other's columns are then 0. --hostile times
+// one extraction of each of a few pages built to be slow (deep nesting never closed, then
+// end tags that close nothing) with each parser.
 #include <time.h>
 
 #include <CLI/CLI.hpp>
@@ -14,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_util.h"
@@ -68,16 +72,57 @@ double Run(const std::vector<Page>& pages, HtmlParser parser, size_t& links, siz
   return ThreadCpuSeconds() - start;
 }
 
+std::string Repeat(std::string_view s, int n) {
+  std::string out;
+  out.reserve(s.size() * static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+int Hostile() {
+  const std::pair<const char*, std::string> pages[] = {
+      {"100k nested <div>", Repeat("<div>", 100000)},
+      {"<p><object>, 8k <span>, 200k </p>", "<p><object>" + Repeat("<span>", 8000) +
+                                               Repeat("</p>", 200000)},
+      {"8k <span>, 200k </x-foo>", Repeat("<span>", 8000) + Repeat("</x-foo>", 200000)},
+      {"8k <span>, 200k <li>", Repeat("<span>", 8000) + Repeat("<li>", 200000)},
+      {"8k <div>, 200k </b>", Repeat("<div>", 8000) + Repeat("</b>", 200000)},
+      {"<svg>, 8k <g>, 200k </x>", "<svg>" + Repeat("<g>", 8000) + Repeat("</x>", 200000)},
+      {"100k <a href>", Repeat("<a href=x>", 100000)},
+  };
+  std::printf("%-36s %7s %10s %10s\n", "page", "MB", "scan s", "Gumbo s");
+  for (const auto& [name, html] : pages) {
+    double seconds[2];
+    for (const HtmlParser parser : {HtmlParser::kStreaming, HtmlParser::kGumbo}) {
+      HtmlExtractOptions options;
+      options.parser = parser;
+      const double start = ThreadCpuSeconds();
+      bench::Check(ExtractHtml(html, "http://hostile.test/", "text/html", options));
+      seconds[parser == HtmlParser::kGumbo] = ThreadCpuSeconds() - start;
+    }
+    std::printf("%-36s %7.2f %10.3f %10.3f\n", name, static_cast<double>(html.size()) / 1e6,
+                seconds[0], seconds[1]);
+  }
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   CLI::App app{"ExtractHtml's speed with the streaming scan and with Gumbo"};
   std::vector<std::string> dirs;
   int rounds = 5;
-  app.add_option("dirs", dirs, "directories of HTML pages")->required();
+  bool hostile = false;
+  app.add_option("dirs", dirs, "directories of HTML pages");
+  app.add_flag("--hostile", hostile, "time pages built to be slow instead");
   app.add_option("--rounds", rounds, "rounds, the parsers' order swapped each round")
       ->check(CLI::Range(1, 1000));
   std::string only;
   app.add_option("--only", only, "run one parser only")->check(CLI::IsMember({"scan", "gumbo"}));
   CLI11_PARSE(app, argc, argv);
+  if (hostile) return Hostile();
+  if (dirs.empty()) {
+    std::fprintf(stderr, "extract_bench: give directories of HTML pages, or --hostile\n");
+    return 2;
+  }
 
   std::printf("%-40s %6s %7s %10s %10s %7s %6s\n", "directory", "pages", "MB", "scan MB/s",
               "Gumbo MB/s", "ratio", "tree");

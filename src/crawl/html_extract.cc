@@ -121,7 +121,7 @@ bool Walker::Enter(const GumboNode* node, Frame& frame) {
     case GUMBO_TAG_AREA:
       if (const char* href = Attribute(element, "href")) {
         LinkSite site;
-        site.href = href;
+        out_.SetHref(site, href);
         site.is_area = tag == GUMBO_TAG_AREA;
         site.text_begin = site.text_end = out_.text.size();
         if (const char* rel = Attribute(element, "rel")) site.nofollow = HasToken(rel, "nofollow");
@@ -462,18 +462,21 @@ void AddLinks(PageMarkup& markup, const std::string& base, const HtmlExtractOpti
               KeywordCounter& keywords, HtmlPage& result) {
   const bool page_nofollow = markup.nofollow && !options.follow_nofollow;
   constexpr uint32_t kDropped = UINT32_MAX;
-  std::unordered_map<std::string, uint32_t> seen;  // URL -> index in links, or kDropped
-  HrefResolver resolver(base, options.profile);    // its keys view markup.sites
+  HrefResolver resolver(base, options.profile);  // its keys view markup.sites
+  // URL -> index in links, or kDropped; the keys view the resolver's URLs.
+  std::unordered_map<std::string_view, uint32_t> seen;
+  seen.reserve(markup.sites.size());
   for (LinkSite& site : markup.sites) {
     if (!options.follow_nofollow && (page_nofollow || site.nofollow)) {
       ++result.nofollow_links;
       continue;
     }
-    if (HasOtherScheme(site.href)) {
+    const std::string_view href = markup.Href(site);
+    if (HasOtherScheme(href)) {
       ++result.other_scheme_links;
       continue;
     }
-    const std::string* url = resolver.Resolve(site.href);
+    const std::string* url = resolver.Resolve(href);
     if (url == nullptr) {
       ++result.bad_links;
       continue;

@@ -113,7 +113,7 @@ void HtmlScanner::Enter(Open& open, const HtmlToken& t) {
     case GUMBO_TAG_AREA:
       if (const std::string_view* href = FindAttribute(t, "href")) {
         LinkSite site;
-        site.href.assign(*href);
+        out_.SetHref(site, *href);
         site.is_area = open.tag == GUMBO_TAG_AREA;
         site.text_begin = site.text_end = out_.text.size();
         if (const std::string_view* rel = FindAttribute(t, "rel")) {

@@ -16,7 +16,8 @@ namespace crawlrank::crawl_internal {
 // An a[href] or area[href] as found; resolved once the whole page is read (the <base>
 // and the robots meta may come later in the document).
 struct LinkSite {
-  std::string href;
+  uint32_t href_begin = 0;  // the href is PageMarkup::hrefs[href_begin, +href_size)
+  uint32_t href_size = 0;
   size_t text_begin = 0;  // the link's visible text is PageMarkup::text[text_begin, text_end)
   size_t text_end = 0;
   std::string alt;  // an <area>'s anchor text, collapsed
@@ -28,6 +29,7 @@ struct PageMarkup {
   std::string text;  // visible text, collapsed (html_extract.h, HtmlPage::content_hash)
   std::string title;  // the first HTML <title>'s text, collapsed
   std::vector<LinkSite> sites;  // in document order
+  std::string hrefs;            // the sites' hrefs, one after another (one allocation)
   std::string base_href;        // the first base[href]
   std::string canonical_href;   // the first link[rel~=canonical][href]
   bool has_base = false, has_canonical = false, has_title = false;
@@ -35,6 +37,17 @@ struct PageMarkup {
   // The scan stopped at a start tag that would have opened more than `max_nesting`
   // elements: nothing from that tag on is read.
   bool nesting_cut = false;
+
+  // Appends `href` to hrefs for `site`.
+  void SetHref(LinkSite& site, std::string_view href) {
+    site.href_begin = static_cast<uint32_t>(hrefs.size());
+    site.href_size = static_cast<uint32_t>(href.size());
+    hrefs.append(href);
+  }
+  // A site's href; the view lasts while hrefs does not grow (once the page is read).
+  std::string_view Href(const LinkSite& site) const {
+    return std::string_view(hrefs).substr(site.href_begin, site.href_size);
+  }
 };
 
 // Reads `html` (UTF-8) without building a tree, up to the start tag that would open more

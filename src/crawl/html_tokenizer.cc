@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "base/ascii.h"
+#include "crawl/utf8.h"
 
 namespace crawlrank::crawl_internal {
 namespace {
@@ -62,24 +63,6 @@ size_t InvalidLength(std::string_view text, size_t i) {
     return (b(1) & 0x0F) == 0x0F && b(2) == 0xBF && (b(3) == 0xBE || b(3) == 0xBF) ? 4 : 0;
   }
   return 0;
-}
-
-void AppendUtf8(uint32_t cp, std::string& out) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 // A numeric reference's code point as Gumbo maps it: windows-1252 for 0x80-0x9F, U+FFFD
@@ -211,9 +194,7 @@ void HtmlTokenizer::EmitText(size_t begin, size_t end, bool references, std::str
     if (c == '\r' || c == 0 || InvalidLength(input_, i) > 0) copied = true;
     ++i;
   }
-  token_ = HtmlToken{};
-  token_.kind = HtmlTokenKind::kText;
-  token_.offset = begin;
+  StartToken(HtmlTokenKind::kText, begin);
   source_begin_ = std::string_view::npos;
   if (!copied) {
     token_.text = input_.substr(begin, end - begin);
@@ -221,6 +202,12 @@ void HtmlTokenizer::EmitText(size_t begin, size_t end, bool references, std::str
   }
   AppendPreprocessed(input_.substr(from, end - from), text_, nul);
   token_.text = text_;
+}
+
+void HtmlTokenizer::StartToken(HtmlTokenKind kind, size_t begin) {
+  token_ = HtmlToken{};
+  token_.kind = kind;
+  token_.offset = begin;
 }
 
 void HtmlTokenizer::EmitEnd() {
@@ -290,9 +277,7 @@ bool HtmlTokenizer::ReadMarkup() {
     }
     if (d == '>') {  // "</>": nothing
       pos_ = begin + 3;
-      token_ = HtmlToken{};
-      token_.kind = HtmlTokenKind::kComment;
-      token_.offset = begin;
+      StartToken(HtmlTokenKind::kComment, begin);
       // Gumbo emits no token for it and so counts it in the next tag's text.
       if (source_begin_ == std::string_view::npos) source_begin_ = begin;
       return true;
@@ -323,9 +308,7 @@ bool HtmlTokenizer::ReadMarkup() {
 void HtmlTokenizer::ReadBogusComment(size_t begin, size_t from) {
   source_begin_ = std::string_view::npos;
   const size_t close = input_.find('>', from);
-  token_ = HtmlToken{};
-  token_.kind = HtmlTokenKind::kComment;
-  token_.offset = begin;
+  StartToken(HtmlTokenKind::kComment, begin);
   pos_ = close == std::string_view::npos ? input_.size() : close + 1;
 }
 
@@ -333,9 +316,7 @@ void HtmlTokenizer::ReadComment(size_t begin) {
   source_begin_ = std::string_view::npos;
   // "<!--" seen. Ends at "-->", "--!>", or right away at "<!-->" and "<!--->".
   size_t i = begin + 4;
-  token_ = HtmlToken{};
-  token_.kind = HtmlTokenKind::kComment;
-  token_.offset = begin;
+  StartToken(HtmlTokenKind::kComment, begin);
   if (input_.substr(i).starts_with(">")) {
     pos_ = i + 1;
     return;
@@ -369,9 +350,7 @@ void HtmlTokenizer::ReadDoctype(size_t begin) {
   // Whatever the identifiers, the first '>' ends a doctype (in a quoted one it is an
   // "abrupt" end).
   const size_t close = input_.find('>', begin + 9);
-  token_ = HtmlToken{};
-  token_.kind = HtmlTokenKind::kDoctype;
-  token_.offset = begin;
+  StartToken(HtmlTokenKind::kDoctype, begin);
   pos_ = close == std::string_view::npos ? input_.size() : close + 1;
 }
 
@@ -382,9 +361,7 @@ void HtmlTokenizer::ReadCdata(size_t begin) {
   const size_t end = close == std::string_view::npos ? input_.size() : close;
   text_.clear();
   AppendPreprocessed(input_.substr(from, end - from), text_, kReplacement);
-  token_ = HtmlToken{};
-  token_.kind = HtmlTokenKind::kText;
-  token_.offset = begin;
+  StartToken(HtmlTokenKind::kText, begin);
   token_.text = text_;
   pos_ = close == std::string_view::npos ? input_.size() : close + 3;
 }
@@ -478,9 +455,7 @@ bool HtmlTokenizer::ReadTag(bool end, size_t begin) {
   tag_buffer_.clear();
   spans_.clear();
   attributes_.clear();
-  token_ = HtmlToken{};
-  token_.kind = end ? HtmlTokenKind::kEndTag : HtmlTokenKind::kStartTag;
-  token_.offset = begin;
+  StartToken(end ? HtmlTokenKind::kEndTag : HtmlTokenKind::kStartTag, begin);
   const size_t name_begin = pos_;
   bool plain = true;  // the name is lower case already, nothing to replace
   size_t i = pos_;

@@ -112,6 +112,8 @@ class HtmlTokenizer {
 
   // Makes token_ the text input_[begin, end), preprocessed, references decoded if asked.
   void EmitText(size_t begin, size_t end, bool references, std::string_view nul);
+  // Makes token_ a fresh token of `kind` starting at input_[begin].
+  void StartToken(HtmlTokenKind kind, size_t begin);
   // Makes token_ kEnd and moves to the end of the input.
   void EmitEnd();
 

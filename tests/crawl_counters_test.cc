@@ -173,6 +173,10 @@ TEST(CrawlCountersTest, WritesAreCountedByHostAndStatusClass) {
       c->wire_bytes += fetch.wire_bytes;
       c->decoded_bytes += fetch.decoded_bytes;
       c->fetch_ms += fetch.fetch_ms;
+      if (!fetch.empty()) {
+        ++c->fetch_ms_buckets[FetchMsBucket(fetch.fetch_ms)];
+        ++c->wire_bytes_buckets[WireBytesBucket(fetch.wire_bytes)];
+      }
     }
     crawled[url] = true;
     if (!fetch.empty()) last_fetch[url] = fetch;
@@ -465,17 +469,27 @@ TEST(CrawlCountersTest, EncodingIsTheDocumentedOne) {
   c.fetches[static_cast<size_t>(StatusClass::k2xx)] = 1;
   c.wire_bytes = 1200;
   c.fetch_ms = 40;
+  c.fetch_ms_buckets[2] = 1;
+  c.wire_bytes_buckets[1] = 1;
   std::string value;
   EncodeCrawlCounters(c, &value);
-  const std::string expected = std::string("\x01\x1c\x03\x01\x00", 5) +
+  const std::string expected = std::string("\x01\x31\x03\x01\x00", 5) +
                                std::string("\x00\x00\x01\x00\x00\x00", 6) + std::string(15, '\0') +
-                               std::string("\xb0\x09\x00\x28\x00", 5);
+                               std::string("\xb0\x09\x00\x28\x00", 5) +
+                               std::string("\x00\x00\x01", 3) + std::string(9, '\0') +
+                               std::string("\x00\x01", 2) + std::string(7, '\0');
   EXPECT_EQ(value, expected);
-  // Format version 8 wrote the fields before the ghosts (27): read with none.
-  CrawlCounters read;
+  // Format version 9 wrote the fields before the histograms (28), version 8 those before
+  // the ghosts (27): read with the rest at 0.
+  CrawlCounters read, without = c;
+  without.fetch_ms_buckets = {};
+  without.wire_bytes_buckets = {};
+  ASSERT_TRUE(DecodeCrawlCounters(std::string("\x01\x1c", 2) + expected.substr(2, 29), &read));
+  EXPECT_EQ(read, without);
   ASSERT_TRUE(DecodeCrawlCounters(std::string("\x01\x1b", 2) + expected.substr(2, 28), &read));
-  EXPECT_EQ(read, c);
+  EXPECT_EQ(read, without);
   EXPECT_FALSE(DecodeCrawlCounters(std::string("\x01\x1a", 2) + expected.substr(2, 27), &read));
+  EXPECT_FALSE(DecodeCrawlCounters(std::string("\x01\x1d", 2) + expected.substr(2, 30), &read));
 }
 
 // tests/data/format-v6.db (its README says what it holds): read as it is, refused for

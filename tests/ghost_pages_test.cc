@@ -87,7 +87,7 @@ TEST(GhostPagesTest, LinksToAnotherNodesPagesAreKeptAndThosePagesNeverHandedOut)
   reading.read_only = true;
   ASSERT_OK_AND_ASSIGN(auto db, PageDb::Open(path, reading));
   EXPECT_OK(db->Check());
-  EXPECT_EQ(db->Info()->format_version, 9u);
+  EXPECT_EQ(db->Info()->format_version, kPageDbFormatVersion);
   ASSERT_OK_AND_ASSIGN(Snapshot snapshot, db->NewSnapshot());
   EXPECT_EQ(snapshot.counters().pages, 4u);  // every record: a.test/, its three links
   std::vector<uint32_t> targets;
@@ -252,8 +252,8 @@ TEST(PassedSharesTest, AReceivedShareOrdersThePageAndSurvivesARestart) {
 }
 
 // tests/data/format-v7.db and format-v8.db (their READMEs say what they hold; the same
-// pages): read as they are, refused for writing, and carried over to version 9 with their
-// schedules and counters unchanged.
+// pages): read as they are, refused for writing, and carried over to the newest version
+// with their schedules and counters unchanged.
 TEST(GhostPagesUpgradeTest, CommittedVersion7And8DbsAreUpgradedChangingOnlyTheirVersion) {
   for (const uint32_t from : {7u, 8u}) {
     SCOPED_TRACE("version " + std::to_string(from));
@@ -280,12 +280,13 @@ TEST(GhostPagesUpgradeTest, CommittedVersion7And8DbsAreUpgradedChangingOnlyTheir
     const Status refused = PageDb::Open(path, Fast()).status();
     EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition);
     EXPECT_NE(refused.message().find("page_db_upgrade"), std::string::npos) << refused.ToString();
-    EXPECT_NE(refused.message().find("sets its version to 9"), std::string::npos)
+    EXPECT_NE(refused.message().find("sets its version to " + std::to_string(kPageDbFormatVersion)),
+              std::string::npos)
         << refused.ToString();
     PageDbOptions upgrade = Fast();
     upgrade.upgrade = true;
     { ASSERT_OK(PageDb::Open(path, upgrade).status()); }
-    const SchedulerStats after = stats_of(9);
+    const SchedulerStats after = stats_of(kPageDbFormatVersion);
     EXPECT_EQ(after.crawled, before.crawled);
     EXPECT_EQ(after.queued, before.queued);
     EXPECT_EQ(after.in_flight, before.in_flight);

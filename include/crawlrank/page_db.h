@@ -62,10 +62,11 @@ namespace crawlrank {
 // page limits, version 7 the crawl's counters, the last fetch's details and progress
 // samples (crawl_counters.h), version 8 a crawled page due again at a set time (its
 // fetcher's date, CrawlReport::refetch_at_ms, or a revisit's retry), version 9 a page
-// another node of a cluster owns (a ghost, kept for the links to it; docs/format.md). A
-// DB of version 2 to 8 is read as it is, and written only after PageDbOptions::upgrade
+// another node of a cluster owns (a ghost, kept for the links to it; docs/format.md),
+// version 10 the latest fetches and the histograms of fetch time and size. A DB of
+// version 2 to 9 is read as it is, and written only after PageDbOptions::upgrade
 // (page_db_upgrade) carries it over.
-inline constexpr uint32_t kPageDbFormatVersion = 9;
+inline constexpr uint32_t kPageDbFormatVersion = 10;
 
 class PageDb;
 
@@ -201,6 +202,12 @@ class Snapshot {
   // The progress samples from `since_ms` on (Unix ms), in time order: the latest `max`
   // of them, read from the newest back (so the last few cost a few reads, however long
   // the crawl).
+  // The latest fetches and failures (crawl_counters.h, RecentFetch; format version 10),
+  // newest first: at most `max` of those numbered above `after_seq` (0: from the oldest
+  // kept). A live tail asks for those after the last it showed; a few cost a few reads.
+  // Empty for a DB older than version 10.
+  Result<std::vector<RecentFetch>> RecentFetches(uint64_t after_seq = 0,
+                                                 size_t max = kRecentFetches) const;
   Result<std::vector<ProgressSample>> Progress(int64_t since_ms = 0,
                                                size_t max = SIZE_MAX) const;
 

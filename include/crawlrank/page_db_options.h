@@ -30,12 +30,13 @@ struct PageDbOptions {
   bool error_if_exists = false;
   // Open for reading only: takes no writer lock, so it works beside a running writer.
   bool read_only = false;
-  // Let a writer's open carry a DB of format version 2 to 7 over to the newest, in place,
+  // Let a writer's open carry a DB of format version 2 to 9 over to the newest, in place,
   // in one transaction: it adds the tables the DB lacks (the scheduler's, the
   // configuration's, the creation times', which date the pages there from the upgrade,
   // the counters', counted from the pages and failures there: RebuildCrawlCounters in
-  // docs/format.md), files each failure of a version 3 DB with its kind, and sets the
-  // version (all version 8 adds is a schedule state that version 7 never wrote), and
+  // docs/format.md; the shares', the latest fetches'), files each failure of a version 3
+  // DB with its kind, and sets the version (versions 8 and 9 add schedule states that
+  // older versions never wrote; version 10's histograms read as 0 from older values), and
   // nothing else, but older crawlrank releases can no longer open the DB. Without it, opening an older DB for
   // writing is FailedPrecondition naming page_db_upgrade (which sets it). Default: false.
   bool upgrade = false;

@@ -29,6 +29,22 @@ uint64_t CrawlCounters::fetches_total() const {
   return std::accumulate(fetches.begin(), fetches.end(), uint64_t{0});
 }
 
+uint64_t CrawlCounters::observed_fetches() const {
+  return std::accumulate(fetch_ms_buckets.begin(), fetch_ms_buckets.end(), uint64_t{0});
+}
+
+size_t FetchMsBucket(uint64_t fetch_ms) {
+  return static_cast<size_t>(std::lower_bound(kFetchMsBounds.begin(), kFetchMsBounds.end(),
+                                              fetch_ms) -
+                             kFetchMsBounds.begin());
+}
+
+size_t WireBytesBucket(uint64_t wire_bytes) {
+  return static_cast<size_t>(std::lower_bound(kWireBytesBounds.begin(), kWireBytesBounds.end(),
+                                              wire_bytes) -
+                             kWireBytesBounds.begin());
+}
+
 uint64_t CrawlCounters::failures_total() const {
   return std::accumulate(failures.begin(), failures.end(), uint64_t{0});
 }
@@ -49,6 +65,8 @@ Fields ToFields(const CrawlCounters& c) {
   out[f::kDecodedBytes] = c.decoded_bytes;
   out[f::kFetchMs] = c.fetch_ms;
   out[f::kGhostPages] = c.ghost_pages;
+  std::copy(c.fetch_ms_buckets.begin(), c.fetch_ms_buckets.end(), &out[f::kFetchMsHistogram]);
+  std::copy(c.wire_bytes_buckets.begin(), c.wire_bytes_buckets.end(), &out[f::kWireBytesHistogram]);
   return out;
 }
 
@@ -64,6 +82,8 @@ CrawlCounters FromFields(const Fields& in) {
   c.decoded_bytes = in[f::kDecodedBytes];
   c.fetch_ms = in[f::kFetchMs];
   c.ghost_pages = in[f::kGhostPages];
+  std::copy_n(&in[f::kFetchMsHistogram], kFetchMsBuckets, c.fetch_ms_buckets.begin());
+  std::copy_n(&in[f::kWireBytesHistogram], kWireBytesBuckets, c.wire_bytes_buckets.begin());
   return c;
 }
 
@@ -128,9 +148,11 @@ bool DecodeCrawlCounters(std::string_view value, CrawlCounters* counters) {
   uint64_t n = 0;
   if (value.empty() || static_cast<uint8_t>(value[0]) != kCountersVersion) return false;
   value.remove_prefix(1);
-  // Format version 8 and older stored every field before the ghosts.
+  // Format version 8 and older stored every field before the ghosts, version 9 those
+  // before the histograms.
   if (!coding::GetVarint64(value, &n) ||
-      (n != counter_field::kCount && n != counter_field::kGhostPages)) {
+      (n != counter_field::kCount && n != counter_field::kGhostPages &&
+       n != counter_field::kFetchMsHistogram)) {
     return false;
   }
   Fields fields{};
@@ -214,6 +236,10 @@ void CounterDeltas::AddFetch(std::string_view host, uint16_t status, const Fetch
     (*fields)[f::kWireBytes] += static_cast<int64_t>(info.wire_bytes);
     (*fields)[f::kDecodedBytes] += static_cast<int64_t>(info.decoded_bytes);
     (*fields)[f::kFetchMs] += info.fetch_ms;
+    if (!info.empty()) {
+      ++(*fields)[f::kFetchMsHistogram + FetchMsBucket(info.fetch_ms)];
+      ++(*fields)[f::kWireBytesHistogram + WireBytesBucket(info.wire_bytes)];
+    }
   }
 }
 

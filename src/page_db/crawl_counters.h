@@ -3,13 +3,15 @@
 //   meta "crawl_counters"  the whole crawl's CrawlCounters
 //   `counters`  host key (HostKey, kHost; the byte 0 for URLs without a host) -> its
 //               CrawlCounters: u8 version (1), varint field count, that many varints in
-//               the order of CounterField (format version 8 and older: all but the last,
-//               kGhostPages, which reads as 0)
+//               the order of counter_field (format version 8 and older: those before
+//               kGhostPages; version 9: those before the histograms' buckets; the fields
+//               missing read as 0)
 //   `fetches`   key32 page id -> the last fetch's FetchInfo: varint length + content
 //               type, varint wire bytes, varint decoded bytes, varint ms, varint length +
 //               title
 //   `progress`  key64 Unix ms -> ProgressSample: varint crawled pages, fetches, failures,
 //               wire bytes, queued, in flight
+//   `recent`    key64 sequence number -> RecentFetch (format version 10; recent_fetches.h)
 // The writer gathers a transaction's changes in CounterDeltas and writes them at commit
 // (WriteTxn::Commit), with the global counters mirrored in WriterState.
 #ifndef CRAWLRANK_SRC_PAGE_DB_CRAWL_COUNTERS_H_
@@ -38,7 +40,10 @@ inline constexpr size_t kWireBytes = kFailures + kMaxFailureKind + 1;
 inline constexpr size_t kDecodedBytes = kWireBytes + 1, kFetchMs = kWireBytes + 2;
 // Format version 9 appends the ghosts; a value of version 8 has the fields before it.
 inline constexpr size_t kGhostPages = kWireBytes + 3;
-inline constexpr size_t kCount = kWireBytes + 4;
+// Format version 10 appends the histograms' buckets.
+inline constexpr size_t kFetchMsHistogram = kGhostPages + 1;
+inline constexpr size_t kWireBytesHistogram = kFetchMsHistogram + kFetchMsBuckets;
+inline constexpr size_t kCount = kWireBytesHistogram + kWireBytesBuckets;
 }  // namespace counter_field
 
 inline constexpr std::string_view kMetaCrawlCounters = "crawl_counters";

@@ -534,4 +534,24 @@ Status VerifyStructure(MDB_txn* txn, const std::string& data_path, VerifyScope s
   return Walker(raw_fd, data_path, meta, file_pages, scope, whole_tables).Run();
 }
 
+// A data.mdb shorter than its last committed page (a copy cut short, a full disk during a
+// copy) would make LMDB read past the end of the mapping and crash with SIGBUS; report it.
+// The file only grows while open, so reading the size after the meta page is safe.
+Status CheckFileSize(MDB_env* env, const std::string& path) {
+  MDB_envinfo info;
+  MDB_stat stat;
+  if (mdb_env_info(env, &info) != 0 || mdb_env_stat(env, &stat) != 0) return Status::Ok();
+  struct stat st;
+  if (::stat((path + "/data.mdb").c_str(), &st) != 0) {
+    return IoError("open PageDB \"" + path + "\": stat data.mdb: " + ErrnoText());
+  }
+  const uint64_t needed = (uint64_t{info.me_last_pgno} + 1) * stat.ms_psize;
+  if (static_cast<uint64_t>(st.st_size) < needed) {
+    return DataLossError("open PageDB \"" + path + "\": data.mdb is truncated (" +
+                         std::to_string(st.st_size) + " bytes, its last page ends at " +
+                         std::to_string(needed) + ")");
+  }
+  return Status::Ok();
+}
+
 }  // namespace crawlrank::lmdb

@@ -42,6 +42,10 @@ inline constexpr int kSampledPaths = 16;
 Status VerifyStructure(MDB_txn* txn, const std::string& data_path, VerifyScope scope,
                        std::span<const std::string_view> whole_tables = {});
 
+// A data.mdb shorter than the last page its environment `env` committed (at `path`, the
+// PageDB's directory): DataLoss naming the sizes.
+Status CheckFileSize(MDB_env* env, const std::string& path);
+
 }  // namespace crawlrank::lmdb
 
 #endif  // CRAWLRANK_SRC_LMDB_VERIFY_H_

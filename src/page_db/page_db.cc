@@ -13,6 +13,8 @@
 #include "base/errno_text.h"
 #include "page_db/link_block.h"
 #include "page_db/crawl_counters.h"
+#include "page_db/lmdb_verify.h"
+#include "page_db/recent_fetches.h"
 #include "page_db/creation_marks.h"
 #include "page_db/page_db_impl.h"
 #include "page_db/page_record.h"
@@ -313,28 +315,33 @@ Status OpenScheduleTables(PageDbImpl& db, MDB_txn* txn, unsigned flags) {
   return Status::Ok();
 }
 
+// A table that one format version added: opened with `flags` 0 in a DB that has it,
+// MDB_CREATE to add it; `has` says it is there.
+Status OpenAddedTable(PageDbImpl& db, MDB_txn* txn, const char* name, unsigned flags,
+                      MDB_dbi* dbi, bool* has) {
+  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, name, flags, dbi, db.path));
+  *has = true;
+  return Status::Ok();
+}
 // The stored configuration's table, new in format version 5.
 constexpr uint32_t kFirstConfigVersion = 5;
 Status OpenConfigTable(PageDbImpl& db, MDB_txn* txn, unsigned flags) {
-  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "config", flags, &db.config, db.path));
-  db.has_config = true;
-  return Status::Ok();
+  return OpenAddedTable(db, txn, "config", flags, &db.config, &db.has_config);
 }
-
 // The pages' creation marks, new in format version 6.
 constexpr uint32_t kFirstCreatedVersion = 6;
 Status OpenCreatedTable(PageDbImpl& db, MDB_txn* txn, unsigned flags) {
-  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "created", flags, &db.created, db.path));
-  db.has_created = true;
-  return Status::Ok();
+  return OpenAddedTable(db, txn, "created", flags, &db.created, &db.has_created);
 }
-
 // The shares other nodes of a cluster passed to its pages, new in format version 9.
 constexpr uint32_t kFirstSharesVersion = 9;
 Status OpenSharesTable(PageDbImpl& db, MDB_txn* txn, unsigned flags) {
-  CRAWLRANK_RETURN_IF_ERROR(OpenTable(txn, "shares", flags, &db.shares, db.path));
-  db.has_shares = true;
-  return Status::Ok();
+  return OpenAddedTable(db, txn, "shares", flags, &db.shares, &db.has_shares);
+}
+// The latest fetches' table, new in format version 10.
+constexpr uint32_t kFirstRecentVersion = 10;
+Status OpenRecentTable(PageDbImpl& db, MDB_txn* txn, unsigned flags) {
+  return OpenAddedTable(db, txn, "recent", flags, &db.recent, &db.has_recent);
 }
 
 // The crawl's counters, fetch details and progress samples, new in format version 7.
@@ -353,7 +360,9 @@ Status OpenCounterTables(PageDbImpl& db, MDB_txn* txn, unsigned flags) {
 // marks' table, with one mark that dates the pages there from now, version 6 (and older)
 // the counters' tables, counted from the pages and failures there; version 8 (and older)
 // an empty table of received shares. Version 8 adds a schedule state, kDue, that version 7
-// never wrote; version 9 another, kElsewhere, a counter of them and the shares table.
+// never wrote; version 9 another, kElsewhere, a counter of them and the shares table;
+// version 10 an empty table of the latest fetches and the histograms' counters (which a
+// version 9 value lacks and reads as 0: the fetches before the upgrade are in no bucket).
 Status Upgrade(PageDbImpl& db, MDB_txn* txn, uint32_t from) {
   if (from < kFirstScheduleVersion) {
     CRAWLRANK_RETURN_IF_ERROR(OpenScheduleTables(db, txn, MDB_CREATE));
@@ -371,6 +380,7 @@ Status Upgrade(PageDbImpl& db, MDB_txn* txn, uint32_t from) {
     CRAWLRANK_RETURN_IF_ERROR(RebuildCrawlCounters(db, txn));
   }
   if (from < kFirstSharesVersion) CRAWLRANK_RETURN_IF_ERROR(OpenSharesTable(db, txn, MDB_CREATE));
+  if (from < kFirstRecentVersion) CRAWLRANK_RETURN_IF_ERROR(OpenRecentTable(db, txn, MDB_CREATE));
   std::string encoded;
   coding::PutFixed32(encoded, kPageDbFormatVersion);
   MDB_val k = Val(kMetaFormatVersion), v = Val(encoded);
@@ -391,6 +401,7 @@ Status CreateTables(PageDbImpl& db, MDB_txn* txn) {
   CRAWLRANK_RETURN_IF_ERROR(OpenCreatedTable(db, txn, MDB_CREATE));
   CRAWLRANK_RETURN_IF_ERROR(OpenCounterTables(db, txn, MDB_CREATE));
   CRAWLRANK_RETURN_IF_ERROR(OpenSharesTable(db, txn, MDB_CREATE));
+  CRAWLRANK_RETURN_IF_ERROR(OpenRecentTable(db, txn, MDB_CREATE));
   std::string version;
   coding::PutFixed32(version, kPageDbFormatVersion);
   const std::pair<std::string_view, std::string> header[] = {
@@ -450,9 +461,10 @@ Status OpenTables(PageDbImpl& db, MDB_txn* txn) {
          : version < kFirstCountersVersion
              ? "adds the crawl's counters, counted from the pages there, and tables for "
                "fetch details and progress samples"
-             : "sets its version to 9, whose additions are schedule states for pages due "
+             : "sets its version to 10, whose additions are schedule states for pages due "
                "again at a set time (version 8) and for pages another node of a cluster owns "
-               "(version 9),") +
+               "(version 9), a table of the latest fetches and histograms of fetch time and "
+               "size (version 10),") +
         " in place; pages and links stay as they are; older releases then cannot open it)");
   }
   CRAWLRANK_ASSIGN_OR_RETURN(std::string_view hash, GetMeta(txn, db.meta, kMetaHash, db.path));
@@ -477,6 +489,7 @@ Status OpenTables(PageDbImpl& db, MDB_txn* txn) {
   if (version >= kFirstCreatedVersion) CRAWLRANK_RETURN_IF_ERROR(OpenCreatedTable(db, txn, 0));
   if (version >= kFirstCountersVersion) CRAWLRANK_RETURN_IF_ERROR(OpenCounterTables(db, txn, 0));
   if (version >= kFirstSharesVersion) CRAWLRANK_RETURN_IF_ERROR(OpenSharesTable(db, txn, 0));
+  if (version >= kFirstRecentVersion) CRAWLRANK_RETURN_IF_ERROR(OpenRecentTable(db, txn, 0));
   if (old_version && !db.read_only()) return Upgrade(db, txn, version);  // as asked
   return Status::Ok();
 }
@@ -532,6 +545,7 @@ Status LoadWriterState(PageDbImpl& db, MDB_txn* txn) {
   }
   CRAWLRANK_RETURN_IF_ERROR(LoadLastCreationMark(db, txn));
   CRAWLRANK_RETURN_IF_ERROR(LoadCrawlCounters(db, txn));
+  CRAWLRANK_RETURN_IF_ERROR(LoadRecentSeq(db, txn));
   return LoadLastProgress(db, txn);
 }
 
@@ -570,26 +584,6 @@ PageDb::~PageDb() {
 }
 
 namespace {
-
-// A data.mdb shorter than its last committed page (a copy cut short, a full disk during a
-// copy) would make LMDB read past the end of the mapping and crash with SIGBUS; report it.
-// The file only grows while open, so reading the size after the meta page is safe.
-Status CheckFileSize(MDB_env* env, const std::string& path) {
-  MDB_envinfo info;
-  MDB_stat stat;
-  if (mdb_env_info(env, &info) != 0 || mdb_env_stat(env, &stat) != 0) return Status::Ok();
-  struct stat st;
-  if (::stat((path + "/data.mdb").c_str(), &st) != 0) {
-    return IoError("open " + PageDbName(path) + ": stat data.mdb: " + ErrnoText());
-  }
-  const uint64_t needed = (uint64_t{info.me_last_pgno} + 1) * stat.ms_psize;
-  if (static_cast<uint64_t>(st.st_size) < needed) {
-    return DataLossError("open " + PageDbName(path) + ": data.mdb is truncated (" +
-                         std::to_string(st.st_size) + " bytes, its last page ends at " +
-                         std::to_string(needed) + ")");
-  }
-  return Status::Ok();
-}
 
 // The error of a writer's open that found damage (`cause`).
 Status RefuseToWrite(const std::string& where, const Status& cause) {
@@ -679,7 +673,7 @@ Status OpenEnvironment(PageDbImpl& db, const std::string& where) {
                               kMaxTables));
   int dead = 0;
   mdb_reader_check(db.env.get(), &dead);  // clear slots of readers that died
-  CRAWLRANK_RETURN_IF_ERROR(CheckFileSize(db.env.get(), db.path));
+  CRAWLRANK_RETURN_IF_ERROR(lmdb::CheckFileSize(db.env.get(), db.path));
   // LMDB reads its pages through the map and trusts them. Before it reads any (the table
   // list, the header), the pages on a sample of paths through every table, the main tree
   // and `meta` whole, are read with pread and checked; for a writer, which reads every

@@ -9,6 +9,7 @@
 #include "crawlrank/page_db.h"
 #include "page_db/crawl_counters.h"
 #include "page_db/received_shares.h"
+#include "page_db/recent_fetches.h"
 #include "page_db/page_db_impl.h"
 #include "page_db/page_record.h"
 #include "page_db/creation_marks.h"
@@ -259,6 +260,7 @@ Status PageDb::CheckStoredData(const Snapshot& snapshot) const {
   CRAWLRANK_RETURN_IF_ERROR(CheckCreationMarks(*impl_, txn, stored.pages));
   CRAWLRANK_RETURN_IF_ERROR(CheckCrawlCounters(*impl_, txn, stored.pages));
   CRAWLRANK_RETURN_IF_ERROR(CheckReceivedShares(*impl_, txn, stored.pages));
+  CRAWLRANK_RETURN_IF_ERROR(CheckRecentFetches(*impl_, txn, stored.pages));
   if (!impl_->has_schedule) return Status::Ok();
   return CheckSchedulerTables(*impl_, txn, stored);
 }

@@ -81,6 +81,9 @@ Status PageDb::CompactTo(const std::string& dir, bool check_data) const {
     CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.fetches, to.get(), "fetches", true, where));
     CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.progress, to.get(), "progress", true, where));
   }
+  if (db.has_recent) {  // nor has a version 2 to 9 DB this one
+    CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.recent, to.get(), "recent", true, where));
+  }
   if (db.has_shares) {  // nor has a version 2 to 8 DB this one
     CRAWLRANK_RETURN_IF_ERROR(CopyTable(from, db.shares, to.get(), "shares", true, where));
   }

@@ -46,7 +46,7 @@ inline std::string PageDbName(std::string_view path) {
 }
 
 // LMDB's named-table limit for a PageDB environment: its eight tables, with room to grow.
-inline constexpr unsigned kMaxTables = 16;  // 13 in use (version 9)
+inline constexpr unsigned kMaxTables = 16;  // 14 in use (version 10)
 
 // LMDB keys: big-endian, so byte order is numeric order (docs/format.md).
 struct Key32 {
@@ -120,6 +120,7 @@ struct WriterState {
   // "host_pages_counted"); the newer ones wait in PageDb::Impl::pending_host_pages.
   uint64_t host_pages_counted = 0;
   int64_t last_host_flush_ms = 0;
+  uint64_t next_recent_seq = 1;  // the next entry's number in `recent` (recent_fetches.h)
 };
 
 // Hashes a std::string or a std::string_view alike (look-ups by view, no copy).
@@ -156,6 +157,10 @@ struct PageDb::Impl {
   // received_shares.h); has_shares is false for an older DB opened read-only.
   MDB_dbi shares = 0;
   bool has_shares = false;
+  // The latest fetches (format version 10, recent_fetches.h); has_recent is false for an
+  // older DB opened read-only.
+  MDB_dbi recent = 0;
+  bool has_recent = false;
   // Pages created and not yet counted in their hosts' `counters` entries, by host key:
   // written at most once a second (a transaction creates pages on thousands of hosts), and
   // at close; a writer's open counts those a crash left out (crawl_counters.h).

@@ -6,6 +6,7 @@
 #include "crawlrank/page_db.h"
 #include "page_db/creation_marks.h"
 #include "page_db/page_record.h"
+#include "page_db/recent_fetches.h"
 #include "page_db/write_txn.h"
 #include "url/url_fast_path.h"
 
@@ -272,6 +273,13 @@ Status WriteTxn::Apply(const PreparedPage& prepared, bool merge_links, uint32_t 
     const int64_t when = page.crawl_time_ms != 0 ? page.crawl_time_ms : UnixNowMs();
     const std::string_view host = CounterHostView(prepared.url);
     counter_deltas_.AddFetch(host, page.http_status, page.fetch);
+    recent_.push_back(RecentFetch{.time_ms = when,
+                                  .page = id,
+                                  .http_status = page.http_status,
+                                  .wire_bytes = page.fetch.wire_bytes,
+                                  .decoded_bytes = page.fetch.decoded_bytes,
+                                  .fetch_ms = page.fetch.fetch_ms,
+                                  .content_type = page.fetch.content_type});
     CRAWLRANK_RETURN_IF_ERROR(PutFetchInfo(id, page.fetch));
     if (record->n_crawls == 0) {
       record->first_crawl_ms = when;
@@ -406,6 +414,7 @@ Status WriteTxn::Commit() {
   if (db_.write_hook != nullptr) CRAWLRANK_RETURN_IF_ERROR(db_.write_hook->BeforeCommit(*this));
   CountCreatedPages();
   CRAWLRANK_RETURN_IF_ERROR(WriteCounters());
+  CRAWLRANK_RETURN_IF_ERROR(WriteRecentFetches(*this, recent_));
   if (const int64_t now = UnixNowMs();
       writer.counters.pages > pages_.first_new_id() && CreationMarkDue(writer, now)) {
     char key[4];

@@ -204,8 +204,16 @@ class WriteTxn {
   // The crawl's counters (crawl_counters.h), for what the page writes do not see: a
   // failure of the page at canonical `url` reported (each attempt), and a page failed for
   // good (+1) or no longer (-1: re-queued, removed).
-  void CountFailure(std::string_view url, FailureKind kind) {
+  // The failure also goes to the latest fetches (recent_fetches.h), at `time_ms`.
+  void CountFailure(uint32_t id, std::string_view url, FailureKind kind, uint16_t http_status,
+                    int64_t time_ms) {
     counter_deltas_.Add(CounterHostView(url), counter_field::kFailures + static_cast<size_t>(kind), 1);
+    RecentFetch& failure = recent_.emplace_back();
+    failure.time_ms = time_ms;
+    failure.page = id;
+    failure.http_status = http_status;
+    failure.failed = true;
+    failure.kind = kind;
   }
   void CountFailedPage(std::string_view url, int64_t delta) {
     counter_deltas_.Add(CounterHostView(url), counter_field::kFailedPages, delta);
@@ -274,6 +282,7 @@ class WriteTxn {
   std::vector<uint32_t> fetched_ids_, fetched_targets_, fetched_ends_;
   std::vector<uint32_t> relinked_;
   CounterDeltas counter_deltas_;
+  std::vector<RecentFetch> recent_;  // the fetches and failures of this transaction
   std::optional<ProgressSample> progress_;
   bool counted_created_ = false;
   std::vector<std::pair<std::string, int64_t>> flushed_;  // pending pages this txn writes

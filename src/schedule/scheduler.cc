@@ -514,7 +514,7 @@ Status Scheduler::Impl::Fail(WriteTxn& write, uint32_t id, const FailureReport& 
                                ? report.kind
                                : InferFailureKind(report.http_status, report.reason);
   CRAWLRANK_ASSIGN_OR_RETURN(const PageRecord record, write.Record(id));
-  write.CountFailure(record.url, kind);
+  write.CountFailure(id, record.url, kind, report.http_status, now);
   if (state.IsRevisitLease(id)) {
     // A revisit that failed: the page keeps what its last crawl found, and is due again
     // after retry_ms, kept so (its lease entry becomes a date) for a restart.

@@ -92,7 +92,7 @@ def test_page_db_records_links_and_snapshots(cr, tmp_path):
             snap.find_id(0)
         with pytest.raises(cr.NotFoundError):
             db.find_url("http://nowhere.test/")
-        assert db.info()["format_version"] == 9
+        assert db.info()["format_version"] == 10
         db.check()
         open_snapshot = db.snapshot()
     # Leaving the block closed the DB and the snapshot still open on it.

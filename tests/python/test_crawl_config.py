@@ -133,10 +133,10 @@ def test_upgrade_of_a_version_4_db_adds_an_empty_configuration(bin_dir, data_dir
     assert "page_db_upgrade" in refused.stderr
     upgraded = subprocess.run([str(bin_dir / "page_db_upgrade"), str(db)], capture_output=True,
                               text=True, check=True)
-    assert upgraded.stdout == "format version 4 -> 9\n"
+    assert upgraded.stdout == "format version 4 -> 10\n"
     subprocess.run([str(bin_dir / "page_db_check"), str(db)], check=True, capture_output=True)
     after = stats(bin_dir, db)
-    assert after["format_version"] == 9 and after["config"] == {}
+    assert after["format_version"] == 10 and after["config"] == {}
     for key in ("pages", "crawled_pages", "links", "queued", "failed"):
         assert after[key] == before[key], key
 

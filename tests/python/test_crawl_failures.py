@@ -249,9 +249,9 @@ def test_upgrade_of_a_version_3_db_keeps_its_failures(bin_dir, data_dir, tmp_pat
         ("http://a.example/private", "robots-disallowed"), ("http://c.example/", "http-4xx")}
     refused = run(bin_dir, "requeue", db, expect=1)
     assert "page_db_upgrade" in refused.stderr
-    assert run(bin_dir, "upgrade", db).stdout == "format version 3 -> 9\n"
+    assert run(bin_dir, "upgrade", db).stdout == "format version 3 -> 10\n"
     after = failed(bin_dir, db)
     assert after == before
     assert all(p["failed"] == "unknown" and p["failed_ms"] == 0 for p in after)
     run(bin_dir, "check", db)
-    assert run(bin_dir, "upgrade", db).stdout == "format version 9: nothing to do\n"
+    assert run(bin_dir, "upgrade", db).stdout == "format version 10: nothing to do\n"

@@ -163,7 +163,7 @@ def test_stats(bin_dir, example_db):
     assert stats["links"] == len(edges)
     assert stats["crawled_pages"] == 0
     assert stats["hosts"] == 5
-    assert stats["format_version"] == 9
+    assert stats["format_version"] == 10
     assert stats["url_profile"] == "rfc3986/1"
     text = run(bin_dir, "page_db_stats", example_db).stdout
     assert f"links: {len(edges)}\n" in text

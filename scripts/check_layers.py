@@ -61,8 +61,9 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "crawl": ("schedule",),
     # The URLFrontier server: the scheduler behind gRPC, beside the built-in crawler.
     "serve": ("schedule",),
-    # The web dashboard: reads the PageDB, the schedule's tables and the stored ranks.
-    "dashboard": ("schedule",),
+    # The web dashboard: reads the PageDB, the schedule's tables, the stored ranks and the
+    # robots.txt rules the crawler keeps.
+    "dashboard": ("crawl",),
 }
 
 # The floor of each installed header (include/crawlrank/), from the src/ folder that

@@ -10,6 +10,9 @@
 namespace crawlrank {
 namespace {
 
+using testing::Fast;
+using testing::TempDir;
+
 // A crawl of `hosts` (same-host scope) that denies /private/ and goes one link deep.
 SchedulerOptions ScopedOptions(const ManualClock& clock, std::vector<std::string> hosts) {
   SchedulerOptions options;

@@ -94,6 +94,28 @@ TEST(Robots, Rfc5_2LongestMatch) {
   EXPECT_FALSE(rules.Allowed("/example/page/disallowed.gif?size=2"));
 }
 
+// What a dashboard shows for a URL: the rule that decided it, among the rules in the
+// order they are tried.
+TEST(Robots, Rfc5_2DecidingRuleIsTheLongestMatch) {
+  const RobotsRules rules = RobotsRules::Parse(
+      "User-Agent: foobot\n"
+      "Allow: /example/page/\n"
+      "Disallow: /example/page/disallowed.gif\n",
+      "foobot");
+  ASSERT_EQ(rules.rules().size(), 2u);
+  EXPECT_EQ(rules.rules()[0].pattern, "/example/page/disallowed.gif");  // longest first
+  const RobotsRules::Rule* rule = rules.Deciding("/example/page/disallowed.gif?size=2");
+  ASSERT_NE(rule, nullptr);
+  EXPECT_FALSE(rule->allow);
+  EXPECT_EQ(rule->pattern, "/example/page/disallowed.gif");
+  rule = rules.Deciding("/example/page/x");
+  ASSERT_NE(rule, nullptr);
+  EXPECT_TRUE(rule->allow);
+  EXPECT_EQ(rule->pattern, "/example/page/");
+  EXPECT_EQ(rules.Deciding("/other"), nullptr);       // no rule: allowed
+  EXPECT_EQ(rules.Deciding("/robots.txt"), nullptr);  // always allowed
+}
+
 TEST(Robots, Rfc2_2_2EqualLengthAllowWins) {
   const RobotsRules rules = RobotsRules::Parse(
       "user-agent: *\n"

@@ -5,62 +5,12 @@
 #include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <unordered_map>
 
-#include "crawlrank/scheduler.h"
+#include "schedule/broken_links.h"
 #include "tool_common.h"
 
 namespace crawlrank::tools {
 namespace {
-
-struct Broken {
-  uint32_t id = 0;
-  std::string url;
-  uint16_t http_status = 0;
-  bool failed = false;              // failed for good (429, 5xx after retries); else crawled (4xx)
-  std::vector<uint32_t> referrers;  // pages linking to it, in id order
-};
-
-bool IsBrokenStatus(uint16_t status) {
-  return status >= 400 && status <= 599;
-}
-
-// Every broken page of `snapshot`, with the pages linking to it; most linked first.
-Result<std::vector<Broken>> FindBroken(const PageDb& db, const Snapshot& snapshot) {
-  std::vector<Broken> broken;
-  CRAWLRANK_RETURN_IF_ERROR(snapshot.ForEachPage([&](const PageRecord& page) {
-    if (page.crawled() && IsBrokenStatus(page.http_status)) {
-      broken.push_back({page.id, page.url, page.http_status, false, {}});
-    }
-    return Status::Ok();
-  }));
-  CRAWLRANK_ASSIGN_OR_RETURN(const std::vector<FailedPage> failed,
-                             Scheduler::FailedPages(db, snapshot));
-  for (const FailedPage& page : failed) {
-    if (IsBrokenStatus(page.http_status)) {
-      broken.push_back({page.id, page.url, page.http_status, true, {}});
-    }
-  }
-  // No reverse index is stored: the referrers come from one pass over every link.
-  std::unordered_map<uint32_t, size_t> index;
-  for (size_t i = 0; i < broken.size(); ++i) index.emplace(broken[i].id, i);
-  if (!index.empty()) {
-    EdgeCursor cursor = snapshot.Edges();
-    for (; cursor.Valid(); cursor.Next()) {
-      for (uint32_t target : cursor.targets()) {
-        if (const auto it = index.find(target); it != index.end()) {
-          broken[it->second].referrers.push_back(cursor.source());
-        }
-      }
-    }
-    CRAWLRANK_RETURN_IF_ERROR(cursor.status());
-  }
-  std::sort(broken.begin(), broken.end(), [](const Broken& x, const Broken& y) {
-    return x.referrers.size() != y.referrers.size() ? x.referrers.size() > y.referrers.size()
-                                                    : x.url < y.url;
-  });
-  return broken;
-}
 
 int Main(int argc, char** argv) {
   CommandLine app(
@@ -83,7 +33,7 @@ int Main(int argc, char** argv) {
     if (!db.ok()) return Fail(app, db.status());
     Result<Snapshot> snapshot = (*db)->NewSnapshot();
     if (!snapshot.ok()) return Fail(app, snapshot.status());
-    Result<std::vector<Broken>> broken = FindBroken(**db, *snapshot);
+    Result<std::vector<BrokenPage>> broken = FindBrokenPages(**db, *snapshot);
     if (!broken.ok()) return Fail(app, broken.status());
     const auto url_of = [&](uint32_t id) -> Result<std::string> {
       CRAWLRANK_ASSIGN_OR_RETURN(PageRecord page, snapshot->FindId(id));
@@ -92,7 +42,7 @@ int Main(int argc, char** argv) {
     Output out;
     if (json) {
       nlohmann::ordered_json list = nlohmann::ordered_json::array();
-      for (const Broken& page : *broken) {
+      for (const BrokenPage& page : *broken) {
         nlohmann::ordered_json referrers = nlohmann::ordered_json::array();
         for (uint32_t id : page.referrers) {
           Result<std::string> url = url_of(id);
@@ -107,7 +57,7 @@ int Main(int argc, char** argv) {
       }
       out << list.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
-      for (const Broken& page : *broken) {
+      for (const BrokenPage& page : *broken) {
         const size_t n = page.referrers.size();
         out << uint64_t{page.http_status} << ' ' << page.url << " (" << uint64_t{n}
             << (n == 1 ? " linking page" : " linking pages") << (page.failed ? ", failed" : "")

@@ -106,6 +106,18 @@ class RobotsRules {
   // O(pattern length × path length); it allocates only for a path that needs normalising.
   bool Allowed(std::string_view path) const;
 
+  // One Allow or Disallow rule of the chosen group.
+  struct Rule {
+    std::string pattern;  // normalised; starts with '/'
+    bool allow = false;
+    friend bool operator==(const Rule& a, const Rule& b) = default;
+  };
+  // The rule that decides `path` (as Allowed takes it): the first that matches, in the
+  // order of rules(); nullptr when none does (allowed), and for "/robots.txt".
+  const Rule* Deciding(std::string_view path) const;
+  // The rules kept, in the order they are tried: longest first, allow before disallow.
+  const std::vector<Rule>& rules() const { return rules_; }
+
   // Returns the chosen group's Crawl-delay in milliseconds, or nullopt when it has none.
   std::optional<int64_t> crawl_delay_ms() const { return crawl_delay_ms_; }
 
@@ -129,12 +141,6 @@ class RobotsRules {
   friend bool operator==(const RobotsRules& a, const RobotsRules& b) = default;
 
  private:
-  struct Rule {
-    std::string pattern;  // normalised; starts with '/'
-    bool allow = false;
-    friend bool operator==(const Rule& a, const Rule& b) = default;
-  };
-
   // Sorts rules_ longest first, allow before disallow, then by pattern; drops duplicates.
   void SortRules();
 

@@ -145,18 +145,23 @@ void RobotsRules::SortRules() {
   rules_.erase(std::unique(rules_.begin(), rules_.end()), rules_.end());
 }
 
-bool RobotsRules::Allowed(std::string_view path) const {
-  if (rules_.empty()) return true;
+const RobotsRules::Rule* RobotsRules::Deciding(std::string_view path) const {
+  if (rules_.empty()) return nullptr;
   std::string normalized;
   if (!robots_internal::IsNormalRobotsPath(path)) {
     normalized = robots_internal::NormalizeRobotsPath(path);
     path = normalized;
   }
-  if (path == "/robots.txt") return true;  // RFC 9309 §2.2.2: implicitly allowed
+  if (path == "/robots.txt") return nullptr;  // RFC 9309 §2.2.2: implicitly allowed
   for (const Rule& rule : rules_) {
-    if (robots_internal::RobotsPatternMatches(rule.pattern, path)) return rule.allow;
+    if (robots_internal::RobotsPatternMatches(rule.pattern, path)) return &rule;
   }
-  return true;
+  return nullptr;
+}
+
+bool RobotsRules::Allowed(std::string_view path) const {
+  const Rule* rule = Deciding(path);
+  return rule == nullptr || rule->allow;
 }
 
 // The cache form (docs/crawler.md): "CRrb", version byte 1, flags (bit 0: a crawl delay

@@ -38,6 +38,15 @@ constexpr std::string_view kScript = R"JS('use strict';
     while (n >= 1024 && u + 1 < units.length) { n /= 1024; u++; }
     return (u === 0 ? n.toFixed(0) : n.toFixed(1)) + ' ' + units[u];
   }
+  // As the server writes a duration (dashboard_pages.cc, Duration).
+  function duration(ms) {
+    if (typeof ms !== 'number') return '\u2014';
+    const s = Math.floor(ms / 1000);
+    const two = function (n) { return (n < 10 ? '0' : '') + n; };
+    if (s >= 3600) return Math.floor(s / 3600) + ' h ' + two(Math.floor(s / 60) % 60) + ' min';
+    if (s >= 60) return Math.floor(s / 60) + ' min ' + two(s % 60) + ' s';
+    return s + ' s';
+  }
   function set(id, text) {
     const e = document.getElementById(id);
     if (e) e.textContent = text;
@@ -125,6 +134,12 @@ constexpr std::string_view kScript = R"JS('use strict';
       set('f-fetches', c.fetches);
       set('f-failures', c.failures);
       set('f-bytes', bytes(c.wire_bytes));
+      const st = s.state;
+      const state = document.querySelector('#f-state span');
+      if (state) { state.textContent = st.state; state.className = 'state-' + st.state; }
+      set('f-elapsed', duration(st.elapsed_ms));
+      set('f-left', st.left);
+      set('f-eta', duration(st.eta_ms));
       Object.keys(c.fetches_by_class).forEach(function (k) {
         set('f-class-' + k, c.fetches_by_class[k]);
       });
@@ -142,6 +157,44 @@ constexpr std::string_view kScript = R"JS('use strict';
     refresh();
     setInterval(refresh, 5000);
   }
+
+  // The latest fetches: rows the server added since the newest shown go on top, each cell
+  // written as text; the table keeps its last 1,024 rows.
+  const recent = document.getElementById('recent');
+  function cell(row, text, sortKey) {
+    const td = document.createElement('td');
+    td.textContent = text === null || text === undefined || text === '' ? '\u2014' : String(text);
+    td.dataset.v = sortKey === undefined ? (text === null ? '' : String(text)) : String(sortKey);
+    row.appendChild(td);
+    return td;
+  }
+  function tail() {
+    fetch('api/recent?n=1024&after=' + encodeURIComponent(recent.dataset.latest || '0'))
+      .then(function (r) { return r.json(); }).then(function (t) {
+        const body = recent.tBodies[0];
+        const rows = t.rows.slice().reverse();  // oldest first, each inserted on top
+        rows.forEach(function (f) {
+          if (Number(f.seq) <= Number(recent.dataset.latest || 0)) return;
+          const tr = document.createElement('tr');
+          tr.dataset.seq = f.seq;
+          cell(tr, new Date(f.time_ms).toISOString(), f.time_ms);
+          const link = document.createElement('a');
+          link.href = 'page?id=' + encodeURIComponent(f.id);
+          link.textContent = f.url;
+          cell(tr, '', f.url).replaceChildren(link);
+          cell(tr, f.http_status);
+          cell(tr, bytes(f.decoded_bytes), f.decoded_bytes);
+          cell(tr, f.fetch_ms);
+          cell(tr, f.content_type);
+          cell(tr, f.referrer);
+          cell(tr, f.failure);
+          body.insertBefore(tr, body.firstChild);
+          recent.dataset.latest = f.seq;
+        });
+        while (body.rows.length > 1024) body.deleteRow(body.rows.length - 1);
+      }).catch(function () {});
+  }
+  if (recent) setInterval(tail, 1000);
 
   // The rank distribution, log-log.
   const histogram = document.getElementById('histogram');
@@ -206,6 +259,11 @@ thead th[data-order=asc]::after{content:" \25B2"}
 .charts figure{margin:0;width:min(420px,100%);height:220px;background:#fff;border:1px solid #e2e8f0;padding:.4em .4em 1.6em}
 figcaption{text-align:center;color:#4a5568;font-size:.85em}
 .url{overflow-wrap:anywhere}
+.state-running{color:#2f855a}.state-stopped{color:#c05621}.state-finished{color:#2b6cb0}
+header{flex-wrap:wrap}
+.match h2{font-size:1em}
+pre.robots{background:#fff;border:1px solid #e2e8f0;padding:.5em;white-space:pre-wrap;overflow-wrap:anywhere}
+input[name=q]{max-width:100%}
 )CSS";
 
 }  // namespace

@@ -245,8 +245,13 @@ Result<Json> DashboardData::Summary() const {
       return Status::Ok();
     }));
   }
-  summary["counters"]["to_do"] = ToDo(totals) - std::min(ToDo(totals), out_of_scope);
+  const uint64_t to_do = ToDo(totals) - std::min(ToDo(totals), out_of_scope);
+  summary["counters"]["to_do"] = to_do;
   summary["counters"]["out_of_scope"] = out_of_scope;
+  CRAWLRANK_ASSIGN_OR_RETURN(summary["state"], State(snapshot, totals, to_do, config));
+  Json stored = Json::object();
+  for (const auto& [key, value] : config) stored[ValidUtf8(key)] = ValidUtf8(value);
+  summary["config"] = std::move(stored);
   if (last.empty()) {
     summary["last_sample"] = nullptr;
   } else {

@@ -23,6 +23,7 @@
 namespace crawlrank::dashboard {
 
 using Json = nlohmann::ordered_json;
+class Exposition;  // dashboard_metrics.cc
 
 // The most rows a list returns (hosts, failures, top pages, links).
 inline constexpr size_t kMaxRows = 1000;
@@ -39,8 +40,29 @@ class DashboardData {
   explicit DashboardData(const PageDb& db) : db_(db) {}
 
   // The crawl at a glance: the PageDB's header and counters, the crawl's counters, the
-  // last progress sample and the rates since the one before.
+  // last progress sample and the rates since the one before, the crawl's state (State)
+  // and its stored configuration.
   Result<Json> Summary() const;
+  // {"latest": the highest number shown, "rows": [...]}: the latest fetches and failures
+  // (format version 10), newest first, those numbered above `after`, at most `n`; each
+  // with its URL and referrer (the page whose link found it first).
+  Result<Json> Recent(uint64_t after, size_t n) const;
+  // Pages by URL: the one `query` names exactly (canonicalised) first, then those whose URL
+  // holds it, at most `limit` (kMaxRows), with the number of matches. Each with its
+  // standing (page_standing.h), failure, last fetch, links in and out, score in every
+  // stored rank, and the robots.txt rule that decides it. One pass over the pages, one
+  // over the links, one over the schedule; the rank files are read.
+  Result<Json> Search(const std::string& query, size_t limit) const;
+  // {"broken": total, "rows": [...]}: pages that answered 4xx/5xx (crawled, or failed for
+  // good) with the pages linking to them (at most `referrers` listed), most linked first
+  // (schedule/broken_links.h); BrokenCsv has every one, a line per linking page.
+  Result<Json> Broken(size_t limit, size_t referrers) const;
+  Result<std::string> BrokenCsv() const;
+  // One host (a counters key, as the hosts view lists it): its counters, the delay in
+  // force, its hold and page limit, and the robots.txt entries the crawler keeps for its
+  // origins (their rules in the order they are tried). NotFound for a host the crawl never
+  // met.
+  Result<Json> Host(const std::string& name) const;
   // {"samples": [...]} from since_ms on, at most 10,000 (the latest).
   Result<Json> Progress(int64_t since_ms) const;
   // {"hosts": total, "rows": [...]}: each host's counters and politeness state, sorted;
@@ -82,6 +104,15 @@ class DashboardData {
   };
   Result<std::shared_ptr<const RankView>> LoadRankView(const std::string& name,
                                                        RankAlgorithm algorithm) const;
+  // Metrics' part: the age of each stored rank.
+  void RankAges(Exposition& e) const;
+  // The crawl's state: "running" while a process holds the writer lock (its pid, from
+  // /proc/locks), else "finished" when nothing is left in scope (and under --max-pages),
+  // else "stopped"; the time since the PageDB was created (to the last sample when not
+  // running), pages crawled a second over the last minute, and an ETA for what is left at
+  // that rate while running.
+  Result<Json> State(const Snapshot& snapshot, const CrawlCounters& totals, uint64_t to_do,
+                     const StoredConfig& config) const;
 
   const PageDb& db_;
   mutable std::mutex ranks_mu_;

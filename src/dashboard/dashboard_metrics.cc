@@ -11,8 +11,7 @@
 #include "dashboard/dashboard_data.h"
 
 namespace crawlrank::dashboard {
-namespace {
-
+// Prometheus' text format, written sample by sample.
 class Exposition {
  public:
   // Starts a metric family.
@@ -33,12 +32,31 @@ class Exposition {
     Family(name, type, help);
     Sample(name, "", value);
   }
+  // A histogram family from per-bucket counts (not cumulative) under upper `bounds`
+  // (the last bucket is +Inf), each bound and the sum divided by `unit`.
+  template <typename Bounds, typename Counts>
+  void Histogram(std::string_view name, std::string_view help, const Bounds& bounds,
+                 const Counts& counts, double unit, double sum) {
+    Family(name, "histogram", help);
+    const std::string bucket = std::string(name) + "_bucket";
+    double cumulative = 0;
+    for (size_t i = 0; i < counts.size(); ++i) {
+      cumulative += static_cast<double>(counts[i]);
+      char le[64] = "+Inf";
+      if (i < bounds.size()) std::snprintf(le, sizeof le, "%.15g", static_cast<double>(bounds[i]) / unit);
+      Sample(bucket, "le=\"" + std::string(le) + "\"", cumulative);
+    }
+    Sample(std::string(name) + "_sum", "", sum / unit);
+    Sample(std::string(name) + "_count", "", cumulative);
+  }
   std::string Take() { return std::move(out_); }
 
  private:
   std::string common_;
   std::string out_;
 };
+
+namespace {
 
 // A label value in the exposition format: backslash, double quote and newline escaped.
 std::string LabelValue(std::string_view text) {
@@ -55,6 +73,27 @@ std::string LabelValue(std::string_view text) {
 }
 
 }  // namespace
+
+void DashboardData::RankAges(Exposition& e) const {
+  bool family = false;
+  std::vector<std::pair<std::string_view, RankAlgorithm>> ranks = {
+      {kDisplayRankName, RankAlgorithm::kPageRank}};
+  for (const std::string_view name : RankAlgorithmNames()) {
+    if (const Result<RankAlgorithm> algorithm = ParseRankAlgorithm(name); algorithm.ok()) {
+      ranks.emplace_back(name, *algorithm);
+    }
+  }
+  for (const auto& [name, algorithm] : ranks) {
+    Result<std::shared_ptr<const RankView>> view = LoadRankView(std::string(name), algorithm);
+    if (!view.ok()) continue;
+    if (!family) {
+      e.Family("crawlrank_rank_age_seconds", "gauge", "Age of each stored rank.");
+      family = true;
+    }
+    e.Sample("crawlrank_rank_age_seconds", "algorithm=\"" + std::string(name) + "\"",
+             static_cast<double>(UnixNowMs() - (*view)->meta["created_ms"].get<int64_t>()) / 1000);
+  }
+}
 
 Result<std::string> DashboardData::Metrics() const {
   CRAWLRANK_ASSIGN_OR_RETURN(Snapshot snapshot, db_.NewSnapshot());
@@ -101,6 +140,14 @@ Result<std::string> DashboardData::Metrics() const {
         static_cast<double>(c.decoded_bytes));
   e.One("crawlrank_fetch_seconds_total", "counter", "Time spent in fetches, summed.",
         static_cast<double>(c.fetch_ms) / 1000);
+  // Fetches recorded with their details (the crawl's counters, format version 10): the sums
+  // are those of the counters above, which fetches without details add nothing to.
+  e.Histogram("crawlrank_fetch_duration_seconds",
+              "Fetches recorded, by time from the request's start to the body's end.",
+              kFetchMsBounds, c.fetch_ms_buckets, 1000, static_cast<double>(c.fetch_ms));
+  e.Histogram("crawlrank_response_size_bytes",
+              "Fetches recorded, by bytes received (headers and body as sent).",
+              kWireBytesBounds, c.wire_bytes_buckets, 1, static_cast<double>(c.wire_bytes));
   if (!samples.empty()) {
     const ProgressSample& last = samples.back();
     e.One("crawlrank_queue_urls", "gauge", "Pages queued, at the last progress sample.",
@@ -112,24 +159,7 @@ Result<std::string> DashboardData::Metrics() const {
           "When the last progress sample was taken (Unix time).",
           static_cast<double>(last.time_ms) / 1000);
   }
-  bool family = false;
-  std::vector<std::pair<std::string_view, RankAlgorithm>> ranks = {
-      {kDisplayRankName, RankAlgorithm::kPageRank}};
-  for (const std::string_view name : RankAlgorithmNames()) {
-    if (const Result<RankAlgorithm> algorithm = ParseRankAlgorithm(name); algorithm.ok()) {
-      ranks.emplace_back(name, *algorithm);
-    }
-  }
-  for (const auto& [name, algorithm] : ranks) {
-    Result<std::shared_ptr<const RankView>> view = LoadRankView(std::string(name), algorithm);
-    if (!view.ok()) continue;
-    if (!family) {
-      e.Family("crawlrank_rank_age_seconds", "gauge", "Age of each stored rank.");
-      family = true;
-    }
-    e.Sample("crawlrank_rank_age_seconds", "algorithm=\"" + std::string(name) + "\"",
-             static_cast<double>(UnixNowMs() - (*view)->meta["created_ms"].get<int64_t>()) / 1000);
-  }
+  RankAges(e);
   return e.Take();
 }
 

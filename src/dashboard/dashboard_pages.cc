@@ -58,8 +58,10 @@ std::string PageLink(const Json& row) {
 std::string Layout(std::string_view title, std::string_view active, const std::string& body,
                    bool charts = false) {
   std::string nav;
-  for (const auto& [href, name] : {std::pair{"./", "Overview"}, std::pair{"hosts", "Hosts"},
-                                   std::pair{"failures", "Failures"}, std::pair{"top", "Top pages"}}) {
+  for (const auto& [href, name] :
+       {std::pair{"./", "Overview"}, std::pair{"recent", "Latest"}, std::pair{"hosts", "Hosts"},
+        std::pair{"failures", "Failures"}, std::pair{"broken", "Broken links"},
+        std::pair{"top", "Top pages"}, std::pair{"search", "Search"}}) {
     nav += std::string("<a href=\"") + href + "\"" + (name == active ? " class=\"active\"" : "") +
            ">" + name + "</a>";
   }
@@ -72,6 +74,23 @@ std::string Layout(std::string_view title, std::string_view active, const std::s
          "<script src=\"static/dashboard.js\" defer></script></head><body><header><b>crawlrank</b>"
          "<nav>" + nav + "</nav></header><main><h1>" + Escape(title) + "</h1>" + body +
          "</main></body></html>";
+}
+
+// A duration in ms as "1 h 02 min", "3 min 20 s" or "12 s"; null as "—".
+std::string Duration(const Json& ms) {
+  if (!ms.is_number()) return "\xE2\x80\x94";
+  const int64_t s = ms.get<int64_t>() / 1000;
+  char out[48];
+  if (s >= 3600) {
+    std::snprintf(out, sizeof out, "%lld h %02lld min", static_cast<long long>(s / 3600),
+                  static_cast<long long>(s / 60 % 60));
+  } else if (s >= 60) {
+    std::snprintf(out, sizeof out, "%lld min %02lld s", static_cast<long long>(s / 60),
+                  static_cast<long long>(s % 60));
+  } else {
+    std::snprintf(out, sizeof out, "%lld s", static_cast<long long>(s));
+  }
+  return out;
 }
 
 std::string Figure(std::string_view label, const std::string& value, std::string_view id = "") {
@@ -93,7 +112,14 @@ std::string OverviewPage(const Json& s, bool charts) {
             "): this page shows its share of the crawl; the cluster's totals come from every "
             "node's /metrics (docs/cluster.md).</p>";
   }
+  const Json& state = s["state"];
   body += "<div class=\"figures\" id=\"figures\">";
+  body += Figure("state", "<span class=\"state-" + Text(state["state"]) + "\">" +
+                              Text(state["state"]) + "</span>",
+                 "f-state");
+  body += Figure("elapsed", Duration(state["elapsed_ms"]), "f-elapsed");
+  body += Figure("left", Text(state["left"]), "f-left");
+  body += Figure("ETA", Duration(state["eta_ms"]), "f-eta");
   body += Figure("pages", Text(s["pages"]), "f-pages");
   body += Figure("crawled", Text(s["crawled_pages"]), "f-crawled");
   body += Figure("failed", Text(c["failed_pages"]), "f-failed");
@@ -117,6 +143,12 @@ std::string OverviewPage(const Json& s, bool charts) {
   body += "</tr></table><h2>Progress</h2>";
   body += charts ? "<div id=\"charts\" class=\"charts\"></div>"
                  : "<p class=\"note\">Charts need Chart.js (Debian's libjs-chart.js).</p>";
+  body += "<h2>Stored configuration</h2><p class=\"note\">What a resumed crawl applies "
+          "(docs/crawler.md, \"Stored configuration\").</p><table id=\"config\">";
+  for (const auto& [key, value] : s["config"].items()) {
+    body += "<tr><th>" + Escape(key) + "</th><td>" + Text(value) + "</td></tr>";
+  }
+  body += "</table>";
   return Layout("Overview", "Overview", body, charts);
 }
 
@@ -157,7 +189,7 @@ std::string HostsPage(const Json& h, const HostsQuery& q) {
   body += "</tr></thead><tbody>";
   for (const Json& r : h["rows"]) {
     const Json& by_class = r["fetches_by_class"];
-    body += "<tr>" + Cell(r["host"], "<a href=\"failures?host=" + Escape(r["host"].get<std::string>()) +
+    body += "<tr>" + Cell(r["host"], "<a href=\"host?name=" + Escape(r["host"].get<std::string>()) +
                                           "\">" + Text(r["host"]) + "</a>") +
             Cell(r["pages"]) + Cell(r["crawled_pages"]) +
             Cell(r["to_do"], r["in_scope"].get<bool>() ? Text(r["to_do"]) : "0 (out of scope)") +
@@ -244,6 +276,121 @@ std::string PagePage(const Json& p) {
   }
   body += "</ul>";
   return Layout("Page " + std::to_string(p["id"].get<uint32_t>()), "", body);
+}
+
+std::string RecentPage(const Json& r) {
+  std::string body =
+      "<p>The latest fetches and failures, newest first; new ones appear at the top as the "
+      "crawl records them (every second). The PageDB keeps the last 1,024.</p>"
+      "<table class=\"sortable\" id=\"recent\" data-latest=\"" + Text(r["latest"]) +
+      "\"><thead><tr><th>when</th><th>url</th><th>status</th><th>bytes</th><th>ms</th>"
+      "<th>type</th><th>referrer</th><th>failure</th></tr></thead><tbody>";
+  for (const Json& f : r["rows"]) {
+    const std::string referrer = f["referrer"].is_null() ? Text(f["referrer"])
+                                                         : Escape(f["referrer"].get<std::string>());
+    body += "<tr data-seq=\"" + Text(f["seq"]) + "\">" + Cell(f["time_ms"], Time(f["time_ms"])) +
+            Cell(f["url"], PageLink(f)) + Cell(f["http_status"]) +
+            Cell(f["decoded_bytes"], Bytes(f["decoded_bytes"])) + Cell(f["fetch_ms"]) +
+            Cell(f["content_type"]) + Cell(f["referrer"], referrer) + Cell(f["failure"]) + "</tr>";
+  }
+  body += "</tbody></table>";
+  return Layout("Latest fetches", "Latest", body);
+}
+
+std::string SearchPage(const Json& r, std::string_view query) {
+  std::string body = "<form action=\"search\" method=\"get\"><input name=\"q\" id=\"q\" "
+                     "size=\"60\" placeholder=\"a URL or a part of one\" value=\"" +
+                     Escape(query) + "\"> <button type=\"submit\">Search</button></form>";
+  if (r.is_null()) return Layout("Search", "Search", body);
+  body += "<p id=\"matches\">" + Text(r["matches"]) + " pages match" +
+          (r["matches"].get<uint64_t>() > r["rows"].size()
+               ? "; the first " + std::to_string(r["rows"].size()) + " are shown"
+               : "") +
+          ".</p>";
+  for (const Json& p : r["rows"]) {
+    body += "<section class=\"match\"><h2>" + PageLink(p) + "</h2><table>";
+    const auto row = [&](std::string_view label, const std::string& value) {
+      body += "<tr><th>" + std::string(label) + "</th><td>" + value + "</td></tr>";
+    };
+    row("state", "<span class=\"standing\">" + Text(p["state"]) + "</span>");
+    row("status", Text(p["http_status"]));
+    row("crawls", Text(p["crawls"]) + (p["crawls"].get<uint64_t>() > 0
+                                           ? ", last " + Time(p["last_crawl_ms"])
+                                           : ""));
+    if (!p["failure"].is_null()) {
+      const Json& f = p["failure"];
+      row("failure", Text(f["kind"]) + ": " + Text(f["detail"]) + " (" + Text(f["attempts"]) +
+                         " attempts, " + Time(f["failed_ms"]) + ")");
+    }
+    if (!p["fetch"].is_null()) {
+      const Json& f = p["fetch"];
+      row("last fetch", Text(f["title"]) + " &middot; " + Text(f["content_type"]) + " &middot; " +
+                            Bytes(f["wire_bytes"]) + " in " + Text(f["fetch_ms"]) + " ms");
+    }
+    row("links", "<span class=\"links-out\">" + Text(p["out_links"]) + "</span> out, " +
+                     "<span class=\"links-in\">" + Text(p["in_links"]) + "</span> in");
+    row("found from", Text(p["referrer"]));
+    std::string ranks;
+    for (const auto& [name, score] : p["ranks"].items()) {
+      ranks += (ranks.empty() ? "" : ", ") + Escape(name) + " " + Text(score);
+    }
+    row("ranks", ranks.empty() ? "none stored" : ranks);
+    const Json& robots = p["robots"];
+    row("robots.txt", robots.is_null()
+                          ? std::string("none kept for its origin")
+                          : (robots["allowed"].get<bool>() ? "allowed" : "disallowed") +
+                                std::string(" by ") +
+                                (robots["rule"].is_null() ? "no rule" : Text(robots["rule"])) +
+                                " (" + Text(robots["origin"]) + ")");
+    body += "</table></section>";
+  }
+  return Layout("Search", "Search", body);
+}
+
+std::string BrokenPage(const Json& b) {
+  std::string body = "<p>" + Text(b["broken"]) +
+                     " pages answered 4xx or 5xx (crawled, or failed for good after their "
+                     "retries), most linked first. <a href=\"broken.csv\" download>Every one "
+                     "as CSV</a> (a line per linking page).</p><table class=\"sortable\" "
+                     "id=\"broken\"><thead><tr><th>url</th><th>status</th><th>state</th>"
+                     "<th>linked from</th><th>linking pages</th></tr></thead><tbody>";
+  for (const Json& r : b["rows"]) {
+    std::string from;
+    for (const Json& l : r["referrers"]) from += (from.empty() ? "" : "<br>") + PageLink(l);
+    body += "<tr>" + Cell(r["url"], PageLink(r)) + Cell(r["http_status"]) + Cell(r["state"]) +
+            Cell(r["referrer_count"]) + Cell(Json(from.empty() ? "" : "x"), from) + "</tr>";
+  }
+  body += "</tbody></table>";
+  return Layout("Broken links", "Broken links", body);
+}
+
+std::string HostPage(const Json& h) {
+  std::string body = "<table>";
+  for (const char* key : {"pages", "crawled_pages", "failed_pages", "fetches", "failures",
+                          "delay_ms", "crawl_delay_ms", "page_limit", "group"}) {
+    body += std::string("<tr><th>") + key + "</th><td>" + Text(h[key]) + "</td></tr>";
+  }
+  body += "<tr><th>received</th><td>" + Bytes(h["wire_bytes"]) + "</td></tr>";
+  body += "<tr><th>held until</th><td id=\"held\">" + Time(h["hold_until_ms"]) +
+          (h["held"].get<bool>() ? " (held now)" : "") + "</td></tr></table>";
+  body += "<p><a href=\"failures?host=" + Escape(h["host"].get<std::string>()) +
+          "\">Its failures</a></p><h2>robots.txt as kept</h2>";
+  if (h["robots"].empty()) body += "<p class=\"note\">None kept (not fetched yet, or a front end "
+                                    "that fetches its own).</p>";
+  for (const Json& r : h["robots"]) {
+    body += "<h3>" + Text(r["origin"]) + "/robots.txt</h3><p>status " + Text(r["status"]) +
+            ", fetched " + Time(r["fetched_ms"]) + ", kept until " + Time(r["expires_ms"]) +
+            (r["usable"].get<bool>() ? "" : "; unusable: " + Text(r["detail"])) +
+            (r["crawl_delay_ms"].is_null() ? "" : "; Crawl-delay " + Text(r["crawl_delay_ms"]) + " ms") +
+            "</p><pre class=\"robots\">";
+    if (r["rules"].empty()) body += "(no rule: everything allowed)\n";
+    for (const Json& rule : r["rules"]) {
+      body += std::string(rule["allow"].get<bool>() ? "Allow: " : "Disallow: ") + Text(rule["pattern"]) + "\n";
+    }
+    for (const Json& s : r["sitemaps"]) body += "Sitemap: " + Text(s) + "\n";
+    body += "</pre>";
+  }
+  return Layout("Host " + h["host"].get<std::string>(), "Hosts", body);
 }
 
 std::string ErrorPage(std::string_view title, std::string_view message) {

@@ -18,6 +18,11 @@ std::string HostsPage(const Json& hosts, const HostsQuery& query);
 std::string FailuresPage(const Json& failures, std::string_view kind, std::string_view host);
 std::string TopPage(const Json& top, bool charts);
 std::string PagePage(const Json& page);
+std::string RecentPage(const Json& recent);
+// `search` null: the form alone.
+std::string SearchPage(const Json& search, std::string_view query);
+std::string BrokenPage(const Json& broken);
+std::string HostPage(const Json& host);
 // A view that could not be read: the status's message, escaped.
 std::string ErrorPage(std::string_view title, std::string_view message);
 

@@ -200,6 +200,49 @@ struct DashboardServer::Impl {
         });
   }
 
+  // The console's views (issue #48): the latest fetches, broken links, a host, search.
+  void ConsoleRoutes() {
+    View("recent",
+         [this](const httplib::Request& req) {
+           return data.Recent(SizeParam(req, "after", 0), SizeParam(req, "n", 200));
+         },
+         [](const httplib::Request&, const Json& j) { return RecentPage(j); });
+    View("broken",
+         [this](const httplib::Request& req) {
+           return data.Broken(SizeParam(req, "limit", 500), SizeParam(req, "referrers", 10));
+         },
+         [](const httplib::Request&, const Json& j) { return BrokenPage(j); });
+    server.Get("/broken.csv", [this](const httplib::Request&, httplib::Response& res) {
+      Result<std::string> csv = data.BrokenCsv();
+      res.status = csv.ok() ? 200 : HttpStatusOf(csv.status());
+      res.set_header("Content-Disposition", "attachment; filename=\"broken-links.csv\"");
+      res.set_content(csv.ok() ? *csv : csv.status().ToString() + "\n", "text/csv; charset=utf-8");
+    });
+    View("host", [this](const httplib::Request& req) { return data.Host(req.get_param_value("name")); },
+         [](const httplib::Request&, const Json& j) { return HostPage(j); });
+    server.Get("/api/search", [this](const httplib::Request& req, httplib::Response& res) {
+      Result<Json> json = data.Search(req.get_param_value("q"), SizeParam(req, "limit", 50));
+      res.status = json.ok() ? 200 : HttpStatusOf(json.status());
+      res.set_content(json.ok() ? json->dump(-1, ' ', false, Json::error_handler_t::replace)
+                                : Json{{"error", ValidUtf8(json.status().ToString())}}.dump(),
+                      kJson);
+    });
+    server.Get("/search", [this](const httplib::Request& req, httplib::Response& res) {
+      const std::string q = req.get_param_value("q");
+      if (q.empty()) {
+        res.set_content(SearchPage(Json(nullptr), ""), kHtml);
+        return;
+      }
+      Result<Json> json = data.Search(q, SizeParam(req, "limit", 50));
+      if (!json.ok()) {
+        res.status = HttpStatusOf(json.status());
+        res.set_content(ErrorPage("search", json.status().ToString()), kHtml);
+        return;
+      }
+      res.set_content(SearchPage(*json, q), kHtml);
+    });
+  }
+
   void Routes() {
     const bool charts = !chartjs.empty();
     View("summary", [this](const httplib::Request&) { return data.Summary(); },
@@ -244,6 +287,7 @@ struct DashboardServer::Impl {
            return data.Page(std::nullopt, req.get_param_value("url"));
          },
          [](const httplib::Request&, const Json& j) { return PagePage(j); });
+    ConsoleRoutes();
     server.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
       Result<std::string> text = data.Metrics();
       res.status = text.ok() ? 200 : 500;

@@ -30,6 +30,7 @@ TEST(BrokenLinksTest, AnswersOf4xxAnd5xxAndPagesFailedForGoodWithTheirReferrers)
   options.clock = &clock;
   options.delay_ms = 0;
   options.max_retries = 0;
+  options.per_host = 4;
   ASSERT_OK_AND_ASSIGN(auto scheduler, Scheduler::Open(*db, options));
   ASSERT_OK(scheduler->AddSeeds({"http://a.test/"}));
   ASSERT_OK_AND_ASSIGN(auto batch, scheduler->Next(1));

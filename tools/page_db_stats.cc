@@ -110,6 +110,18 @@ Result<nlohmann::ordered_json> Collect(const PageDb& db) {
   stats["wire_bytes"] = totals.wire_bytes;
   stats["decoded_bytes"] = totals.decoded_bytes;
   stats["fetch_ms"] = totals.fetch_ms;
+  // The histograms (format version 10), as /metrics exports them: each bucket's own count
+  // (not cumulative) under its upper bound, "+Inf" last.
+  const auto buckets = [](const auto& bounds, const auto& counts) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    for (size_t i = 0; i < counts.size(); ++i) {
+      out[i < bounds.size() ? std::to_string(bounds[i]) : "+Inf"] = counts[i];
+    }
+    return out;
+  };
+  stats["observed_fetches"] = totals.observed_fetches();
+  stats["fetch_ms_buckets"] = buckets(kFetchMsBounds, totals.fetch_ms_buckets);
+  stats["wire_bytes_buckets"] = buckets(kWireBytesBounds, totals.wire_bytes_buckets);
   CRAWLRANK_ASSIGN_OR_RETURN(const std::vector<ProgressSample> samples, snapshot.Progress());
   stats["progress_samples"] = samples.size();
   // The crawl's stored configuration (crawl_config.h), lists as arrays.

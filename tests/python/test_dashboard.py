@@ -221,7 +221,7 @@ def test_hosts_page_through_every_host_in_the_order_chosen(bin_dir, tmp_path):
         while path:
             status, body, _ = dash.get(path)
             assert status == 200
-            seen += re.findall(r'href="failures\?host=([^"]+)"', body)
+            seen += re.findall(r'href="host\?name=([^"]+)"', body)
             links = dict((label, href.replace("&amp;", "&")) for href, label in
                          re.findall(r'<a href="(hosts\?[^"]+)">([^<]+)</a>', body)
                          if "previous" in label or "next" in label)

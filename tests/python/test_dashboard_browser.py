@@ -17,6 +17,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -167,7 +168,9 @@ def hostile_db(bin_dir, tmp_path_factory) -> Path:
 def test_hostile_titles_and_urls_show_as_text_and_run_nothing(bin_dir, browser, hostile_db):
     with Dashboard(bin_dir, hostile_db) as dash:
         pages = [dash.json(f"api/page?id={i}") for i in range(dash.json("api/summary")["pages"])]
-        views = ["", "hosts", "failures", "top"] + [f"page?id={p['id']}" for p in pages]
+        views = ["", "hosts", "failures", "top", "recent", "broken", "search?q=pwn",
+                 "search?q=%3Cscript%3E", "search?q=x", "host?name=127.0.0.1"] + [
+                     f"page?id={p['id']}" for p in pages]
         for view in views:
             check_view(browser, dash.url + view)
             assert browser.js("return window.__pwned") is None, view
@@ -468,7 +471,9 @@ def test_the_overview_follows_a_live_crawl(live_crawl):
     assert live_crawl.canvases in (5, None)  # five charts, or no Chart.js to draw them
 
 
-VIEWS = {"overview": "", "hosts": "hosts", "failures": "failures", "top": "top", "page": None}
+VIEWS = {"overview": "", "hosts": "hosts", "failures": "failures", "top": "top", "page": None,
+         "latest": "recent", "broken": "broken", "search": "search?q=library/functions",
+         "host": "host?name=127.0.0.1"}
 
 
 @pytest.mark.parametrize("name", VIEWS)
@@ -481,9 +486,88 @@ def test_every_view_fits_1366x768_without_errors(bin_dir, browser, live_crawl, n
         check_view(browser, dash.url + view)
         tables = browser.js("return Array.from(document.querySelectorAll('tbody'), "
                             "b => b.rows.length)")
-        if name in ("hosts", "failures", "top"):
+        if name in ("hosts", "failures", "top", "latest", "broken"):
             assert tables and tables[0] >= 1, name
         browser.screenshot(name)
+
+
+# ---- the console (issue #48): the live tail and the crawl's state
+
+# Notes, in the page, when each row of the latest fetches first appeared (ms since the
+# epoch, by its number).
+WATCH_TAIL = """
+window.__appeared = {};
+const body = document.querySelector('#recent tbody');
+const note = () => { for (const tr of body.rows) {
+  if (!(tr.dataset.seq in window.__appeared)) window.__appeared[tr.dataset.seq] = Date.now(); } };
+note();
+new MutationObserver(note).observe(body, {childList: true});"""
+
+
+def test_the_tail_and_the_state_follow_a_crawl_a_ctrl_c_and_a_resume(bin_dir, browser, tmp_path):
+    from test_dashboard_console import crawl_command, log_lines, site_pages
+
+    db, log = tmp_path / "db", tmp_path / "crawl.jsonl"
+    with HostileSite(site_pages()) as site:
+        command = crawl_command(bin_dir, db, site, log, "0.15")
+        crawl = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 30
+            while not (db / "data.mdb").exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            with Dashboard(bin_dir, db) as dash:
+                browser.errors()
+                browser.open(dash.url + "recent")
+                browser.js(WATCH_TAIL)
+                browser.js("window.__sameDocument = true")
+                browser.wait(lambda: len(browser.js("return window.__appeared")) >= 12, 60,
+                             "a dozen fetches in the tail")
+                browser.screenshot("latest-live")
+                crawl.send_signal(signal.SIGINT)
+                crawl.wait(timeout=60)
+                time.sleep(1.5)  # the tail's last polls
+                appeared = browser.js("return window.__appeared")
+                assert browser.js("return window.__sameDocument") is True  # never reloaded
+                # Each line of the log so far appeared within 2 s of its time.
+                rows = {r["seq"]: r for r in dash.json("api/recent?n=1024")["rows"]}
+                shown = [rows[int(seq)] for seq in sorted(appeared, key=int)]
+                lines = log_lines(log)
+                by_url = {line["url"]: line for line in lines}
+                checked = 0
+                for row in shown:
+                    line = by_url.get(row["url"])
+                    if line is None:
+                        assert row["failure"] == "robots-disallowed", row  # refused at its link
+                        continue
+                    ended = time.mktime(time.strptime(line["time"][:19], "%Y-%m-%dT%H:%M:%S"))
+                    ended += int(line["time"][20:23]) / 1000 - time.timezone
+                    lag = appeared[str(row["seq"])] / 1000 - ended
+                    assert lag < 2.0, (row["url"], lag)
+                    checked += 1
+                assert checked >= 10 and checked == len(lines)
+                cells = browser.js("return Array.from(document.querySelectorAll('#recent tbody "
+                                   "tr:first-child td'), td => td.textContent)")
+                assert cells[1] == shown[-1]["url"], cells  # the newest on top
+                # The overview says stopped; a resume makes it running, then finished,
+                # without a reload.
+                browser.open(dash.url)
+                state = "return document.querySelector('#f-state span').textContent"
+                assert browser.js(state) == "stopped"
+                browser.js("window.__sameDocument = true")
+                # Slower, so that the overview (every 5 s) sees it run.
+                resumed = subprocess.Popen(crawl_command(bin_dir, db, site, log, "0.4"),
+                                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                browser.wait(lambda: browser.js(state) == "running", 20, "running")
+                browser.screenshot("overview-running")
+                assert resumed.wait(timeout=300) == 0, resumed.stderr.read()
+                browser.wait(lambda: browser.js(state) == "finished", 20, "finished")
+                assert browser.js("return window.__sameDocument") is True
+                assert browser.js("return document.getElementById('f-left').textContent") == "0"
+                assert browser.errors() == []
+        finally:
+            if crawl.poll() is None:
+                crawl.kill()
+                crawl.wait()
 
 
 # ---- 100,000 hosts

@@ -49,7 +49,7 @@ from typing import Callable, Iterable
 # The floors of src/, bottom first, each with the folders it builds on directly. A folder
 # may include from itself and from everything it builds on, directly or not. The ranking
 # kernels (rank) stand on base alone, beside url and page_db; rank_db joins them.
-#   base <- url <- page_db <--+                      +- crawl
+#   base <- url <- page_db <--+                      +- crawl <- dashboard
 #   base <- rank <------------+- rank_db <- schedule <-+- serve
 LAYERS: dict[str, tuple[str, ...]] = {
     "base": (),
@@ -99,6 +99,7 @@ PUBLIC_HEADERS: dict[str, str] = {
     "frontier.h": "schedule",  # no code; the seam scheduler.h implements, crawl drives
     "scheduler.h": "schedule",  # src/schedule/scheduler.cc
     "page_standing.h": "schedule",  # src/schedule/page_standing.cc
+    "broken_links.h": "schedule",  # src/schedule/broken_links.cc
     "global_rank.h": "schedule",  # src/schedule/global_rank.cc: owners by membership
     "robots.h": "crawl",  # src/crawl/robots.cc, robots_parser.cc
     "html_extract.h": "crawl",  # src/crawl/html_extract.cc, keywords.cc

@@ -1,6 +1,6 @@
 // The broken links of a crawl (src/schedule/broken_links.h): 4xx/5xx pages crawled or
 // failed for good, with the pages linking to them, most linked first.
-#include "schedule/broken_links.h"
+#include "crawlrank/broken_links.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "schedule/broken_links.h"
+#include "crawlrank/broken_links.h"
 #include "tool_common.h"
 
 namespace crawlrank::tools {

@@ -22,7 +22,7 @@
 #include "dashboard/dashboard_data.h"
 #include "dashboard/html.h"
 #include "page_db/schedule_table.h"
-#include "schedule/broken_links.h"
+#include "crawlrank/broken_links.h"
 
 namespace crawlrank::dashboard {
 namespace {
@@ -38,6 +38,8 @@ int64_t WriterPid(const std::string& path) {
   char device[64];
   std::snprintf(device, sizeof device, "%02x:%02x:%llu", major(st.st_dev), minor(st.st_dev),
                 static_cast<unsigned long long>(st.st_ino));
+  const std::string inode = ":" + std::to_string(st.st_ino);
+  int64_t same_inode = 0;
   std::string line;
   while (std::getline(locks, line)) {
     // "1: FLOCK  ADVISORY  WRITE 4242 fd:01:1234 0 EOF"; a waiter's line has "->".
@@ -45,12 +47,16 @@ int64_t WriterPid(const std::string& path) {
     long long pid = 0;
     if (line.find("->") != std::string::npos ||
         std::sscanf(line.c_str(), "%*d: %15s %15s %15s %lld %63s", kind, mode, access, &pid,
-                    where) != 5) {
+                    where) != 5 ||
+        std::string_view(kind) != "FLOCK" || std::string_view(access) != "WRITE") {
       continue;
     }
-    if (std::string_view(kind) == "FLOCK" && std::string_view(where) == device) return pid;
+    if (std::string_view(where) == device) return pid;
+    // A file system that names its devices otherwise there than stat does (an overlay):
+    // the inode alone.
+    if (std::string_view(where).ends_with(inode)) same_inode = pid;
   }
-  return 0;
+  return same_inode;
 }
 
 std::string FailureName(const RecentFetch& e) {

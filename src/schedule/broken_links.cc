@@ -1,4 +1,4 @@
-#include "schedule/broken_links.h"
+#include "crawlrank/broken_links.h"
 
 #include <algorithm>
 #include <unordered_map>

@@ -488,6 +488,13 @@ def test_every_view_fits_1366x768_without_errors(bin_dir, browser, live_crawl, n
                             "b => b.rows.length)")
         if name in ("hosts", "failures", "top", "latest", "broken"):
             assert tables and tables[0] >= 1, name
+        if name == "search":  # found by a part of its URL, with its links as the API counts
+            [row] = dash.json("api/search?q=library/functions")["rows"]
+            shown = browser.js("return [document.querySelector('.links-out').textContent, "
+                               "document.querySelector('.links-in').textContent, "
+                               "document.querySelector('.standing').textContent]")
+            assert shown == [str(row["out_links"]), str(row["in_links"]), "crawled"], shown
+            assert row["in_links"] > 100 and row["out_links"] > 10
         browser.screenshot(name)
 
 

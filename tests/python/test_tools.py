@@ -549,7 +549,7 @@ def test_crawlrank_version_names_the_release_and_the_formats(bin_dir):
                           text=True, check=True)
     cmake = (pathlib.Path(__file__).resolve().parents[2] / "CMakeLists.txt").read_text()
     release = cmake.split("project(crawlrank VERSION ", 1)[1].split()[0]
-    assert proc.stdout == f"crawlrank {release} (PageDB format 9, rank file format 3)\n"
+    assert proc.stdout == f"crawlrank {release} (PageDB format 10, rank file format 3)\n"
     assert "--version" in subprocess.run([str(bin_dir / "crawlrank")], capture_output=True,
                                          text=True).stderr
 

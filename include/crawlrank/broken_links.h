@@ -1,10 +1,12 @@
-// The broken links of a crawl (`crawlrank broken`, the dashboard's /broken): every page that
-// answered 4xx or 5xx, crawled (a 404 answered, so neither the failures nor the summary
-// list it) or failed for good after its retries (429, 5xx), with the crawled pages that
-// link to it. No reverse index is stored: the referrers come from one pass over every
-// link of the snapshot.
-#ifndef CRAWLRANK_SRC_SCHEDULE_BROKEN_LINKS_H_
-#define CRAWLRANK_SRC_SCHEDULE_BROKEN_LINKS_H_
+// crawlrank/broken_links.h: the broken links of a crawl (`crawlrank broken`, the
+// dashboard's /broken): every page that answered 4xx or 5xx, crawled (a 404 answered, so
+// neither the failures nor the summary list it) or failed for good after its retries
+// (429, 5xx), with the crawled pages that link to it.
+//
+// No reverse index is stored: the referrers come from one pass over every link of the
+// snapshot. Thread safety: a plain function over a snapshot.
+#ifndef CRAWLRANK_BROKEN_LINKS_H_
+#define CRAWLRANK_BROKEN_LINKS_H_
 
 #include <cstdint>
 #include <string>
@@ -28,4 +30,4 @@ Result<std::vector<BrokenPage>> FindBrokenPages(const PageDb& db, const Snapshot
 
 }  // namespace crawlrank
 
-#endif  // CRAWLRANK_SRC_SCHEDULE_BROKEN_LINKS_H_
+#endif  // CRAWLRANK_BROKEN_LINKS_H_

@@ -86,7 +86,7 @@ def test_a_version_1_rank_file_is_read_with_its_crawled_count_unknown(bin_dir, d
     # The next rank writes version 2, with the graph's counters.
     run(bin_dir, "page_db_rank", db)
     assert rank_file.read_bytes()[8] == 2
-    assert "version 1" not in run(bin_dir, "page_db_upgrade", db).stdout
+    assert "rank file version 1" not in run(bin_dir, "page_db_upgrade", db).stdout
     assert f"{l} links, {c} crawled; the graph" in run(bin_dir, "page_db_top", db).stderr
 
 

@@ -11,9 +11,9 @@
 //   - progress: a ProgressSample every SchedulerOptions::progress_interval_ms (10 s by
 //     default) while a Scheduler writes, so a finished DB keeps its whole history (about
 //     350 KB a day of crawling);
-//   - recent (format version 10): the latest kRecentFetches fetches and failures, newest
-//     last, each a RecentFetch numbered from 1 in the order written: what a dashboard's
-//     live tail shows (the older ones are deleted in the same transaction).
+//   - recent (format version 10): the latest kRecentFetches fetches and failures, each a
+//     RecentFetch numbered from 1 in the order written, in a ring whose oldest entry the
+//     next one overwrites in the same transaction: what a dashboard's live tail shows.
 // Format version 10 also adds two histograms to CrawlCounters: each recorded fetch's time
 // and its wire bytes, by Prometheus bucket (the buckets' bounds are below).
 // Snapshot reads them (page_db.h: CrawlTotals, HostTotals, ForEachHostTotals, FetchOf,

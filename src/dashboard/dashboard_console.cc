@@ -1,6 +1,5 @@
 // The dashboard as a console (issue #48): the crawl's state, the latest fetches, search,
 // broken links and one host's politeness state, each read from one snapshot.
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -9,9 +8,9 @@
 #include <cstdio>
 #include <fstream>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "crawl/robots_cache.h"
+#include "crawlrank/broken_links.h"
 #include "crawlrank/clock.h"
 #include "crawlrank/crawl_config.h"
 #include "crawlrank/page_standing.h"
@@ -22,7 +21,6 @@
 #include "dashboard/dashboard_data.h"
 #include "dashboard/html.h"
 #include "page_db/schedule_table.h"
-#include "crawlrank/broken_links.h"
 
 namespace crawlrank::dashboard {
 namespace {
@@ -137,10 +135,10 @@ Json RobotsVerdict(const std::unordered_map<std::string, HostEntry>& hosts, std:
 }  // namespace
 
 Result<Json> DashboardData::State(const Snapshot& snapshot, const CrawlCounters& totals,
-                                  uint64_t to_do, const StoredConfig& config) const {
+                                  uint64_t to_do, const StoredConfig& config,
+                                  int64_t created_ms) const {
   const int64_t now = UnixNowMs();
   const int64_t pid = WriterPid(db_.path());
-  CRAWLRANK_ASSIGN_OR_RETURN(const PageDbInfo info, db_.Info());
   // The crawl's rate: pages crawled over the last minute of samples (seven at the default
   // ten-second interval).
   CRAWLRANK_ASSIGN_OR_RETURN(const std::vector<ProgressSample> recent,
@@ -158,14 +156,14 @@ Result<Json> DashboardData::State(const Snapshot& snapshot, const CrawlCounters&
     const uint64_t handed = totals.crawled_pages + totals.failed_pages;
     if (max > 0) left = std::min(left, max - std::min(max, handed));
   }
-  const int64_t last_ms = recent.empty() ? info.created_ms : recent.back().time_ms;
+  const int64_t last_ms = recent.empty() ? created_ms : recent.back().time_ms;
   std::string state = pid > 0 ? "running" : left == 0 ? "finished" : "stopped";
   if (pid < 0) state = "unknown";
   Json out{{"state", state},
            {"writer_pid", pid > 0 ? Json(pid) : Json(nullptr)},
-           {"created_ms", info.created_ms},
+           {"created_ms", created_ms},
            {"last_sample_ms", recent.empty() ? Json(nullptr) : Json(recent.back().time_ms)},
-           {"elapsed_ms", std::max<int64_t>(0, (pid > 0 ? now : last_ms) - info.created_ms)},
+           {"elapsed_ms", std::max<int64_t>(0, (pid > 0 ? now : last_ms) - created_ms)},
            {"left", left},
            {"pages_per_s", pages_per_s}};
   out["eta_ms"] = pid > 0 && pages_per_s > 0 && left > 0

@@ -248,7 +248,7 @@ Result<Json> DashboardData::Summary() const {
   const uint64_t to_do = ToDo(totals) - std::min(ToDo(totals), out_of_scope);
   summary["counters"]["to_do"] = to_do;
   summary["counters"]["out_of_scope"] = out_of_scope;
-  CRAWLRANK_ASSIGN_OR_RETURN(summary["state"], State(snapshot, totals, to_do, config));
+  CRAWLRANK_ASSIGN_OR_RETURN(summary["state"], State(snapshot, totals, to_do, config, info.created_ms));
   Json stored = Json::object();
   for (const auto& [key, value] : config) stored[ValidUtf8(key)] = ValidUtf8(value);
   summary["config"] = std::move(stored);

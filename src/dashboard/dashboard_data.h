@@ -111,8 +111,9 @@ class DashboardData {
   // else "stopped"; the time since the PageDB was created (to the last sample when not
   // running), pages crawled a second over the last minute, and an ETA for what is left at
   // that rate while running.
+  // `created_ms`: the PageDB's (PageDbInfo), which Summary has read.
   Result<Json> State(const Snapshot& snapshot, const CrawlCounters& totals, uint64_t to_do,
-                     const StoredConfig& config) const;
+                     const StoredConfig& config, int64_t created_ms) const;
 
   const PageDb& db_;
   mutable std::mutex ranks_mu_;

@@ -67,6 +67,13 @@ Json PageLink(const Snapshot& snapshot, uint64_t fingerprint) {
   return page.ok() ? Json(ValidUtf8(page->url)) : Json(nullptr);
 }
 
+// Whether the schedule's host key `key` (a host, or a registered domain) covers `host`:
+// the host itself or one of its subdomains, never a longer name that merely ends alike.
+bool KeyCovers(std::string_view key, std::string_view host) {
+  return host == key || (host.size() > key.size() && host.ends_with(key) &&
+                         host[host.size() - key.size() - 1] == '.');
+}
+
 // The robots.txt entry the crawler keeps for `url`'s origin, from the host entries of the
 // schedule (their keys are the URLs' hosts or registered domains, so only those whose key
 // ends the URL's host are decoded); nullopt when none is kept.
@@ -81,7 +88,7 @@ std::optional<KeptRobots> RobotsOf(const std::unordered_map<std::string, HostEnt
   if (!host.ok()) return std::nullopt;
   std::optional<KeptRobots> found;
   for (const auto& [key, entry] : hosts) {
-    if (entry.robots.empty() || !host->ends_with(key)) continue;
+    if (entry.robots.empty() || !KeyCovers(key, *host)) continue;
     DecodeRobotsState(entry.robots, [&](std::string_view o, RobotsEntry e) {
       if (o == origin) found = KeptRobots{std::string(o), std::move(e)};
     });
@@ -394,7 +401,7 @@ Result<Json> DashboardData::Host(const std::string& name) const {
   if (tables.Present()) {
     CRAWLRANK_RETURN_IF_ERROR(tables.ForEachHost(snapshot, [&](std::string_view key, HostEntry& e) {
       if (key == name) entry = e;
-      if (!e.robots.empty() && name.ends_with(key)) with_robots.emplace(std::string(key), std::move(e));
+      if (!e.robots.empty() && KeyCovers(key, name)) with_robots.emplace(std::string(key), std::move(e));
       return Status::Ok();
     }));
   }
@@ -409,7 +416,11 @@ Result<Json> DashboardData::Host(const std::string& name) const {
   Json robots = Json::array();
   for (const auto& [key, kept] : with_robots) {
     DecodeRobotsState(kept.robots, [&](std::string_view origin, RobotsEntry r) {
-      robots.push_back(RobotsJson(KeptRobots{std::string(origin), std::move(r)}));
+      // A domain's key keeps the origins of all its hosts: this host's only.
+      const Result<std::string> host = HostKey(std::string(origin) + "/", HostKeyMode::kHost);
+      if (host.ok() && *host == name) {
+        robots.push_back(RobotsJson(KeptRobots{std::string(origin), std::move(r)}));
+      }
     });
   }
   return Json{{"host", ValidUtf8(name)},
